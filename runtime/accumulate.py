@@ -1,0 +1,49 @@
+"""Seeds, zero gradients and the final shape/dtype fix-up of a gradient."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def seed(out):
+    """The gradient of a scalar result with respect to itself (1, in the result's dtype).
+
+    Raises TypeError when ``out`` is not a scalar: ``grad`` needs a single number.
+    """
+    if type(out) is float:
+        return 1.0
+    size = np.size(out)
+    if size != 1 or isinstance(out, (tuple, list, dict)):
+        kind = type(out).__name__
+        shape = f" of shape {np.shape(out)}" if hasattr(out, "shape") else ""
+        raise TypeError(
+            f"grad needs a function returning a scalar, but it returned a {kind}{shape}; "
+            "reduce it first (e.g. np.sum) or use a Jacobian"
+        )
+    if isinstance(out, np.ndarray):
+        return np.ones_like(out)
+    return 1.0
+
+
+def zeros_like_grad(x):
+    """A zero gradient mirroring ``x``: 0.0 for a scalar, a float array of ``x``'s shape otherwise."""
+    if isinstance(x, np.ndarray):
+        return np.zeros(x.shape, dtype=x.dtype if x.dtype.kind == "f" else float)
+    return 0.0
+
+
+def grad_like(g, x):
+    """Return gradient ``g`` shaped and typed like its argument ``x``.
+
+    A float argument gets a float, an array gets a fresh writable array of the same shape and
+    dtype (float32 in, float32 out). Gradients that are broadcast views are materialised.
+    """
+    if isinstance(x, np.ndarray):
+        if type(g) is not np.ndarray or g.dtype != x.dtype or not g.flags.writeable:
+            g = np.array(np.broadcast_to(g, x.shape), dtype=x.dtype)
+        elif g.shape != x.shape:
+            g = g.reshape(x.shape)
+        return g
+    if isinstance(x, np.generic):
+        return x.dtype.type(g)
+    return float(g)

@@ -1,0 +1,52 @@
+"""Shape helpers: undo broadcasting and reductions in the adjoint sweep."""
+
+from __future__ import annotations
+
+import numpy as np
+
+_SCALARS = (float, int)
+
+
+def unbroadcast(g, like):
+    """Sum ``g`` down to the shape of ``like``.
+
+    ``like`` was broadcast against other operands in the primal, so ``g`` (shaped like the
+    result) may carry extra leading axes and axes where ``like`` had length 1. Those are summed
+    away. A Python-scalar ``like`` gets a scalar back. The common case (same shape) costs two
+    type checks or one shape comparison and returns ``g`` itself.
+    """
+    if type(like) in _SCALARS:
+        if type(g) in _SCALARS:
+            return g
+        return g.sum() if np.ndim(g) else g
+    shape = np.shape(like)
+    gshape = np.shape(g)
+    if gshape == shape:
+        return g
+    g = np.asarray(g)
+    extra = g.ndim - len(shape)
+    if extra > 0:
+        g = g.sum(axis=tuple(range(extra)))
+    axes = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
+    if axes:
+        g = g.sum(axis=axes, keepdims=True)
+    if g.shape != shape:  # ``like`` is larger: only a size-1 seed reaches here
+        g = np.broadcast_to(g, shape)
+    return g
+
+
+def unreduce(g, like, axis=None, keepdims=False):
+    """Spread ``g``, the gradient of a reduction of ``like`` over ``axis``, back to ``like``'s shape.
+
+    ``axis`` may be None, an int or a tuple of ints (negative allowed). Without ``keepdims`` the
+    reduced axes are re-inserted first. The result is a read-only broadcast view: no copy is made.
+    """
+    shape = np.shape(like)
+    if type(like) in _SCALARS:
+        return g
+    g = np.asarray(g)
+    if axis is not None and not keepdims:
+        axes = (axis,) if isinstance(axis, int) else tuple(axis)
+        ndim = len(shape)
+        g = np.expand_dims(g, tuple(sorted(a % ndim for a in axes)))
+    return np.broadcast_to(g, shape)

@@ -1,0 +1,16 @@
+"""Source-to-source reverse-mode differentiation of Python/NumPy functions.
+
+    from transpiler import grad
+    df = grad(f)          # compiled on first call, cached
+    df(x); print(df.source)
+"""
+
+from transpiler import rules  # noqa: F401  (registers the built-in rules)
+from transpiler.api import grad, value_and_grad
+from transpiler.checking import check_grad
+from transpiler.coverage import supported
+from transpiler.errors import NoRuleError, TranspileError
+from transpiler.rules.registry import adjoint, d
+
+__all__ = ["NoRuleError", "TranspileError", "adjoint", "check_grad", "d", "grad", "supported",
+           "value_and_grad"]

@@ -1,0 +1,1 @@
+"""Analyses: they read the AST and return data; they never rewrite it."""

@@ -1,0 +1,52 @@
+"""Activity analysis: which variables need an adjoint.
+
+A variable is *varied* when its value depends on a differentiated argument, and *useful* when
+it reaches the returned value. Only variables that are both are *active*; only active
+assignments get adjoint code. Non-differentiable calls (``np.floor``, ``len``), comparisons and
+shape queries produce values that are never varied.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from transpiler import ast_util as A
+from transpiler.anno import Anno, getanno
+from transpiler.rules.nondiff import NONDIFF
+
+SHAPE_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype"})
+
+
+def _targets(stmt) -> list[str]:
+    if isinstance(stmt, gast.Assign):
+        return [n.id for t in stmt.targets for n in gast.walk(t) if isinstance(n, gast.Name)]
+    return []
+
+
+def _never_varied(value) -> bool:
+    if isinstance(value, (gast.Compare, gast.BoolOp)):
+        return True
+    if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.Not):
+        return True
+    if isinstance(value, gast.Attribute) and value.attr in SHAPE_ATTRIBUTES:
+        return True
+    if isinstance(value, gast.Call):
+        func = getanno(value, Anno.FUNC)
+        try:
+            return func in NONDIFF
+        except TypeError:  # unhashable callable
+            return False
+    return False
+
+
+def active_names(body: list, wrt: tuple[str, ...], result: str | None) -> set[str]:
+    varied = set(wrt)
+    for stmt in body:
+        if isinstance(stmt, gast.Assign) and not _never_varied(stmt.value):
+            if any(n in varied for n in A.load_names(stmt.value)):
+                varied.update(_targets(stmt))
+    useful = {result} if result else set()
+    for stmt in reversed(body):
+        if isinstance(stmt, gast.Assign) and any(t in useful for t in _targets(stmt)):
+            useful.update(A.load_names(stmt.value))
+    return varied & useful

@@ -1,0 +1,28 @@
+"""Annotations that ride on AST nodes. Each key's value documents what it stores."""
+
+from __future__ import annotations
+
+import enum
+
+
+class Anno(enum.Enum):
+    FUNC = "The Python object that a Call's func expression resolves to at compile time."
+    ORIGIN = "The user statement (a node) that a generated statement was derived from."
+    COMMENT = "Marks an Expr statement that is emitted as a '# ...' comment line."
+    ACCUMULATE = "Marks 'bx = e': add partial e into gradient bx (fix_grads decides '=' or '+')."
+    PURE = "Marks a Call known to have no side effects, so dead-code elimination may drop it."
+
+
+_KEY = "_anno"
+
+
+def setanno(node, key: Anno, value=True) -> None:
+    node.__dict__.setdefault(_KEY, {})[key] = value
+
+
+def getanno(node, key: Anno, default=None):
+    return node.__dict__.get(_KEY, {}).get(key, default)
+
+
+def hasanno(node, key: Anno) -> bool:
+    return key in node.__dict__.get(_KEY, {})

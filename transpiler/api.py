@@ -1,0 +1,122 @@
+"""The functions users call: grad, value_and_grad."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from transpiler import cache
+from transpiler.context import Options
+from transpiler.pipeline import Compiled, compile_function
+
+
+def _normalise_wrt(fn, wrt) -> tuple[tuple[str, ...], tuple[int, ...], bool]:
+    """Parameter names and positions for ``wrt`` (int, str, or a tuple of those)."""
+    params = [p for p in inspect.signature(fn).parameters.values()
+              if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    names = [p.name for p in params]
+    single = not isinstance(wrt, (tuple, list))
+    out = []
+    for w in ([wrt] if single else wrt):
+        if isinstance(w, bool) or not isinstance(w, (int, str)):
+            raise TypeError(f"wrt must be a parameter position, a name or a tuple of them, got {w!r}")
+        if isinstance(w, int):
+            if not -len(names) <= w < len(names):
+                raise ValueError(f"wrt={w}: {fn.__name__} has {len(names)} parameters {names}")
+            w = names[w]
+        if w not in names:
+            raise ValueError(f"wrt={w!r}: {fn.__name__} has no parameter named {w!r} "
+                             f"(parameters: {', '.join(names)})")
+        out.append(w)
+    positions = tuple(names.index(w) if params[names.index(w)].kind != params[0].KEYWORD_ONLY
+                      else -1 for w in out)
+    return tuple(out), positions, single
+
+
+_NOT_DIFFERENTIABLE = "ibuc"  # numpy dtype kinds: int, bool, unsigned, complex
+
+
+class GradientFunction:
+    """A compiled-on-first-use gradient of ``fn``; call it like ``fn``.
+
+    ``.source`` is the generated Python source (compiling it if needed).
+    """
+
+    def __init__(self, fn, wrt, mode: str, options: Options):
+        self.__wrapped__ = fn
+        self.__name__ = f"{mode}_{fn.__name__}"
+        self.__qualname__ = f"{mode}({fn.__qualname__})"
+        self.__doc__ = fn.__doc__
+        self.__module__ = fn.__module__
+        self._wrt, self._positions, self._single = _normalise_wrt(fn, wrt)
+        self._mode, self._options = mode, options
+        self._compiled: Compiled | None = None
+        self._code = None
+
+    def _compile(self) -> Compiled:
+        fn = self.__wrapped__
+        key = (self._wrt, self._mode, self._options)
+        compiled = cache.get_or_compile(
+            fn, key, lambda: compile_function(fn, self._wrt, self._mode, self._options))
+        self._compiled, self._code = compiled, fn.__code__
+        return compiled
+
+    @property
+    def source(self) -> str:
+        return (self._compiled or self._compile()).source
+
+    def __call__(self, *args, **kwargs):
+        compiled = self._compiled
+        if compiled is None or self.__wrapped__.__code__ is not self._code:
+            compiled = self._compile()
+        for name, pos in zip(self._wrt, self._positions):
+            value = args[pos] if 0 <= pos < len(args) else kwargs.get(name)
+            if type(value) is not float and _not_differentiable(value):
+                raise TypeError(f"cannot differentiate with respect to '{name}': it is "
+                                f"{_describe(value)}; pass a float or a float array")
+        result = compiled.function(*args, **kwargs)
+        if self._single:
+            return result
+        if self._mode == "value_and_grad":
+            return result[0], result[1] if len(self._wrt) > 1 else (result[1],)
+        return result if len(self._wrt) > 1 else (result,)
+
+    def __repr__(self) -> str:
+        return f"<{self.__qualname__}, wrt={self._wrt if not self._single else self._wrt[0]!r}>"
+
+
+def _not_differentiable(value) -> bool:
+    if isinstance(value, (bool, int, complex)):
+        return True
+    dtype = getattr(value, "dtype", None)
+    return dtype is not None and dtype.kind in _NOT_DIFFERENTIABLE
+
+
+def _describe(value) -> str:
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None:
+        return f"an array of dtype {dtype}"
+    return f"a {type(value).__name__} ({value!r})"
+
+
+def _decorator(mode: str):
+    def make(f=None, wrt=0, *, optimize: bool = True):
+        if f is None:
+            return lambda g: make(g, wrt, optimize=optimize)
+        if not callable(f):
+            raise TypeError(f"{mode} expects a function, got {f!r}")
+        return GradientFunction(f, wrt, mode, Options(optimize))
+
+    make.__name__ = mode
+    return make
+
+
+grad = _decorator("grad")
+grad.__doc__ = """Gradient of a scalar-valued ``f`` with respect to argument(s) ``wrt``.
+
+``wrt`` is a position, a parameter name, or a tuple of those (then a tuple of gradients is
+returned). Use as ``grad(f)``, ``@grad`` or ``@grad(wrt=(0, 1))``.
+"""
+value_and_grad = _decorator("value_and_grad")
+value_and_grad.__doc__ = """Like grad, returning ``(f(*args), gradient)`` from one call."""

@@ -1,0 +1,66 @@
+"""The state one compilation carries from pass to pass."""
+
+from __future__ import annotations
+
+import builtins
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from transpiler.naming import Namer
+
+
+@dataclass(frozen=True)
+class Options:
+    """Compile options; part of the cache key."""
+
+    optimize: bool = True
+
+
+@dataclass
+class Context:
+    fn: Callable
+    filename: str  # the user's file, for error messages
+    indent: int  # columns removed by dedent, added back to col offsets in errors
+    wrt: tuple[str, ...]  # parameter names to differentiate with respect to
+    mode: str  # "grad" or "value_and_grad"
+    options: Options
+    namer: Namer = field(default_factory=lambda: Namer(set()))
+    # Objects the generated function needs by name (modules used by rules, snapshots of called
+    # globals); bound as closure cells, so they never touch the user's globals.
+    bindings: dict[str, Any] = field(default_factory=dict)
+    locals: set[str] = field(default_factory=set)  # parameters and assigned names of the function
+
+    def lookup(self, name: str):
+        """Resolve a free name of the user function: closure, then globals, then builtins."""
+        code = self.fn.__code__
+        if name in code.co_freevars:
+            cell = self.fn.__closure__[code.co_freevars.index(name)]
+            return cell.cell_contents
+        if name in self.fn.__globals__:
+            return self.fn.__globals__[name]
+        return getattr(builtins, name)
+
+    def bind(self, preferred: str, obj) -> str:
+        """A name under which the generated code sees ``obj``: ``preferred`` when it is free or
+        already means ``obj`` in the user's function, else a fresh variant (``np_1``)."""
+        if preferred in self.bindings:
+            if self.bindings[preferred] is obj:
+                return preferred
+        elif preferred not in self.namer.taken or self._means(preferred, obj):
+            self.namer.taken.add(preferred)
+            self.bindings[preferred] = obj
+            return preferred
+        for name, value in self.bindings.items():
+            if value is obj and name.startswith(preferred + "_"):
+                return name
+        name = self.namer.fresh(preferred)
+        self.bindings[name] = obj
+        return name
+
+    def _means(self, name: str, obj) -> bool:
+        if name in self.locals:
+            return False
+        try:
+            return self.lookup(name) is obj
+        except (AttributeError, ValueError):
+            return False

@@ -1,0 +1,60 @@
+"""Turn gast into Python source (astor, printing '# ...' comment statements) and load it."""
+
+from __future__ import annotations
+
+import linecache
+import textwrap
+import types
+import weakref
+
+import astor
+import gast
+
+from transpiler.anno import Anno, getanno
+
+
+class _Comment(str):
+    """A string constant that the source generator prints as a comment line."""
+
+
+class _SourceGenerator(astor.code_gen.SourceGenerator):
+    def visit_Expr(self, node):
+        text = getattr(node.value, "value", None)
+        if isinstance(text, _Comment):
+            self.statement(node, "# " + str(text))
+            return
+        super().visit_Expr(node)
+
+
+def to_source(node) -> str:
+    """Python source of a gast node; comment statements become ``# ...`` lines."""
+    for n in gast.walk(node):
+        if isinstance(n, gast.Expr) and getanno(n, Anno.COMMENT) is not None:
+            n.value.value = _Comment(getanno(n, Anno.COMMENT))
+    tree = gast.gast_to_ast(node)
+    return astor.to_source(tree, source_generator_class=_SourceGenerator)
+
+
+def load(source: str, name: str, filename: str, fn, bindings: dict) -> types.FunctionType:
+    """Compile ``source`` (one ``def name``) into a function living in ``fn``'s module.
+
+    The function runs with ``fn``'s live globals (so module data is never stale) and sees
+    ``bindings`` and ``fn``'s free variables through closure cells: nothing is written into the
+    user's globals. The source is registered in linecache under ``filename`` for tracebacks,
+    ``inspect.getsource`` and pdb, and unregistered when the function is collected.
+    """
+    free = sorted(set(bindings) | set(fn.__code__.co_freevars))
+    factory = f"def _make({', '.join(free)}):\n{textwrap.indent(source, '    ')}    return {name}\n"
+    namespace: dict = {}
+    exec(compile(factory, filename, "exec"), namespace)
+    inner = namespace["_make"](*[bindings.get(n) for n in free])
+    code = inner.__code__
+    user_cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=True))
+    cells = tuple(types.CellType(bindings[n]) if n in bindings else user_cells[n]
+                  for n in code.co_freevars)
+    out = types.FunctionType(code, fn.__globals__, name, fn.__defaults__, cells)
+    out.__kwdefaults__ = fn.__kwdefaults__
+    lines = factory.splitlines(keepends=True)
+    linecache.cache[filename] = (len(factory), None, lines, filename)
+    weakref.finalize(out, linecache.cache.pop, filename, None)
+    return out

@@ -1,0 +1,44 @@
+"""Deterministic names for generated code (Griewank's conventions).
+
+The adjoint of ``x`` is ``bx``, the tangent ``dx``, temporaries are ``_t1, _t2, ...``. A name
+the user already uses is never handed out; the same input always gives the same names.
+"""
+
+from __future__ import annotations
+
+import gast
+
+
+def names_in(node) -> set[str]:
+    """Every identifier that appears in ``node`` (names, parameters, attributes are excluded)."""
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+
+
+class Namer:
+    def __init__(self, taken: set[str]):
+        self.taken = set(taken)
+        self._grads: dict[str, str] = {}
+        self._temps = 0
+
+    def fresh(self, base: str) -> str:
+        """``base`` itself if free, else ``base_1``, ``base_2``, ..."""
+        name, k = base, 0
+        while name in self.taken:
+            k += 1
+            name = f"{base}_{k}"
+        self.taken.add(name)
+        return name
+
+    def temp(self) -> str:
+        while True:
+            self._temps += 1
+            name = f"_t{self._temps}"
+            if name not in self.taken:
+                self.taken.add(name)
+                return name
+
+    def grad(self, var: str) -> str:
+        """The adjoint variable of ``var`` (always the same one for the same ``var``)."""
+        if var not in self._grads:
+            self._grads[var] = self.fresh(f"b{var}")
+        return self._grads[var]

@@ -1,0 +1,1 @@
+"""Compiler passes, one per module. Each is ``pass(fn: gast.FunctionDef, ctx) -> FunctionDef``."""

@@ -1,0 +1,119 @@
+"""One operation per statement (administrative normal form) for every value that may vary.
+
+Postcondition: each assignment whose value may depend on a differentiated argument has one of
+the forms
+
+    y = a                      y = a.attr
+    y = a op b                 y = f(a, b, key=c)
+    y = op a                   (anything else: left whole, refused later if active)
+
+where ``a``, ``b``, ``c`` are names, numbers, or inactive cheap expressions (``n - 1``,
+``x.shape[0]``). ``return`` returns a name or a constant. Values that cannot vary are left as the
+user wrote them.
+
+>>> import gast
+>>> from transpiler.emit import to_source
+>>> from transpiler.naming import Namer
+>>> from types import SimpleNamespace
+>>> ctx = SimpleNamespace(namer=Namer({"x", "y", "np"}), wrt=("x",))
+>>> fn = gast.parse("def f(x, y):\\n    return x * y + np.sin(x) * (y - 1)").body[0]
+>>> print(to_source(anf(fn, ctx)))
+def f(x, y):
+    _t1 = x * y
+    _t2 = np.sin(x)
+    _t3 = _t2 * (y - 1)
+    _t4 = _t1 + _t3
+    return _t4
+"""
+
+from __future__ import annotations
+
+import gast
+
+from transpiler import ast_util as A
+from transpiler.anno import Anno, getanno, setanno
+
+_OPERATIONS = (gast.BinOp, gast.UnaryOp, gast.Call, gast.Attribute, gast.Subscript)
+
+
+def anf(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
+    varying = set(ctx.wrt)
+    body = []
+    for stmt in fn.body:
+        varies = isinstance(stmt, gast.Assign) and _mentions(stmt.value, varying)
+        body.extend(_ANF(ctx, varying, stmt).run())
+        if varies:
+            varying.update(n.id for t in stmt.targets for n in gast.walk(t)
+                           if isinstance(n, gast.Name))
+    fn.body = body
+    return fn
+
+
+def _mentions(node, names: set[str]) -> bool:
+    return any(isinstance(n, gast.Name) and n.id in names for n in gast.walk(node))
+
+
+def _cheap(node) -> bool:
+    """Inactive expressions worth repeating instead of naming (no calls, no arithmetic on arrays)."""
+    if isinstance(node, (gast.Name, gast.Constant)):
+        return True
+    if isinstance(node, gast.Attribute):
+        return _cheap(node.value)
+    if isinstance(node, gast.Subscript):
+        return _cheap(node.value) and _cheap(node.slice)
+    if isinstance(node, gast.UnaryOp):
+        return _cheap(node.operand)
+    if isinstance(node, gast.BinOp):
+        return _cheap(node.left) and _cheap(node.right)
+    if isinstance(node, gast.Tuple):
+        return all(_cheap(e) for e in node.elts)
+    return False
+
+
+class _ANF:
+    def __init__(self, ctx, varying: set[str], stmt):
+        self.ctx, self.varying, self.stmt = ctx, varying, stmt
+        self.out: list = []
+
+    def run(self) -> list:
+        stmt = self.stmt
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) \
+                and _mentions(stmt.value, self.varying):
+            stmt.value = self.operation(stmt.value)
+        elif isinstance(stmt, gast.Return) and not A.is_atom(stmt.value):
+            value = self.operation(stmt.value) if _mentions(stmt.value, self.varying) else stmt.value
+            stmt.value = A.name(self.emit(value))
+        self.out.append(stmt)
+        return self.out
+
+    def emit(self, value) -> str:
+        name = self.ctx.namer.temp()
+        new = gast.copy_location(A.assign(name, value), value if hasattr(value, "lineno") else self.stmt)
+        setanno(new, Anno.ORIGIN, getanno(self.stmt, Anno.ORIGIN, self.stmt))
+        self.out.append(new)
+        return name
+
+    def atom(self, node):
+        """An operand: a name, a number or a cheap inactive expression; anything else is named."""
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) \
+                and isinstance(node.operand, gast.Constant) and type(node.operand.value) in (int, float):
+            return A.const(-node.operand.value)
+        if A.is_atom(node) or (_cheap(node) and not _mentions(node, self.varying)):
+            return node
+        if _mentions(node, self.varying):
+            node = self.operation(node)
+        return A.name(self.emit(node))
+
+    def operation(self, node):
+        """``node`` with atomic operands (one operation); operands are named first."""
+        if isinstance(node, gast.BinOp):
+            node.left, node.right = self.atom(node.left), self.atom(node.right)
+        elif isinstance(node, gast.UnaryOp):
+            node.operand = self.atom(node.operand)
+        elif isinstance(node, gast.Call):
+            node.args = [self.atom(a) for a in node.args]
+            for kw in node.keywords:
+                kw.value = self.atom(kw.value)
+        elif isinstance(node, (gast.Attribute, gast.Subscript)):
+            node.value = self.atom(node.value)
+        return node

@@ -1,0 +1,74 @@
+"""Rewrite sugar into plain single assignments.
+
+- ``x op= e``            -> ``x = x op e``
+- ``a = b = e``          -> ``b = e; a = b``
+- ``a, b = e1, e2``      -> ``a = e1; b = e2`` (through temporaries when a target is also read)
+- docstrings and ``pass`` are dropped.
+
+Other tuple targets (``n, m = x.shape``) are kept; the reverse pass accepts them when inactive.
+
+>>> import gast
+>>> from transpiler.emit import to_source
+>>> from transpiler.naming import Namer
+>>> from types import SimpleNamespace
+>>> fn = gast.parse("def f(x, y):\\n    x *= 2\\n    x, y = y, x\\n    return x").body[0]
+>>> print(to_source(desugar(fn, SimpleNamespace(namer=Namer({"x", "y"})))))
+def f(x, y):
+    x = x * 2
+    _t1 = y
+    _t2 = x
+    x = _t1
+    y = _t2
+    return x
+"""
+
+from __future__ import annotations
+
+import gast
+
+from transpiler import ast_util as A
+from transpiler.anno import Anno, setanno
+
+
+def desugar(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
+    body = []
+    for stmt in fn.body:
+        for new in _desugar(stmt, ctx):
+            setanno(new, Anno.ORIGIN, stmt)
+            body.append(gast.copy_location(new, stmt))
+    fn.body = body
+    return fn
+
+
+def _desugar(stmt, ctx) -> list:
+    if isinstance(stmt, gast.Pass):
+        return []
+    if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant):
+        return []  # docstring or a bare constant
+    if isinstance(stmt, gast.AugAssign):
+        value = gast.BinOp(left=A.name(stmt.target.id), op=stmt.op, right=stmt.value)
+        return [A.assign(stmt.target.id, gast.copy_location(value, stmt))]
+    if isinstance(stmt, gast.Assign) and len(stmt.targets) > 1:
+        *outer, last = stmt.targets
+        first = gast.Assign(targets=[last], value=stmt.value, type_comment=None)
+        source = last.id if isinstance(last, gast.Name) else None
+        if source is None:
+            return [stmt]
+        return _desugar(first, ctx) + [
+            gast.Assign(targets=[t], value=A.name(source), type_comment=None) for t in outer]
+    if isinstance(stmt, gast.Assign) and _literal_unpack(stmt):
+        targets, values = stmt.targets[0].elts, stmt.value.elts
+        written = {t.id for t in targets}
+        if any(n in written for v in values for n in A.load_names(v)):
+            temps = [ctx.namer.temp() for _ in values]
+            return ([A.assign(t, v) for t, v in zip(temps, values, strict=True)]
+                    + [A.assign(t.id, A.name(tmp)) for t, tmp in zip(targets, temps, strict=True)])
+        return [A.assign(t.id, v) for t, v in zip(targets, values, strict=True)]
+    return [stmt]
+
+
+def _literal_unpack(stmt) -> bool:
+    target, value = stmt.targets[0], stmt.value
+    return (isinstance(target, (gast.Tuple, gast.List)) and isinstance(value, (gast.Tuple, gast.List))
+            and len(target.elts) == len(value.elts)
+            and all(isinstance(t, gast.Name) for t in target.elts))

@@ -1,0 +1,102 @@
+"""Reject what the compiler does not (yet) understand, before any rewriting.
+
+Postcondition: the body is straight-line code made of assignments to names or tuples of names,
+augmented assignments to names, expression statements, ``assert``, ``pass``, and one ``return``
+as the last statement. Expressions contain no lambdas, comprehensions, ``yield``, ``await``,
+walrus or starred items. Everything else raises TranspileError at the construct, with a hint.
+
+>>> import gast
+>>> from types import SimpleNamespace
+>>> ctx = SimpleNamespace(filename="<doc>", indent=0)
+>>> fn = gast.parse("def f(x):\\n    for i in range(3):\\n        x = x * 2\\n    return x").body[0]
+>>> validate(fn, ctx)
+Traceback (most recent call last):
+...
+transpiler.errors.TranspileError: <doc>:2:5: 'for' loops are not supported yet
+hint: unroll the loop or write the computation with NumPy array operations
+"""
+
+from __future__ import annotations
+
+import gast
+
+from transpiler.errors import error_at
+
+_LOOP_HINT = "unroll the loop or write the computation with NumPy array operations"
+_STATEMENTS = {
+    gast.For: ("'for' loops are not supported yet", _LOOP_HINT),
+    gast.While: ("'while' loops are not supported yet", _LOOP_HINT),
+    gast.If: ("'if' statements are not supported yet",
+              "use np.where(cond, a, b) to select between values"),
+    gast.Try: ("'try' is not supported", "move error handling outside the differentiated function"),
+    gast.With: ("'with' is not supported", "move the context manager outside the function"),
+    gast.FunctionDef: ("nested 'def' is not supported yet", "define the helper at module level"),
+    gast.ClassDef: ("a class definition inside the function is not supported",
+                    "define the class at module level"),
+    gast.Global: ("'global' is not supported", "pass the value as an argument"),
+    gast.Nonlocal: ("'nonlocal' is not supported", "pass the value as an argument"),
+    gast.Delete: ("'del' is not supported", "remove the 'del' statement"),
+    gast.Raise: ("'raise' is not supported", "check inputs before calling the gradient"),
+    gast.Import: ("'import' inside the function is not supported", "import at module level"),
+    gast.ImportFrom: ("'import' inside the function is not supported", "import at module level"),
+}
+_EXPRESSIONS = {
+    gast.Lambda: ("lambda is not supported yet", "define a function with 'def' at module level"),
+    gast.ListComp: ("list comprehensions are not supported yet", "use NumPy array operations"),
+    gast.SetComp: ("set comprehensions are not supported", "use NumPy array operations"),
+    gast.DictComp: ("dict comprehensions are not supported", "use NumPy array operations"),
+    gast.GeneratorExp: ("generator expressions are not supported yet",
+                        "use NumPy array operations (np.sum over an array)"),
+    gast.Yield: ("generators ('yield') cannot be differentiated", "return an array instead"),
+    gast.YieldFrom: ("generators ('yield') cannot be differentiated", "return an array instead"),
+    gast.Await: ("'await' cannot be differentiated", "make the function synchronous"),
+    gast.NamedExpr: ("the walrus operator ':=' is not supported", "use a separate assignment"),
+    gast.Starred: ("starred expressions are not supported yet", "pass arguments explicitly"),
+}
+
+
+def validate(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
+    body = fn.body
+    for i, stmt in enumerate(body):
+        _check_statement(stmt, ctx, last=i == len(body) - 1)
+        for node in gast.walk(stmt):
+            if type(node) in _EXPRESSIONS:
+                msg, hint = _EXPRESSIONS[type(node)]
+                raise error_at(node, ctx, msg, hint)
+    if not body or not isinstance(body[-1], gast.Return) or body[-1].value is None:
+        raise error_at(body[-1] if body else fn, ctx, "the function must end with 'return <value>'",
+                       "return the scalar whose gradient you want")
+    return fn
+
+
+def _check_statement(stmt, ctx, last: bool) -> None:
+    if type(stmt) in _STATEMENTS:
+        msg, hint = _STATEMENTS[type(stmt)]
+        raise error_at(stmt, ctx, msg, hint)
+    if isinstance(stmt, gast.Return) and not last:
+        raise error_at(stmt, ctx, "'return' before the end of the function is not supported yet",
+                       "compute the result in a variable and return it at the end")
+    if isinstance(stmt, gast.Assign):
+        for target in stmt.targets:
+            _check_target(target, ctx)
+    if isinstance(stmt, gast.AugAssign):
+        _check_target(stmt.target, ctx)
+    if isinstance(stmt, gast.AnnAssign):
+        raise error_at(stmt, ctx, "annotated assignment is not supported",
+                       "drop the annotation: 'x = ...'")
+
+
+def _check_target(target, ctx) -> None:
+    if isinstance(target, gast.Name):
+        return
+    if isinstance(target, (gast.Tuple, gast.List)):
+        for elt in target.elts:
+            _check_target(elt, ctx)
+        return
+    if isinstance(target, gast.Subscript):
+        raise error_at(target, ctx, "assignment into an array element is not supported yet",
+                       "build the array with NumPy operations (np.where, np.concatenate)")
+    if isinstance(target, gast.Attribute):
+        raise error_at(target, ctx, "assignment to an attribute is not supported",
+                       "assign to a local variable instead")
+    raise error_at(target, ctx, f"cannot assign to {type(target).__name__}", "assign to a name")

@@ -1,0 +1,61 @@
+"""The compiler, as one ordered list of passes; reading PIPELINE shows the whole of it."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from typing import Callable
+
+import gast
+
+from transpiler import emit
+from transpiler.context import Context, Options
+from transpiler.frontend import parse_function
+from transpiler.naming import Namer, names_in
+from transpiler.passes import anf, desugar, finalize, fix_grads, optimize, resolve, reverse, ssa
+from transpiler.passes import validate
+
+PIPELINE: tuple[tuple[str, Callable], ...] = (
+    ("reject unsupported syntax", validate.validate),
+    ("resolve called objects", resolve.resolve),
+    ("desugar augmented and multiple assignment", desugar.desugar),
+    ("one operation per statement", anf.anf),
+    ("one name per value", ssa.ssa),
+    ("build primal and adjoint", reverse.reverse),  # runs analysis.activity
+    ("initialise and accumulate gradients", fix_grads.fix_grads),
+    ("optimize to a fixed point", optimize.optimize),
+    ("assemble the signature", finalize.finalize),
+)
+
+
+@dataclass(frozen=True)
+class Compiled:
+    function: Callable
+    source: str
+
+
+def compile_function(fn, wrt: tuple[str, ...], mode: str, options: Options,
+                     debug: bool = False) -> Compiled:
+    """Run every pass over ``fn`` and load the result."""
+    node, filename, indent = parse_function(fn)
+    user_names = names_in(node) | {a.id for a in node.args.args}
+    ctx = Context(fn=fn, filename=filename, indent=indent, wrt=wrt, mode=mode, options=options,
+                  namer=Namer(user_names), locals=_locals(node))
+    debug = debug or bool(os.environ.get("TRANSPILER_DUMP"))
+    for description, run in PIPELINE:
+        if run is optimize.optimize and not options.optimize:
+            continue
+        node = run(node, ctx)
+        if debug:
+            print(f"--- after: {description} ---\n{emit.to_source(node)}", file=sys.stderr)
+    source = emit.to_source(node)
+    label = f"<{mode} of {fn.__qualname__} at {filename}:{fn.__code__.co_firstlineno}>"
+    function = emit.load(source, node.name, label, fn, ctx.bindings)
+    function.source = source
+    return Compiled(function, source)
+
+
+def _locals(node) -> set[str]:
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, (gast.Store, gast.Param))}

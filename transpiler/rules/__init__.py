@@ -1,0 +1,7 @@
+"""Rule tables. Importing this package registers every built-in rule."""
+
+from transpiler.rules import builtin_rules, math_rules, numpy_rules, operator_rules  # noqa: F401
+from transpiler.rules.nondiff import NONDIFF
+from transpiler.rules.registry import ADJOINTS, adjoint, d, key_name
+
+__all__ = ["ADJOINTS", "NONDIFF", "adjoint", "d", "key_name"]

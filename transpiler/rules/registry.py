@@ -1,0 +1,124 @@
+"""The rule tables and the contract every rule follows.
+
+An adjoint rule is a template: a plain Python function whose body is copied into the generated
+adjoint, with its parameters replaced by the names at the call site.
+
+- The first parameter is the primal's result, always named ``ans``. (``out`` would collide with
+  NumPy's ``out=`` keyword.) The others mirror the primal's parameter names, order and keyword
+  defaults, so a call site binds to the template exactly as it binds to the function.
+- ``d[ans]`` reads the gradient arriving at the result. ``d[x] = expr`` states the partial
+  contribution of this call to the gradient of parameter ``x``. The compiler accumulates partials
+  and drops those of inactive or constant arguments; a rule never accumulates.
+- ``if p is None:`` / ``if p is not None:`` on a parameter is decided at compile time, so one
+  template serves optional arguments (``math.log(x[, base])``).
+- Every partial of an argument that can broadcast is wrapped in ``rt.unbroadcast(..., x)``.
+- Other names in the body resolve in the rule module's globals (``np``, ``math``, ``rt``).
+
+Keys are callables (``np.sin``), gast operator classes (``gast.Mult``) or descriptors
+(``np.ndarray.T``). A key without a rule raises NoRuleError at compile time, naming the call.
+"""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+import textwrap
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import gast
+import numpy as np
+
+
+class _GradOf:
+    """The ``d`` in templates. It only exists so rule modules are valid, lint-clean Python."""
+
+    def __getitem__(self, key):
+        raise RuntimeError("d[...] is only meaningful inside a rule template")
+
+    def __setitem__(self, key, value):
+        raise RuntimeError("d[...] is only meaningful inside a rule template")
+
+
+d = _GradOf()
+
+
+@dataclass(frozen=True)
+class Rule:
+    key: Any
+    template: Callable
+    body: list  # gast statements of the template body
+    signature: inspect.Signature
+    filename: str
+    lineno: int
+
+    @property
+    def params(self) -> list[str]:
+        return list(self.signature.parameters)
+
+
+ADJOINTS: dict[Any, Rule] = {}
+
+
+class RuleError(TypeError):
+    """A rule template that breaks the contract above (reported at registration)."""
+
+
+def _parse(template: Callable) -> tuple[list, str, int]:
+    lines, lineno = inspect.getsourcelines(template)
+    node = gast.parse(textwrap.dedent("".join(lines))).body[0]
+    gast.increment_lineno(node, lineno - 1)
+    body = node.body
+    if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
+        body = body[1:]  # docstring
+    return body, inspect.getsourcefile(template), lineno
+
+
+def _check(template: Callable, body: list, params: list[str], where: str) -> None:
+    """Validate a template's placeholders against its parameters and globals."""
+    if not params or params[0] != "ans":
+        raise RuleError(f"{where}: the first parameter of a rule must be 'ans'")
+    local = set(params) | {"d"}
+    for stmt in body:
+        for n in gast.walk(stmt):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                local.add(n.id)
+    for stmt in body:
+        for n in gast.walk(stmt):
+            if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) and n.value.id == "d":
+                if not (isinstance(n.slice, gast.Name) and n.slice.id in params):
+                    raise RuleError(f"{where}: d[...] must name a parameter of the rule")
+                if isinstance(n.ctx, gast.Load) and n.slice.id != "ans":
+                    raise RuleError(f"{where}: only d[ans] can be read; d[{n.slice.id}] is written")
+            if isinstance(n, gast.Name) and n.id not in local:
+                if n.id not in template.__globals__ and not hasattr(builtins, n.id):
+                    raise RuleError(f"{where}: unknown name '{n.id}' in the rule body")
+
+
+def adjoint(*keys) -> Callable[[Callable], Callable]:
+    """Register the decorated template as the adjoint rule of every key."""
+
+    def register(template: Callable) -> Callable:
+        body, filename, lineno = _parse(template)
+        signature = inspect.signature(template)
+        _check(template, body, list(signature.parameters), f"{filename}:{lineno}")
+        for key in keys:
+            ADJOINTS[key] = Rule(key, template, body, signature, filename, lineno)
+        return template
+
+    return register
+
+
+def key_name(key) -> str:
+    """A readable name for a rule key: 'numpy.sin', 'math.log', 'operator *', 'ndarray.T'."""
+    ops = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
+           gast.MatMult: "@", gast.USub: "unary -", gast.UAdd: "unary +"}
+    if key in ops:
+        return f"operator {ops[key]}"
+    if isinstance(key, property) or type(key).__name__ == "getset_descriptor":
+        return f"{key.__objclass__.__name__}.{key.__name__}"
+    module = getattr(key, "__module__", None) or ""
+    if isinstance(key, np.ufunc):
+        module = "numpy"
+    name = getattr(key, "__qualname__", None) or getattr(key, "__name__", repr(key))
+    return f"{module}.{name}" if module and module != "builtins" else name

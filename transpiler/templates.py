@@ -1,0 +1,157 @@
+"""Instantiate a rule template at one call site.
+
+Parameters become the call's arguments (names or constants, as ANF guarantees), ``d[ans]``
+becomes the result's adjoint, ``d[x] = e`` becomes a partial for ``x`` (dropped when ``x`` is
+inactive or constant), names local to the template get fresh names, and the modules a template
+uses are bound in the generated function under non-colliding names. Small simplifications make
+the output read like hand-written code: constant arithmetic is folded, ``e ** 1`` is ``e``, and
+``rt.unbroadcast(e, x)`` is just ``e`` when every other operand is a scalar constant.
+"""
+
+from __future__ import annotations
+
+import copy
+import operator
+from typing import Callable
+
+import gast
+
+import runtime
+from transpiler import ast_util as A
+from transpiler.anno import Anno, setanno
+from transpiler.rules.registry import Rule
+
+_ANS = object()
+_FOLD = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
+         gast.Div: operator.truediv, gast.Pow: operator.pow}
+
+
+def bind_call(rule: Rule, args: list, keywords: dict) -> dict[str, gast.AST]:
+    """Map each template parameter to the call-site node (or a Constant of its default)."""
+    bound = rule.signature.bind(_ANS, *args, **keywords)  # TypeError if the call does not fit
+    bound.apply_defaults()
+    out = {}
+    for param, value in list(bound.arguments.items())[1:]:
+        out[param] = value if isinstance(value, gast.AST) else A.const(value)
+    return out
+
+
+class _Substitute(gast.NodeTransformer):
+    def __init__(self, rule, bound, ans, grad_of, locals_, module_names):
+        self.rule, self.bound, self.ans = rule, bound, ans
+        self.grad_of, self.locals, self.module_names = grad_of, locals_, module_names
+
+    def visit_Subscript(self, node):
+        if isinstance(node.value, gast.Name) and node.value.id == "d":  # d[ans]
+            return A.name(self.grad_of(self.ans))
+        return self.generic_visit(node)
+
+    def visit_Name(self, node):
+        if node.id in self.bound:
+            return copy.deepcopy(self.bound[node.id])
+        if node.id == "ans":
+            return A.name(self.ans)
+        if node.id in self.locals:
+            return A.name(self.locals[node.id], store=isinstance(node.ctx, gast.Store))
+        return A.name(self.module_names(node.id))
+
+
+def _static_test(test, bound) -> bool | None:
+    """Decide ``p is None`` / ``p is not None`` on a parameter at compile time."""
+    if (isinstance(test, gast.Compare) and len(test.ops) == 1
+            and isinstance(test.left, gast.Name) and test.left.id in bound
+            and isinstance(test.comparators[0], gast.Constant) and test.comparators[0].value is None
+            and isinstance(test.ops[0], (gast.Is, gast.IsNot))):
+        arg = bound[test.left.id]
+        is_none = isinstance(arg, gast.Constant) and arg.value is None
+        return is_none if isinstance(test.ops[0], gast.Is) else not is_none
+    return None
+
+
+def _flatten(body, bound) -> list:
+    out = []
+    for stmt in body:
+        if isinstance(stmt, gast.If):
+            verdict = _static_test(stmt.test, bound)
+            if verdict is None:
+                raise TypeError("rule templates may only branch on 'param is None'")
+            out.extend(_flatten(stmt.body if verdict else stmt.orelse, bound))
+        else:
+            out.append(stmt)
+    return out
+
+
+def instantiate(rule: Rule, bound: dict, ans: str, grad_of: Callable[[str], str | None],
+                fresh: Callable[[str], str], module_name: Callable[[str, object], str]) -> list:
+    """The adjoint statements of one call. Partials are Assigns annotated ACCUMULATE."""
+    locals_: dict[str, str] = {}
+    names = lambda n: module_name(n, rule.template.__globals__[n]) \
+        if n in rule.template.__globals__ else n  # builtins keep their names
+    scalars = [p for p, v in bound.items() if _is_number(v)]
+    stmts = []
+    for stmt in _flatten(rule.body, bound):
+        stmt = copy.deepcopy(stmt)
+        target = stmt.targets[0] if isinstance(stmt, gast.Assign) else None
+        partial_of = None
+        if isinstance(target, gast.Subscript):  # d[x] = ...
+            arg = bound[target.slice.id]
+            partial_of = grad_of(arg.id) if isinstance(arg, gast.Name) else None
+            if partial_of is None:
+                continue
+            stmt.value = _elide_unbroadcast(stmt.value, target.slice.id, rule, bound, scalars)
+        else:
+            for n in gast.walk(stmt):
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                    locals_.setdefault(n.id, fresh(n.id))
+        stmt = _Substitute(rule, bound, ans, grad_of, locals_, names).visit(stmt)
+        stmt = _Fold().visit(stmt)
+        if partial_of is not None:
+            stmt = A.assign(partial_of, stmt.value)
+            setanno(stmt, Anno.ACCUMULATE)
+        for n in gast.walk(stmt):
+            if isinstance(n, gast.Call):
+                setanno(n, Anno.PURE)
+        stmts.append(stmt)
+    return stmts
+
+
+def _is_number(node) -> bool:
+    return isinstance(node, gast.Constant) and type(node.value) in (int, float)
+
+
+def _elide_unbroadcast(value, param, rule, bound, scalars):
+    """``rt.unbroadcast(e, x)`` -> ``e`` when every other operand of the call is a number."""
+    if not (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)
+            and isinstance(value.func.value, gast.Name)
+            and rule.template.__globals__.get(value.func.value.id) is runtime
+            and value.func.attr == "unbroadcast"):
+        return value
+    others = [p for p in bound if p != param and rule.signature.parameters[p].default
+              is rule.signature.parameters[p].empty]
+    if others and all(p in scalars for p in others):
+        return value.args[0]
+    return value
+
+
+class _Fold(gast.NodeTransformer):
+    """Fold number arithmetic, ``e ** 1`` and multiplication by 1."""
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        left, right, op = node.left, node.right, type(node.op)
+        if _is_number(left) and _is_number(right) and op in _FOLD:
+            try:
+                return A.const(_FOLD[op](left.value, right.value))
+            except (ArithmeticError, ValueError):
+                return node
+        if op in (gast.Pow, gast.Mult) and _is_number(right) and right.value == 1:
+            return left
+        if op is gast.Mult and _is_number(left) and left.value == 1:
+            return right
+        return node
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, gast.USub) and _is_number(node.operand):
+            return A.const(-node.operand.value)
+        return node
