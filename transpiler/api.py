@@ -8,6 +8,7 @@ import numpy as np
 
 from transpiler import cache
 from transpiler.context import Options
+from transpiler.errors import TranspileError
 from transpiler.pipeline import Compiled, compile_function
 
 
@@ -44,6 +45,7 @@ class GradientFunction:
     """
 
     def __init__(self, fn, wrt, mode: str, options: Options):
+        _check_function(fn)
         self.__wrapped__ = fn
         self.__name__ = f"{mode}_{fn.__name__}"
         self.__qualname__ = f"{mode}({fn.__qualname__})"
@@ -86,6 +88,24 @@ class GradientFunction:
         return f"<{self.__qualname__}, wrt={self._wrt if not self._single else self._wrt[0]!r}>"
 
 
+def _check_function(fn) -> None:
+    """Refuse, at once, what has no Python source of its own."""
+    if hasattr(fn, "__wrapped__"):
+        raise TranspileError(
+            f"{fn.__qualname__} is wrapped by a decorator; its source is not what runs",
+            *_where(fn.__wrapped__),
+            hint="apply grad to the undecorated function (or put @grad below the other decorator)")
+    if not inspect.isfunction(fn):
+        raise TranspileError(
+            f"{fn!r} is not a Python function, so it has no source to differentiate",
+            hint="wrap it in a function: def f(x): return np.sin(x)")
+
+
+def _where(fn) -> tuple[str, int]:
+    code = getattr(fn, "__code__", None)
+    return getattr(code, "co_filename", "<unknown>"), getattr(code, "co_firstlineno", 0)
+
+
 def _not_differentiable(value) -> bool:
     if isinstance(value, (bool, int, complex)):
         return True
@@ -97,7 +117,7 @@ def _describe(value) -> str:
     dtype = getattr(value, "dtype", None)
     if dtype is not None:
         return f"an array of dtype {dtype}"
-    return f"a {type(value).__name__} ({value!r})"
+    return f"of type {type(value).__name__} ({value!r})"
 
 
 def _decorator(mode: str):

@@ -32,7 +32,7 @@ def to_source(node) -> str:
         if isinstance(n, gast.Expr) and getanno(n, Anno.COMMENT) is not None:
             n.value.value = _Comment(getanno(n, Anno.COMMENT))
     tree = gast.gast_to_ast(node)
-    return astor.to_source(tree, source_generator_class=_SourceGenerator)
+    return astor.to_source(tree, source_generator_class=_SourceGenerator).rstrip()
 
 
 def load(source: str, name: str, filename: str, fn, bindings: dict) -> types.FunctionType:
@@ -44,7 +44,7 @@ def load(source: str, name: str, filename: str, fn, bindings: dict) -> types.Fun
     ``inspect.getsource`` and pdb, and unregistered when the function is collected.
     """
     free = sorted(set(bindings) | set(fn.__code__.co_freevars))
-    factory = f"def _make({', '.join(free)}):\n{textwrap.indent(source, '    ')}    return {name}\n"
+    factory = f"def _make({', '.join(free)}):\n{textwrap.indent(source, '    ')}\n    return {name}\n"
     namespace: dict = {}
     exec(compile(factory, filename, "exec"), namespace)
     inner = namespace["_make"](*[bindings.get(n) for n in free])

@@ -16,7 +16,6 @@ def parse_function(fn) -> tuple[gast.FunctionDef, str, int]:
     Line numbers in ``node`` are those of the user's file; ``indent`` is the number of columns
     dedenting removed (errors add it back to column offsets).
     """
-    fn = inspect.unwrap(fn)
     try:
         lines, lineno = inspect.getsourcelines(fn)
         filename = inspect.getsourcefile(fn) or fn.__code__.co_filename

@@ -11,6 +11,7 @@ the output read like hand-written code: constant arithmetic is folded, ``e ** 1`
 from __future__ import annotations
 
 import copy
+import inspect
 import operator
 from typing import Callable
 
@@ -18,7 +19,7 @@ import gast
 
 import runtime
 from transpiler import ast_util as A
-from transpiler.anno import Anno, setanno
+from transpiler.anno import Anno, getanno, setanno
 from transpiler.rules.registry import Rule
 
 _ANS = object()
@@ -103,8 +104,10 @@ def instantiate(rule: Rule, bound: dict, ans: str, grad_of: Callable[[str], str 
             for n in gast.walk(stmt):
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                     locals_.setdefault(n.id, fresh(n.id))
+        _resolve_calls(stmt, rule.template.__globals__)
         stmt = _Substitute(rule, bound, ans, grad_of, locals_, names).visit(stmt)
         stmt = _Fold().visit(stmt)
+        _drop_default_arguments(stmt)
         if partial_of is not None:
             stmt = A.assign(partial_of, stmt.value)
             setanno(stmt, Anno.ACCUMULATE)
@@ -113,6 +116,42 @@ def instantiate(rule: Rule, bound: dict, ans: str, grad_of: Callable[[str], str 
                 setanno(n, Anno.PURE)
         stmts.append(stmt)
     return stmts
+
+
+def _resolve_calls(stmt, namespace: dict) -> None:
+    """Note on each call in a template the object it calls (``rt.unreduce`` -> the function)."""
+    for node in gast.walk(stmt):
+        if isinstance(node, gast.Call):
+            path, func = [], node.func
+            while isinstance(func, gast.Attribute):
+                path.append(func.attr)
+                func = func.value
+            if isinstance(func, gast.Name) and func.id in namespace:
+                obj = namespace[func.id]
+                for part in reversed(path):
+                    obj = getattr(obj, part, None)
+                setanno(node, Anno.FUNC, obj)
+
+
+def _drop_default_arguments(stmt) -> None:
+    """``rt.unreduce(g, x, None, False)`` -> ``rt.unreduce(g, x)``: omit arguments that equal the
+    callee's own defaults (where its signature is known)."""
+    for node in gast.walk(stmt):
+        func = getanno(node, Anno.FUNC) if isinstance(node, gast.Call) else None
+        try:
+            params = list(inspect.signature(func).parameters.values())
+        except (TypeError, ValueError):  # no signature (C functions, ufuncs) or no func
+            continue
+        while node.args and len(node.args) <= len(params):
+            param, arg = params[len(node.args) - 1], node.args[-1]
+            if not (isinstance(arg, gast.Constant) and param.default is not param.empty
+                    and type(arg.value) is type(param.default) and arg.value == param.default):
+                break
+            node.args.pop()
+        by_name = {p.name: p.default for p in params}
+        node.keywords = [kw for kw in node.keywords if not (
+            isinstance(kw.value, gast.Constant) and kw.arg in by_name
+            and type(kw.value.value) is type(by_name[kw.arg]) and kw.value.value == by_name[kw.arg])]
 
 
 def _is_number(node) -> bool:

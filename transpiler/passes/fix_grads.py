@@ -38,7 +38,10 @@ def fix_grads(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
             continue
         grad = A.target_name(stmt)
         if hasanno(stmt, Anno.ACCUMULATE) and grad in defined:
-            stmt.value = gast.BinOp(left=A.name(grad), op=gast.Add(), right=stmt.value)
+            value, op = stmt.value, gast.Add()
+            if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
+                value, op = value.operand, gast.Sub()  # bx + -e -> bx - e
+            stmt.value = gast.BinOp(left=A.name(grad), op=op, right=value)
         defined.update(n.id for t in stmt.targets for n in gast.walk(t) if isinstance(n, gast.Name))
     *body, ret = fn.body
     zeros = A.dotted(f"{ctx.bind('rt', runtime)}.zeros_like_grad")

@@ -9,10 +9,11 @@ walrus or starred items. Everything else raises TranspileError at the construct,
 >>> from types import SimpleNamespace
 >>> ctx = SimpleNamespace(filename="<doc>", indent=0)
 >>> fn = gast.parse("def f(x):\\n    for i in range(3):\\n        x = x * 2\\n    return x").body[0]
->>> validate(fn, ctx)
-Traceback (most recent call last):
-...
-transpiler.errors.TranspileError: <doc>:2:5: 'for' loops are not supported yet
+>>> try:
+...     validate(fn, ctx)
+... except TranspileError as e:
+...     print(e)
+<doc>:2:5: 'for' loops are not supported yet
 hint: unroll the loop or write the computation with NumPy array operations
 """
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import gast
 
-from transpiler.errors import error_at
+from transpiler.errors import TranspileError, error_at  # noqa: F401 (doctest)
 
 _LOOP_HINT = "unroll the loop or write the computation with NumPy array operations"
 _STATEMENTS = {

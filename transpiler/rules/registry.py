@@ -119,6 +119,6 @@ def key_name(key) -> str:
         return f"{key.__objclass__.__name__}.{key.__name__}"
     module = getattr(key, "__module__", None) or ""
     if isinstance(key, np.ufunc):
-        module = "numpy"
+        module = "numpy" if getattr(np, key.__name__, None) is key else "ufunc"
     name = getattr(key, "__qualname__", None) or getattr(key, "__name__", repr(key))
     return f"{module}.{name}" if module and module != "builtins" else name

@@ -1,0 +1,258 @@
+"""The public API: wrt forms, decorator forms, value_and_grad, .source, caching, dtypes."""
+
+import inspect
+import threading
+
+import numpy as np
+import pytest
+
+from transpiler import TranspileError, check_grad, grad, supported, value_and_grad
+from tests.util import make, rand
+
+F = make("""
+def f(x, y, z=2.0):
+    return np.sum(x * y + np.sin(x) * z)
+""")
+
+
+def test_wrt_position_name_and_tuple_agree():
+    x, y = rand((3,), seed=1), rand((3,), seed=2)
+    gx = grad(F)(x, y)
+    np.testing.assert_allclose(gx, y + np.cos(x) * 2.0)
+    np.testing.assert_array_equal(grad(F, wrt="x")(x, y), gx)
+    gx2, gy = grad(F, wrt=(0, "y"))(x, y)
+    np.testing.assert_array_equal(gx2, gx)
+    np.testing.assert_allclose(gy, x)
+    (only,) = grad(F, wrt=(1,))(x, y)
+    np.testing.assert_allclose(only, x)
+
+
+def test_wrt_keyword_argument_and_default():
+    x, y = rand((3,), seed=1), rand((3,), seed=2)
+    np.testing.assert_allclose(grad(F, wrt="z")(x, y), np.sum(np.sin(x)))
+    np.testing.assert_allclose(grad(F, wrt="z")(x, y=y, z=3.0), np.sum(np.sin(x)))
+    np.testing.assert_allclose(grad(F)(x=x, y=y, z=1.0), y + np.cos(x))
+
+
+def test_decorator_forms():
+    @grad
+    def g(x):
+        return x * x
+
+    @grad(wrt=(0, 1))
+    def h(x, y):
+        return x * y
+
+    assert g(3.0) == 6.0
+    assert h(2.0, 5.0) == (5.0, 2.0)
+
+
+def test_value_and_grad():
+    vg = value_and_grad(F, wrt=(0, 1))
+    x, y = rand((4,), seed=3), rand((4,), seed=4)
+    value, (gx, gy) = vg(x, y)
+    assert value == pytest.approx(F(x, y))
+    np.testing.assert_allclose(gy, x)
+    value, gx = value_and_grad(F)(x, y)
+    np.testing.assert_allclose(gx, y + 2.0 * np.cos(x))
+
+
+def test_value_and_grad_fits_scipy_minimize():
+    scipy_optimize = pytest.importorskip("scipy.optimize")
+    rosen = make("""
+def rosen(p, a=1.0, b=100.0):
+    x = np.sum(p * np.array([1.0, 0.0]))
+    y = np.sum(p * np.array([0.0, 1.0]))
+    return (a - x) ** 2 + b * (y - x ** 2) ** 2
+""")
+    res = scipy_optimize.minimize(value_and_grad(rosen), np.array([-1.0, 2.0]), jac=True,
+                                  method="BFGS")
+    np.testing.assert_allclose(res.x, [1.0, 1.0], atol=1e-4)
+
+
+def test_source_is_exposed_before_the_first_call_and_deterministic():
+    g1, g2 = grad(F), grad(F, wrt=0)
+    assert "def grad_f(x, y, z):" in g1.source
+    assert g1.source == g2.source
+    fresh = make("""
+def f(x, y, z=2.0):
+    return np.sum(x * y + np.sin(x) * z)
+""")
+    assert grad(fresh).source == g1.source
+
+
+def test_generated_code_shows_in_tracebacks_and_inspect():
+    g = grad(F)
+    g(rand((2,)), rand((2,)))
+    fn = g._compiled.function
+    assert inspect.getsource(fn).strip().startswith("def grad_f")
+    with pytest.raises(ValueError) as info:  # shapes that cannot broadcast
+        g(rand((2,)), rand((3,)))
+    frames = [tb.tb_frame.f_code.co_filename for tb in _tracebacks(info.value.__traceback__)]
+    assert any(name.startswith("<grad of f") for name in frames)
+
+
+def _tracebacks(tb):
+    while tb is not None:
+        yield tb
+        tb = tb.tb_next
+
+
+def test_cache_compiles_once_and_recompiles_new_code():
+    calls = []
+    import transpiler.api as api
+
+    original = api.compile_function
+
+    def counting(*args, **kwargs):
+        calls.append(args[0])
+        return original(*args, **kwargs)
+
+    api.compile_function = counting
+    try:
+        h = make("def h(x):\n    return x * 3.0\n")
+        assert grad(h)(1.0) == 3.0
+        assert grad(h)(2.0) == 3.0  # a new wrapper, same entry
+        assert len(calls) == 1
+        h.__code__ = make("def h(x):\n    return x * 5.0\n").__code__
+        assert grad(h)(1.0) == 5.0
+        assert len(calls) == 2
+        assert grad(h, optimize=False)(1.0) == 5.0  # options are part of the key
+        assert len(calls) == 3
+    finally:
+        api.compile_function = original
+
+
+def test_redefined_function_gets_a_new_compile():
+    h = make("def h(x):\n    return x * 3.0\n")
+    g = grad(h)
+    assert g(1.0) == 3.0
+    h.__code__ = make("def h(x):\n    return x * 7.0\n").__code__
+    assert g(1.0) == 7.0  # the same wrapper notices the new code object
+
+
+def test_threads_compile_once_and_agree():
+    h = make("def h(x):\n    return np.sum(np.sin(x) * x)\n")
+    g = grad(h)
+    x = rand((5,))
+    results, errors = [], []
+
+    def work():
+        try:
+            results.append(g(x))
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for r in results:
+        np.testing.assert_allclose(r, np.cos(x) * x + np.sin(x))
+
+
+def test_gradient_mirrors_argument_type_shape_and_dtype():
+    h = make("def h(x):\n    return np.sum(x * 2.0)\n")
+    g32 = grad(h)(np.ones((2, 3), dtype=np.float32))
+    assert g32.dtype == np.float32 and g32.shape == (2, 3) and g32.flags.writeable
+    g = grad(make("def h(x):\n    return x * 2.0\n"))(1.5)
+    assert type(g) is float and g == 2.0
+    mixed = make("def h(x, w):\n    return np.sum(x * w)\n")
+    assert grad(mixed)(np.ones(3, np.float32), np.ones(3)).dtype == np.float32
+
+
+def test_inputs_are_never_modified():
+    x = rand((4,))
+    x.setflags(write=False)
+    y = rand((4,), seed=5)
+    y.setflags(write=False)
+    before = (x.copy(), y.copy())
+    grad(F, wrt=(0, 1))(x, y)
+    np.testing.assert_array_equal(x, before[0])
+    np.testing.assert_array_equal(y, before[1])
+
+
+def test_integer_boolean_and_complex_arguments_are_refused():
+    h = make("def h(x, n):\n    return x * n\n")
+    with pytest.raises(TypeError, match="'n'"):
+        grad(h, wrt=1)(1.0, 2)
+    with pytest.raises(TypeError, match="'x'"):
+        grad(h)(np.arange(3), 2.0)
+    with pytest.raises(TypeError, match="'x'"):
+        grad(h)(True, 2.0)
+    with pytest.raises(TypeError, match="'x'"):
+        grad(h)(1j, 2.0)
+    assert grad(h)(1.0, 2) == 2.0  # an int that is not differentiated is fine
+
+
+def test_bad_wrt_is_reported_at_once():
+    with pytest.raises(ValueError, match="no parameter named 'w'"):
+        grad(F, wrt="w")
+    with pytest.raises(ValueError, match="3 parameters"):
+        grad(F, wrt=5)
+    with pytest.raises(TypeError, match="wrt"):
+        grad(F, wrt=1.5)
+
+
+def test_non_scalar_result_is_a_type_error():
+    h = make("def h(x):\n    return np.sin(x)\n")
+    with pytest.raises(TypeError, match="scalar"):
+        grad(h)(np.ones(3))
+    assert grad(h)(np.ones(1)).shape == (1,)  # size-1 arrays are scalars
+
+
+def test_no_source_is_refused_clearly():
+    with pytest.raises(TranspileError, match="not a Python function"):
+        grad(np.sin)
+    import functools
+
+    @functools.lru_cache
+    def cached(x):
+        return x
+
+    with pytest.raises(TranspileError, match="decorator"):
+        grad(cached)
+
+
+def test_closures_and_import_aliases():
+    import math as m
+    from numpy import sin as s
+
+    def outer(k):
+        def inner(x):
+            return s(x) * k + m.exp(x) + numpy_alias.cos(x)
+        return inner
+
+    global numpy_alias
+    numpy_alias = np
+    x = 0.3
+    g = grad(outer(2.0))
+    assert g(x) == pytest.approx(2.0 * np.cos(x) + np.exp(x) - np.sin(x))
+    assert grad(outer(5.0))(x) == pytest.approx(5.0 * np.cos(x) + np.exp(x) - np.sin(x))
+
+
+def test_module_data_is_read_live():
+    h = make("def h(x):\n    return np.sum(x * SCALE)\n", SCALE=2.0)
+    g = grad(h)
+    assert g(1.0) == 2.0
+    h.__globals__["SCALE"] = 3.0
+    assert g(1.0) == 3.0
+
+
+def test_user_names_never_collide_with_generated_ones():
+    h = make("""
+def h(x, bx, rt, _t1):
+    np = x * bx
+    b_t1 = np + rt * _t1
+    return b_t1 * x
+""")
+    check_grad(h, 1.3, 0.7, 2.0, 0.5, wrt=(0, 1, 2, 3))
+
+
+def test_supported_lists_rules():
+    names = supported()
+    assert "numpy.sin" in names and "math.log" in names and "operator *" in names
+    assert "ndarray.T" in names
+    assert names == sorted(names)

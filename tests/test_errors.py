@@ -1,0 +1,84 @@
+"""Every refusal is a TranspileError naming file, line, column and construct, with a hint."""
+
+import numpy as np
+import pytest
+
+from transpiler import NoRuleError, TranspileError, grad
+from tests.util import make
+
+REFUSED = [
+    ("if x > 0:\n        x = -x", "'if' statements", 2),
+    ("for i in range(3):\n        x = x * 2", "'for' loops", 2),
+    ("while x > 1:\n        x = x / 2", "'while' loops", 2),
+    ("try:\n        x = x * 2\n    except ValueError:\n        pass", "'try'", 2),
+    ("with open('f') as fh:\n        x = x * 2", "'with'", 2),
+    ("global G\n    G = x", "'global'", 2),
+    ("def inner(y):\n        return y\n    x = inner(x)", "nested 'def'", 2),
+    ("y = [x * i for i in range(3)]", "list comprehensions", 2),
+    ("y = sum(x * i for i in range(3))", "generator expressions", 2),
+    ("y = (lambda t: t)(x)", "lambda", 2),
+    ("y = yield x", "generators", 2),
+    ("x.attr = 1.0", "assignment to an attribute", 2),
+    ("y = np.zeros(3)\n    y[0] = x", "assignment into an array element", 3),
+    ("return x\n    x = x + 1", "'return' before the end", 2),
+    ("y = x[0]", "indexing a differentiated value", 2),
+    ("y = x if x > 0 else -x", "conditional expression", 2),
+    ("y = x.sum()", "method calls", 2),
+    ("y = (x, x)", "tuple of differentiated values", 2),
+    ("import math\n    y = x", "'import' inside the function", 2),
+    ("y = undefined_function(x)", "name 'undefined_function' is not defined", 2),
+]
+
+
+@pytest.mark.parametrize("body,construct,line", REFUSED, ids=[r[1] for r in REFUSED])
+def test_refused_construct(body, construct, line):
+    result = "y" if "y =" in body or "y[" in body else "x"
+    f = make(f"def f(x):\n    {body}\n    return np.sum({result})\n")
+    with pytest.raises(TranspileError) as info:
+        grad(f)(np.ones(3))
+    err = info.value
+    text = str(err)
+    assert construct in text
+    assert err.lineno == line, text
+    assert err.filename.startswith("<test source")
+    assert f"{err.filename}:{line}:" in text
+    assert "^" in text and "hint:" in text
+
+
+def test_caret_points_at_the_construct():
+    f = make("def f(x):\n    y = 2.0 * np.cbrt(x)\n    return y\n")
+    with pytest.raises(NoRuleError) as info:
+        grad(f)(1.0)
+    text = str(info.value)
+    line, caret = text.splitlines()[1:3]
+    assert line.strip() == "y = 2.0 * np.cbrt(x)"
+    assert line[caret.index("^"):].startswith("np.cbrt")
+
+
+def test_missing_rule_names_the_function_and_the_recipe():
+    import scipy.special as sp
+
+    f = make("def f(x):\n    return sp.gamma(x) * 2.0\n", sp=sp)
+    with pytest.raises(NoRuleError) as info:
+        grad(f)(1.5)
+    text = str(info.value)
+    assert "no gradient rule for sp.gamma" in text
+    assert "@adjoint(sp.gamma)" in text and "d[x] = d[ans]" in text
+
+
+def test_inactive_use_of_a_function_without_rule_is_fine():
+    f = make("def f(x):\n    n = np.argmax(x)\n    k = np.floor(x)\n    return np.sum(x * k) + n\n")
+    np.testing.assert_allclose(grad(f)(np.array([1.5, 2.5])), [1.0, 2.0])
+
+
+def test_unknown_keyword_is_refused_not_ignored():
+    f = make("def f(x):\n    return np.sum(x, where=x > 0)\n")
+    with pytest.raises(TranspileError, match="does not accept"):
+        grad(f)(np.ones(3))
+
+
+def test_error_is_a_syntax_error_subclass_with_location():
+    f = make("def f(x):\n    while x > 1:\n        x = x / 2\n    return x\n")
+    with pytest.raises(SyntaxError) as info:
+        grad(f)(3.0)
+    assert info.value.lineno == 2 and info.value.offset == 5
