@@ -19,6 +19,7 @@ import gast
 
 import runtime
 from transpiler import ast_util as A
+from transpiler.analysis.scalars import is_number
 from transpiler.anno import Anno, getanno, setanno
 from transpiler.rules.registry import Rule
 
@@ -83,12 +84,17 @@ def _flatten(body, bound) -> list:
 
 
 def instantiate(rule: Rule, bound: dict, ans: str, grad_of: Callable[[str], str | None],
-                fresh: Callable[[str], str], module_name: Callable[[str, object], str]) -> list:
-    """The adjoint statements of one call. Partials are Assigns annotated ACCUMULATE."""
+                fresh: Callable[[str], str], module_name: Callable[[str, object], str],
+                scalars: frozenset[str] = frozenset()) -> list:
+    """The adjoint statements of one call. Partials are Assigns annotated ACCUMULATE.
+
+    ``scalars`` names variables known to be 0-d (see analysis.scalars).
+    """
     locals_: dict[str, str] = {}
     names = lambda n: module_name(n, rule.template.__globals__[n]) \
         if n in rule.template.__globals__ else n  # builtins keep their names
-    scalars = [p for p, v in bound.items() if _is_number(v)]
+    scalar_params = {p for p, v in bound.items()
+                     if is_number(v) or (isinstance(v, gast.Name) and v.id in scalars)}
     stmts = []
     for stmt in _flatten(rule.body, bound):
         stmt = copy.deepcopy(stmt)
@@ -99,7 +105,8 @@ def instantiate(rule: Rule, bound: dict, ans: str, grad_of: Callable[[str], str 
             partial_of = grad_of(arg.id) if isinstance(arg, gast.Name) else None
             if partial_of is None:
                 continue
-            stmt.value = _elide_unbroadcast(stmt.value, target.slice.id, rule, bound, scalars)
+            stmt.value = _elide_unbroadcast(stmt.value, target.slice.id, rule, bound,
+                                            scalar_params)
         else:
             for n in gast.walk(stmt):
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
@@ -154,12 +161,9 @@ def _drop_default_arguments(stmt) -> None:
             and type(kw.value.value) is type(by_name[kw.arg]) and kw.value.value == by_name[kw.arg])]
 
 
-def _is_number(node) -> bool:
-    return isinstance(node, gast.Constant) and type(node.value) in (int, float)
-
-
 def _elide_unbroadcast(value, param, rule, bound, scalars):
-    """``rt.unbroadcast(e, x)`` -> ``e`` when every other operand of the call is a number."""
+    """``rt.unbroadcast(e, x)`` -> ``e`` when every other operand of the call is a scalar, so
+    the result has ``x``'s shape."""
     if not (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)
             and isinstance(value.func.value, gast.Name)
             and rule.template.__globals__.get(value.func.value.id) is runtime
@@ -178,19 +182,19 @@ class _Fold(gast.NodeTransformer):
     def visit_BinOp(self, node):
         self.generic_visit(node)
         left, right, op = node.left, node.right, type(node.op)
-        if _is_number(left) and _is_number(right) and op in _FOLD:
+        if is_number(left) and is_number(right) and op in _FOLD:
             try:
                 return A.const(_FOLD[op](left.value, right.value))
             except (ArithmeticError, ValueError):
                 return node
-        if op in (gast.Pow, gast.Mult) and _is_number(right) and right.value == 1:
+        if op in (gast.Pow, gast.Mult) and is_number(right) and right.value == 1:
             return left
-        if op is gast.Mult and _is_number(left) and left.value == 1:
+        if op is gast.Mult and is_number(left) and left.value == 1:
             return right
         return node
 
     def visit_UnaryOp(self, node):
         self.generic_visit(node)
-        if isinstance(node.op, gast.USub) and _is_number(node.operand):
+        if isinstance(node.op, gast.USub) and is_number(node.operand):
             return A.const(-node.operand.value)
         return node

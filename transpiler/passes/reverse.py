@@ -17,6 +17,7 @@ import numpy as np
 import runtime
 from transpiler import ast_util as A
 from transpiler.analysis.activity import SHAPE_ATTRIBUTES, active_names
+from transpiler.analysis.scalars import known_scalars
 from transpiler.anno import Anno, getanno, setanno
 from transpiler.errors import NoRuleError, error_at
 from transpiler.rules.registry import ADJOINTS, key_name
@@ -34,7 +35,7 @@ def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     assert A.is_atom(ret.value), "ANF returns a name or a constant"
     result = ret.value.id if isinstance(ret.value, gast.Name) else None
     active = active_names(primal, ctx.wrt, result)
-    builder = _Adjoint(ctx, active)
+    builder = _Adjoint(ctx, active, known_scalars(primal))
     adjoint = []
     if result in active:
         seed = A.call(A.dotted(f"{ctx.bind('rt', runtime)}.seed"), A.name(result))
@@ -69,8 +70,8 @@ def _return(ctx, ret, active) -> gast.Return:
 class _Adjoint:
     """Adjoint statements of one primal statement (empty when it is inactive)."""
 
-    def __init__(self, ctx, active: set[str]):
-        self.ctx, self.active = ctx, active
+    def __init__(self, ctx, active: set[str], scalars: set[str]):
+        self.ctx, self.active, self.scalars = ctx, active, frozenset(scalars)
 
     def grad_of(self, var: str) -> str | None:
         return self.ctx.namer.grad(var) if var in self.active else None
@@ -135,7 +136,8 @@ class _Adjoint:
                            f"these arguments: {e}", "pass only the arguments the rule lists "
                            f"({', '.join(rule.params[1:])})") from e
         ctx = self.ctx
-        return instantiate(rule, bound, target, self.grad_of, ctx.namer.fresh, ctx.bind)
+        return instantiate(rule, bound, target, self.grad_of, ctx.namer.fresh, ctx.bind,
+                           self.scalars)
 
 
 def _unsupported(value) -> str:

@@ -1,0 +1,60 @@
+"""Which variables are certainly scalars (0-d), whatever the arguments' shapes.
+
+A value is a known scalar when it is a number literal, the result of a ``math`` function, of
+``float``/``int``/``len``, of a full reduction (``np.sum(x)``, ``np.mean(x)`` without ``axis``
+or ``keepdims``), or arithmetic on known scalars. The adjoint uses this to drop
+``rt.unbroadcast`` where the shapes provably agree.
+"""
+
+from __future__ import annotations
+
+import math
+
+import gast
+import numpy as np
+
+from transpiler.anno import Anno, getanno
+
+_SCALAR_FUNCTIONS = frozenset({float, int, len, abs})
+_FULL_REDUCTIONS = frozenset({np.sum, np.mean})
+
+
+def is_number(node) -> bool:
+    return isinstance(node, gast.Constant) and type(node.value) in (int, float)
+
+
+def known_scalars(body: list) -> set[str]:
+    scalars: set[str] = set()
+
+    def scalar(node) -> bool:
+        if is_number(node):
+            return True
+        if isinstance(node, gast.Name):
+            return node.id in scalars
+        if isinstance(node, gast.BinOp) and not isinstance(node.op, gast.MatMult):
+            return scalar(node.left) and scalar(node.right)
+        if isinstance(node, gast.UnaryOp):
+            return scalar(node.operand)
+        if isinstance(node, gast.Call):
+            func = getanno(node, Anno.FUNC)
+            if getattr(func, "__module__", None) == "math" or _is(func, _SCALAR_FUNCTIONS):
+                return func is not abs or all(scalar(a) for a in node.args)
+            if _is(func, _FULL_REDUCTIONS):
+                return len(node.args) == 1 and not node.keywords
+        return False
+
+    for stmt in body:
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) \
+                and scalar(stmt.value):
+            scalars.add(stmt.targets[0].id)
+    return scalars
+
+
+def _is(func, group: frozenset) -> bool:
+    try:
+        return func in group
+    except TypeError:
+        return False
+
+
+assert math.sin.__module__ == "math"  # the test above relies on it
