@@ -1,6 +1,7 @@
 """The public API: wrt forms, decorator forms, value_and_grad, .source, caching, dtypes."""
 
 import inspect
+import re
 import threading
 
 import numpy as np
@@ -256,3 +257,38 @@ def test_supported_lists_rules():
     assert "numpy.sin" in names and "math.log" in names and "operator *" in names
     assert "ndarray.T" in names
     assert names == sorted(names)
+
+
+def test_user_defined_rule_is_used_and_checked():
+    sp = pytest.importorskip("scipy.special")
+    from transpiler import adjoint, d
+    from transpiler.rules.registry import ADJOINTS
+
+    f = make("def f(a):\n    return np.sum(sp.gammaln(a) * 2.0)\n", sp=sp)
+    try:
+        @adjoint(sp.gammaln)
+        def adj_gammaln(ans, x):
+            d[x] = d[ans] * sp.digamma(x)
+
+        a = np.array([1.5, 2.5, 4.0])
+        np.testing.assert_allclose(grad(f)(a), 2.0 * sp.digamma(a))
+        assert "sp.digamma(a)" in grad(f).source
+        check_grad(f, a)
+    finally:
+        ADJOINTS.pop(sp.gammaln, None)
+
+
+@pytest.mark.parametrize("body,message", [
+    ("def adj(x, ans):\n    d[x] = d[ans]\n", "first parameter of a rule must be 'ans'"),
+    ("def adj(ans, x):\n    d[x] = d[ans] * undefined_thing(x)\n", "unknown name 'undefined_thing'"),
+    ("def adj(ans, x):\n    d[y] = d[ans]\n", "d[...] must name a parameter"),
+    ("def adj(ans, x):\n    d[x] = d[x] * 2\n", "only d[ans] can be read"),
+])
+def test_bad_rule_templates_are_refused_at_registration(body, message):
+    from transpiler import adjoint
+    from transpiler.rules.registry import RuleError
+
+    template = make(body, d=None)
+    with pytest.raises(RuleError, match=re.escape(message)) as info:
+        adjoint(object())(template)
+    assert "<test source" in str(info.value)  # the rule's own file and line

@@ -91,8 +91,8 @@ def instantiate(rule: Rule, bound: dict, ans: str, grad_of: Callable[[str], str 
     ``scalars`` names variables known to be 0-d (see analysis.scalars).
     """
     locals_: dict[str, str] = {}
-    names = lambda n: module_name(n, rule.template.__globals__[n]) \
-        if n in rule.template.__globals__ else n  # builtins keep their names
+    namespace = rule.namespace
+    names = lambda n: module_name(n, namespace[n]) if n in namespace else n  # builtins: as is
     scalar_params = {p for p, v in bound.items()
                      if is_number(v) or (isinstance(v, gast.Name) and v.id in scalars)}
     stmts = []
@@ -111,7 +111,7 @@ def instantiate(rule: Rule, bound: dict, ans: str, grad_of: Callable[[str], str 
             for n in gast.walk(stmt):
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                     locals_.setdefault(n.id, fresh(n.id))
-        _resolve_calls(stmt, rule.template.__globals__)
+        _resolve_calls(stmt, namespace)
         stmt = _Substitute(rule, bound, ans, grad_of, locals_, names).visit(stmt)
         stmt = _Fold().visit(stmt)
         _drop_default_arguments(stmt)
@@ -166,7 +166,7 @@ def _elide_unbroadcast(value, param, rule, bound, scalars):
     the result has ``x``'s shape."""
     if not (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)
             and isinstance(value.func.value, gast.Name)
-            and rule.template.__globals__.get(value.func.value.id) is runtime
+            and rule.namespace.get(value.func.value.id) is runtime
             and value.func.attr == "unbroadcast"):
         return value
     others = [p for p in bound if p != param and rule.signature.parameters[p].default

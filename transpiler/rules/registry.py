@@ -23,6 +23,7 @@ from __future__ import annotations
 import builtins
 import inspect
 import textwrap
+from collections import ChainMap
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -56,6 +57,17 @@ class Rule:
     def params(self) -> list[str]:
         return list(self.signature.parameters)
 
+    @property
+    def namespace(self) -> ChainMap:
+        return namespace_of(self.template)
+
+
+def namespace_of(template: Callable) -> ChainMap:
+    """Names a template body can use: its closure, then its module's globals."""
+    code = template.__code__
+    cells = dict(zip(code.co_freevars, template.__closure__ or (), strict=True))
+    return ChainMap({k: c.cell_contents for k, c in cells.items()}, template.__globals__)
+
 
 ADJOINTS: dict[Any, Rule] = {}
 
@@ -79,6 +91,7 @@ def _check(template: Callable, body: list, params: list[str], where: str) -> Non
     if not params or params[0] != "ans":
         raise RuleError(f"{where}: the first parameter of a rule must be 'ans'")
     local = set(params) | {"d"}
+    namespace = namespace_of(template)
     for stmt in body:
         for n in gast.walk(stmt):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
@@ -91,7 +104,7 @@ def _check(template: Callable, body: list, params: list[str], where: str) -> Non
                 if isinstance(n.ctx, gast.Load) and n.slice.id != "ans":
                     raise RuleError(f"{where}: only d[ans] can be read; d[{n.slice.id}] is written")
             if isinstance(n, gast.Name) and n.id not in local:
-                if n.id not in template.__globals__ and not hasattr(builtins, n.id):
+                if n.id not in namespace and not hasattr(builtins, n.id):
                     raise RuleError(f"{where}: unknown name '{n.id}' in the rule body")
 
 

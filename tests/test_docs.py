@@ -1,0 +1,26 @@
+"""The README stays true: its coverage list and its example of generated source are generated."""
+
+import pathlib
+import re
+
+from transpiler import grad
+from transpiler.coverage import BEGIN, END, markdown
+from tests.util import make
+
+README = (pathlib.Path(__file__).parent.parent / "README.md").read_text()
+
+
+def test_readme_coverage_section_is_the_generated_one():
+    section = README[README.index(BEGIN):README.index(END) + len(END)]
+    assert section == markdown(), "run: python -m transpiler coverage, and paste it into README.md"
+
+
+def test_readme_example_source_is_what_the_compiler_prints():
+    shown = re.search(r"```python\n(def grad_f\(x, y\):.*?)```", README, re.S).group(1)
+    f = make("def f(x, y):\n    return x * y + np.sin(x)\n")
+    assert grad(f).source == shown.strip()
+
+
+def test_readme_quick_start_commands_exist():
+    assert "pip install -e . && python samples/quickstart.py" in README
+    assert 'pip install -e ".[test]" && python -m pytest -q' in README
