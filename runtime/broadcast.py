@@ -46,7 +46,7 @@ def unreduce(g, like, axis=None, keepdims=False):
         return g
     g = np.asarray(g)
     if axis is not None and not keepdims:
-        axes = (axis,) if isinstance(axis, int) else tuple(axis)
+        axes = (int(axis),) if np.ndim(axis) == 0 else tuple(axis)
         ndim = len(shape)
         g = np.expand_dims(g, tuple(sorted(a % ndim for a in axes)))
     return np.broadcast_to(g, shape)

@@ -43,6 +43,10 @@ def load(source: str, name: str, filename: str, fn, bindings: dict) -> types.Fun
     user's globals. The source is registered in linecache under ``filename`` for tracebacks,
     ``inspect.getsource`` and pdb, and unregistered when the function is collected.
     """
+    base, k = filename, 1
+    while filename in linecache.cache:  # another compile of the same function: keep both
+        k += 1
+        filename = f"{base[:-1]} #{k}>"
     free = sorted(set(bindings) | set(fn.__code__.co_freevars))
     factory = f"def _make({', '.join(free)}):\n{textwrap.indent(source, '    ')}\n    return {name}\n"
     namespace: dict = {}

@@ -92,7 +92,10 @@ def instantiate(rule: Rule, bound: dict, ans: str, grad_of: Callable[[str], str 
     """
     locals_: dict[str, str] = {}
     namespace = rule.namespace
-    names = lambda n: module_name(n, namespace[n]) if n in namespace else n  # builtins: as is
+
+    def names(n: str) -> str:
+        return module_name(n, namespace[n]) if n in namespace else n  # builtins keep their names
+
     scalar_params = {p for p, v in bound.items()
                      if is_number(v) or (isinstance(v, gast.Name) and v.id in scalars)}
     stmts = []

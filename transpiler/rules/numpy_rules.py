@@ -142,7 +142,7 @@ def adj_transpose(ans, a, axes=None):
     if axes is None:
         d[a] = np.transpose(d[ans])
     else:
-        d[a] = np.transpose(d[ans], np.argsort(axes))
+        d[a] = np.transpose(d[ans], np.argsort(np.mod(axes, np.ndim(a))))
 
 
 @adjoint(np.ndarray.T)

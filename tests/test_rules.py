@@ -1,0 +1,474 @@
+"""Every adjoint rule, checked against finite differences.
+
+The spec table ``SPECS`` holds one or more ``OpSpec`` per key of ``ADJOINTS``. Each spec is an
+expression template in the arguments ``a, b, c`` and a list of argument shapes. For every
+spec x shapes x optimize a scalar test function is built:
+
+- scalar-valued expression:  ``return <expr>``
+- array-valued expression:   ``return np.sum((<expr>) * u)`` with ``u`` a fixed random covector
+  of the output's shape (a global of the function). The gradient of this is the vector-Jacobian
+  product ``J^T u``, so a random ``u`` checks the whole Jacobian-transpose, not a single row.
+
+The gradient with respect to every differentiable argument (all at once, ``wrt`` a tuple) is
+compared with central finite differences by ``check_grad``.
+
+Other tests: float32 in -> float32 gradient per op family; a meta-test that every registered
+key has a spec (and that this meta-test detects a missing one); and sanity tests that the
+checking machinery itself can fail.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import math
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+import gast
+import numpy as np
+import pytest
+
+from tests.util import make, rand
+from transpiler import check_grad, grad
+from transpiler.checking import numeric_grad
+from transpiler.rules.registry import ADJOINTS, adjoint, d, key_name
+
+ARG_NAMES = "abc"
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    """One way of exercising the rule of ``key``.
+
+    ``domain`` is ``(lo, hi)`` for every argument or a tuple with one ``(lo, hi)`` per argument.
+    ``signed`` lists argument positions drawn as ``±uniform(lo, hi)`` (away from a kink at 0).
+    ``bools`` lists argument positions that get a random boolean array (never differentiated).
+    ``shapes`` is a tuple of per-argument shape tuples; shape ``()`` means a Python float.
+    ``xfail`` is a known bug ``(exception type, reason)`` (all shapes) or a dict
+    {shapes: (exception type, reason)}.
+    """
+
+    key: Any
+    expr: str
+    nargs: int
+    domain: Any = (-2.0, 2.0)
+    shapes: tuple = (((),),)  # one case: a single Python-float argument
+    signed: tuple = ()
+    bools: tuple = ()
+    rtol: float = 1e-5
+    atol: float = 1e-6
+    xfail: Any = None
+
+    def arg_domain(self, i: int) -> tuple[float, float]:
+        if isinstance(self.domain[0], tuple):
+            return self.domain[i]
+        return self.domain
+
+    @property
+    def diff_positions(self) -> tuple[int, ...]:
+        return tuple(i for i in range(self.nargs) if i not in self.bools)
+
+
+# --- shape sets -------------------------------------------------------------------------------
+
+UNARY = (((),), ((3,),), ((2, 3),))
+BINARY = (
+    ((), ()),  # scalar + scalar
+    ((3,), (3,)),  # same shape
+    ((), (2, 3)),  # scalar + array
+    ((2, 3), ()),  # array + scalar
+    ((3, 1), (1, 4)),  # both broadcast
+    ((2, 3), (3,)),  # leading-axis broadcast
+    ((3,), (2, 3)),
+)
+SCALAR1 = (((),),)
+SCALAR2 = (((), ()),)
+CONST_OPERAND = (((),), ((3,),), ((2, 3),))  # one argument, the other operand is a number
+
+POS = (0.5, 3.0)  # log, sqrt, reciprocal, positive bases
+AWAY = (0.3, 2.0)  # with ``signed``: |x| >= 0.3, away from kinks and poles at 0
+
+REDUCE_IN = (((2, 3, 4),),)
+
+def _unary_np(fn, expr=None, domain=(-2.0, 2.0), signed=(), shapes=UNARY, **kw):
+    return OpSpec(fn, expr or f"np.{fn.__name__}(a)", 1, domain, shapes, signed, **kw)
+
+
+def _unary_math(fn, domain=(-2.0, 2.0), signed=(), **kw):
+    return OpSpec(fn, f"math.{fn.__name__}(a)", 1, domain, SCALAR1, signed, **kw)
+
+
+SPECS: list[OpSpec] = [
+    # --- operators ---------------------------------------------------------------------------
+    OpSpec(gast.Add, "a + b", 2, shapes=BINARY),
+    OpSpec(gast.Add, "a + 1.5", 1, shapes=CONST_OPERAND),
+    OpSpec(gast.Add, "a + a", 1, shapes=CONST_OPERAND),  # accumulation into one argument
+    OpSpec(gast.Sub, "a - b", 2, shapes=BINARY),
+    OpSpec(gast.Sub, "2.0 - a", 1, shapes=CONST_OPERAND),
+    OpSpec(gast.Mult, "a * b", 2, shapes=BINARY),
+    OpSpec(gast.Mult, "3.0 * a", 1, shapes=CONST_OPERAND),
+    OpSpec(gast.Mult, "a * a", 1, shapes=CONST_OPERAND),
+    OpSpec(gast.Div, "a / b", 2, ((-2.0, 2.0), AWAY), BINARY, signed=(1,)),
+    OpSpec(gast.Div, "1.0 / a", 1, AWAY, CONST_OPERAND, signed=(0,)),
+    OpSpec(gast.Div, "a / 4.0", 1, shapes=CONST_OPERAND),
+    OpSpec(gast.Pow, "a ** b", 2, (POS, (-2.0, 2.0)), BINARY),
+    OpSpec(gast.Pow, "a ** 3", 1, shapes=CONST_OPERAND),  # any sign: constant int exponent
+    OpSpec(gast.Pow, "a ** 0.5", 1, POS, CONST_OPERAND),
+    OpSpec(gast.Pow, "2.0 ** a", 1, shapes=CONST_OPERAND),
+    OpSpec(gast.MatMult, "a @ b", 2, shapes=(
+        ((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)),
+        ((5, 2, 3), (3, 4)), ((2, 3), (5, 3, 4)), ((5, 2, 3), (5, 3, 4)),
+        ((2, 1, 2, 3), (3, 3, 4)), ((3,), (5, 3, 4)), ((5, 2, 3), (3,)))),
+    OpSpec(gast.USub, "-a", 1, shapes=UNARY),
+    OpSpec(gast.UAdd, "+a", 1, shapes=UNARY),
+
+    # --- numpy arithmetic ufuncs (same rules as the operators) --------------------------------
+    OpSpec(np.add, "np.add(a, b)", 2, shapes=BINARY),
+    OpSpec(np.subtract, "np.subtract(a, b)", 2, shapes=BINARY),
+    OpSpec(np.multiply, "np.multiply(a, b)", 2, shapes=BINARY),
+    OpSpec(np.multiply, "np.multiply(a, a)", 1, shapes=UNARY),
+    OpSpec(np.divide, "np.divide(a, b)", 2, ((-2.0, 2.0), AWAY), BINARY, signed=(1,)),
+    OpSpec(np.power, "np.power(a, b)", 2, (POS, (-2.0, 2.0)), BINARY),
+    OpSpec(np.power, "np.power(a, 2)", 1, shapes=UNARY),
+    OpSpec(np.matmul, "np.matmul(a, b)", 2, shapes=(
+        ((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)),
+        ((5, 2, 3), (3, 4)), ((5, 2, 3), (5, 3, 4)), ((2, 1, 2, 3), (3, 3, 4)),
+        ((3,), (5, 3, 4)), ((5, 2, 3), (3,)))),
+    OpSpec(np.negative, "np.negative(a)", 1, shapes=UNARY),
+    OpSpec(np.positive, "np.positive(a)", 1, shapes=UNARY),
+
+    # --- numpy unary ufuncs -------------------------------------------------------------------
+    _unary_np(np.sin),
+    _unary_np(np.cos),
+    _unary_np(np.tan, domain=(-1.2, 1.2)),
+    _unary_np(np.arctan),
+    _unary_np(np.sinh),
+    _unary_np(np.cosh),
+    _unary_np(np.tanh),
+    _unary_np(np.exp),
+    _unary_np(np.expm1),
+    _unary_np(np.log, domain=POS),
+    _unary_np(np.log1p, domain=(-0.5, 2.0)),
+    _unary_np(np.sqrt, domain=POS),
+    _unary_np(np.square),
+    _unary_np(np.reciprocal, domain=AWAY, signed=(0,)),
+    _unary_np(np.abs, domain=AWAY, signed=(0,)),
+    _unary_np(np.fabs, domain=AWAY, signed=(0,)),
+
+    # --- numpy binary ufuncs ------------------------------------------------------------------
+    OpSpec(np.arctan2, "np.arctan2(a, b)", 2, (AWAY, (-2.0, 2.0)), BINARY, signed=(0,)),
+    OpSpec(np.hypot, "np.hypot(a, b)", 2, AWAY, BINARY, signed=(0, 1)),
+    OpSpec(np.maximum, "np.maximum(a, b)", 2, shapes=BINARY),
+    OpSpec(np.maximum, "np.maximum(a, 0.1)", 1, shapes=UNARY),
+    OpSpec(np.minimum, "np.minimum(a, b)", 2, shapes=BINARY),
+    OpSpec(np.minimum, "np.minimum(a, 0.1)", 1, shapes=UNARY),
+    # max(a, a) == a: a tie on purpose, smooth, so the rule must split it (1/2 + 1/2 = 1)
+    OpSpec(np.maximum, "np.maximum(a, a)", 1, shapes=UNARY),
+    OpSpec(np.minimum, "np.minimum(a, a)", 1, shapes=UNARY),
+    OpSpec(np.where, "np.where(a, b, c)", 3, bools=(0,), shapes=(
+        ((3,), (3,), (3,)), ((2, 3), (), (2, 3)), ((2, 3), (2, 3), ()),
+        ((3, 1), (1, 4), ()), ((2, 3), (3,), (2, 1)), ((), (3,), (3,)))),
+    OpSpec(np.where, "np.where(b > 0.0, b, c)", 3, bools=(0,), shapes=(  # condition from b
+        ((), (3,), (3,)), ((), (2, 3), (3,)))),
+
+    # --- reductions ---------------------------------------------------------------------------
+    OpSpec(np.sum, "np.sum(a)", 1, shapes=UNARY + REDUCE_IN),
+    OpSpec(np.sum, "np.sum(a, axis=1)", 1, shapes=REDUCE_IN),
+    OpSpec(np.sum, "np.sum(a, 1)", 1, shapes=REDUCE_IN),
+    OpSpec(np.sum, "np.sum(a, axis=0)", 1, shapes=(((3,),),) + REDUCE_IN),
+    OpSpec(np.sum, "np.sum(a, axis=-1)", 1, shapes=REDUCE_IN),
+    OpSpec(np.sum, "np.sum(a, axis=(0, 2))", 1, shapes=REDUCE_IN),
+    OpSpec(np.sum, "np.sum(a, axis=(-1, 0))", 1, shapes=REDUCE_IN),
+    OpSpec(np.sum, "np.sum(a, axis=1, keepdims=True)", 1, shapes=REDUCE_IN),
+    OpSpec(np.sum, "np.sum(a, axis=-2, keepdims=True)", 1, shapes=REDUCE_IN),
+    OpSpec(np.sum, "np.sum(a, axis=(0, 2), keepdims=True)", 1, shapes=REDUCE_IN),
+    OpSpec(np.sum, "np.sum(a, keepdims=True)", 1, shapes=REDUCE_IN),
+    OpSpec(np.sum, "np.sum(a, axis=(np.int64(0), 2))", 1, shapes=REDUCE_IN),
+    OpSpec(np.sum, "np.sum(a, axis=np.int64(1), keepdims=True)", 1, shapes=REDUCE_IN),
+    OpSpec(np.sum, "np.sum(a, axis=np.int64(1))", 1, shapes=REDUCE_IN),
+    OpSpec(np.mean, "np.mean(a)", 1, shapes=UNARY + REDUCE_IN),
+    OpSpec(np.mean, "np.mean(a, axis=1)", 1, shapes=REDUCE_IN),
+    OpSpec(np.mean, "np.mean(a, -1)", 1, shapes=REDUCE_IN),
+    OpSpec(np.mean, "np.mean(a, axis=(0, 2))", 1, shapes=REDUCE_IN),
+    OpSpec(np.mean, "np.mean(a, axis=(1, -1), keepdims=True)", 1, shapes=REDUCE_IN),
+    OpSpec(np.mean, "np.mean(a, axis=0, keepdims=True)", 1, shapes=REDUCE_IN),
+    OpSpec(np.mean, "np.mean(a, keepdims=True)", 1, shapes=REDUCE_IN),
+    OpSpec(np.mean, "np.mean(a, axis=np.int64(-1))", 1, shapes=REDUCE_IN),
+
+    # --- linear algebra -----------------------------------------------------------------------
+    OpSpec(np.dot, "np.dot(a, b)", 2, shapes=(
+        ((), ()), ((), (3,)), ((2, 3), ()), ((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)),
+        ((2, 3), (3, 4)), ((2, 3, 4), (4,)), ((2, 3, 4), (4, 5)), ((4,), (2, 4, 5)),
+        ((2, 3, 4), (5, 4, 2)))),
+
+    # --- shape --------------------------------------------------------------------------------
+    OpSpec(np.transpose, "np.transpose(a)", 1, shapes=(((3,),), ((2, 3),), ((2, 3, 4),))),
+    OpSpec(np.transpose, "np.transpose(a, (1, 0))", 1, shapes=(((2, 3),),)),
+    OpSpec(np.transpose, "np.transpose(a, (2, 0, 1))", 1, shapes=REDUCE_IN),
+    OpSpec(np.transpose, "np.transpose(a, axes=(1, 2, 0))", 1, shapes=REDUCE_IN),
+    OpSpec(np.transpose, "np.transpose(a, axes=(0, 2, 1))", 1, shapes=REDUCE_IN),
+    OpSpec(np.transpose, "np.transpose(a, None)", 1, shapes=(((2, 3),),)),
+    OpSpec(np.transpose, "np.transpose(a, (-1, 0, 1))", 1, shapes=REDUCE_IN),
+    OpSpec(np.transpose, "np.transpose(a, axes=(1, 0, -1))", 1, shapes=REDUCE_IN),
+    OpSpec(np.ndarray.T, "a.T", 1, shapes=(((3,),), ((2, 3),), ((2, 3, 4),))),
+    OpSpec(np.reshape, "np.reshape(a, (3, 2))", 1, shapes=(((2, 3),), ((6,),))),
+    OpSpec(np.reshape, "np.reshape(a, (-1,))", 1, shapes=REDUCE_IN),
+    OpSpec(np.reshape, "np.reshape(a, 6)", 1, shapes=(((2, 3),),)),
+    OpSpec(np.reshape, "np.reshape(a, (4, 6), order='F')", 1, shapes=REDUCE_IN),
+    OpSpec(np.reshape, "np.reshape(a, shape=(6, 4))", 1, shapes=REDUCE_IN),
+
+    # --- math (Python floats only) ------------------------------------------------------------
+    _unary_math(math.sin),
+    _unary_math(math.cos),
+    _unary_math(math.tan, domain=(-1.2, 1.2)),
+    _unary_math(math.atan),
+    OpSpec(math.atan2, "math.atan2(a, b)", 2, (AWAY, (-2.0, 2.0)), SCALAR2, signed=(0,)),
+    OpSpec(math.hypot, "math.hypot(a, b)", 2, AWAY, SCALAR2, signed=(0, 1)),
+    _unary_math(math.sinh),
+    _unary_math(math.cosh),
+    _unary_math(math.tanh),
+    _unary_math(math.exp),
+    _unary_math(math.expm1),
+    _unary_math(math.log, domain=POS),
+    OpSpec(math.log, "math.log(a, b)", 2, (POS, (1.5, 3.0)), SCALAR2),
+    OpSpec(math.log, "math.log(a, 2.0)", 1, POS, SCALAR1),
+    _unary_math(math.log1p, domain=(-0.5, 2.0)),
+    _unary_math(math.sqrt, domain=POS),
+    _unary_math(math.fabs, domain=AWAY, signed=(0,)),
+    _unary_math(math.erf),
+    OpSpec(math.pow, "math.pow(a, b)", 2, (POS, (-2.0, 2.0)), SCALAR2),
+    OpSpec(math.pow, "math.pow(a, 3.0)", 1, shapes=SCALAR1),
+
+    # --- builtins -----------------------------------------------------------------------------
+    OpSpec(builtins.abs, "abs(a)", 1, AWAY, UNARY, signed=(0,)),
+    OpSpec(builtins.float, "float(a)", 1, shapes=SCALAR1),
+    OpSpec(builtins.float, "float(np.sum(a))", 1, shapes=(((3,),),)),
+    OpSpec(builtins.pow, "pow(a, b)", 2, (POS, (-2.0, 2.0)), BINARY),
+    OpSpec(builtins.pow, "pow(a, 2)", 1, shapes=UNARY),
+]
+
+
+# --- building test functions ------------------------------------------------------------------
+
+def _shape_str(shapes) -> str:
+    return "x".join(str(s) if s else "()" for s in shapes)
+
+
+def _seed(text: str) -> int:
+    return zlib.crc32(text.encode())
+
+
+def make_args(spec: OpSpec, shapes, seed: int, dtype=float) -> tuple:
+    """Arguments for one case: Python floats for shape (), arrays otherwise."""
+    rng = np.random.default_rng(seed)
+    args = []
+    for i, shape in enumerate(shapes):
+        if i in spec.bools:
+            cond = rng.random(shape) < 0.5
+            args.append(bool(cond) if shape == () else cond)
+            continue
+        lo, hi = spec.arg_domain(i)
+        x = rng.uniform(lo, hi, size=shape)
+        if i in spec.signed:
+            x = x * rng.choice([-1.0, 1.0], size=shape)
+        args.append(float(x) if shape == () else np.asarray(x, dtype=dtype))
+    return tuple(args)
+
+
+def build(expr: str, args: tuple, seed: int, u_dtype=float):
+    """The scalar test function of ``expr``: itself if scalar-valued, else a random VJP."""
+    names = ARG_NAMES[:len(args)]
+    value = eval(expr, {"np": np, "math": math}, dict(zip(names, args)))
+    params = ", ".join(names)
+    if np.ndim(value) == 0:
+        return make(f"def f({params}):\n    return {expr}\n")
+    u = rand(np.shape(value), -1.0, 1.0, seed=seed).astype(u_dtype)
+    return make(f"def f({params}):\n    return np.sum(({expr}) * u)\n", u=u)
+
+
+def _cases():
+    seen = set()
+    for spec in SPECS:
+        for shapes in spec.shapes:
+            case_id = f"{spec.expr}-{_shape_str(shapes)}"
+            assert case_id not in seen, f"duplicate case {case_id}"
+            seen.add(case_id)
+            bug = spec.xfail
+            if isinstance(bug, dict):
+                bug = bug.get(shapes)
+            marks = []
+            if bug:
+                raises, reason = bug
+                marks = [pytest.mark.xfail(raises=raises, reason=reason, strict=True)]
+            yield pytest.param(spec, shapes, id=case_id, marks=marks)
+
+
+CASES = list(_cases())
+
+
+@pytest.mark.parametrize("optimize", [True, False], ids=["opt", "noopt"])
+@pytest.mark.parametrize("spec, shapes", CASES)
+def test_rule_vjp(spec: OpSpec, shapes, optimize):
+    seed = _seed(f"{spec.expr}-{shapes}")
+    args = make_args(spec, shapes, seed)
+    f = build(spec.expr, args, seed + 1)
+    wrt = spec.diff_positions
+    grads = check_grad(f, *args, wrt=wrt, rtol=spec.rtol, atol=spec.atol, optimize=optimize)
+    # gradients mirror arguments: float -> float, float64 array -> float64 array of its shape
+    for pos, g in zip(wrt, grads, strict=True):
+        x = args[pos]
+        if isinstance(x, np.ndarray):
+            assert isinstance(g, np.ndarray), f"argument {pos}: {type(g).__name__}, expected array"
+            assert g.shape == x.shape and g.dtype == x.dtype, (g.shape, g.dtype)
+        else:
+            assert type(g) is float, f"argument {pos}: gradient is {type(g).__name__}, not float"
+
+
+# --- float32 ----------------------------------------------------------------------------------
+
+FLOAT32_CASES = [
+    pytest.param("np.exp(a)", ((3, 4),), id="unary-np.exp"),
+    pytest.param("np.tanh(a) + np.sin(a)", ((5,),), id="unary-np.tanh+np.sin"),
+    pytest.param("a * b", ((3, 1), (1, 4)), id="binary-mult-(3,1)x(1,4)"),
+    pytest.param("np.maximum(a, b)", ((2, 3), (3,)), id="binary-np.maximum-(2,3)x(3,)"),
+    pytest.param("a / b + a", ((2, 3), (3,)), id="binary-div-(2,3)x(3,)"),
+    pytest.param("np.sum(a, axis=1)", ((2, 3, 4),), id="reduction-np.sum-axis1"),
+    pytest.param("np.mean(a, axis=(0, 2), keepdims=True)", ((2, 3, 4),),
+                 id="reduction-np.mean-keepdims"),
+    pytest.param("np.dot(a, b)", ((2, 3), (3, 4)), id="linalg-np.dot-2d"),
+    pytest.param("a @ b", ((5, 2, 3), (3,)), id="linalg-matmul-batched"),
+    pytest.param("np.transpose(a, (2, 0, 1))", ((2, 3, 4),), id="shape-np.transpose-axes"),
+    pytest.param("np.reshape(a.T, (4, 6))", ((2, 3, 4),), id="shape-np.reshape-T"),
+]
+
+
+@pytest.mark.parametrize("optimize", [True, False], ids=["opt", "noopt"])
+@pytest.mark.parametrize("expr, shapes", FLOAT32_CASES)
+def test_float32(expr, shapes, optimize):
+    seed = _seed(expr)
+    spec = OpSpec(None, expr, len(shapes), domain=AWAY)  # positive: safe for a / b
+    args32 = make_args(spec, shapes, seed, dtype=np.float32)
+    args64 = tuple(x.astype(np.float64) for x in args32)
+    wrt = tuple(range(len(shapes)))
+    f32 = build(expr, args32, seed + 1, u_dtype=np.float32)
+    f64 = build(expr, args64, seed + 1, u_dtype=np.float64)
+    g32 = grad(f32, wrt=wrt, optimize=optimize)(*args32)
+    g64 = grad(f64, wrt=wrt, optimize=optimize)(*args64)
+    for x, a, b in zip(args32, g32, g64, strict=True):
+        assert isinstance(a, np.ndarray)
+        assert a.dtype == np.float32, f"float32 argument got a {a.dtype} gradient"
+        assert a.shape == x.shape
+        assert b.dtype == np.float64
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+# --- every rule has a spec --------------------------------------------------------------------
+
+def keys_without_spec(adjoints, specs) -> list:
+    """Keys of ``adjoints`` that no spec names, compared by identity."""
+    return [key for key in adjoints if not any(s.key is key for s in specs)]
+
+
+def test_every_rule_has_a_spec():
+    missing = keys_without_spec(ADJOINTS, SPECS)
+    assert not missing, "rules without a spec entry: " + ", ".join(key_name(k) for k in missing)
+
+
+def test_every_spec_names_a_rule():
+    stale = [s.expr for s in SPECS if not any(s.key is k for k in ADJOINTS)]
+    assert not stale, f"specs for keys without a rule: {stale}"
+
+
+def _keys_used(expr: str) -> list:
+    """The rule keys an expression template exercises (operators, called functions, x.T)."""
+    keys = []
+    env = {"np": np, "math": math, **vars(builtins)}
+    for node in ast.walk(ast.parse(expr, mode="eval")):
+        if isinstance(node, (ast.BinOp, ast.UnaryOp)):
+            keys.append(getattr(gast, type(node.op).__name__))
+        elif isinstance(node, ast.Call):
+            keys.append(eval(ast.unparse(node.func), env))
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                and node.value.id in ARG_NAMES:
+            keys.append(getattr(np.ndarray, node.attr))
+    return keys
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=[s.expr for s in SPECS])
+def test_spec_expression_uses_its_key(spec):
+    """Guard against typos in the table: the template really calls the key it claims to test."""
+    assert any(k is spec.key for k in _keys_used(spec.expr)), \
+        f"{spec.expr!r} does not exercise {key_name(spec.key)}"
+
+
+def _rule_without_spec(x):
+    return x * x
+
+
+@pytest.fixture
+def registered_without_spec():
+    """Register (then remove) a rule for a function that has no spec entry."""
+    assert _rule_without_spec not in ADJOINTS
+
+    @adjoint(_rule_without_spec)
+    def adj_rule_without_spec(ans, x):
+        d[x] = d[ans] * 2.0 * x
+
+    try:
+        yield _rule_without_spec
+    finally:
+        del ADJOINTS[_rule_without_spec]
+
+
+def test_meta_test_detects_a_rule_without_spec(registered_without_spec):
+    assert keys_without_spec(ADJOINTS, SPECS) == [registered_without_spec]
+    with pytest.raises(AssertionError, match="rules without a spec entry"):
+        test_every_rule_has_a_spec()
+    # and identity, not equality or name, decides: a spec for it makes the meta-test pass
+    assert keys_without_spec(ADJOINTS, SPECS + [OpSpec(registered_without_spec, "", 1)]) == []
+
+
+def test_key_identity_distinguishes_aliases():
+    """np.abs and np.fabs, math.pow and pow are different keys, each needing its own spec."""
+    specs = [s for s in SPECS if s.key is not np.fabs]
+    assert keys_without_spec(ADJOINTS, specs) == [np.fabs]
+
+
+# --- the checking machinery can fail ----------------------------------------------------------
+
+def test_numeric_grad_matches_known_derivative():
+    f = make("def f(a, b):\n    return np.sum(np.sin(a) * b)\n")
+    a, b = rand((4,), seed=1), rand((4,), seed=2)
+    np.testing.assert_allclose(numeric_grad(f, (a, b), 0), np.cos(a) * b, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(numeric_grad(f, (a, b), 1), np.sin(a), rtol=1e-6, atol=1e-8)
+    wrong = np.cos(a) * b * (1 + 1e-3)
+    assert not np.allclose(numeric_grad(f, (a, b), 0), wrong, rtol=1e-5, atol=1e-6)
+
+
+def _wrongly_differentiated(x):
+    return x * x * x
+
+
+@pytest.fixture
+def wrong_rule():
+    """A rule whose derivative is off by a constant factor, registered only for this test."""
+
+    @adjoint(_wrongly_differentiated)
+    def adj_wrong(ans, x):
+        d[x] = d[ans] * 3.0 * x * x * 1.001  # 0.1 % too large
+
+    try:
+        yield _wrongly_differentiated
+    finally:
+        del ADJOINTS[_wrongly_differentiated]
+
+
+@pytest.mark.parametrize("arg", [0.7, np.array([0.5, -1.0, 1.5])], ids=["float", "array"])
+def test_check_grad_rejects_a_wrong_rule(wrong_rule, arg):
+    f = make("def f(a):\n    return np.sum(cube(a))\n", cube=wrong_rule)
+    with pytest.raises(AssertionError, match="gradient mismatch"):
+        check_grad(f, arg)
+    with pytest.raises(AssertionError, match="gradient mismatch"):
+        check_grad(f, arg, optimize=False)
