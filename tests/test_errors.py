@@ -7,9 +7,13 @@ from transpiler import NoRuleError, TranspileError, grad
 from tests.util import make
 
 REFUSED = [
-    ("if x > 0:\n        x = -x", "'if' statements", 2),
-    ("for i in range(3):\n        x = x * 2", "'for' loops", 2),
-    ("while x > 1:\n        x = x / 2", "'while' loops", 2),
+    ("for i in range(3):\n        break", "'break'", 3),
+    ("for i in range(3):\n        continue", "'continue'", 3),
+    ("for i in range(3):\n        x = x * 2\n    else:\n        x = x + 1", "'for ... else'", 2),
+    ("while np.sum(x) > 1:\n        x = x / 2\n    else:\n        x = x + 1", "'while ... else'",
+     2),
+    ("for v in x:\n        y = v", "only 'for <name> in range(...)'", 2),
+    ("if np.sum(x) > 0:\n        return x", "'return' before the end", 3),
     ("try:\n        x = x * 2\n    except ValueError:\n        pass", "'try'", 2),
     ("with open('f') as fh:\n        x = x * 2", "'with'", 2),
     ("global G\n    G = x", "'global'", 2),
@@ -78,7 +82,7 @@ def test_unknown_keyword_is_refused_not_ignored():
 
 
 def test_error_is_a_syntax_error_subclass_with_location():
-    f = make("def f(x):\n    while x > 1:\n        x = x / 2\n    return x\n")
+    f = make("def f(x):\n    y = x[0]\n    return y\n")
     with pytest.raises(SyntaxError) as info:
-        grad(f)(3.0)
-    assert info.value.lineno == 2 and info.value.offset == 5
+        grad(f)(np.ones(3))
+    assert info.value.lineno == 2 and info.value.offset == 9

@@ -37,6 +37,13 @@ class Namer:
                 self.taken.add(name)
                 return name
 
+    def is_grad(self, name: str) -> bool:
+        return name in self._grads.values()
+
+    def var_of(self, grad: str) -> str:
+        """The variable whose adjoint is ``grad``."""
+        return next(v for v, g in self._grads.items() if g == grad)
+
     def grad(self, var: str) -> str:
         """The adjoint variable of ``var`` (always the same one for the same ``var``)."""
         if var not in self._grads:

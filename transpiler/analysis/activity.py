@@ -40,13 +40,24 @@ def _never_varied(value) -> bool:
 
 
 def active_names(body: list, wrt: tuple[str, ...], result: str | None) -> set[str]:
+    """Flow-insensitive, to a fixed point: loops and branch joins need no special case."""
+    assigns = [n for s in body for n in gast.walk(s) if isinstance(n, gast.Assign)]
     varied = set(wrt)
-    for stmt in body:
-        if isinstance(stmt, gast.Assign) and not _never_varied(stmt.value):
-            if any(n in varied for n in A.load_names(stmt.value)):
-                varied.update(_targets(stmt))
+    changed = True
+    while changed:
+        changed = False
+        for stmt in assigns:
+            if not _never_varied(stmt.value) and any(n in varied for n in A.load_names(stmt.value)):
+                new = set(_targets(stmt)) - varied
+                varied |= new
+                changed |= bool(new)
     useful = {result} if result else set()
-    for stmt in reversed(body):
-        if isinstance(stmt, gast.Assign) and any(t in useful for t in _targets(stmt)):
-            useful.update(A.load_names(stmt.value))
+    changed = True
+    while changed:
+        changed = False
+        for stmt in assigns:
+            if any(t in useful for t in _targets(stmt)):
+                new = set(A.load_names(stmt.value)) - useful
+                useful |= new
+                changed |= bool(new)
     return varied & useful

@@ -1,8 +1,9 @@
 """Which variables are certainly scalars (0-d), whatever the arguments' shapes.
 
-A value is a known scalar when it is a number literal, the result of a ``math`` function, of
+A value is a known scalar when it is a number literal, a ``for`` loop's counter (loops run over
+``range``), the result of a ``math`` function, of
 ``float``/``int``/``len``, of a full reduction (``np.sum(x)``, ``np.mean(x)`` without ``axis``
-or ``keepdims``), or arithmetic on known scalars. The adjoint uses this to drop
+or ``keepdims``), or arithmetic on known scalars, at every assignment of the name. The adjoint uses this to drop
 ``rt.unbroadcast`` where the shapes provably agree.
 """
 
@@ -13,6 +14,7 @@ import math
 import gast
 import numpy as np
 
+from transpiler import ast_util as A
 from transpiler.anno import Anno, getanno
 
 _SCALAR_FUNCTIONS = frozenset({float, int, len, abs})
@@ -43,10 +45,23 @@ def known_scalars(body: list) -> set[str]:
                 return len(node.args) == 1 and not node.keywords
         return False
 
-    for stmt in body:
-        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) \
-                and scalar(stmt.value):
-            scalars.add(stmt.targets[0].id)
+    assigned: dict[str, list] = {}
+    for node in (n for s in body for n in gast.walk(s)):
+        if isinstance(node, gast.Assign):
+            for t in node.targets:
+                for n in gast.walk(t):
+                    if isinstance(n, gast.Name):
+                        value = node.value if isinstance(t, gast.Name) else None
+                        assigned.setdefault(n.id, []).append(value)
+        elif isinstance(node, gast.For):  # over range(...): an int
+            assigned.setdefault(node.target.id, []).append(A.const(0))
+    changed = True
+    while changed:  # a name is a scalar when every assignment to it is (pessimistic start)
+        changed = False
+        for name, values in assigned.items():
+            if name not in scalars and all(v is not None and scalar(v) for v in values):
+                scalars.add(name)
+                changed = True
     return scalars
 
 

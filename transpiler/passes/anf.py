@@ -8,8 +8,9 @@ the forms
     y = op a                   (anything else: left whole, refused later if active)
 
 where ``a``, ``b``, ``c`` are names, numbers, or inactive cheap expressions (``n - 1``,
-``x.shape[0]``). ``return`` returns a name or a constant. Values that cannot vary are left as the
-user wrote them.
+``x.shape[0]``). ``return`` returns a name or a constant, an ``if`` tests a name, and a ``for`` loop iterates
+over a name bound to its ``range(...)`` just before it (so the adjoint can walk it backwards).
+Values that cannot vary are left as the user wrote them.
 
 >>> import gast
 >>> from transpiler.emit import to_source
@@ -37,16 +38,42 @@ _OPERATIONS = (gast.BinOp, gast.UnaryOp, gast.Call, gast.Attribute, gast.Subscri
 
 
 def anf(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
-    varying = set(ctx.wrt)
-    body = []
-    for stmt in fn.body:
-        varies = isinstance(stmt, gast.Assign) and _mentions(stmt.value, varying)
-        body.extend(_ANF(ctx, varying, stmt).run())
-        if varies:
-            varying.update(n.id for t in stmt.targets for n in gast.walk(t)
-                           if isinstance(n, gast.Name))
-    fn.body = body
+    fn.body = _block(fn.body, ctx, _varying(fn, ctx.wrt))
     return fn
+
+
+def _varying(fn, wrt) -> set[str]:
+    """Names that may depend on ``wrt`` (flow-insensitive, to a fixed point)."""
+    varying, assigns = set(wrt), [n for n in gast.walk(fn) if isinstance(n, gast.Assign)]
+    changed = True
+    while changed:
+        changed = False
+        for stmt in assigns:
+            if _mentions(stmt.value, varying):
+                new = {n.id for t in stmt.targets for n in gast.walk(t)
+                       if isinstance(n, gast.Name)} - varying
+                varying |= new
+                changed |= bool(new)
+    return varying
+
+
+def _block(stmts: list, ctx, varying: set[str]) -> list:
+    out = []
+    for stmt in stmts:
+        if isinstance(stmt, (gast.If, gast.For)):
+            field = "test" if isinstance(stmt, gast.If) else "iter"
+            value = getattr(stmt, field)
+            if not A.is_atom(value):
+                flat = _ANF(ctx, varying, stmt)
+                setattr(stmt, field, A.name(flat.emit(value)))
+                out.extend(flat.out)
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            stmt.body = _block(stmt.body, ctx, varying)
+            stmt.orelse = _block(stmt.orelse, ctx, varying)
+            out.append(stmt)
+        else:
+            out.extend(_ANF(ctx, varying, stmt).run())
+    return out
 
 
 def _mentions(node, names: set[str]) -> bool:

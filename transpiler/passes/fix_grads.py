@@ -1,19 +1,25 @@
-"""Turn partial contributions into plain assignments where possible.
+"""Turn partial contributions into assignments, and make every gradient exist where it is read.
 
-The reverse pass emits every partial as ``bx = e`` annotated ACCUMULATE, meaning "add e to bx".
-Walking the straight-line adjoint in order, the first write of a gradient stays ``bx = e`` and
-later ones become ``bx = bx + e`` (never ``+=``: a gradient may alias another array, and the
-user's arrays are never written). A returned gradient that nothing wrote is initialised to zero
-right before the return: never ``bx = 0`` followed by ``bx = bx + ...``.
+The reverse pass emits each partial as ``bx = e`` annotated ACCUMULATE ("add e to bx"), plus
+RESET markers (bx's value is dead: the next write starts anew) and ZERO markers (bx must exist
+here). Walking the adjoint in order with the set of gradients certainly defined:
+
+- the first write of a gradient stays ``bx = e``; later ones become ``bx = bx + e`` (never
+  ``+=``: a gradient may alias another array, and the user's arrays are never written);
+- a ZERO marker becomes ``bx = rt.zeros_like_grad(x)`` only where ``bx`` may be undefined;
+- after an ``if``, a gradient defined in one branch only is zeroed in the other; a gradient
+  defined when a loop body starts is zeroed at the body's end if the body left it undefined;
+- a returned gradient that nothing wrote is zero. Never ``bx = 0`` followed by ``bx += ...``.
 
 >>> import gast
 >>> from transpiler.anno import Anno, setanno
 >>> from transpiler.emit import to_source
+>>> from transpiler.naming import Namer
 >>> from types import SimpleNamespace
 >>> fn = gast.parse("def g(x, y):\\n    bx = a\\n    bx = b\\n    return bx, by").body[0]
 >>> for s in fn.body[:2]: setanno(s, Anno.ACCUMULATE)
->>> ctx = SimpleNamespace(wrt=("x", "y"), namer=SimpleNamespace(grad=lambda v: "b" + v),
-...                       bind=lambda name, obj: name)
+>>> namer = Namer({"x", "y"}); _ = namer.grad("x"), namer.grad("y")
+>>> ctx = SimpleNamespace(wrt=("x", "y"), namer=namer, bind=lambda name, obj: name)
 >>> print(to_source(fix_grads(fn, ctx)))
 def g(x, y):
     bx = a
@@ -28,26 +34,65 @@ import gast
 
 import runtime
 from transpiler import ast_util as A
-from transpiler.anno import Anno, hasanno
+from transpiler.anno import Anno, getanno, hasanno
 
 
 def fix_grads(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
-    defined: set[str] = set()
-    for stmt in fn.body:
-        if not isinstance(stmt, gast.Assign):
-            continue
-        grad = A.target_name(stmt)
-        if hasanno(stmt, Anno.ACCUMULATE) and grad in defined:
-            value, op = stmt.value, gast.Add()
-            if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
-                value, op = value.operand, gast.Sub()  # bx + -e -> bx - e
-            stmt.value = gast.BinOp(left=A.name(grad), op=op, right=value)
-        defined.update(n.id for t in stmt.targets for n in gast.walk(t) if isinstance(n, gast.Name))
     *body, ret = fn.body
-    zeros = A.dotted(f"{ctx.bind('rt', runtime)}.zeros_like_grad")
+    fixer = _Fixer(ctx)
+    defined: set[str] = set()
+    body = fixer.block(body, defined)
     for w in ctx.wrt:
         grad = ctx.namer.grad(w)
         if grad not in defined:
-            body.append(gast.copy_location(A.assign(grad, A.call(zeros, A.name(w))), ret))
+            body.append(gast.copy_location(fixer.zero(grad, w), ret))
     fn.body = body + [ret]
     return fn
+
+
+class _Fixer:
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def zero(self, grad: str, var: str) -> gast.Assign:
+        zeros = A.dotted(f"{self.ctx.bind('rt', runtime)}.zeros_like_grad")
+        return A.assign(grad, A.call(zeros, A.name(var)))
+
+    def zero_missing(self, grads: set[str], like) -> list:
+        return [gast.copy_location(self.zero(g, self.ctx.namer.var_of(g)), like)
+                for g in sorted(grads)]
+
+    def block(self, stmts: list, defined: set[str]) -> list:
+        out = []
+        for stmt in stmts:
+            if hasanno(stmt, Anno.RESET):
+                defined.discard(getanno(stmt, Anno.RESET))
+                continue
+            if hasanno(stmt, Anno.ZERO):
+                grad, var = getanno(stmt, Anno.ZERO)
+                if grad not in defined:
+                    out.append(gast.copy_location(self.zero(grad, var), stmt))
+                    defined.add(grad)
+                continue
+            if isinstance(stmt, gast.If):
+                in_body, in_else = set(defined), set(defined)
+                stmt.body = self.block(stmt.body, in_body)
+                stmt.orelse = self.block(stmt.orelse, in_else)
+                stmt.body += self.zero_missing(in_else - in_body, stmt)
+                stmt.orelse += self.zero_missing(in_body - in_else, stmt)
+                defined |= in_body | in_else
+            elif isinstance(stmt, (gast.For, gast.While)):
+                inside = set(defined)
+                stmt.body = self.block(stmt.body, inside)
+                stmt.body += self.zero_missing(defined - inside, stmt)
+            elif isinstance(stmt, gast.Assign):
+                grad = A.target_name(stmt)
+                if hasanno(stmt, Anno.ACCUMULATE) and grad in defined:
+                    value, op = stmt.value, gast.Add()
+                    if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
+                        value, op = value.operand, gast.Sub()  # bx + -e -> bx - e
+                    stmt.value = gast.BinOp(left=A.name(grad), op=op, right=value)
+                defined.update(n.id for t in stmt.targets for n in gast.walk(t)
+                               if isinstance(n, gast.Name) and self.ctx.namer.is_grad(n.id))
+            out.append(stmt)
+        return out

@@ -1,10 +1,10 @@
 """Clean the generated function: copy propagation and dead-code elimination, to a fixed point.
 
-- ``a = b`` with ``a`` assigned once and ``b`` never reassigned afterwards: uses of ``a`` read
-  ``b`` and the copy goes.
-- An assignment whose name is never read and whose value has no side effects goes (calls count
-  as side-effect free only when they are rule functions, rule helpers or non-differentiable
-  queries; ``print`` and unknown calls stay).
+- ``a = b`` with ``a`` assigned nowhere else, every use of ``a`` later in the same block and
+  ``b`` not reassigned there: uses of ``a`` read ``b`` and the copy goes.
+- An assignment whose name is not live afterwards (liveness through branches and loops) and
+  whose value has no side effects goes (calls count as side-effect free only when they are rule
+  functions, rule helpers or non-differentiable queries; ``print`` and unknown calls stay).
 - A ``# grad of:`` comment whose block became empty goes.
 
 Each step returns whether it changed anything; ``optimize`` repeats them until none does.
@@ -27,7 +27,8 @@ from transpiler.anno import Anno, getanno, hasanno
 from transpiler.rules.nondiff import NONDIFF
 from transpiler.rules.registry import ADJOINTS
 
-_MAX_ROUNDS = 20
+_MAX_ROUNDS = 10
+_COMPOUND = (gast.If, gast.For, gast.While)
 
 
 def optimize(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
@@ -40,35 +41,44 @@ def optimize(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     return fn
 
 
-def _assign_counts(body) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for stmt in body:
-        if isinstance(stmt, gast.Assign):
-            for t in stmt.targets:
-                for n in gast.walk(t):
-                    if isinstance(n, gast.Name):
-                        counts[n.id] = counts.get(n.id, 0) + 1
-    return counts
+def _stores(node) -> list[str]:
+    return [n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, (gast.Store, gast.Param))]
 
 
 def _propagate_copies(fn) -> bool:
-    params = {a.id for a in fn.args.args + fn.args.kwonlyargs}
-    for i, stmt in enumerate(fn.body):
+    counts: dict[str, int] = {}
+    for name in _stores(fn):
+        counts[name] = counts.get(name, 0) + 1
+    return _copies_in(fn.body, counts, fn)
+
+
+def _copies_in(stmts: list, counts: dict[str, int], fn) -> bool:
+    """Propagate ``a = b`` copies whose every use follows them in the same block, with ``b``
+    not reassigned in between."""
+    for i, stmt in enumerate(stmts):
+        if isinstance(stmt, _COMPOUND):
+            if _copies_in(stmt.body, counts, fn) or _copies_in(stmt.orelse, counts, fn):
+                return True
+            continue
         target = A.target_name(stmt)
-        if target is None or not isinstance(stmt.value, gast.Name) or target in params:
+        if target is None or not isinstance(stmt.value, gast.Name) or counts[target] != 1:
             continue
-        source = stmt.value.id
-        later = fn.body[i + 1:]
-        counts = _assign_counts(fn.body)
-        if counts.get(target) != 1 or _assign_counts(later).get(source):
+        source, later = stmt.value.id, stmts[i + 1:]
+        uses = [n for s in later for n in gast.walk(s) if isinstance(n, gast.Name)
+                and n.id == target]
+        if len(uses) != _count_loads(fn, target) or any(source in _stores(s) for s in later):
             continue
-        for node in later:
-            for n in gast.walk(node):
-                if isinstance(n, gast.Name) and n.id == target and isinstance(n.ctx, gast.Load):
-                    n.id = source
-        del fn.body[i]
+        for n in uses:
+            n.id = source
+        del stmts[i]
         return True
     return False
+
+
+def _count_loads(fn, name: str) -> int:
+    return sum(1 for n in gast.walk(fn) if isinstance(n, gast.Name) and n.id == name
+               and isinstance(n.ctx, gast.Load))
 
 
 def _pure(value) -> bool:
@@ -85,30 +95,60 @@ def _pure(value) -> bool:
 
 
 def _eliminate_dead_code(fn) -> bool:
-    live: set[str] = set()
-    kept, changed = [], False
-    for stmt in reversed(fn.body):
-        target = A.target_name(stmt)
-        if target is not None and target not in live and _pure(stmt.value):
-            changed = True
-            continue
-        if target is not None:
-            live.discard(target)
-        live.update(A.load_names(stmt))
-        kept.append(stmt)
-    fn.body = kept[::-1]
+    body, _, changed = _dce(fn.body, set())
+    fn.body = body
     return changed
 
 
-def _drop_empty_comments(fn) -> bool:
-    body, changed = fn.body, False
-    kept = []
-    for i, stmt in enumerate(body):
-        nxt = body[i + 1] if i + 1 < len(body) else None
-        if hasanno(stmt, Anno.COMMENT) and (nxt is None or hasanno(nxt, Anno.COMMENT)
-                                            or isinstance(nxt, gast.Return)):
-            changed = True
-            continue
+def _dce(stmts: list, live: set[str]) -> tuple[list, set[str], bool]:
+    """Backward liveness over a block: (kept statements, live-in set, changed)."""
+    kept, changed = [], False
+    live = set(live)
+    for stmt in reversed(stmts):
+        if isinstance(stmt, gast.If):
+            stmt.body, in_body, c1 = _dce(stmt.body, live)
+            stmt.orelse, in_else, c2 = _dce(stmt.orelse, live)
+            live = in_body | in_else | set(A.load_names(stmt.test))
+            changed |= c1 or c2
+        elif isinstance(stmt, (gast.For, gast.While)):
+            header = A.load_names(stmt.iter if isinstance(stmt, gast.For) else stmt.test)
+            around = live | set(header)
+            while True:  # the body's live-out includes its own live-in (next iteration)
+                body, inside, c = _dce(stmt.body, around)
+                if inside <= around:
+                    break
+                around |= inside
+            stmt.body, live = body, around
+            changed |= c
+        else:
+            target = A.target_name(stmt)
+            if target is not None and target not in live and _pure(stmt.value):
+                changed = True
+                continue
+            if target is not None:
+                live.discard(target)
+            live.update(A.load_names(stmt))
         kept.append(stmt)
-    fn.body = kept
+    return kept[::-1], live, changed
+
+
+def _drop_empty_comments(fn) -> bool:
+    changed = False
+
+    def clean(stmts: list) -> list:
+        nonlocal changed
+        kept = []
+        for i, stmt in enumerate(stmts):
+            if isinstance(stmt, _COMPOUND):
+                stmt.body = clean(stmt.body) or [gast.Pass()]
+                stmt.orelse = clean(stmt.orelse)
+            nxt = stmts[i + 1] if i + 1 < len(stmts) else None
+            if hasanno(stmt, Anno.COMMENT) and (nxt is None or hasanno(nxt, Anno.COMMENT)
+                                                or isinstance(nxt, gast.Return)):
+                changed = True
+                continue
+            kept.append(stmt)
+        return kept
+
+    fn.body = clean(fn.body)
     return changed

@@ -1,10 +1,18 @@
 """Build the reverse-mode function: the primal, then the adjoint in reverse statement order.
 
-Input: a straight-line body in ANF and SSA form ending in ``return name``. Output: the same
-primal statements, a seed ``bret = rt.seed(ret)``, then for each active assignment (reversed) a
-``# grad of: <line>`` comment and the instantiated rule template, whose partials are Assigns
-annotated ACCUMULATE (fix_grads turns them into ``=`` or ``+``), and finally ``return`` of the
-gradients of the ``wrt`` arguments (shaped and typed like them by ``rt.grad_like``).
+Input: ANF, SSA code ending in ``return name``. Output: the primal statements, a seed
+``bret = rt.seed(ret)``, then the adjoint of every active statement in reverse order, each block
+headed by a ``# grad of: <line>`` comment, then ``return`` of the ``wrt`` gradients (shaped and
+typed like their arguments by ``rt.grad_like``).
+
+- An assignment's adjoint is its rule template; partials are Assigns annotated ACCUMULATE, and a
+  RESET marker follows (the value before the assignment has a gradient of its own).
+- ``if c:`` becomes ``if c:`` around the adjoints of the branches.
+- A loop with active statements saves, at the end of each iteration, the values its adjoint
+  reads that the iteration assigned (one ``_stack.append`` per iteration, nothing when the
+  adjoint reads none), and its adjoint loop runs backwards (``reversed(range)``, or the recorded
+  trip count of a ``while``), restoring them with ``_stack.pop()``. Gradients accumulated across
+  iterations are made to exist before the adjoint loop (ZERO markers; fix_grads decides).
 """
 
 from __future__ import annotations
@@ -18,8 +26,9 @@ import runtime
 from transpiler import ast_util as A
 from transpiler.analysis.activity import SHAPE_ATTRIBUTES, active_names
 from transpiler.analysis.scalars import known_scalars
-from transpiler.anno import Anno, getanno, setanno
+from transpiler.anno import Anno, getanno, hasanno, setanno
 from transpiler.errors import NoRuleError, error_at
+from transpiler.passes.ssa import stored_names
 from transpiler.rules.registry import ADJOINTS, key_name
 from transpiler.templates import bind_call, instantiate
 
@@ -28,6 +37,7 @@ _RULE_HINT = ("register a rule for it:\n"
               "    @adjoint({name})\n"
               "    def adj_{short}(ans, x):\n"
               "        d[x] = d[ans] * ...  # the partial derivative times the incoming gradient")
+_METHODS = {"sum": np.sum, "mean": np.mean, "dot": np.dot, "transpose": np.transpose}
 
 
 def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
@@ -35,21 +45,14 @@ def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     assert A.is_atom(ret.value), "ANF returns a name or a constant"
     result = ret.value.id if isinstance(ret.value, gast.Name) else None
     active = active_names(primal, ctx.wrt, result)
-    builder = _Adjoint(ctx, active, known_scalars(primal))
-    adjoint = []
+    builder = _Reverse(ctx, active, known_scalars(primal))
+    primal, adjoint = builder.block(primal)
     if result in active:
         seed = A.call(A.dotted(f"{ctx.bind('rt', runtime)}.seed"), A.name(result))
-        adjoint.append(A.assign(ctx.namer.grad(result), seed, like=ret))
-    origin = None
-    for stmt in reversed(primal):
-        block = builder.visit(stmt)
-        if block:
-            here = getanno(stmt, Anno.ORIGIN, stmt)
-            if here is not origin:
-                adjoint.append(A.comment("grad of: " + _line(ctx, here)))
-                origin = here
-            adjoint.extend(gast.copy_location(s, stmt) for s in block)
-    fn.body = primal + adjoint + [_return(ctx, ret, active)]
+        adjoint.insert(0, A.assign(ctx.namer.grad(result), seed, like=ret))
+    if builder.stack:
+        primal.insert(0, A.assign(builder.stack, gast.List(elts=[], ctx=gast.Load()), like=ret))
+    fn.body = primal + adjoint + [_return(ctx, ret)]
     return fn
 
 
@@ -57,7 +60,7 @@ def _line(ctx, node) -> str:
     return linecache.getline(ctx.filename, node.lineno).strip()
 
 
-def _return(ctx, ret, active) -> gast.Return:
+def _return(ctx, ret) -> gast.Return:
     rt = ctx.bind("rt", runtime)
     grads = [A.call(A.dotted(f"{rt}.grad_like"), A.name(ctx.namer.grad(w)), A.name(w))
              for w in ctx.wrt]
@@ -67,16 +70,113 @@ def _return(ctx, ret, active) -> gast.Return:
     return gast.copy_location(gast.Return(value=value), ret)
 
 
-class _Adjoint:
-    """Adjoint statements of one primal statement (empty when it is inactive)."""
+def marker(key: Anno, value, like) -> gast.Expr:
+    """A placeholder statement for fix_grads (ZERO or RESET); it never reaches the output."""
+    node = gast.copy_location(gast.Expr(value=A.const(None)), like)
+    setanno(node, key, value)
+    return node
 
+
+class _Reverse:
     def __init__(self, ctx, active: set[str], scalars: set[str]):
         self.ctx, self.active, self.scalars = ctx, active, frozenset(scalars)
+        self.stack: str | None = None
 
     def grad_of(self, var: str) -> str | None:
         return self.ctx.namer.grad(var) if var in self.active else None
 
-    def visit(self, stmt) -> list:
+    # --- blocks and compound statements ---
+
+    def block(self, stmts: list) -> tuple[list, list]:
+        """(primal, adjoint) of a statement list; the adjoint is already in reverse order."""
+        primal, pieces = [], []
+        for stmt in stmts:
+            p, a = self.statement(stmt)
+            primal.extend(p)
+            if a:
+                here = None if hasanno(stmt, Anno.PHI) else getanno(stmt, Anno.ORIGIN, stmt)
+                pieces.append((here, a))
+        adjoint, origin = [], None
+        for here, a in reversed(pieces):
+            if here is not None and here is not origin:
+                adjoint.append(A.comment("grad of: " + _line(self.ctx, here)))
+                origin = here
+            adjoint.extend(a)
+        return primal, adjoint
+
+    def statement(self, stmt) -> tuple[list, list]:
+        if isinstance(stmt, gast.If):
+            return self.branch(stmt)
+        if isinstance(stmt, (gast.For, gast.While)):
+            return self.loop(stmt)
+        return [stmt], [gast.copy_location(s, stmt) for s in self.assignment(stmt)]
+
+    def branch(self, stmt: gast.If) -> tuple[list, list]:
+        p_body, a_body = self.block(stmt.body)
+        p_else, a_else = self.block(stmt.orelse)
+        primal = gast.If(test=stmt.test, body=p_body or [gast.Pass()], orelse=p_else)
+        if not (a_body or a_else):
+            return [gast.copy_location(primal, stmt)], []
+        adjoint = gast.If(test=A.name(stmt.test.id), body=a_body or [gast.Pass()], orelse=a_else)
+        return [gast.copy_location(primal, stmt)], [gast.copy_location(adjoint, stmt)]
+
+    def loop(self, stmt) -> tuple[list, list]:
+        split = len(stmt.body)
+        while split and hasanno(stmt.body[split - 1], Anno.LOOP_COPY):
+            split -= 1
+        main, copies = stmt.body[:split], stmt.body[split:]
+        p_main, a_main = self.block(main)
+        p_copies, a_copies = self.block(copies)
+        if not (a_main or a_copies):
+            stmt.body = p_main + p_copies
+            return [stmt], []
+        saved = self.saved(a_copies + a_main, p_main + p_copies, stmt)
+        push, pop = self.tape(saved, stmt)
+        carried = [A.target_name(c) for c in copies]
+        local = stored_names(main)
+        loaded = {n for s in stmt.body for n in A.load_names(s)}
+        cumulative = sorted(v for v in (loaded - local) | set(carried) if v in self.active)
+        zeros = [marker(Anno.ZERO, (self.ctx.namer.grad(v), v), stmt) for v in cumulative]
+        before, primal_body = [], p_main + push + p_copies
+        if isinstance(stmt, gast.For):
+            header = gast.Call(func=A.name("reversed"), args=[A.name(stmt.iter.id)], keywords=[])
+            target = A.name(stmt.target.id, store=True)
+        else:
+            count = self.ctx.namer.fresh("_n")
+            before = [A.assign(count, A.const(0), like=stmt)]
+            primal_body.append(A.assign(count, gast.BinOp(left=A.name(count), op=gast.Add(),
+                                                          right=A.const(1)), like=stmt))
+            header = A.call(A.name("range"), A.name(count))
+            target = A.name(self.ctx.namer.fresh("_"), store=True)
+        stmt.body = primal_body
+        adjoint = gast.For(target=target, iter=header, body=a_copies + pop + a_main + zeros,
+                           orelse=[], type_comment=None)
+        return before + [stmt], zeros + [gast.copy_location(adjoint, stmt)]
+
+    def saved(self, adjoint: list, primal: list, loop) -> list[str]:
+        """Values the adjoint of one iteration reads that the iteration (re)assigns."""
+        read = {n for s in adjoint for n in A.load_names(s)}
+        targets = {n.target.id for n in gast.walk(loop) if isinstance(n, gast.For)}
+        return sorted((read & stored_names(primal)) - targets)
+
+    def tape(self, names: list[str], like) -> tuple[list, list]:
+        if not names:
+            return [], []
+        if self.stack is None:
+            self.stack = self.ctx.namer.fresh("_stack")
+        if len(names) == 1:
+            value, target = A.name(names[0]), A.name(names[0], store=True)
+        else:
+            value = gast.Tuple(elts=[A.name(n) for n in names], ctx=gast.Load())
+            target = gast.Tuple(elts=[A.name(n, store=True) for n in names], ctx=gast.Store())
+        push = gast.Expr(value=A.call(A.attr(A.name(self.stack), "append"), value))
+        pop = gast.Assign(targets=[target], value=A.call(A.attr(A.name(self.stack), "pop")),
+                          type_comment=None)
+        return [gast.copy_location(push, like)], [gast.copy_location(pop, like)]
+
+    # --- assignments ---
+
+    def assignment(self, stmt) -> list:
         if not isinstance(stmt, gast.Assign):
             return []
         targets = [n.id for t in stmt.targets for n in gast.walk(t) if isinstance(n, gast.Name)]
@@ -86,20 +186,23 @@ class _Adjoint:
         if not isinstance(target, gast.Name):
             raise error_at(stmt, self.ctx, "unpacking a differentiated value is not supported yet",
                            "assign each element separately")
+        return self.partials(target.id, value) + [marker(Anno.RESET, self.grad_of(target.id), stmt)]
+
+    def partials(self, target: str, value) -> list:
         if isinstance(value, gast.Name):
             src = self.grad_of(value.id)
-            return [self._partial(src, A.name(self.grad_of(target.id)))] if src else []
+            return [self._partial(src, A.name(self.grad_of(target)))] if src else []
         if isinstance(value, gast.Constant):
             return []
         if isinstance(value, gast.BinOp):
-            return self._rule(type(value.op), [value.left, value.right], {}, target.id, value)
+            return self._rule(type(value.op), [value.left, value.right], {}, target, value)
         if isinstance(value, gast.UnaryOp):
-            return self._rule(type(value.op), [value.operand], {}, target.id, value)
+            return self._rule(type(value.op), [value.operand], {}, target, value)
         if isinstance(value, gast.Call):
-            return self._call(value, target.id)
+            return self._call(value, target)
         if isinstance(value, gast.Attribute) and value.attr not in SHAPE_ATTRIBUTES:
             key = getattr(np.ndarray, value.attr, None)
-            return self._rule(key, [value.value], {}, target.id, value, f".{value.attr}")
+            return self._rule(key, [value.value], {}, target, value, f".{value.attr}")
         raise error_at(value, self.ctx, _unsupported(value),
                        "rewrite it with NumPy functions that have rules (see transpiler.supported())")
 
@@ -110,6 +213,7 @@ class _Adjoint:
 
     def _call(self, call, target: str) -> list:
         func = getanno(call, Anno.FUNC)
+        args = list(call.args)
         if func is None:
             raise error_at(call, self.ctx, "method calls on differentiated values are not supported"
                            " yet", "call the NumPy function instead: np.sum(x) rather than x.sum()")
@@ -117,7 +221,7 @@ class _Adjoint:
             raise error_at(call, self.ctx, "'**kwargs' in a call is not supported yet",
                            "pass keyword arguments explicitly")
         keywords = {kw.arg: kw.value for kw in call.keywords}
-        return self._rule(func, call.args, keywords, target, call, gast.unparse(call.func))
+        return self._rule(func, args, keywords, target, call, gast.unparse(call.func))
 
     def _rule(self, key, args, keywords, target, node, spelled: str = "") -> list:
         try:

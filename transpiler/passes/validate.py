@@ -1,20 +1,21 @@
 """Reject what the compiler does not (yet) understand, before any rewriting.
 
-Postcondition: the body is straight-line code made of assignments to names or tuples of names,
-augmented assignments to names, expression statements, ``assert``, ``pass``, and one ``return``
+Postcondition: the body is made of assignments to names or tuples of names, augmented
+assignments to names, expression statements, ``assert``, ``pass``, ``if``/``elif``/``else``,
+``for`` loops over ``range(...)`` and ``while`` loops (neither with ``else``), and one ``return``
 as the last statement. Expressions contain no lambdas, comprehensions, ``yield``, ``await``,
 walrus or starred items. Everything else raises TranspileError at the construct, with a hint.
 
 >>> import gast
 >>> from types import SimpleNamespace
 >>> ctx = SimpleNamespace(filename="<doc>", indent=0)
->>> fn = gast.parse("def f(x):\\n    for i in range(3):\\n        x = x * 2\\n    return x").body[0]
+>>> fn = gast.parse("def f(x):\\n    for i in range(3):\\n        break\\n    return x").body[0]
 >>> try:
 ...     validate(fn, ctx)
 ... except TranspileError as e:
 ...     print(e)
-<doc>:2:5: 'for' loops are not supported yet
-hint: unroll the loop or write the computation with NumPy array operations
+<doc>:3:9: 'break' is not supported yet
+hint: use a while loop whose condition includes the exit test
 """
 
 from __future__ import annotations
@@ -23,12 +24,10 @@ import gast
 
 from transpiler.errors import TranspileError, error_at  # noqa: F401 (doctest)
 
-_LOOP_HINT = "unroll the loop or write the computation with NumPy array operations"
 _STATEMENTS = {
-    gast.For: ("'for' loops are not supported yet", _LOOP_HINT),
-    gast.While: ("'while' loops are not supported yet", _LOOP_HINT),
-    gast.If: ("'if' statements are not supported yet",
-              "use np.where(cond, a, b) to select between values"),
+    gast.Break: ("'break' is not supported yet",
+                 "use a while loop whose condition includes the exit test"),
+    gast.Continue: ("'continue' is not supported yet", "put the rest of the body under an 'if'"),
     gast.Try: ("'try' is not supported", "move error handling outside the differentiated function"),
     gast.With: ("'with' is not supported", "move the context manager outside the function"),
     gast.FunctionDef: ("nested 'def' is not supported yet", "define the helper at module level"),
@@ -58,22 +57,39 @@ _EXPRESSIONS = {
 
 def validate(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     body = fn.body
-    for i, stmt in enumerate(body):
-        _check_statement(stmt, ctx, last=i == len(body) - 1)
-        for node in gast.walk(stmt):
-            if type(node) in _EXPRESSIONS:
-                msg, hint = _EXPRESSIONS[type(node)]
-                raise error_at(node, ctx, msg, hint)
+    _check_block(body, ctx, top=True)
+    for node in gast.walk(fn):
+        if type(node) in _EXPRESSIONS:
+            msg, hint = _EXPRESSIONS[type(node)]
+            raise error_at(node, ctx, msg, hint)
     if not body or not isinstance(body[-1], gast.Return) or body[-1].value is None:
         raise error_at(body[-1] if body else fn, ctx, "the function must end with 'return <value>'",
                        "return the scalar whose gradient you want")
     return fn
 
 
+def _check_block(body: list, ctx, top: bool = False) -> None:
+    for i, stmt in enumerate(body):
+        _check_statement(stmt, ctx, last=top and i == len(body) - 1)
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            _check_block(stmt.body, ctx)
+            _check_block(stmt.orelse, ctx)
+
+
 def _check_statement(stmt, ctx, last: bool) -> None:
     if type(stmt) in _STATEMENTS:
         msg, hint = _STATEMENTS[type(stmt)]
         raise error_at(stmt, ctx, msg, hint)
+    if isinstance(stmt, (gast.For, gast.While)) and stmt.orelse:
+        kind = "for" if isinstance(stmt, gast.For) else "while"
+        raise error_at(stmt, ctx, f"'{kind} ... else' is not supported yet",
+                       "set a flag in the loop and test it after the loop")
+    if isinstance(stmt, gast.For) and not (
+            isinstance(stmt.target, gast.Name) and isinstance(stmt.iter, gast.Call)
+            and isinstance(stmt.iter.func, gast.Name) and stmt.iter.func.id == "range"
+            and not stmt.iter.keywords):
+        raise error_at(stmt.iter, ctx, "only 'for <name> in range(...)' loops are supported yet",
+                       "iterate over indices: for i in range(len(xs)): ... xs[i] ...")
     if isinstance(stmt, gast.Return) and not last:
         raise error_at(stmt, ctx, "'return' before the end of the function is not supported yet",
                        "compute the result in a variable and return it at the end")
