@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import copy
-
 import gast
 
 from transpiler.anno import Anno, setanno
@@ -46,16 +44,43 @@ def comment(text: str) -> gast.Expr:
     return node
 
 
+def walk(node):
+    """Every node under ``node`` (itself included), depth first; faster than ``ast.walk``."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        for field in n._fields:
+            value = getattr(n, field, None)
+            if isinstance(value, list):
+                stack.extend(v for v in reversed(value) if isinstance(v, gast.AST))
+            elif isinstance(value, gast.AST):
+                stack.append(value)
+
+
 def is_atom(node) -> bool:
     return isinstance(node, (gast.Name, gast.Constant))
 
 
 def copy_node(node):
-    return copy.deepcopy(node)
+    """A deep copy of a gast tree (several times faster than copy.deepcopy), annotations kept."""
+    if isinstance(node, list):
+        return [copy_node(n) for n in node]
+    if not isinstance(node, gast.AST):
+        return node
+    new = type(node).__new__(type(node))
+    for field in node._fields:
+        setattr(new, field, copy_node(getattr(node, field, None)))
+    for attribute in node._attributes:
+        if hasattr(node, attribute):
+            setattr(new, attribute, getattr(node, attribute))
+    if "_anno" in node.__dict__:
+        new._anno = dict(node._anno)
+    return new
 
 
 def load_names(node) -> list[str]:
-    return [n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
+    return [n.id for n in walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
 
 
 def target_name(stmt) -> str | None:

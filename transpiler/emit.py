@@ -10,6 +10,7 @@ import weakref
 import astor
 import gast
 
+from transpiler import ast_util as A
 from transpiler.anno import Anno, getanno
 
 
@@ -28,7 +29,7 @@ class _SourceGenerator(astor.code_gen.SourceGenerator):
 
 def to_source(node) -> str:
     """Python source of a gast node; comment statements become ``# ...`` lines."""
-    for n in gast.walk(node):
+    for n in A.walk(node):
         if isinstance(n, gast.Expr) and getanno(n, Anno.COMMENT) is not None:
             n.value.value = _Comment(getanno(n, Anno.COMMENT))
     tree = gast.gast_to_ast(node)

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import gast
 
+from transpiler import ast_util as A
+
 
 def names_in(node) -> set[str]:
     """Every identifier that appears in ``node`` (names, parameters, attributes are excluded)."""
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+    return {n.id for n in A.walk(node) if isinstance(n, gast.Name)}
 
 
 class Namer:

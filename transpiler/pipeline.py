@@ -9,6 +9,7 @@ from typing import Callable
 
 import gast
 
+from transpiler import ast_util as A
 from transpiler import emit
 from transpiler.context import Context, Options
 from transpiler.frontend import parse_function
@@ -57,5 +58,5 @@ def compile_function(fn, wrt: tuple[str, ...], mode: str, options: Options,
 
 
 def _locals(node) -> set[str]:
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+    return {n.id for n in A.walk(node) if isinstance(n, gast.Name)
             and isinstance(n.ctx, (gast.Store, gast.Param))}

@@ -10,7 +10,7 @@ the output read like hand-written code: constant arithmetic is folded, ``e ** 1`
 
 from __future__ import annotations
 
-import copy
+import functools
 import inspect
 import operator
 from typing import Callable
@@ -50,7 +50,7 @@ class _Substitute(gast.NodeTransformer):
 
     def visit_Name(self, node):
         if node.id in self.bound:
-            return copy.deepcopy(self.bound[node.id])
+            return A.copy_node(self.bound[node.id])
         if node.id == "ans":
             return A.name(self.ans)
         if node.id in self.locals:
@@ -100,7 +100,7 @@ def instantiate(rule: Rule, bound: dict, ans: str, grad_of: Callable[[str], str 
                      if is_number(v) or (isinstance(v, gast.Name) and v.id in scalars)}
     stmts = []
     for stmt in _flatten(rule.body, bound):
-        stmt = copy.deepcopy(stmt)
+        stmt = A.copy_node(stmt)
         target = stmt.targets[0] if isinstance(stmt, gast.Assign) else None
         partial_of = None
         if isinstance(target, gast.Subscript):  # d[x] = ...
@@ -111,46 +111,32 @@ def instantiate(rule: Rule, bound: dict, ans: str, grad_of: Callable[[str], str 
             stmt.value = _elide_unbroadcast(stmt.value, target.slice.id, rule, bound,
                                             scalar_params)
         else:
-            for n in gast.walk(stmt):
+            for n in A.walk(stmt):
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                     locals_.setdefault(n.id, fresh(n.id))
-        _resolve_calls(stmt, namespace)
         stmt = _Substitute(rule, bound, ans, grad_of, locals_, names).visit(stmt)
         stmt = _Fold().visit(stmt)
         _drop_default_arguments(stmt)
         if partial_of is not None:
             stmt = A.assign(partial_of, stmt.value)
             setanno(stmt, Anno.ACCUMULATE)
-        for n in gast.walk(stmt):
+        for n in A.walk(stmt):
             if isinstance(n, gast.Call):
                 setanno(n, Anno.PURE)
         stmts.append(stmt)
     return stmts
 
 
-def _resolve_calls(stmt, namespace: dict) -> None:
-    """Note on each call in a template the object it calls (``rt.unreduce`` -> the function)."""
-    for node in gast.walk(stmt):
-        if isinstance(node, gast.Call):
-            path, func = [], node.func
-            while isinstance(func, gast.Attribute):
-                path.append(func.attr)
-                func = func.value
-            if isinstance(func, gast.Name) and func.id in namespace:
-                obj = namespace[func.id]
-                for part in reversed(path):
-                    obj = getattr(obj, part, None)
-                setanno(node, Anno.FUNC, obj)
-
-
 def _drop_default_arguments(stmt) -> None:
     """``rt.unreduce(g, x, None, False)`` -> ``rt.unreduce(g, x)``: omit arguments that equal the
     callee's own defaults (where its signature is known)."""
-    for node in gast.walk(stmt):
+    for node in A.walk(stmt):
         func = getanno(node, Anno.FUNC) if isinstance(node, gast.Call) else None
         try:
-            params = list(inspect.signature(func).parameters.values())
-        except (TypeError, ValueError):  # no signature (C functions, ufuncs) or no func
+            params = _parameters(func)
+        except TypeError:  # unhashable callable
+            continue
+        if params is None:
             continue
         while node.args and len(node.args) <= len(params):
             param, arg = params[len(node.args) - 1], node.args[-1]
@@ -162,6 +148,14 @@ def _drop_default_arguments(stmt) -> None:
         node.keywords = [kw for kw in node.keywords if not (
             isinstance(kw.value, gast.Constant) and kw.arg in by_name
             and type(kw.value.value) is type(by_name[kw.arg]) and kw.value.value == by_name[kw.arg])]
+
+
+@functools.lru_cache(maxsize=None)
+def _parameters(func) -> list | None:
+    try:
+        return list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):  # no signature (C functions, ufuncs) or no func
+        return None
 
 
 def _elide_unbroadcast(value, param, rule, bound, scalars):

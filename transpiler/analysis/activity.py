@@ -19,7 +19,7 @@ SHAPE_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype"})
 
 def _targets(stmt) -> list[str]:
     if isinstance(stmt, gast.Assign):
-        return [n.id for t in stmt.targets for n in gast.walk(t) if isinstance(n, gast.Name)]
+        return [n.id for t in stmt.targets for n in A.walk(t) if isinstance(n, gast.Name)]
     return []
 
 
@@ -41,23 +41,22 @@ def _never_varied(value) -> bool:
 
 def active_names(body: list, wrt: tuple[str, ...], result: str | None) -> set[str]:
     """Flow-insensitive, to a fixed point: loops and branch joins need no special case."""
-    assigns = [n for s in body for n in gast.walk(s) if isinstance(n, gast.Assign)]
+    edges = [(set(_targets(n)), set(A.load_names(n.value)), _never_varied(n.value))
+             for s in body for n in A.walk(s) if isinstance(n, gast.Assign)]
     varied = set(wrt)
     changed = True
     while changed:
         changed = False
-        for stmt in assigns:
-            if not _never_varied(stmt.value) and any(n in varied for n in A.load_names(stmt.value)):
-                new = set(_targets(stmt)) - varied
-                varied |= new
-                changed |= bool(new)
+        for targets, reads, never in edges:
+            if not never and reads & varied and not targets <= varied:
+                varied |= targets
+                changed = True
     useful = {result} if result else set()
     changed = True
     while changed:
         changed = False
-        for stmt in assigns:
-            if any(t in useful for t in _targets(stmt)):
-                new = set(A.load_names(stmt.value)) - useful
-                useful |= new
-                changed |= bool(new)
+        for targets, reads, _ in edges:
+            if targets & useful and not reads <= useful:
+                useful |= reads
+                changed = True
     return varied & useful

@@ -46,10 +46,10 @@ def known_scalars(body: list) -> set[str]:
         return False
 
     assigned: dict[str, list] = {}
-    for node in (n for s in body for n in gast.walk(s)):
+    for node in (n for s in body for n in A.walk(s)):
         if isinstance(node, gast.Assign):
             for t in node.targets:
-                for n in gast.walk(t):
+                for n in A.walk(t):
                     if isinstance(n, gast.Name):
                         value = node.value if isinstance(t, gast.Name) else None
                         assigned.setdefault(n.id, []).append(value)

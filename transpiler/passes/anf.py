@@ -44,13 +44,13 @@ def anf(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
 
 def _varying(fn, wrt) -> set[str]:
     """Names that may depend on ``wrt`` (flow-insensitive, to a fixed point)."""
-    varying, assigns = set(wrt), [n for n in gast.walk(fn) if isinstance(n, gast.Assign)]
+    varying, assigns = set(wrt), [n for n in A.walk(fn) if isinstance(n, gast.Assign)]
     changed = True
     while changed:
         changed = False
         for stmt in assigns:
             if _mentions(stmt.value, varying):
-                new = {n.id for t in stmt.targets for n in gast.walk(t)
+                new = {n.id for t in stmt.targets for n in A.walk(t)
                        if isinstance(n, gast.Name)} - varying
                 varying |= new
                 changed |= bool(new)
@@ -77,7 +77,7 @@ def _block(stmts: list, ctx, varying: set[str]) -> list:
 
 
 def _mentions(node, names: set[str]) -> bool:
-    return any(isinstance(n, gast.Name) and n.id in names for n in gast.walk(node))
+    return any(isinstance(n, gast.Name) and n.id in names for n in A.walk(node))
 
 
 def _cheap(node) -> bool:

@@ -92,7 +92,7 @@ class _Fixer:
                     if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
                         value, op = value.operand, gast.Sub()  # bx + -e -> bx - e
                     stmt.value = gast.BinOp(left=A.name(grad), op=op, right=value)
-                defined.update(n.id for t in stmt.targets for n in gast.walk(t)
+                defined.update(n.id for t in stmt.targets for n in A.walk(t)
                                if isinstance(n, gast.Name) and self.ctx.namer.is_grad(n.id))
             out.append(stmt)
         return out

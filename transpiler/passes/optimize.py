@@ -9,7 +9,11 @@
 
 Each step returns whether it changed anything; ``optimize`` repeats them until none does.
 
->>> import gast
+>>> from collections import Counter
+
+from collections import Counter
+
+import gast
 >>> from transpiler.emit import to_source
 >>> fn = gast.parse("def g(x):\\n    a = x * 2\\n    b = a\\n    c = b + 1\\n    return b").body[0]
 >>> print(to_source(optimize(fn, None)))
@@ -19,6 +23,8 @@ def g(x):
 """
 
 from __future__ import annotations
+
+from collections import Counter
 
 import gast
 
@@ -41,48 +47,45 @@ def optimize(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     return fn
 
 
-def _stores(node) -> list[str]:
-    return [n.id for n in gast.walk(node) if isinstance(n, gast.Name)
-            and isinstance(n.ctx, (gast.Store, gast.Param))]
-
-
 def _propagate_copies(fn) -> bool:
-    counts: dict[str, int] = {}
-    for name in _stores(fn):
-        counts[name] = counts.get(name, 0) + 1
-    return _copies_in(fn.body, counts, fn)
+    names = [n for n in A.walk(fn) if isinstance(n, gast.Name)]
+    stores = Counter(n.id for n in names if not isinstance(n.ctx, gast.Load))
+    loads = Counter(n.id for n in names if isinstance(n.ctx, gast.Load))
+    return _copies_in(fn.body, stores, loads)
 
 
-def _copies_in(stmts: list, counts: dict[str, int], fn) -> bool:
+def _copies_in(stmts: list, stores: Counter, loads: Counter) -> bool:
     """Propagate ``a = b`` copies whose every use follows them in the same block, with ``b``
-    not reassigned in between."""
+    not reassigned in between. One sweep; renames are applied as they are found."""
+    changed = False
+    names = [[n for n in A.walk(s) if isinstance(n, gast.Name)] for s in stmts]
+    dead = set()
     for i, stmt in enumerate(stmts):
         if isinstance(stmt, _COMPOUND):
-            if _copies_in(stmt.body, counts, fn) or _copies_in(stmt.orelse, counts, fn):
-                return True
+            changed |= _copies_in(stmt.body, stores, loads) | _copies_in(stmt.orelse, stores, loads)
             continue
         target = A.target_name(stmt)
-        if target is None or not isinstance(stmt.value, gast.Name) or counts[target] != 1:
+        if target is None or not isinstance(stmt.value, gast.Name) or stores[target] != 1:
             continue
-        source, later = stmt.value.id, stmts[i + 1:]
-        uses = [n for s in later for n in gast.walk(s) if isinstance(n, gast.Name)
-                and n.id == target]
-        if len(uses) != _count_loads(fn, target) or any(source in _stores(s) for s in later):
+        source = stmt.value.id
+        later = [n for group in names[i + 1:] for n in group]
+        uses = [n for n in later if n.id == target]
+        if len(uses) != loads[target] or any(n.id == source and not isinstance(n.ctx, gast.Load)
+                                             for n in later):
             continue
         for n in uses:
             n.id = source
-        del stmts[i]
-        return True
-    return False
-
-
-def _count_loads(fn, name: str) -> int:
-    return sum(1 for n in gast.walk(fn) if isinstance(n, gast.Name) and n.id == name
-               and isinstance(n.ctx, gast.Load))
+        loads[source] += len(uses) - 1
+        loads[target] = 0
+        dead.add(i)
+        changed = True
+    if dead:
+        stmts[:] = [s for i, s in enumerate(stmts) if i not in dead]
+    return changed
 
 
 def _pure(value) -> bool:
-    for n in gast.walk(value):
+    for n in A.walk(value):
         if isinstance(n, gast.Call) and not hasanno(n, Anno.PURE):
             func = getanno(n, Anno.FUNC)
             try:

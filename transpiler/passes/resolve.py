@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gast
 
+from transpiler import ast_util as A
 from transpiler.anno import Anno, setanno
 from transpiler.errors import error_at
 
@@ -19,9 +20,9 @@ _MISSING = object()
 
 
 def resolve(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
-    local = {n.id for n in gast.walk(fn) if isinstance(n, gast.Name)
+    local = {n.id for n in A.walk(fn) if isinstance(n, gast.Name)
              and isinstance(n.ctx, (gast.Store, gast.Param))}
-    for node in gast.walk(fn):
+    for node in A.walk(fn):
         if isinstance(node, gast.Call):
             obj, root = _evaluate(node.func, local, ctx)
             if obj is _MISSING:

@@ -156,7 +156,7 @@ class _Reverse:
     def saved(self, adjoint: list, primal: list, loop) -> list[str]:
         """Values the adjoint of one iteration reads that the iteration (re)assigns."""
         read = {n for s in adjoint for n in A.load_names(s)}
-        targets = {n.target.id for n in gast.walk(loop) if isinstance(n, gast.For)}
+        targets = {n.target.id for n in A.walk(loop) if isinstance(n, gast.For)}
         return sorted((read & stored_names(primal)) - targets)
 
     def tape(self, names: list[str], like) -> tuple[list, list]:
@@ -179,7 +179,7 @@ class _Reverse:
     def assignment(self, stmt) -> list:
         if not isinstance(stmt, gast.Assign):
             return []
-        targets = [n.id for t in stmt.targets for n in gast.walk(t) if isinstance(n, gast.Name)]
+        targets = [n.id for t in stmt.targets for n in A.walk(t) if isinstance(n, gast.Name)]
         if not any(t in self.active for t in targets):
             return []
         target, value = stmt.targets[0], stmt.value

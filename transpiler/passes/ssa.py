@@ -40,7 +40,7 @@ def ssa(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
 
 
 def stored_names(stmts: list) -> set[str]:
-    return {n.id for s in stmts for n in gast.walk(s)
+    return {n.id for s in stmts for n in A.walk(s)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
 
@@ -54,7 +54,7 @@ class _Renamer:
         return new
 
     def loads(self, node, current: dict) -> None:
-        for n in gast.walk(node):
+        for n in A.walk(node):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
                 n.id = current.get(n.id, n.id)
 
@@ -75,7 +75,7 @@ class _Renamer:
                 if isinstance(stmt, gast.Assign):
                     self.loads(stmt.value, current)
                     for t in stmt.targets:
-                        for n in gast.walk(t):
+                        for n in A.walk(t):
                             if isinstance(n, gast.Name):
                                 current[n.id] = n.id = self.define(n.id)
                 else:

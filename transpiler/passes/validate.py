@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import gast
 
+from transpiler import ast_util as A
 from transpiler.errors import TranspileError, error_at  # noqa: F401 (doctest)
 
 _STATEMENTS = {
@@ -58,7 +59,7 @@ _EXPRESSIONS = {
 def validate(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     body = fn.body
     _check_block(body, ctx, top=True)
-    for node in gast.walk(fn):
+    for node in A.walk(fn):
         if type(node) in _EXPRESSIONS:
             msg, hint = _EXPRESSIONS[type(node)]
             raise error_at(node, ctx, msg, hint)

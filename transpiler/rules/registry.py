@@ -28,6 +28,9 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import gast
+
+from transpiler import ast_util as A
+from transpiler.anno import Anno, setanno
 import numpy as np
 
 
@@ -93,11 +96,11 @@ def _check(template: Callable, body: list, params: list[str], where: str) -> Non
     local = set(params) | {"d"}
     namespace = namespace_of(template)
     for stmt in body:
-        for n in gast.walk(stmt):
+        for n in A.walk(stmt):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                 local.add(n.id)
     for stmt in body:
-        for n in gast.walk(stmt):
+        for n in A.walk(stmt):
             if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) and n.value.id == "d":
                 if not (isinstance(n.slice, gast.Name) and n.slice.id in params):
                     raise RuleError(f"{where}: d[...] must name a parameter of the rule")
@@ -108,6 +111,21 @@ def _check(template: Callable, body: list, params: list[str], where: str) -> Non
                     raise RuleError(f"{where}: unknown name '{n.id}' in the rule body")
 
 
+def resolve_calls(stmt, namespace) -> None:
+    """Note on each call in a template the object it calls (``rt.unreduce`` -> the function)."""
+    for node in A.walk(stmt):
+        if isinstance(node, gast.Call):
+            path, func = [], node.func
+            while isinstance(func, gast.Attribute):
+                path.append(func.attr)
+                func = func.value
+            if isinstance(func, gast.Name) and func.id in namespace:
+                obj = namespace[func.id]
+                for part in reversed(path):
+                    obj = getattr(obj, part, None)
+                setanno(node, Anno.FUNC, obj)
+
+
 def adjoint(*keys) -> Callable[[Callable], Callable]:
     """Register the decorated template as the adjoint rule of every key."""
 
@@ -115,6 +133,8 @@ def adjoint(*keys) -> Callable[[Callable], Callable]:
         body, filename, lineno = _parse(template)
         signature = inspect.signature(template)
         _check(template, body, list(signature.parameters), f"{filename}:{lineno}")
+        for stmt in body:
+            resolve_calls(stmt, namespace_of(template))
         for key in keys:
             ADJOINTS[key] = Rule(key, template, body, signature, filename, lineno)
         return template
