@@ -38,24 +38,46 @@ def bind_call(rule: Rule, args: list, keywords: dict) -> dict[str, gast.AST]:
     return out
 
 
-class _Substitute(gast.NodeTransformer):
-    def __init__(self, rule, bound, ans, grad_of, locals_, module_names):
-        self.rule, self.bound, self.ans = rule, bound, ans
-        self.grad_of, self.locals, self.module_names = grad_of, locals_, module_names
+class _Builder:
+    """Copy a template statement in one pass: substitute names, expand ``d[ans]``, fold
+    constants, drop default arguments and mark calls pure."""
 
-    def visit_Subscript(self, node):
-        if isinstance(node.value, gast.Name) and node.value.id == "d":  # d[ans]
-            return A.name(self.grad_of(self.ans))
-        return self.generic_visit(node)
+    def __init__(self, bound: dict, ans: str, grad_ans: str | None, locals_: dict, names):
+        self.bound, self.ans, self.grad_ans = bound, ans, grad_ans
+        self.locals, self.names = locals_, names
 
-    def visit_Name(self, node):
-        if node.id in self.bound:
-            return A.copy_node(self.bound[node.id])
-        if node.id == "ans":
-            return A.name(self.ans)
-        if node.id in self.locals:
-            return A.name(self.locals[node.id], store=isinstance(node.ctx, gast.Store))
-        return A.name(self.module_names(node.id))
+    def build(self, node):
+        if isinstance(node, list):
+            return [self.build(n) for n in node]
+        if not isinstance(node, gast.AST):
+            return node
+        if isinstance(node, gast.Name):
+            if node.id in self.bound:
+                return A.copy_node(self.bound[node.id])
+            if node.id == "ans":
+                return A.name(self.ans)
+            if node.id in self.locals:
+                return A.name(self.locals[node.id], store=isinstance(node.ctx, gast.Store))
+            return A.name(self.names(node.id))
+        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
+                and node.value.id == "d":  # d[ans]
+            return A.name(self.grad_ans)
+        new = type(node).__new__(type(node))
+        for field in node._fields:
+            setattr(new, field, self.build(getattr(node, field, None)))
+        for attribute in node._attributes:
+            if hasattr(node, attribute):
+                setattr(new, attribute, getattr(node, attribute))
+        if "_anno" in node.__dict__:
+            new._anno = dict(node._anno)
+        if isinstance(new, gast.BinOp):
+            return _fold_binop(new)
+        if isinstance(new, gast.UnaryOp) and isinstance(new.op, gast.USub) and is_number(new.operand):
+            return A.const(-new.operand.value)
+        if isinstance(new, gast.Call):
+            _drop_default_arguments(new)
+            setanno(new, Anno.PURE)
+        return new
 
 
 def _static_test(test, bound) -> bool | None:
@@ -98,32 +120,24 @@ def instantiate(rule: Rule, bound: dict, ans: str, grad_of: Callable[[str], str 
 
     scalar_params = {p for p, v in bound.items()
                      if is_number(v) or (isinstance(v, gast.Name) and v.id in scalars)}
+    builder = _Builder(bound, ans, grad_of(ans), locals_, names)
     stmts = []
     for stmt in _flatten(rule.body, bound):
-        stmt = A.copy_node(stmt)
         target = stmt.targets[0] if isinstance(stmt, gast.Assign) else None
-        partial_of = None
         if isinstance(target, gast.Subscript):  # d[x] = ...
             arg = bound[target.slice.id]
             partial_of = grad_of(arg.id) if isinstance(arg, gast.Name) else None
             if partial_of is None:
                 continue
-            stmt.value = _elide_unbroadcast(stmt.value, target.slice.id, rule, bound,
-                                            scalar_params)
+            value = _elide_unbroadcast(stmt.value, target.slice.id, rule, bound, scalar_params)
+            new = A.assign(partial_of, builder.build(value))
+            setanno(new, Anno.ACCUMULATE)
         else:
             for n in A.walk(stmt):
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                     locals_.setdefault(n.id, fresh(n.id))
-        stmt = _Substitute(rule, bound, ans, grad_of, locals_, names).visit(stmt)
-        stmt = _Fold().visit(stmt)
-        _drop_default_arguments(stmt)
-        if partial_of is not None:
-            stmt = A.assign(partial_of, stmt.value)
-            setanno(stmt, Anno.ACCUMULATE)
-        for n in A.walk(stmt):
-            if isinstance(n, gast.Call):
-                setanno(n, Anno.PURE)
-        stmts.append(stmt)
+            new = builder.build(stmt)
+        stmts.append(new)
     return stmts
 
 
@@ -173,25 +187,16 @@ def _elide_unbroadcast(value, param, rule, bound, scalars):
     return value
 
 
-class _Fold(gast.NodeTransformer):
+def _fold_binop(node):
     """Fold number arithmetic, ``e ** 1`` and multiplication by 1."""
-
-    def visit_BinOp(self, node):
-        self.generic_visit(node)
-        left, right, op = node.left, node.right, type(node.op)
-        if is_number(left) and is_number(right) and op in _FOLD:
-            try:
-                return A.const(_FOLD[op](left.value, right.value))
-            except (ArithmeticError, ValueError):
-                return node
-        if op in (gast.Pow, gast.Mult) and is_number(right) and right.value == 1:
-            return left
-        if op is gast.Mult and is_number(left) and left.value == 1:
-            return right
-        return node
-
-    def visit_UnaryOp(self, node):
-        self.generic_visit(node)
-        if isinstance(node.op, gast.USub) and is_number(node.operand):
-            return A.const(-node.operand.value)
-        return node
+    left, right, op = node.left, node.right, type(node.op)
+    if is_number(left) and is_number(right) and op in _FOLD:
+        try:
+            return A.const(_FOLD[op](left.value, right.value))
+        except (ArithmeticError, ValueError):
+            return node
+    if op in (gast.Pow, gast.Mult) and is_number(right) and right.value == 1:
+        return left
+    if op is gast.Mult and is_number(left) and left.value == 1:
+        return right
+    return node
