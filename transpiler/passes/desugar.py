@@ -31,13 +31,22 @@ from transpiler.anno import Anno, setanno
 
 
 def desugar(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
+    fn.body = _block(fn.body, ctx)
+    return fn
+
+
+def _block(stmts: list, ctx) -> list:
     body = []
-    for stmt in fn.body:
+    for stmt in stmts:
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            stmt.body = _block(stmt.body, ctx) or [gast.Pass()]
+            stmt.orelse = _block(stmt.orelse, ctx)
+            body.append(stmt)
+            continue
         for new in _desugar(stmt, ctx):
             setanno(new, Anno.ORIGIN, stmt)
             body.append(gast.copy_location(new, stmt))
-    fn.body = body
-    return fn
+    return body
 
 
 def _desugar(stmt, ctx) -> list:

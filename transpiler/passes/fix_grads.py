@@ -7,8 +7,9 @@ here). Walking the adjoint in order with the set of gradients certainly defined:
 - the first write of a gradient stays ``bx = e``; later ones become ``bx = bx + e`` (never
   ``+=``: a gradient may alias another array, and the user's arrays are never written);
 - a ZERO marker becomes ``bx = rt.zeros_like_grad(x)`` only where ``bx`` may be undefined;
-- after an ``if``, a gradient defined in one branch only is zeroed in the other; a gradient
-  defined when a loop body starts is zeroed at the body's end if the body left it undefined;
+- after an ``if``, a gradient defined in one branch only is zeroed in the other, and one defined
+  when a loop body starts is zeroed at the body's end if the body left it undefined (in both
+  cases only when the gradient is used afterwards);
 - a returned gradient that nothing wrote is zero. Never ``bx = 0`` followed by ``bx += ...``.
 
 >>> import gast
@@ -41,13 +42,17 @@ def fix_grads(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     *body, ret = fn.body
     fixer = _Fixer(ctx)
     defined: set[str] = set()
-    body = fixer.block(body, defined)
+    body = fixer.block(body, defined, set(ctx.namer.grad(w) for w in ctx.wrt))
     for w in ctx.wrt:
         grad = ctx.namer.grad(w)
         if grad not in defined:
             body.append(gast.copy_location(fixer.zero(grad, w), ret))
     fn.body = body + [ret]
     return fn
+
+
+def _names(stmt) -> set[str]:
+    return {n.id for n in A.walk(stmt) if isinstance(n, gast.Name)}
 
 
 class _Fixer:
@@ -62,9 +67,14 @@ class _Fixer:
         return [gast.copy_location(self.zero(g, self.ctx.namer.var_of(g)), like)
                 for g in sorted(grads)]
 
-    def block(self, stmts: list, defined: set[str]) -> list:
+    def block(self, stmts: list, defined: set[str], after: set[str]) -> list:
+        """Fix ``stmts``; ``after`` holds the names used once the block is done."""
         out = []
-        for stmt in stmts:
+        used_later = [set(after)]
+        for stmt in reversed(stmts[1:]):
+            used_later.append(used_later[-1] | _names(stmt))
+        used_later.reverse()
+        for stmt, later in zip(stmts, used_later, strict=True):
             if hasanno(stmt, Anno.RESET):
                 defined.discard(getanno(stmt, Anno.RESET))
                 continue
@@ -76,15 +86,16 @@ class _Fixer:
                 continue
             if isinstance(stmt, gast.If):
                 in_body, in_else = set(defined), set(defined)
-                stmt.body = self.block(stmt.body, in_body)
-                stmt.orelse = self.block(stmt.orelse, in_else)
-                stmt.body += self.zero_missing(in_else - in_body, stmt)
-                stmt.orelse += self.zero_missing(in_body - in_else, stmt)
-                defined |= in_body | in_else
+                stmt.body = self.block(stmt.body, in_body, later)
+                stmt.orelse = self.block(stmt.orelse, in_else, later)
+                stmt.body += self.zero_missing((in_else - in_body) & later, stmt)
+                stmt.orelse += self.zero_missing((in_body - in_else) & later, stmt)
+                defined |= (in_body & in_else) | ((in_body | in_else) & later)
             elif isinstance(stmt, (gast.For, gast.While)):
                 inside = set(defined)
-                stmt.body = self.block(stmt.body, inside)
-                stmt.body += self.zero_missing(defined - inside, stmt)
+                around = later | _names(stmt)  # the next iteration uses the body again
+                stmt.body = self.block(stmt.body, inside, around)
+                stmt.body += self.zero_missing((defined - inside) & around, stmt)
             elif isinstance(stmt, gast.Assign):
                 grad = A.target_name(stmt)
                 if hasanno(stmt, Anno.ACCUMULATE) and grad in defined:

@@ -98,30 +98,37 @@ def _pure(value) -> bool:
 
 
 def _eliminate_dead_code(fn) -> bool:
-    body, _, changed = _dce(fn.body, set())
+    body, _, changed = _dce(fn.body, set(), apply=True)
     fn.body = body
     return changed
 
 
-def _dce(stmts: list, live: set[str]) -> tuple[list, set[str], bool]:
-    """Backward liveness over a block: (kept statements, live-in set, changed)."""
+def _dce(stmts: list, live: set[str], apply: bool) -> tuple[list, set[str], bool]:
+    """Backward liveness over a block: (kept statements, live-in set, changed).
+
+    With ``apply`` False nothing is modified (used while a loop's liveness converges)."""
     kept, changed = [], False
     live = set(live)
     for stmt in reversed(stmts):
         if isinstance(stmt, gast.If):
-            stmt.body, in_body, c1 = _dce(stmt.body, live)
-            stmt.orelse, in_else, c2 = _dce(stmt.orelse, live)
+            body, in_body, c1 = _dce(stmt.body, live, apply)
+            orelse, in_else, c2 = _dce(stmt.orelse, live, apply)
+            if apply:
+                stmt.body, stmt.orelse = body, orelse
             live = in_body | in_else | set(A.load_names(stmt.test))
             changed |= c1 or c2
         elif isinstance(stmt, (gast.For, gast.While)):
             header = A.load_names(stmt.iter if isinstance(stmt, gast.For) else stmt.test)
             around = live | set(header)
             while True:  # the body's live-out includes its own live-in (next iteration)
-                body, inside, c = _dce(stmt.body, around)
+                _, inside, _ = _dce(stmt.body, around, apply=False)
                 if inside <= around:
                     break
                 around |= inside
-            stmt.body, live = body, around
+            body, _, c = _dce(stmt.body, around, apply)
+            if apply:
+                stmt.body = body
+            live = around
             changed |= c
         else:
             target = A.target_name(stmt)

@@ -1,0 +1,1 @@
+"""Plain functions grouped by feature, each with the arguments to check its gradient at."""

@@ -1,0 +1,188 @@
+"""Branches and loops. Every function is checked against finite differences (tests/test_gradients.py).
+
+``CASES`` maps a name to ``(function, args, wrt)``.
+"""
+
+import math
+
+import numpy as np
+
+
+def branch_scalar(x, y):
+    if x > y:
+        z = x * y
+    else:
+        z = x + math.sin(y)
+    return z * x
+
+
+def elif_chain(x):
+    if x < -1.0:
+        y = -x * 2.0
+    elif x < 1.0:
+        y = x * x
+    else:
+        y = math.exp(x)
+    return y + x
+
+
+def branch_only_one_side(x, w):
+    y = x * w
+    if np.sum(x) > 0.0:
+        y = y * 3.0
+    return np.sum(y * y)
+
+
+def branch_on_array_reduction(x):
+    s = np.sum(x)
+    if s > 1.0 and s < 100.0:
+        x = x / s
+    return np.sum(np.sin(x))
+
+
+def for_range_tanh(x, w):
+    for i in range(4):
+        x = np.tanh(x * w + i)
+    return np.sum(x)
+
+
+def for_range_bounds_step(x):
+    acc = 0.0
+    for k in range(7, 1, -2):
+        acc = acc + x ** k / k
+    return acc
+
+
+def for_accumulates_into_invariant(x, w):
+    total = 0.0
+    for i in range(3):
+        total = total + np.sum(np.sin(w * x) * i)
+    return total
+
+
+def nested_loops(x):
+    y = x
+    for i in range(3):
+        for j in range(i + 1):
+            y = y * 0.9 + np.cos(y) * 0.1
+    return np.sum(y)
+
+
+def branch_in_loop(x):
+    y = x
+    for i in range(5):
+        if np.sum(y) > 2.0:
+            y = y * 0.5
+        else:
+            y = y + np.exp(-y)
+    return np.sum(y * y)
+
+
+def loop_in_branch(x):
+    if np.sum(x) > 0.0:
+        for i in range(3):
+            x = x * x + 0.1
+    else:
+        x = -x
+    return np.sum(x)
+
+
+def while_data_dependent(x):
+    y = x
+    while y < 10.0:
+        y = y * 1.5 + x
+    return y
+
+
+def newton_sqrt(a):
+    x = a
+    while abs(x * x - a) > 1e-12 * a:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def bisection_like(x):
+    lo = 0.0
+    hi = x
+    steps = 0
+    while steps < 8:
+        mid = 0.5 * (lo + hi)
+        if mid * mid > x:
+            hi = mid
+        else:
+            lo = mid
+        steps = steps + 1
+    return lo * hi
+
+
+def while_with_array_state(x, w):
+    n = 0
+    while n < 4:
+        x = np.tanh(x @ w)
+        n = n + 1
+    return np.sum(x)
+
+
+def rk4_oscillator(k, c, x0):
+    x = x0
+    v = 0.0
+    dt = 0.01
+    for step in range(50):
+        a1 = -k * x - c * v
+        x2 = x + 0.5 * dt * v
+        v2 = v + 0.5 * dt * a1
+        a2 = -k * x2 - c * v2
+        x3 = x + 0.5 * dt * v2
+        v3 = v + 0.5 * dt * a2
+        a3 = -k * x3 - c * v3
+        x4 = x + dt * v3
+        v4 = v + dt * a3
+        a4 = -k * x4 - c * v4
+        x = x + dt / 6.0 * (v + 2.0 * v2 + 2.0 * v3 + v4)
+        v = v + dt / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4)
+    return x * x + v * v
+
+
+def loop_carried_not_read(x):
+    y = 0.0
+    for i in range(3):
+        y = x * i
+    return y
+
+
+def augmented_in_loop(x):
+    s = 0.0
+    for i in range(4):
+        s += np.sum(x) * i
+        s *= 0.5
+    return s
+
+
+_rng = np.random.default_rng(7)
+_VEC = _rng.uniform(-1.0, 1.0, 3)
+_MAT = _rng.uniform(-0.5, 0.5, (3, 3))
+
+CASES = {
+    "branch_scalar_true": (branch_scalar, (1.3, 0.5), (0, 1)),
+    "branch_scalar_false": (branch_scalar, (0.3, 0.5), (0, 1)),
+    "elif_low": (elif_chain, (-1.5,), (0,)),
+    "elif_mid": (elif_chain, (0.4,), (0,)),
+    "elif_high": (elif_chain, (1.7,), (0,)),
+    "branch_one_side_taken": (branch_only_one_side, (np.abs(_VEC), 0.7), (0, 1)),
+    "branch_one_side_skipped": (branch_only_one_side, (-np.abs(_VEC), 0.7), (0, 1)),
+    "branch_bool_ops": (branch_on_array_reduction, (np.abs(_VEC) + 1.0,), (0,)),
+    "for_range_tanh": (for_range_tanh, (_VEC, 0.7), (0, 1)),
+    "for_range_bounds_step": (for_range_bounds_step, (0.9,), (0,)),
+    "for_invariant_accumulates": (for_accumulates_into_invariant, (_VEC, 0.3), (0, 1)),
+    "nested_loops": (nested_loops, (_VEC,), (0,)),
+    "branch_in_loop": (branch_in_loop, (np.abs(_VEC),), (0,)),
+    "loop_in_branch_true": (loop_in_branch, (np.abs(_VEC) * 0.5,), (0,)),
+    "loop_in_branch_false": (loop_in_branch, (-np.abs(_VEC),), (0,)),
+    "while_data_dependent": (while_data_dependent, (0.8,), (0,)),
+    "newton_sqrt": (newton_sqrt, (2.0,), (0,)),
+    "bisection_like": (bisection_like, (2.0,), (0,)),
+    "while_array_state": (while_with_array_state, (_VEC, _MAT), (0, 1)),
+    "rk4_oscillator": (rk4_oscillator, (4.0, 0.3, 1.0), (0, 1, 2)),
+    "loop_carried_not_read": (loop_carried_not_read, (0.7,), (0,)),
+    "augmented_in_loop": (augmented_in_loop, (_VEC,), (0,)),
+}

@@ -1,0 +1,15 @@
+"""The corpus x {optimized, unoptimized} against central finite differences."""
+
+import pytest
+
+from transpiler import check_grad
+from tests.corpus import control_flow
+
+CORPUS = {**control_flow.CASES}
+
+
+@pytest.mark.parametrize("optimize", [True, False], ids=["opt", "noopt"])
+@pytest.mark.parametrize("name", sorted(CORPUS))
+def test_gradient_matches_finite_differences(name, optimize):
+    fn, args, wrt = CORPUS[name]
+    check_grad(fn, *args, wrt=wrt, optimize=optimize, rtol=1e-5, atol=1e-6)
