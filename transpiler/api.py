@@ -41,7 +41,9 @@ _NOT_DIFFERENTIABLE = "ibuc"  # numpy dtype kinds: int, bool, unsigned, complex
 class GradientFunction:
     """A compiled-on-first-use gradient of ``fn``; call it like ``fn``.
 
-    ``.source`` is the generated Python source (compiling it if needed).
+    ``.source`` is the generated Python source (compiling it if needed). A call whose positional
+    arguments are all Python floats or ints (and no keywords) runs a variant compiled for
+    scalars, in which no ``rt.unbroadcast`` is needed and the loop tape holds fewer values.
     """
 
     def __init__(self, fn, wrt, mode: str, options: Options):
@@ -53,25 +55,34 @@ class GradientFunction:
         self.__module__ = fn.__module__
         self._wrt, self._positions, self._single = _normalise_wrt(fn, wrt)
         self._mode, self._options = mode, options
-        self._compiled: Compiled | None = None
+        self._variants: dict[int, Compiled] = {}  # number of leading scalar arguments -> code
         self._code = None
 
-    def _compile(self) -> Compiled:
+    def _compile(self, scalars: int = 0) -> Compiled:
         fn = self.__wrapped__
-        key = (self._wrt, self._mode, self._options)
+        if fn.__code__ is not self._code:
+            self._variants, self._code = {}, fn.__code__
+        names = frozenset(inspect.getfullargspec(fn).args[:scalars])
+        key = (self._wrt, self._mode, self._options, names)
         compiled = cache.get_or_compile(
-            fn, key, lambda: compile_function(fn, self._wrt, self._mode, self._options))
-        self._compiled, self._code = compiled, fn.__code__
+            fn, key, lambda: compile_function(fn, self._wrt, self._mode, self._options, names))
+        self._variants[scalars] = compiled
         return compiled
 
     @property
     def source(self) -> str:
-        return (self._compiled or self._compile()).source
+        """The generated source of the general (any shapes) variant."""
+        return (self._variants.get(0) or self._compile()).source
 
     def __call__(self, *args, **kwargs):
-        compiled = self._compiled
+        scalars = 0 if kwargs else len(args)
+        for a in args:
+            if type(a) is not float and type(a) is not int:
+                scalars = 0
+                break
+        compiled = self._variants.get(scalars)
         if compiled is None or self.__wrapped__.__code__ is not self._code:
-            compiled = self._compile()
+            compiled = self._compile(scalars)
         for name, pos in zip(self._wrt, self._positions):
             value = args[pos] if 0 <= pos < len(args) else kwargs.get(name)
             if type(value) is not float and _not_differentiable(value):

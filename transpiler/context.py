@@ -29,6 +29,7 @@ class Context:
     # globals); bound as closure cells, so they never touch the user's globals.
     bindings: dict[str, Any] = field(default_factory=dict)
     locals: set[str] = field(default_factory=set)  # parameters and assigned names of the function
+    scalars: frozenset[str] = frozenset()  # parameters known to be Python numbers
 
     def lookup(self, name: str):
         """Resolve a free name of the user function: closure, then globals, then builtins."""

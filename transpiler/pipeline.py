@@ -37,12 +37,13 @@ class Compiled:
 
 
 def compile_function(fn, wrt: tuple[str, ...], mode: str, options: Options,
-                     debug: bool = False) -> Compiled:
-    """Run every pass over ``fn`` and load the result."""
+                     scalars: frozenset[str] = frozenset(), debug: bool = False) -> Compiled:
+    """Run every pass over ``fn`` and load the result; ``scalars`` names parameters known to
+    be Python numbers (the scalar variant)."""
     node, filename, indent = parse_function(fn)
     user_names = names_in(node) | {a.id for a in node.args.args}
     ctx = Context(fn=fn, filename=filename, indent=indent, wrt=wrt, mode=mode, options=options,
-                  namer=Namer(user_names), locals=_locals(node))
+                  namer=Namer(user_names), locals=_locals(node), scalars=scalars)
     debug = debug or bool(os.environ.get("TRANSPILER_DUMP"))
     for description, run in PIPELINE:
         if run is optimize.optimize and not options.optimize:

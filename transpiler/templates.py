@@ -19,7 +19,7 @@ import gast
 
 import runtime
 from transpiler import ast_util as A
-from transpiler.analysis.scalars import is_number
+from transpiler.analysis.scalars import is_number, is_scalar
 from transpiler.anno import Anno, getanno, setanno
 from transpiler.rules.registry import Rule
 
@@ -118,8 +118,7 @@ def instantiate(rule: Rule, bound: dict, ans: str, grad_of: Callable[[str], str 
     def names(n: str) -> str:
         return module_name(n, namespace[n]) if n in namespace else n  # builtins keep their names
 
-    scalar_params = {p for p, v in bound.items()
-                     if is_number(v) or (isinstance(v, gast.Name) and v.id in scalars)}
+    scalar_params = {p for p, v in bound.items() if is_scalar(v, scalars)}
     builder = _Builder(bound, ans, grad_of(ans), locals_, names)
     stmts = []
     for stmt in _flatten(rule.body, bound):

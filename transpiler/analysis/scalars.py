@@ -3,7 +3,8 @@
 A value is a known scalar when it is a number literal, a ``for`` loop's counter (loops run over
 ``range``), the result of a ``math`` function, of
 ``float``/``int``/``len``, of a full reduction (``np.sum(x)``, ``np.mean(x)`` without ``axis``
-or ``keepdims``), or arithmetic on known scalars, at every assignment of the name. The adjoint uses this to drop
+or ``keepdims``), or arithmetic on known scalars, at every assignment of the name (parameters are scalars only in
+the variant compiled for Python-number arguments). The adjoint uses this to drop
 ``rt.unbroadcast`` where the shapes provably agree.
 """
 
@@ -25,25 +26,31 @@ def is_number(node) -> bool:
     return isinstance(node, gast.Constant) and type(node.value) in (int, float)
 
 
-def known_scalars(body: list) -> set[str]:
-    scalars: set[str] = set()
+def is_scalar(node, scalars: set[str]) -> bool:
+    """Whether expression ``node`` certainly evaluates to a scalar, given scalar names."""
+    if is_number(node):
+        return True
+    if isinstance(node, gast.Name):
+        return node.id in scalars
+    if isinstance(node, gast.BinOp) and not isinstance(node.op, gast.MatMult):
+        return is_scalar(node.left, scalars) and is_scalar(node.right, scalars)
+    if isinstance(node, gast.UnaryOp):
+        return is_scalar(node.operand, scalars)
+    if isinstance(node, gast.Call):
+        func = getanno(node, Anno.FUNC)
+        if getattr(func, "__module__", None) == "math" or _is(func, _SCALAR_FUNCTIONS):
+            return func is not abs or all(is_scalar(a, scalars) for a in node.args)
+        if _is(func, _FULL_REDUCTIONS):
+            return len(node.args) == 1 and not node.keywords
+    return False
+
+
+def known_scalars(body: list, params: frozenset[str] = frozenset()) -> set[str]:
+    """Known scalars of ``body``, given parameters ``params`` known to be numbers."""
+    scalars: set[str] = set(params)
 
     def scalar(node) -> bool:
-        if is_number(node):
-            return True
-        if isinstance(node, gast.Name):
-            return node.id in scalars
-        if isinstance(node, gast.BinOp) and not isinstance(node.op, gast.MatMult):
-            return scalar(node.left) and scalar(node.right)
-        if isinstance(node, gast.UnaryOp):
-            return scalar(node.operand)
-        if isinstance(node, gast.Call):
-            func = getanno(node, Anno.FUNC)
-            if getattr(func, "__module__", None) == "math" or _is(func, _SCALAR_FUNCTIONS):
-                return func is not abs or all(scalar(a) for a in node.args)
-            if _is(func, _FULL_REDUCTIONS):
-                return len(node.args) == 1 and not node.keywords
-        return False
+        return is_scalar(node, scalars)
 
     assigned: dict[str, list] = {}
     for node in (n for s in body for n in A.walk(s)):
@@ -55,12 +62,16 @@ def known_scalars(body: list) -> set[str]:
                         assigned.setdefault(n.id, []).append(value)
         elif isinstance(node, gast.For):  # over range(...): an int
             assigned.setdefault(node.target.id, []).append(A.const(0))
+    # Greatest fixed point: assume every assigned name is a scalar, then drop those with an
+    # assignment that may not be, until none changes. Loop-carried values (x = x + dt * v) stay
+    # scalars when they start as scalars and every update keeps them so.
+    scalars |= set(assigned)
     changed = True
-    while changed:  # a name is a scalar when every assignment to it is (pessimistic start)
+    while changed:
         changed = False
         for name, values in assigned.items():
-            if name not in scalars and all(v is not None and scalar(v) for v in values):
-                scalars.add(name)
+            if name in scalars and not all(v is not None and scalar(v) for v in values):
+                scalars.discard(name)
                 changed = True
     return scalars
 

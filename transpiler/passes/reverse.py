@@ -45,7 +45,7 @@ def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     assert A.is_atom(ret.value), "ANF returns a name or a constant"
     result = ret.value.id if isinstance(ret.value, gast.Name) else None
     active = active_names(primal, ctx.wrt, result)
-    builder = _Reverse(ctx, active, known_scalars(primal))
+    builder = _Reverse(ctx, active, known_scalars(primal, ctx.scalars))
     primal, adjoint = builder.block(primal)
     if result in active:
         seed = A.call(A.dotted(f"{ctx.bind('rt', runtime)}.seed"), A.name(result))
