@@ -47,3 +47,14 @@ def grad_like(g, x):
     if isinstance(x, np.generic):
         return x.dtype.type(g)
     return float(g)
+
+
+def shape_of(x):
+    """A stand-in for ``x`` with its shape and dtype but no data (a zero-strided view).
+
+    The tape saves this instead of ``x`` when the adjoint reads ``x`` only for its shape
+    (``rt.unbroadcast(g, x)``), so linear updates cost no state per loop iteration.
+    """
+    if isinstance(x, np.ndarray):
+        return np.broadcast_to(np.zeros((), dtype=x.dtype), x.shape)
+    return x

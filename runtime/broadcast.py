@@ -50,3 +50,27 @@ def unreduce(g, like, axis=None, keepdims=False):
         ndim = len(shape)
         g = np.expand_dims(g, tuple(sorted(a % ndim for a in axes)))
     return np.broadcast_to(g, shape)
+
+
+def _basic(index) -> bool:
+    """True for an index that selects each element at most once (no integer arrays)."""
+    if isinstance(index, tuple):
+        return all(_basic(i) for i in index)
+    if isinstance(index, np.ndarray):
+        return index.dtype == bool
+    return isinstance(index, (int, np.integer, slice, type(None), type(Ellipsis)))
+
+
+def unindex(g, like, index):
+    """The gradient of ``like[index]`` spread back to ``like``'s shape: zeros elsewhere.
+
+    Integer-array indices may repeat an element; their contributions are summed.
+    """
+    kind = getattr(like, "dtype", None)
+    out = np.zeros(np.shape(like), dtype=np.result_type(g, kind if kind is not None and
+                                                         kind.kind == "f" else float))
+    if _basic(index):
+        out[index] = g
+    else:
+        np.add.at(out, index, g)
+    return out

@@ -75,3 +75,19 @@ def dot_adjoint_b(g, a, b):
     if nb >= 2:  # gb axes: (k,) + b[:-2] + b[-1:]; move k to position nb - 2
         gb = np.moveaxis(gb, 0, nb - 2)
     return gb
+
+
+def unconcatenate(g, arrays, axis=0):
+    """Split the gradient of ``np.concatenate(arrays, axis)`` into one piece per input."""
+    if axis is None:
+        g = np.ravel(g)
+        sizes = [np.size(a) for a in arrays]
+        return tuple(p.reshape(np.shape(a)) for p, a in
+                     zip(np.split(g, np.cumsum(sizes)[:-1]), arrays, strict=True))
+    sizes = [np.shape(a)[axis] for a in arrays]
+    return tuple(np.split(g, np.cumsum(sizes)[:-1], axis=axis))
+
+
+def unstack(g, arrays, axis=0):
+    """Split the gradient of ``np.stack(arrays, axis)`` into one piece per input."""
+    return tuple(np.moveaxis(g, axis, 0))

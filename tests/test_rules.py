@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import builtins
 import math
+import operator
 import zlib
 from dataclasses import dataclass
 from typing import Any
@@ -214,6 +215,24 @@ SPECS: list[OpSpec] = [
     OpSpec(np.transpose, "np.transpose(a, axes=(1, 0, -1))", 1, shapes=REDUCE_IN),
     OpSpec(np.ndarray.T, "a.T", 1, shapes=(((3,),), ((2, 3),), ((2, 3, 4),))),
     OpSpec(np.reshape, "np.reshape(a, (3, 2))", 1, shapes=(((2, 3),), ((6,),))),
+    # --- indexing (x[i] is operator.getitem) and assembly ------------------------------------
+    OpSpec(operator.getitem, "a[1]", 1, shapes=(((4,),), ((3, 2),))),
+    OpSpec(operator.getitem, "a[-1] * a[0]", 1, shapes=(((4,),),)),
+    OpSpec(operator.getitem, "a[1:-1]", 1, shapes=(((5,),), ((4, 3),))),
+    OpSpec(operator.getitem, "a[::2]", 1, shapes=(((5,),),)),
+    OpSpec(operator.getitem, "a[:, 0]", 1, shapes=(((3, 2),),)),
+    OpSpec(operator.getitem, "a[1, 1:]", 1, shapes=(((3, 4),),)),
+    OpSpec(operator.getitem, "a[None]", 1, shapes=(((3,),),)),
+    OpSpec(operator.getitem, "a[np.array([0, 2, 2])]", 1, shapes=(((4,),),)),  # repeats sum
+    OpSpec(operator.getitem, "a[a > 0.0]", 1, shapes=(((6,),),)),
+    OpSpec(operator.getitem, "a[..., 1]", 1, shapes=(((2, 3, 4),),)),
+    OpSpec(np.concatenate, "np.concatenate((a, b))", 2, shapes=(((3,), (2,)),)),
+    OpSpec(np.concatenate, "np.concatenate([a, b, a], axis=1)", 2,
+           shapes=(((2, 3), (2, 1)),)),
+    OpSpec(np.concatenate, "np.concatenate((a, b), axis=None)", 2, shapes=(((2, 2), (3,)),)),
+    OpSpec(np.concatenate, "np.concatenate((a, b * 2.0), 0)", 2, shapes=(((1, 3), (2, 3)),)),
+    OpSpec(np.stack, "np.stack((a, b))", 2, shapes=(((3,), (3,)),)),
+    OpSpec(np.stack, "np.stack([a, b, a], axis=-1)", 2, shapes=(((2, 3), (2, 3)),)),
     OpSpec(np.reshape, "np.reshape(a, (-1,))", 1, shapes=REDUCE_IN),
     OpSpec(np.reshape, "np.reshape(a, 6)", 1, shapes=(((2, 3),),)),
     OpSpec(np.reshape, "np.reshape(a, (4, 6), order='F')", 1, shapes=REDUCE_IN),
@@ -393,6 +412,8 @@ def _keys_used(expr: str) -> list:
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
                 and node.value.id in ARG_NAMES:
             keys.append(getattr(np.ndarray, node.attr))
+        elif isinstance(node, ast.Subscript):
+            keys.append(operator.getitem)
     return keys
 
 

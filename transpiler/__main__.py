@@ -8,7 +8,7 @@ import pathlib
 import sys
 
 from transpiler.api import grad, value_and_grad
-from transpiler.coverage import markdown
+from transpiler.coverage import BEGIN, END, markdown
 from transpiler.errors import TranspileError
 
 
@@ -35,10 +35,17 @@ def main(argv: list[str] | None = None) -> int:
     show.add_argument("target", help="FILE.py:FUNCTION")
     show.add_argument("--wrt", default="0", help="comma-separated parameter names or positions")
     show.add_argument("--value", action="store_true", help="show value_and_grad instead of grad")
-    commands.add_parser("coverage", help="print the functions that have rules (markdown)")
+    coverage = commands.add_parser("coverage", help="print the functions that have rules (markdown)")
+    coverage.add_argument("--update", metavar="FILE", help="rewrite the coverage section of FILE")
     args = parser.parse_args(argv)
     if args.command == "coverage":
-        print(markdown())
+        if args.update:
+            path = pathlib.Path(args.update)
+            text = path.read_text()
+            start, end = text.index(BEGIN), text.index(END) + len(END)
+            path.write_text(text[:start] + markdown() + text[end:])
+        else:
+            print(markdown())
         return 0
     fn = _load(args.target)
     wrt = tuple(int(w) if w.isdigit() else w for w in args.wrt.split(","))

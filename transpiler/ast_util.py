@@ -90,3 +90,14 @@ def target_name(stmt) -> str | None:
         if isinstance(t, gast.Name):
             return t.id
     return None
+
+
+def index_expression(node):
+    """An index as an ordinary expression: ``1:-1`` -> ``slice(1, -1, None)`` (also in tuples)."""
+    if isinstance(node, gast.Slice):
+        parts = [copy_node(p) if p is not None else const(None)
+                 for p in (node.lower, node.upper, node.step)]
+        return gast.copy_location(call(name("slice"), *parts), node)
+    if isinstance(node, gast.Tuple):
+        return gast.Tuple(elts=[index_expression(e) for e in node.elts], ctx=gast.Load())
+    return node

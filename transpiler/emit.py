@@ -30,7 +30,8 @@ class _SourceGenerator(astor.code_gen.SourceGenerator):
 
 def to_source(node) -> str:
     """Python source of a gast node; comment statements become ``# ...`` lines."""
-    return astor.to_source(_to_ast(node), source_generator_class=_SourceGenerator).rstrip()
+    return astor.to_source(_to_ast(node), source_generator_class=_SourceGenerator,
+                           pretty_source="".join).rstrip()  # no astor line wrapping
 
 
 def _to_ast(node):

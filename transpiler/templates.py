@@ -80,6 +80,21 @@ class _Builder:
         return new
 
 
+def _element_partials(elements, value, grad_of, fresh) -> list:
+    """``d[xs] = e`` for a literal ``(a, b, c)``: ``_g = e``, then ``ba += _g[0]``, ..."""
+    grads = [grad_of(e.id) if isinstance(e, gast.Name) else None for e in elements.elts]
+    if not any(grads):
+        return []
+    pieces = fresh("_g")
+    out = [A.assign(pieces, value)]
+    for i, grad in enumerate(grads):
+        if grad is not None:
+            out.append(A.assign(grad, gast.Subscript(value=A.name(pieces), slice=A.const(i),
+                                                     ctx=gast.Load())))
+            setanno(out[-1], Anno.ACCUMULATE)
+    return out
+
+
 def _static_test(test, bound) -> bool | None:
     """Decide ``p is None`` / ``p is not None`` on a parameter at compile time."""
     if (isinstance(test, gast.Compare) and len(test.ops) == 1
@@ -125,6 +140,9 @@ def instantiate(rule: Rule, bound: dict, ans: str, grad_of: Callable[[str], str 
         target = stmt.targets[0] if isinstance(stmt, gast.Assign) else None
         if isinstance(target, gast.Subscript):  # d[x] = ...
             arg = bound[target.slice.id]
+            if isinstance(arg, (gast.Tuple, gast.List)):  # one partial per element
+                stmts.extend(_element_partials(arg, builder.build(stmt.value), grad_of, fresh))
+                continue
             partial_of = grad_of(arg.id) if isinstance(arg, gast.Name) else None
             if partial_of is None:
                 continue

@@ -94,6 +94,8 @@ def _cheap(node) -> bool:
         return _cheap(node.left) and _cheap(node.right)
     if isinstance(node, gast.Tuple):
         return all(_cheap(e) for e in node.elts)
+    if isinstance(node, gast.Slice):
+        return all(_cheap(p) for p in (node.lower, node.upper, node.step) if p is not None)
     return False
 
 
@@ -127,6 +129,9 @@ class _ANF:
             return A.const(-node.operand.value)
         if A.is_atom(node) or (_cheap(node) and not _mentions(node, self.varying)):
             return node
+        if isinstance(node, (gast.Tuple, gast.List)) and _mentions(node, self.varying):
+            node.elts = [self.atom(e) for e in node.elts]  # a literal of operands stays one
+            return node
         if _mentions(node, self.varying):
             node = self.operation(node)
         return A.name(self.emit(node))
@@ -141,6 +146,10 @@ class _ANF:
             node.args = [self.atom(a) for a in node.args]
             for kw in node.keywords:
                 kw.value = self.atom(kw.value)
-        elif isinstance(node, (gast.Attribute, gast.Subscript)):
+        elif isinstance(node, gast.Attribute):
             node.value = self.atom(node.value)
+        elif isinstance(node, gast.Subscript):
+            node.value = self.atom(node.value)
+            if not _cheap(node.slice):
+                node.slice = A.name(self.emit(node.slice))
         return node

@@ -18,6 +18,7 @@ typed like their arguments by ``rt.grad_like``).
 from __future__ import annotations
 
 import linecache
+import operator
 
 import gast
 import numpy as np
@@ -131,7 +132,7 @@ class _Reverse:
             stmt.body = p_main + p_copies
             return [stmt], []
         saved = self.saved(a_copies + a_main, p_main + p_copies, stmt)
-        push, pop = self.tape(saved, stmt)
+        push, pop = self.tape(saved, _shape_only(a_copies + a_main, self.ctx), stmt)
         carried = [A.target_name(c) for c in copies]
         local = stored_names(main)
         loaded = {n for s in stmt.body for n in A.load_names(s)}
@@ -159,15 +160,20 @@ class _Reverse:
         targets = {n.target.id for n in A.walk(loop) if isinstance(n, gast.For)}
         return sorted((read & stored_names(primal)) - targets)
 
-    def tape(self, names: list[str], like) -> tuple[list, list]:
+    def tape(self, names: list[str], shape_only: set[str], like) -> tuple[list, list]:
+        """Push ``names`` at the end of an iteration, pop them at the start of its adjoint.
+        Names the adjoint reads only for their shape are saved as ``rt.shape_of(x)``."""
         if not names:
             return [], []
         if self.stack is None:
             self.stack = self.ctx.namer.fresh("_stack")
+        shape_of = A.dotted(f"{self.ctx.bind('rt', runtime)}.shape_of")
+        values = [A.call(A.copy_node(shape_of), A.name(n)) if n in shape_only else A.name(n)
+                  for n in names]
         if len(names) == 1:
-            value, target = A.name(names[0]), A.name(names[0], store=True)
+            value, target = values[0], A.name(names[0], store=True)
         else:
-            value = gast.Tuple(elts=[A.name(n) for n in names], ctx=gast.Load())
+            value = gast.Tuple(elts=values, ctx=gast.Load())
             target = gast.Tuple(elts=[A.name(n, store=True) for n in names], ctx=gast.Store())
         push = gast.Expr(value=A.call(A.attr(A.name(self.stack), "append"), value))
         pop = gast.Assign(targets=[target], value=A.call(A.attr(A.name(self.stack), "pop")),
@@ -200,6 +206,9 @@ class _Reverse:
             return self._rule(type(value.op), [value.operand], {}, target, value)
         if isinstance(value, gast.Call):
             return self._call(value, target)
+        if isinstance(value, gast.Subscript):
+            index = A.index_expression(value.slice)
+            return self._rule(operator.getitem, [value.value, index], {}, target, value)
         if isinstance(value, gast.Attribute) and value.attr not in SHAPE_ATTRIBUTES:
             key = getattr(np.ndarray, value.attr, None)
             return self._rule(key, [value.value], {}, target, value, f".{value.attr}")
@@ -244,9 +253,26 @@ class _Reverse:
                            self.scalars)
 
 
+def _shape_only(stmts: list, ctx) -> set[str]:
+    """Names that ``stmts`` load only as the shape argument of a runtime helper."""
+    rt = ctx.bind("rt", runtime)
+    loads: dict[str, int] = {}
+    shape_loads: dict[str, int] = {}
+    for node in (n for s in stmts for n in A.walk(s)):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+            loads[node.id] = loads.get(node.id, 0) + 1
+        elif (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+              and isinstance(node.func.value, gast.Name) and node.func.value.id == rt
+              and len(node.args) > runtime.SHAPE_ARGUMENTS.get(node.func.attr, 99)):
+            arg = node.args[runtime.SHAPE_ARGUMENTS[node.func.attr]]
+            for e in arg.elts if isinstance(arg, (gast.Tuple, gast.List)) else [arg]:
+                if isinstance(e, gast.Name):
+                    shape_loads[e.id] = shape_loads.get(e.id, 0) + 1
+    return {n for n, k in shape_loads.items() if k == loads[n]}
+
+
 def _unsupported(value) -> str:
-    kinds = {gast.Subscript: "indexing a differentiated value is not supported yet",
-             gast.IfExp: "a conditional expression on differentiated values is not supported yet",
+    kinds = {gast.IfExp: "a conditional expression on differentiated values is not supported yet",
              gast.Tuple: "a tuple of differentiated values is not supported yet",
              gast.List: "a list of differentiated values is not supported yet"}
     return kinds.get(type(value), f"{type(value).__name__} expressions cannot be differentiated")

@@ -1,7 +1,10 @@
-"""Adjoints of Python builtins."""
+"""Adjoints of Python builtins and of indexing (``x[i]`` is ``operator.getitem(x, i)``)."""
+
+import operator
 
 import numpy as np
 
+import runtime as rt
 from transpiler.rules.registry import adjoint, d
 
 
@@ -13,3 +16,8 @@ def adj_abs(ans, x):
 @adjoint(float)
 def adj_float(ans, x):
     d[x] = d[ans]
+
+
+@adjoint(operator.getitem)
+def adj_getitem(ans, a, index):
+    d[a] = rt.unindex(d[ans], a, index)

@@ -135,7 +135,17 @@ def adj_dot(ans, a, b):
     d[b] = rt.dot_adjoint_b(d[ans], a, b)
 
 
-# --- shape ---
+# --- shape and assembly ---
+
+@adjoint(np.concatenate)
+def adj_concatenate(ans, arrays, axis=0, *, dtype=None):
+    d[arrays] = rt.unconcatenate(d[ans], arrays, axis)
+
+
+@adjoint(np.stack)
+def adj_stack(ans, arrays, axis=0, *, dtype=None):
+    d[arrays] = rt.unstack(d[ans], arrays, axis)
+
 
 @adjoint(np.transpose)
 def adj_transpose(ans, a, axes=None):

@@ -153,5 +153,7 @@ def key_name(key) -> str:
     module = getattr(key, "__module__", None) or ""
     if isinstance(key, np.ufunc):
         module = "numpy" if getattr(np, key.__name__, None) is key else "ufunc"
+    if module == "_operator":
+        module = "operator"
     name = getattr(key, "__qualname__", None) or getattr(key, "__name__", repr(key))
     return f"{module}.{name}" if module and module != "builtins" else name
