@@ -3,9 +3,9 @@
 import pytest
 
 from transpiler import check_grad
-from tests.corpus import control_flow
+from tests.corpus import arrays, control_flow
 
-CORPUS = {**control_flow.CASES}
+CORPUS = {**control_flow.CASES, **arrays.CASES}
 
 
 @pytest.mark.parametrize("optimize", [True, False], ids=["opt", "noopt"])

@@ -34,6 +34,7 @@ import pytest
 from tests.util import make, rand
 from transpiler import check_grad, grad
 from transpiler.checking import numeric_grad
+from transpiler.passes.reverse import METHODS
 from transpiler.rules.registry import ADJOINTS, adjoint, d, key_name
 
 ARG_NAMES = "abc"
@@ -215,6 +216,13 @@ SPECS: list[OpSpec] = [
     OpSpec(np.transpose, "np.transpose(a, axes=(1, 0, -1))", 1, shapes=REDUCE_IN),
     OpSpec(np.ndarray.T, "a.T", 1, shapes=(((3,),), ((2, 3),), ((2, 3, 4),))),
     OpSpec(np.reshape, "np.reshape(a, (3, 2))", 1, shapes=(((2, 3),), ((6,),))),
+    OpSpec(np.copy, "np.copy(a)", 1, shapes=(((3,),), ((2, 3),))),
+    OpSpec(np.copy, "a.copy() * 2.0", 1, shapes=(((2, 3),),)),
+    OpSpec(np.ravel, "np.ravel(a)", 1, shapes=(((2, 3),),)),
+    OpSpec(np.ravel, "a.ravel(order='F')", 1, shapes=(((2, 3),),)),
+    OpSpec(np.ravel, "a.flatten()", 1, shapes=(((2, 3),),)),
+    OpSpec(np.squeeze, "np.squeeze(a)", 1, shapes=(((2, 1, 3),),)),
+    OpSpec(np.squeeze, "a.squeeze(axis=1)", 1, shapes=(((2, 1, 3),),)),
     # --- indexing (x[i] is operator.getitem) and assembly ------------------------------------
     OpSpec(operator.getitem, "a[1]", 1, shapes=(((4,),), ((3, 2),))),
     OpSpec(operator.getitem, "a[-1] * a[0]", 1, shapes=(((4,),),)),
@@ -407,10 +415,13 @@ def _keys_used(expr: str) -> list:
     for node in ast.walk(ast.parse(expr, mode="eval")):
         if isinstance(node, (ast.BinOp, ast.UnaryOp)):
             keys.append(getattr(gast, type(node.op).__name__))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id in ARG_NAMES:
+            keys.append(METHODS[node.func.attr])  # a.sum() shares np.sum's rule
         elif isinstance(node, ast.Call):
             keys.append(eval(ast.unparse(node.func), env))
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
-                and node.value.id in ARG_NAMES:
+                and node.value.id in ARG_NAMES and node.attr not in METHODS:
             keys.append(getattr(np.ndarray, node.attr))
         elif isinstance(node, ast.Subscript):
             keys.append(operator.getitem)

@@ -83,6 +83,11 @@ class _Builder:
 def _element_partials(elements, value, grad_of, fresh) -> list:
     """``d[xs] = e`` for a literal ``(a, b, c)``: ``_g = e``, then ``ba += _g[0]``, ..."""
     grads = [grad_of(e.id) if isinstance(e, gast.Name) else None for e in elements.elts]
+    for e in elements.elts:
+        if not isinstance(e, gast.Name) and any(
+                grad_of(n.id) for n in A.walk(e) if isinstance(n, gast.Name)):
+            raise AssertionError(f"compiler bug: active element {gast.unparse(e)!r} was not "
+                                 "reduced to a name before the adjoint")
     if not any(grads):
         return []
     pieces = fresh("_g")
@@ -145,6 +150,9 @@ def instantiate(rule: Rule, bound: dict, ans: str, grad_of: Callable[[str], str 
                 continue
             partial_of = grad_of(arg.id) if isinstance(arg, gast.Name) else None
             if partial_of is None:
+                if any(grad_of(n.id) for n in A.walk(arg) if isinstance(n, gast.Name)):
+                    raise AssertionError(f"compiler bug: active argument {gast.unparse(arg)!r} "
+                                         "was not reduced to a name before the adjoint")
                 continue
             value = _elide_unbroadcast(stmt.value, target.slice.id, rule, bound, scalar_params)
             new = A.assign(partial_of, builder.build(value))

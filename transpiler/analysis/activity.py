@@ -15,6 +15,7 @@ from transpiler.anno import Anno, getanno
 from transpiler.rules.nondiff import NONDIFF
 
 SHAPE_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype"})
+NONDIFF_METHODS = frozenset({"argmax", "argmin", "argsort", "nonzero", "any", "all"})
 
 
 def _targets(stmt) -> list[str]:
@@ -31,6 +32,9 @@ def _never_varied(value) -> bool:
     if isinstance(value, gast.Attribute) and value.attr in SHAPE_ATTRIBUTES:
         return True
     if isinstance(value, gast.Call):
+        if isinstance(value.func, gast.Attribute) and value.func.attr in NONDIFF_METHODS \
+                and getanno(value, Anno.FUNC) is None:
+            return True
         func = getanno(value, Anno.FUNC)
         try:
             return func in NONDIFF

@@ -143,6 +143,8 @@ class _ANF:
         elif isinstance(node, gast.UnaryOp):
             node.operand = self.atom(node.operand)
         elif isinstance(node, gast.Call):
+            if isinstance(node.func, gast.Attribute) and _mentions(node.func, self.varying):
+                node.func.value = self.atom(node.func.value)  # a method's receiver: x.T.dot(w)
             node.args = [self.atom(a) for a in node.args]
             for kw in node.keywords:
                 kw.value = self.atom(kw.value)

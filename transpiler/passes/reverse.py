@@ -38,7 +38,11 @@ _RULE_HINT = ("register a rule for it:\n"
               "    @adjoint({name})\n"
               "    def adj_{short}(ans, x):\n"
               "        d[x] = d[ans] * ...  # the partial derivative times the incoming gradient")
-_METHODS = {"sum": np.sum, "mean": np.mean, "dot": np.dot, "transpose": np.transpose}
+# Array methods and the functions whose rules they share: x.sum(axis=0) is np.sum(x, axis=0).
+METHODS = {"sum": np.sum, "mean": np.mean, "dot": np.dot, "transpose": np.transpose,
+            "reshape": np.reshape, "copy": np.copy, "ravel": np.ravel, "flatten": np.ravel,
+            "squeeze": np.squeeze}
+_PACKED = {"transpose", "reshape"}  # x.reshape(2, 3) is np.reshape(x, (2, 3))
 
 
 def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
@@ -223,9 +227,16 @@ class _Reverse:
     def _call(self, call, target: str) -> list:
         func = getanno(call, Anno.FUNC)
         args = list(call.args)
+        if func is None and isinstance(call.func, gast.Attribute) and call.func.attr in METHODS:
+            func, method = METHODS[call.func.attr], call.func.attr
+            if method in _PACKED and len(args) > 1:
+                args = [gast.Tuple(elts=args, ctx=gast.Load())]
+            args = [call.func.value] + args
         if func is None:
-            raise error_at(call, self.ctx, "method calls on differentiated values are not supported"
-                           " yet", "call the NumPy function instead: np.sum(x) rather than x.sum()")
+            spelled = gast.unparse(call.func).strip()
+            raise error_at(call, self.ctx, f"the method call {spelled}(...) on a differentiated "
+                           "value is not supported", "supported methods: " + ", ".join(
+                               sorted(METHODS)) + "; or call the NumPy function")
         if any(kw.arg is None for kw in call.keywords):
             raise error_at(call, self.ctx, "'**kwargs' in a call is not supported yet",
                            "pass keyword arguments explicitly")

@@ -155,6 +155,21 @@ def adj_transpose(ans, a, axes=None):
         d[a] = np.transpose(d[ans], np.argsort(np.mod(axes, np.ndim(a))))
 
 
+@adjoint(np.copy)
+def adj_copy(ans, a, order="K", subok=False):
+    d[a] = d[ans]
+
+
+@adjoint(np.ravel)
+def adj_ravel(ans, a, order="C"):
+    d[a] = np.reshape(d[ans], np.shape(a), order=order)
+
+
+@adjoint(np.squeeze)
+def adj_squeeze(ans, a, axis=None):
+    d[a] = np.reshape(d[ans], np.shape(a))
+
+
 @adjoint(np.ndarray.T)
 def adj_T(ans, x):
     d[x] = np.transpose(d[ans])
