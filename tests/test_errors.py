@@ -25,7 +25,6 @@ REFUSED = [
     ("x.attr = 1.0", "assignment to an attribute", 2),
     ("y = np.zeros(3)\n    y[0] = x", "assignment into an array element", 3),
     ("return x\n    x = x + 1", "'return' before the end", 2),
-    ("y = x if x > 0 else -x", "conditional expression", 2),
     ("y = x.cumsum()", "method call x.cumsum(...)", 2),
     ("y = (x, x)", "tuple of differentiated values", 2),
     ("import math\n    y = x", "'import' inside the function", 2),

@@ -186,3 +186,22 @@ CASES = {
     "loop_carried_not_read": (loop_carried_not_read, (0.7,), (0,)),
     "augmented_in_loop": (augmented_in_loop, (_VEC,), (0,)),
 }
+
+
+def conditional_expressions(x, y):
+    z = x * y if x > y else math.sin(x) + y
+    return (z if z > 0.5 else -z) * x
+
+
+def conditional_expression_arrays(x):
+    s = np.sum(x)
+    return np.sum(x * 2.0 if s > 0.0 else x * x) + (s if s > 1.0 else 0.0)
+
+
+CASES.update({
+    "ifexp_true": (conditional_expressions, (1.3, 0.5), (0, 1)),
+    "ifexp_false_pos": (conditional_expressions, (0.2, 0.5), (0, 1)),
+    "ifexp_false_neg": (conditional_expressions, (-1.0, 0.5), (0, 1)),
+    "ifexp_arrays_pos": (conditional_expression_arrays, (np.abs(_VEC) + 0.5,), (0,)),
+    "ifexp_arrays_neg": (conditional_expression_arrays, (-np.abs(_VEC),), (0,)),
+})

@@ -108,7 +108,9 @@ class _ANF:
         stmt = self.stmt
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) \
                 and _mentions(stmt.value, self.varying):
-            stmt.value = self.operation(stmt.value)
+            value = stmt.value
+            stmt.value = A.name(self.branch(value)) if isinstance(value, gast.IfExp) \
+                else self.operation(value)
         elif isinstance(stmt, gast.Return) and not A.is_atom(stmt.value):
             value = self.operation(stmt.value) if _mentions(stmt.value, self.varying) else stmt.value
             stmt.value = A.name(self.emit(value))
@@ -132,9 +134,28 @@ class _ANF:
         if isinstance(node, (gast.Tuple, gast.List)) and _mentions(node, self.varying):
             node.elts = [self.atom(e) for e in node.elts]  # a literal of operands stays one
             return node
+        if isinstance(node, gast.IfExp) and _mentions(node, self.varying):
+            return A.name(self.branch(node))
         if _mentions(node, self.varying):
             node = self.operation(node)
         return A.name(self.emit(node))
+
+    def branch(self, node: gast.IfExp) -> str:
+        """``a if c else b`` -> ``if c: t = a`` / ``else: t = b`` (only one side is evaluated)."""
+        test = self.atom(node.test)
+        if not isinstance(test, gast.Name):
+            test = A.name(self.emit(test))
+        result = self.ctx.namer.temp()
+        sides = []
+        for value in (node.body, node.orelse):
+            side = _ANF(self.ctx, self.varying, self.stmt)
+            side.out.append(A.assign(result, side.atom(value), like=self.stmt))
+            setanno(side.out[-1], Anno.ORIGIN, getanno(self.stmt, Anno.ORIGIN, self.stmt))
+            sides.append(side.out)
+        branch = gast.copy_location(gast.If(test=test, body=sides[0], orelse=sides[1]), node)
+        setanno(branch, Anno.ORIGIN, getanno(self.stmt, Anno.ORIGIN, self.stmt))
+        self.out.append(branch)
+        return result
 
     def operation(self, node):
         """``node`` with atomic operands (one operation); operands are named first."""

@@ -92,8 +92,10 @@ class _Reverse:
 
     # --- blocks and compound statements ---
 
-    def block(self, stmts: list) -> tuple[list, list]:
-        """(primal, adjoint) of a statement list; the adjoint is already in reverse order."""
+    def block(self, stmts: list, origin=None) -> tuple[list, list]:
+        """(primal, adjoint) of a statement list; the adjoint is already in reverse order.
+
+        ``origin`` is the user statement the enclosing block came from: no comment repeats it."""
         primal, pieces = [], []
         for stmt in stmts:
             p, a = self.statement(stmt)
@@ -101,7 +103,7 @@ class _Reverse:
             if a:
                 here = None if hasanno(stmt, Anno.PHI) else getanno(stmt, Anno.ORIGIN, stmt)
                 pieces.append((here, a))
-        adjoint, origin = [], None
+        adjoint = []
         for here, a in reversed(pieces):
             if here is not None and here is not origin:
                 adjoint.append(A.comment("grad of: " + _line(self.ctx, here)))
@@ -117,8 +119,9 @@ class _Reverse:
         return [stmt], [gast.copy_location(s, stmt) for s in self.assignment(stmt)]
 
     def branch(self, stmt: gast.If) -> tuple[list, list]:
-        p_body, a_body = self.block(stmt.body)
-        p_else, a_else = self.block(stmt.orelse)
+        origin = getanno(stmt, Anno.ORIGIN, stmt)
+        p_body, a_body = self.block(stmt.body, origin)
+        p_else, a_else = self.block(stmt.orelse, origin)
         primal = gast.If(test=stmt.test, body=p_body or [gast.Pass()], orelse=p_else)
         if not (a_body or a_else):
             return [gast.copy_location(primal, stmt)], []
@@ -130,8 +133,9 @@ class _Reverse:
         while split and hasanno(stmt.body[split - 1], Anno.LOOP_COPY):
             split -= 1
         main, copies = stmt.body[:split], stmt.body[split:]
-        p_main, a_main = self.block(main)
-        p_copies, a_copies = self.block(copies)
+        origin = getanno(stmt, Anno.ORIGIN, stmt)
+        p_main, a_main = self.block(main, origin)
+        p_copies, a_copies = self.block(copies, origin)
         if not (a_main or a_copies):
             stmt.body = p_main + p_copies
             return [stmt], []
