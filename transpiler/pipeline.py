@@ -14,13 +14,15 @@ from transpiler import emit
 from transpiler.context import Context, Options
 from transpiler.frontend import parse_function
 from transpiler.naming import Namer, names_in
-from transpiler.passes import anf, desugar, finalize, fix_grads, optimize, resolve, reverse, ssa
+from transpiler.passes import anf, desugar, finalize, fix_grads, lower_exits, optimize, resolve
+from transpiler.passes import reverse, ssa
 from transpiler.passes import validate
 
 PIPELINE: tuple[tuple[str, Callable], ...] = (
     ("reject unsupported syntax", validate.validate),
     ("resolve called objects", resolve.resolve),
     ("desugar augmented and multiple assignment", desugar.desugar),
+    ("break, continue and early return as flags", lower_exits.lower_exits),
     ("one operation per statement", anf.anf),
     ("one name per value", ssa.ssa),
     ("build primal and adjoint", reverse.reverse),  # runs analysis.activity

@@ -205,3 +205,83 @@ CASES.update({
     "ifexp_arrays_pos": (conditional_expression_arrays, (np.abs(_VEC) + 0.5,), (0,)),
     "ifexp_arrays_neg": (conditional_expression_arrays, (-np.abs(_VEC),), (0,)),
 })
+
+
+def break_in_for(x):
+    for i in range(20):
+        x = x * 1.3 + 0.1
+        if x > 5.0:
+            break
+    return x
+
+
+def continue_in_for(x):
+    total = 0.0
+    for i in range(6):
+        if i % 2 == 0:
+            continue
+        total = total + math.sin(x * i)
+    return total
+
+
+def early_return_in_branch(x):
+    if x > 1.0:
+        return x * x
+    y = math.exp(x)
+    return y * x
+
+
+def return_from_nested_loop(x):
+    y = x
+    for i in range(5):
+        for j in range(5):
+            y = y * 1.1 + 0.05
+            if y > 3.0:
+                return y * x
+    return y
+
+
+def break_in_while_with_else(x):
+    y = x
+    n = 0
+    while n < 10:
+        y = y + math.sin(y)
+        n = n + 1
+        if y > 2.5:
+            break
+    else:
+        y = y * 10.0
+    return y
+
+
+def for_else_without_break(x):
+    y = x
+    for i in range(3):
+        y = y * y * 0.5
+    else:
+        y = y + 1.0
+    return y
+
+
+def break_nested_in_if_in_loop_arrays(x, w):
+    h = x
+    for step in range(10):
+        h = np.tanh(h @ w)
+        if np.sum(h * h) < 0.05:
+            if step > 1:
+                break
+        h = h * 1.5
+    return np.sum(h)
+
+
+CASES.update({
+    "break_in_for": (break_in_for, (0.7,), (0,)),
+    "continue_in_for": (continue_in_for, (0.4,), (0,)),
+    "early_return_taken": (early_return_in_branch, (1.5,), (0,)),
+    "early_return_not_taken": (early_return_in_branch, (0.5,), (0,)),
+    "return_from_nested_loop": (return_from_nested_loop, (0.9,), (0,)),
+    "break_in_while_with_else_breaks": (break_in_while_with_else, (1.2,), (0,)),
+    "break_in_while_with_else_runs_else": (break_in_while_with_else, (-0.5,), (0,)),
+    "for_else_without_break": (for_else_without_break, (1.1,), (0,)),
+    "break_nested_in_if_arrays": (break_nested_in_if_in_loop_arrays, (_VEC, _MAT), (0, 1)),
+})

@@ -69,7 +69,9 @@ class _Fixer:
 
     def block(self, stmts: list, defined: set[str], after: set[str]) -> list:
         """Fix ``stmts``; ``after`` holds the names used once the block is done."""
-        out = []
+        out: list = []
+        if not stmts:
+            return out
         used_later = [set(after)]
         for stmt in reversed(stmts[1:]):
             used_later.append(used_later[-1] | _names(stmt))

@@ -129,35 +129,47 @@ class _Reverse:
         return [gast.copy_location(primal, stmt)], [gast.copy_location(adjoint, stmt)]
 
     def loop(self, stmt) -> tuple[list, list]:
-        split = len(stmt.body)
-        while split and hasanno(stmt.body[split - 1], Anno.LOOP_COPY):
+        body = list(stmt.body)
+        exit_ = [body.pop()] if body and hasanno(body[-1], Anno.EXIT) else []
+        split = len(body)
+        while split and hasanno(body[split - 1], Anno.LOOP_COPY):
             split -= 1
-        main, copies = stmt.body[:split], stmt.body[split:]
+        main, copies = body[:split], body[split:]
         origin = getanno(stmt, Anno.ORIGIN, stmt)
         p_main, a_main = self.block(main, origin)
         p_copies, a_copies = self.block(copies, origin)
         if not (a_main or a_copies):
-            stmt.body = p_main + p_copies
+            stmt.body = p_main + p_copies + exit_
             return [stmt], []
         saved = self.saved(a_copies + a_main, p_main + p_copies, stmt)
         push, pop = self.tape(saved, _shape_only(a_copies + a_main, self.ctx), stmt)
         carried = [A.target_name(c) for c in copies]
         local = stored_names(main)
-        loaded = {n for s in stmt.body for n in A.load_names(s)}
+        loaded = {n for s in body for n in A.load_names(s)}
         cumulative = sorted(v for v in (loaded - local) | set(carried) if v in self.active)
         zeros = [marker(Anno.ZERO, (self.ctx.namer.grad(v), v), stmt) for v in cumulative]
-        before, primal_body = [], p_main + push + p_copies
-        if isinstance(stmt, gast.For):
-            header = gast.Call(func=A.name("reversed"), args=[A.name(stmt.iter.id)], keywords=[])
-            target = A.name(stmt.target.id, store=True)
-        else:
+        before, counter = [], []
+        if isinstance(stmt, gast.While) or exit_:  # the adjoint needs the trip count
             count = self.ctx.namer.fresh("_n")
             before = [A.assign(count, A.const(0), like=stmt)]
-            primal_body.append(A.assign(count, gast.BinOp(left=A.name(count), op=gast.Add(),
-                                                          right=A.const(1)), like=stmt))
+            counter = [A.assign(count, gast.BinOp(left=A.name(count), op=gast.Add(),
+                                                  right=A.const(1)), like=stmt)]
+        if isinstance(stmt, gast.For):
+            iterated = A.name(stmt.iter.id)
+            if exit_:  # left early: only the first _n values of the range ran
+                iterated = gast.Subscript(value=iterated, slice=gast.Slice(
+                    lower=None, upper=A.name(count), step=None), ctx=gast.Load())
+            header = A.call(A.name("reversed"), iterated)
+            target = A.name(stmt.target.id, store=True)
+        else:
             header = A.call(A.name("range"), A.name(count))
             target = A.name(self.ctx.namer.fresh("_"), store=True)
-        stmt.body = primal_body
+        # Values assigned on some paths of the body only: defined before the loop, so the push
+        # never reads an unbound name (their adjoint reads them only on the same paths).
+        unconditional = {n for s in p_main + p_copies if isinstance(s, gast.Assign)
+                         for n in stored_names([s])}
+        before += [A.assign(n, A.const(None), like=stmt) for n in saved if n not in unconditional]
+        stmt.body = p_main + push + p_copies + counter + exit_
         adjoint = gast.For(target=target, iter=header, body=a_copies + pop + a_main + zeros,
                            orelse=[], type_comment=None)
         return before + [stmt], zeros + [gast.copy_location(adjoint, stmt)]

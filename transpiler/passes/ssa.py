@@ -27,7 +27,7 @@ from __future__ import annotations
 import gast
 
 from transpiler import ast_util as A
-from transpiler.anno import Anno, getanno, setanno
+from transpiler.anno import Anno, getanno, hasanno, setanno
 
 
 def ssa(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
@@ -114,10 +114,12 @@ class _Renamer:
             self.loads(stmt.test, current)
         inside = dict(current)
         stmt.body = self.block(stmt.body, inside)
+        exit_ = [stmt.body.pop()] if stmt.body and hasanno(stmt.body[-1], Anno.EXIT) else []
         for name in carried:
             if inside[name] != current[name]:
                 stmt.body.append(self.copy(current[name], inside[name], stmt))
                 setanno(stmt.body[-1], Anno.LOOP_COPY)
+        stmt.body += exit_
         for name, version in inside.items():
             current.setdefault(name, version)  # first defined in the loop
         return before + [stmt]

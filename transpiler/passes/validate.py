@@ -2,20 +2,20 @@
 
 Postcondition: the body is made of assignments to names or tuples of names, augmented
 assignments to names, expression statements, ``assert``, ``pass``, ``if``/``elif``/``else``,
-``for`` loops over ``range(...)`` and ``while`` loops (neither with ``else``), and one ``return``
-as the last statement. Expressions contain no lambdas, comprehensions, ``yield``, ``await``,
+``for`` loops over ``range(...)`` and ``while`` loops (with ``break``, ``continue``, ``else``),
+and ``return <value>`` statements, one of them last. Expressions contain no lambdas, comprehensions, ``yield``, ``await``,
 walrus or starred items. Everything else raises TranspileError at the construct, with a hint.
 
 >>> import gast
 >>> from types import SimpleNamespace
 >>> ctx = SimpleNamespace(filename="<doc>", indent=0)
->>> fn = gast.parse("def f(x):\\n    for i in range(3):\\n        break\\n    return x").body[0]
+>>> fn = gast.parse("def f(x):\\n    for v in x:\\n        y = v\\n    return y").body[0]
 >>> try:
 ...     validate(fn, ctx)
 ... except TranspileError as e:
 ...     print(e)
-<doc>:3:9: 'break' is not supported yet
-hint: use a while loop whose condition includes the exit test
+<doc>:2:14: only 'for <name> in range(...)' loops are supported yet
+hint: iterate over indices: for i in range(len(xs)): ... xs[i] ...
 """
 
 from __future__ import annotations
@@ -26,9 +26,6 @@ from transpiler import ast_util as A
 from transpiler.errors import TranspileError, error_at  # noqa: F401 (doctest)
 
 _STATEMENTS = {
-    gast.Break: ("'break' is not supported yet",
-                 "use a while loop whose condition includes the exit test"),
-    gast.Continue: ("'continue' is not supported yet", "put the rest of the body under an 'if'"),
     gast.Try: ("'try' is not supported", "move error handling outside the differentiated function"),
     gast.With: ("'with' is not supported", "move the context manager outside the function"),
     gast.FunctionDef: ("nested 'def' is not supported yet", "define the helper at module level"),
@@ -63,9 +60,9 @@ def validate(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
         if type(node) in _EXPRESSIONS:
             msg, hint = _EXPRESSIONS[type(node)]
             raise error_at(node, ctx, msg, hint)
-    if not body or not isinstance(body[-1], gast.Return) or body[-1].value is None:
+    if not body or not isinstance(body[-1], gast.Return):
         raise error_at(body[-1] if body else fn, ctx, "the function must end with 'return <value>'",
-                       "return the scalar whose gradient you want")
+                       "return the scalar whose gradient you want at the end of the function")
     return fn
 
 
@@ -81,19 +78,14 @@ def _check_statement(stmt, ctx, last: bool) -> None:
     if type(stmt) in _STATEMENTS:
         msg, hint = _STATEMENTS[type(stmt)]
         raise error_at(stmt, ctx, msg, hint)
-    if isinstance(stmt, (gast.For, gast.While)) and stmt.orelse:
-        kind = "for" if isinstance(stmt, gast.For) else "while"
-        raise error_at(stmt, ctx, f"'{kind} ... else' is not supported yet",
-                       "set a flag in the loop and test it after the loop")
     if isinstance(stmt, gast.For) and not (
             isinstance(stmt.target, gast.Name) and isinstance(stmt.iter, gast.Call)
             and isinstance(stmt.iter.func, gast.Name) and stmt.iter.func.id == "range"
             and not stmt.iter.keywords):
         raise error_at(stmt.iter, ctx, "only 'for <name> in range(...)' loops are supported yet",
                        "iterate over indices: for i in range(len(xs)): ... xs[i] ...")
-    if isinstance(stmt, gast.Return) and not last:
-        raise error_at(stmt, ctx, "'return' before the end of the function is not supported yet",
-                       "compute the result in a variable and return it at the end")
+    if isinstance(stmt, gast.Return) and stmt.value is None:
+        raise error_at(stmt, ctx, "'return' without a value", "return the value to differentiate")
     if isinstance(stmt, gast.Assign):
         for target in stmt.targets:
             _check_target(target, ctx)
