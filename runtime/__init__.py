@@ -4,7 +4,7 @@ It depends on NumPy only and never imports ``transpiler``, so an exported gradie
 without the compiler installed.
 """
 
-from runtime.broadcast import unbroadcast, unindex, unreduce
+from runtime.broadcast import unbroadcast, unindex, unreduce, zero_index
 from runtime.accumulate import grad_like, seed, shape_of, zeros_like_grad
 from runtime.ops import (balanced_eq, dot_adjoint_a, dot_adjoint_b, matmul_adjoint_a,
                          matmul_adjoint_b, unconcatenate, unstack)
@@ -28,5 +28,6 @@ __all__ = [
     "unindex",
     "unreduce",
     "unstack",
+    "zero_index",
     "zeros_like_grad",
 ]

@@ -74,3 +74,12 @@ def unindex(g, like, index):
     else:
         np.add.at(out, index, g)
     return out
+
+
+def zero_index(g, index):
+    """A copy of ``g`` with ``g[index]`` zeroed: the gradient of an array before ``a[index] = v``
+    overwrote those elements."""
+    kind = getattr(g, "dtype", np.dtype(float))
+    out = np.array(g, dtype=kind if kind.kind == "f" else float, copy=True)
+    out[index] = 0
+    return out

@@ -234,6 +234,13 @@ SPECS: list[OpSpec] = [
     OpSpec(operator.getitem, "a[np.array([0, 2, 2])]", 1, shapes=(((4,),),)),  # repeats sum
     OpSpec(operator.getitem, "a[a > 0.0]", 1, shapes=(((6,),),)),
     OpSpec(operator.getitem, "a[..., 1]", 1, shapes=(((2, 3, 4),),)),
+    OpSpec(operator.setitem, "c = a * 1.0; c[1:3] = b; c", 2, shapes=(((4,), (2,)),)),
+    OpSpec(operator.setitem, "c = a * 1.0; c[0] = b; c * a", 2, shapes=(((3,), ()),)),
+    OpSpec(operator.setitem, "c = a * 1.0; c[1] = b; c", 2, shapes=(((3, 2), (2,)),)),
+    OpSpec(operator.setitem, "c = a * 1.0; c[:, 1] = b; c", 2, shapes=(((3, 2), ()),)),  # bcast
+    OpSpec(operator.setitem, "c = a * 1.0; c[a > 0.0] = b; c", 2, shapes=(((5,), ()),)),
+    OpSpec(operator.setitem, "c = a * 1.0; c[1:] += b * c[:-1]; c", 2, shapes=(((4,), (3,)),)),
+    OpSpec(operator.setitem, "a[0] = b; a * 2.0", 2, shapes=(((3,), ()),)),  # into an argument
     OpSpec(np.concatenate, "np.concatenate((a, b))", 2, shapes=(((3,), (2,)),)),
     OpSpec(np.concatenate, "np.concatenate([a, b, a], axis=1)", 2,
            shapes=(((2, 3), (2, 1)),)),
@@ -305,14 +312,20 @@ def make_args(spec: OpSpec, shapes, seed: int, dtype=float) -> tuple:
 
 
 def build(expr: str, args: tuple, seed: int, u_dtype=float):
-    """The scalar test function of ``expr``: itself if scalar-valued, else a random VJP."""
+    """The scalar test function of ``expr``: itself if scalar-valued, else a random VJP.
+
+    ``expr`` may start with statements separated by "; " (``c = a * 1.0; c[1] = b; c``)."""
     names = ARG_NAMES[:len(args)]
-    value = eval(expr, {"np": np, "math": math}, dict(zip(names, args)))
+    *statements, expr = expr.split("; ")
+    scope = {n: a.copy() if isinstance(a, np.ndarray) else a for n, a in zip(names, args)}
+    exec("\n".join(statements), {"np": np, "math": math}, scope)
+    value = eval(expr, {"np": np, "math": math}, scope)
     params = ", ".join(names)
+    prelude = "".join(f"    {line}\n" for line in statements)
     if np.ndim(value) == 0:
-        return make(f"def f({params}):\n    return {expr}\n")
+        return make(f"def f({params}):\n{prelude}    return {expr}\n")
     u = rand(np.shape(value), -1.0, 1.0, seed=seed).astype(u_dtype)
-    return make(f"def f({params}):\n    return np.sum(({expr}) * u)\n", u=u)
+    return make(f"def f({params}):\n{prelude}    return np.sum(({expr}) * u)\n", u=u)
 
 
 def _cases():
@@ -412,7 +425,7 @@ def _keys_used(expr: str) -> list:
     """The rule keys an expression template exercises (operators, called functions, x.T)."""
     keys = []
     env = {"np": np, "math": math, **vars(builtins)}
-    for node in ast.walk(ast.parse(expr, mode="eval")):
+    for node in ast.walk(ast.parse(expr.replace("; ", "\n"))):
         if isinstance(node, (ast.BinOp, ast.UnaryOp)):
             keys.append(getattr(gast, type(node.op).__name__))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
@@ -424,7 +437,7 @@ def _keys_used(expr: str) -> list:
                 and node.value.id in ARG_NAMES and node.attr not in METHODS:
             keys.append(getattr(np.ndarray, node.attr))
         elif isinstance(node, ast.Subscript):
-            keys.append(operator.getitem)
+            keys.append(operator.setitem if isinstance(node.ctx, ast.Store) else operator.getitem)
     return keys
 
 

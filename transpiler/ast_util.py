@@ -101,3 +101,12 @@ def index_expression(node):
     if isinstance(node, gast.Tuple):
         return gast.Tuple(elts=[index_expression(e) for e in node.elts], ctx=gast.Load())
     return node
+
+
+def stored_names_of(stmt) -> set[str]:
+    """Names a simple statement assigns (not looking inside compound statements' bodies)."""
+    if isinstance(stmt, gast.Assign):
+        return {n.id for t in stmt.targets for n in walk(t) if isinstance(n, gast.Name)}
+    if isinstance(stmt, gast.For):
+        return {stmt.target.id} if isinstance(stmt.target, gast.Name) else set()
+    return set()

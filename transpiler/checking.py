@@ -19,7 +19,7 @@ def numeric_grad(f, args: tuple, index: int, eps: float = 1e-6):
         values = []
         for sign in (1, -1):
             flat[i] = old + sign * step
-            trial = list(args)
+            trial = [a.copy() if isinstance(a, np.ndarray) else a for a in args]  # f may write
             trial[index] = base.copy() if isinstance(x, np.ndarray) else float(base)
             values.append(float(np.sum(f(*trial))))
         flat[i] = old

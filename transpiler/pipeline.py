@@ -14,9 +14,8 @@ from transpiler import emit
 from transpiler.context import Context, Options
 from transpiler.frontend import parse_function
 from transpiler.naming import Namer, names_in
-from transpiler.passes import anf, desugar, finalize, fix_grads, lower_exits, optimize, resolve
-from transpiler.passes import reverse, ssa
-from transpiler.passes import validate
+from transpiler.passes import (anf, check_writes, desugar, finalize, fix_grads, lower_exits,
+                               optimize, resolve, reverse, ssa, validate)
 
 PIPELINE: tuple[tuple[str, Callable], ...] = (
     ("reject unsupported syntax", validate.validate),
@@ -25,6 +24,7 @@ PIPELINE: tuple[tuple[str, Callable], ...] = (
     ("break, continue and early return as flags", lower_exits.lower_exits),
     ("one operation per statement", anf.anf),
     ("one name per value", ssa.ssa),
+    ("refuse writes seen through views", check_writes.check_writes),
     ("build primal and adjoint", reverse.reverse),  # runs analysis.activity
     ("initialise and accumulate gradients", fix_grads.fix_grads),
     ("optimize to a fixed point", optimize.optimize),

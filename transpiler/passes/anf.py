@@ -29,6 +29,8 @@ def f(x, y):
 
 from __future__ import annotations
 
+import operator
+
 import gast
 
 from transpiler import ast_util as A
@@ -163,6 +165,9 @@ class _ANF:
             node.left, node.right = self.atom(node.left), self.atom(node.right)
         elif isinstance(node, gast.UnaryOp):
             node.operand = self.atom(node.operand)
+        elif isinstance(node, gast.Call) and getanno(node, Anno.FUNC) is operator.setitem:
+            array, index, value = node.args
+            node.args = [self.atom(array), self.index(index), self.atom(value)]
         elif isinstance(node, gast.Call):
             if isinstance(node.func, gast.Attribute) and _mentions(node.func, self.varying):
                 node.func.value = self.atom(node.func.value)  # a method's receiver: x.T.dot(w)
@@ -173,6 +178,17 @@ class _ANF:
             node.value = self.atom(node.value)
         elif isinstance(node, gast.Subscript):
             node.value = self.atom(node.value)
-            if not _cheap(node.slice):
-                node.slice = A.name(self.emit(node.slice))
+            node.slice = self.index(node.slice)
         return node
+
+    def index(self, node):
+        """An index: cheap parts stay inline, anything else is named (slices part by part)."""
+        if isinstance(node, gast.Slice):
+            for part in ("lower", "upper", "step"):
+                if getattr(node, part) is not None:
+                    setattr(node, part, self.index(getattr(node, part)))
+            return node
+        if isinstance(node, gast.Tuple):
+            node.elts = [self.index(e) for e in node.elts]
+            return node
+        return node if _cheap(node) else A.name(self.emit(node))

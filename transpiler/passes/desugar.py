@@ -1,6 +1,8 @@
 """Rewrite sugar into plain single assignments.
 
-- ``x op= e``            -> ``x = x op e``
+- ``x op= e``            -> ``x = x op e`` (also ``y[i] op= e`` -> ``y[i] = y[i] op e``)
+- ``y[i] = e``           -> ``y = <setitem>(y, i, e)``, a Call annotated FUNC=operator.setitem:
+  a new value of ``y``, so later passes see an ordinary assignment (reverse emits the write)
 - ``a = b = e``          -> ``b = e; a = b``
 - ``a, b = e1, e2``      -> ``a = e1; b = e2`` (through temporaries when a target is also read)
 - docstrings and ``pass`` are dropped.
@@ -23,6 +25,8 @@ def f(x, y):
 """
 
 from __future__ import annotations
+
+import operator
 
 import gast
 
@@ -55,8 +59,14 @@ def _desugar(stmt, ctx) -> list:
     if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant):
         return []  # docstring or a bare constant
     if isinstance(stmt, gast.AugAssign):
-        value = gast.BinOp(left=A.name(stmt.target.id), op=stmt.op, right=stmt.value)
-        return [A.assign(stmt.target.id, gast.copy_location(value, stmt))]
+        read = A.copy_node(stmt.target)
+        read.ctx = gast.Load()
+        value = gast.copy_location(gast.BinOp(left=read, op=stmt.op, right=stmt.value), stmt)
+        target = A.copy_node(stmt.target)
+        return _desugar(gast.Assign(targets=[target], value=value, type_comment=None), ctx)
+    if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+            and isinstance(stmt.targets[0], gast.Subscript):
+        return [setitem(stmt.targets[0], stmt.value, stmt)]
     if isinstance(stmt, gast.Assign) and len(stmt.targets) > 1:
         *outer, last = stmt.targets
         first = gast.Assign(targets=[last], value=stmt.value, type_comment=None)
@@ -74,6 +84,14 @@ def _desugar(stmt, ctx) -> list:
                     + [A.assign(t.id, A.name(tmp)) for t, tmp in zip(targets, temps, strict=True)])
         return [A.assign(t.id, v) for t, v in zip(targets, values, strict=True)]
     return [stmt]
+
+
+def setitem(target: gast.Subscript, value, like) -> gast.Assign:
+    """``y[i] = v`` as ``y = <setitem>(y, i, v)``; the index keeps its slice syntax."""
+    base = target.value.id
+    call = A.call(A.dotted("operator.setitem"), A.name(base), target.slice, value)
+    setanno(call, Anno.FUNC, operator.setitem)
+    return gast.copy_location(A.assign(base, gast.copy_location(call, like)), like)
 
 
 def _literal_unpack(stmt) -> bool:

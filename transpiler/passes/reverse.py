@@ -116,7 +116,8 @@ class _Reverse:
             return self.branch(stmt)
         if isinstance(stmt, (gast.For, gast.While)):
             return self.loop(stmt)
-        return [stmt], [gast.copy_location(s, stmt) for s in self.assignment(stmt)]
+        adjoint = [gast.copy_location(s, stmt) for s in self.assignment(stmt)]
+        return _write(stmt) if _is_setitem(stmt) else [stmt], adjoint
 
     def branch(self, stmt: gast.If) -> tuple[list, list]:
         origin = getanno(stmt, Anno.ORIGIN, stmt)
@@ -243,6 +244,8 @@ class _Reverse:
     def _call(self, call, target: str) -> list:
         func = getanno(call, Anno.FUNC)
         args = list(call.args)
+        if func is operator.setitem:
+            args[1] = A.index_expression(args[1])
         if func is None and isinstance(call.func, gast.Attribute) and call.func.attr in METHODS:
             func, method = METHODS[call.func.attr], call.func.attr
             if method in _PACKED and len(args) > 1:
@@ -278,6 +281,22 @@ class _Reverse:
         ctx = self.ctx
         return instantiate(rule, bound, target, self.grad_of, ctx.namer.fresh, ctx.bind,
                            self.scalars)
+
+
+def _is_setitem(stmt) -> bool:
+    return isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Call) \
+        and getanno(stmt.value, Anno.FUNC) is operator.setitem
+
+
+def _write(stmt) -> list:
+    """``y_1 = <setitem>(y, i, v)`` -> ``y_1 = y.copy()`` and ``y_1[i] = v``: the old array (maybe
+    the caller's) is never written, and the adjoint can still read it."""
+    target = A.target_name(stmt)
+    array, index, value = stmt.value.args
+    copy = A.assign(target, A.call(A.attr(array, "copy")), like=stmt)
+    put = gast.Assign(targets=[gast.Subscript(value=A.name(target), slice=index,
+                                              ctx=gast.Store())], value=value, type_comment=None)
+    return [copy, gast.copy_location(put, stmt)]
 
 
 def _shape_only(stmts: list, ctx) -> set[str]:

@@ -89,6 +89,10 @@ def _check_statement(stmt, ctx, last: bool) -> None:
     if isinstance(stmt, gast.Assign):
         for target in stmt.targets:
             _check_target(target, ctx)
+            if isinstance(target, (gast.Tuple, gast.List)) and any(
+                    isinstance(e, gast.Subscript) for e in target.elts):
+                raise error_at(target, ctx, "unpacking into array elements is not supported",
+                               "assign each element in its own statement")
     if isinstance(stmt, gast.AugAssign):
         _check_target(stmt.target, ctx)
     if isinstance(stmt, gast.AnnAssign):
@@ -104,8 +108,10 @@ def _check_target(target, ctx) -> None:
             _check_target(elt, ctx)
         return
     if isinstance(target, gast.Subscript):
-        raise error_at(target, ctx, "assignment into an array element is not supported yet",
-                       "build the array with NumPy operations (np.where, np.concatenate)")
+        if not isinstance(target.value, gast.Name):
+            raise error_at(target, ctx, "assignment into a nested subscript or attribute is not "
+                           "supported", "index the array once: y[i, j] = v")
+        return
     if isinstance(target, gast.Attribute):
         raise error_at(target, ctx, "assignment to an attribute is not supported",
                        "assign to a local variable instead")

@@ -21,3 +21,9 @@ def adj_float(ans, x):
 @adjoint(operator.getitem)
 def adj_getitem(ans, a, index):
     d[a] = rt.unindex(d[ans], a, index)
+
+
+@adjoint(operator.setitem)  # y = <setitem>(a, index, value): a copy of a with a[index] = value
+def adj_setitem(ans, a, index, value):
+    d[a] = rt.zero_index(d[ans], index)
+    d[value] = rt.unbroadcast(d[ans][index], value)

@@ -1,0 +1,111 @@
+"""Refuse element writes whose effect through a view or alias we would not reproduce.
+
+``y[i] = v`` is compiled as "a new array equal to y, with y[i] = v" (the reverse pass writes
+into a copy), so the caller's arrays are never modified and the adjoint can read old values.
+That differs from NumPy only when another name shares memory with ``y`` (``v = y[1:]``,
+``b = y``, ``y.T``, ``np.reshape(y, ...)``) and is read after the write, where NumPy would show
+the new values. Those programs are refused, never silently given other numbers.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import gast
+import numpy as np
+
+from transpiler import ast_util as A
+from transpiler.analysis.activity import SHAPE_ATTRIBUTES
+from transpiler.anno import Anno, getanno
+from transpiler.errors import error_at
+
+_VIEW_METHODS = frozenset({"reshape", "transpose", "ravel", "squeeze", "view", "swapaxes"})
+_VIEW_FUNCTIONS = (np.reshape, np.transpose, np.ravel, np.squeeze, np.asarray, np.atleast_1d,
+                   np.atleast_2d, np.atleast_3d, np.swapaxes, np.moveaxis, np.expand_dims,
+                   np.broadcast_to, np.asanyarray)
+
+
+def check_writes(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
+    order: list[tuple[object, tuple]] = []  # (statement, enclosing loops), in program order
+    _flatten(fn.body, (), order)
+    writes = [(i, s, loops) for i, (s, loops) in enumerate(order) if _is_setitem(s)]
+    if not writes:
+        return fn
+    alias = _alias_graph(s for s, _ in order)
+    for p, stmt, loops in writes:
+        old, new = stmt.value.args[0].id, A.target_name(stmt)
+        for other in sorted(_component(alias, old) - {old, new}):
+            late = any(other in A.load_names(s) for s, _ in order[p + 1:])
+            around = loops and _defined_outside(other, loops[-1], order) and any(
+                other in A.load_names(s) for s, inner in order if loops[-1] in inner)
+            if late or around:
+                raise error_at(stmt, ctx, f"this write into '{_user(old)}' would also change "
+                               f"'{_user(other)}', which shares its memory and is used after it",
+                               f"copy it first: {_user(other)} = <...>.copy(), or write into a "
+                               "copy of the array")
+    return fn
+
+
+def _user(name: str) -> str:
+    return name.rsplit("_", 1)[0] if name.rsplit("_", 1)[-1].isdigit() else name
+
+
+def _flatten(stmts: list, loops: tuple, out: list) -> None:
+    for stmt in stmts:
+        out.append((stmt, loops))
+        if isinstance(stmt, gast.If):
+            _flatten(stmt.body, loops, out)
+            _flatten(stmt.orelse, loops, out)
+        elif isinstance(stmt, (gast.For, gast.While)):
+            _flatten(stmt.body, loops + (stmt,), out)
+
+
+def _is_setitem(stmt) -> bool:
+    return isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Call) \
+        and getanno(stmt.value, Anno.FUNC) is operator.setitem
+
+
+def _sources(value) -> list[str]:
+    """Names whose memory the value of ``value`` may share."""
+    if isinstance(value, gast.Name):
+        return [value.id]
+    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
+        return [value.value.id]
+    if isinstance(value, gast.Attribute) and isinstance(value.value, gast.Name) \
+            and value.attr not in SHAPE_ATTRIBUTES:
+        return [value.value.id]
+    if isinstance(value, (gast.Tuple, gast.List)):
+        return [e.id for e in value.elts if isinstance(e, gast.Name)]
+    if isinstance(value, gast.Call) and value.args and isinstance(value.args[0], gast.Name):
+        func = getanno(value, Anno.FUNC)
+        if func is operator.setitem or any(func is f for f in _VIEW_FUNCTIONS):
+            return [value.args[0].id]
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
+            and value.func.attr in _VIEW_METHODS and isinstance(value.func.value, gast.Name):
+        return [value.func.value.id]
+    return []
+
+
+def _alias_graph(stmts) -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for stmt in stmts:
+        target = A.target_name(stmt) if isinstance(stmt, gast.Assign) else None
+        for source in _sources(stmt.value) if target else ():
+            graph.setdefault(target, set()).add(source)
+            graph.setdefault(source, set()).add(target)
+    return graph
+
+
+def _component(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen, todo = {start}, [start]
+    while todo:
+        for n in graph.get(todo.pop(), ()):
+            if n not in seen:
+                seen.add(n)
+                todo.append(n)
+    return seen
+
+
+def _defined_outside(name: str, loop, order) -> bool:
+    return any(name in A.stored_names_of(s) for s, inner in order
+               if loop not in inner and s is not loop)
