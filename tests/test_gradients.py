@@ -3,9 +3,9 @@
 import pytest
 
 from transpiler import check_grad
-from tests.corpus import arrays, control_flow
+from tests.corpus import arrays, calls, control_flow
 
-CORPUS = {**control_flow.CASES, **arrays.CASES}
+CORPUS = {**control_flow.CASES, **arrays.CASES, **calls.CASES}
 
 
 @pytest.mark.parametrize("optimize", [True, False], ids=["opt", "noopt"])

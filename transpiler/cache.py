@@ -10,7 +10,7 @@ import threading
 import weakref
 
 _CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-_LOCK = threading.RLock()
+LOCK = threading.RLock()
 
 
 def get_or_compile(fn, key: tuple, compile_):
@@ -19,13 +19,27 @@ def get_or_compile(fn, key: tuple, compile_):
     entries = _CACHE.get(fn)
     if entries is not None and full in entries:
         return entries[full]
-    with _LOCK:
+    with LOCK:
         entries = _CACHE.setdefault(fn, {})
         if full not in entries:
             entries[full] = compile_()
         return entries[full]
 
 
+def lookup(fn, key: tuple):
+    return _CACHE.get(fn, {}).get((fn.__code__,) + key)
+
+
+def store(fn, key: tuple, value) -> None:
+    with LOCK:
+        _CACHE.setdefault(fn, {})[(fn.__code__,) + key] = value
+
+
+def forget(fn, key: tuple) -> None:
+    with LOCK:
+        _CACHE.get(fn, {}).pop((fn.__code__,) + key, None)
+
+
 def clear() -> None:
-    with _LOCK:
+    with LOCK:
         _CACHE.clear()

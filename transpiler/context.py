@@ -30,6 +30,8 @@ class Context:
     bindings: dict[str, Any] = field(default_factory=dict)
     locals: set[str] = field(default_factory=set)  # parameters and assigned names of the function
     scalars: frozenset[str] = frozenset()  # parameters known to be Python numbers
+    residuals: str = ""  # split mode: the backward's parameter holding the saved primal values
+    cotangent: str = ""  # split mode: the backward's parameter holding the result's gradient
 
     def lookup(self, name: str):
         """Resolve a free name of the user function: closure, then globals, then builtins."""

@@ -52,30 +52,36 @@ def _to_ast(node):
     return new
 
 
-def load(source: str, name: str, filename: str, fn, bindings: dict) -> types.FunctionType:
-    """Compile ``source`` (one ``def name``) into a function living in ``fn``'s module.
+def load(source: str, names: list[str], filename: str, fn, bindings: dict) -> list:
+    """Compile ``source`` (``def`` statements for ``names``) into functions living in ``fn``'s
+    module; the first gets ``fn``'s default values.
 
-    The function runs with ``fn``'s live globals (so module data is never stale) and sees
-    ``bindings`` and ``fn``'s free variables through closure cells: nothing is written into the
-    user's globals. The source is registered in linecache under ``filename`` for tracebacks,
-    ``inspect.getsource`` and pdb, and unregistered when the function is collected.
+    They run with ``fn``'s live globals (so module data is never stale) and see ``bindings``
+    and ``fn``'s free variables through closure cells: nothing is written into the user's
+    globals. The source is registered in linecache under ``filename`` for tracebacks,
+    ``inspect.getsource`` and pdb, and unregistered when the first function is collected.
     """
     base, k = filename, 1
     while filename in linecache.cache:  # another compile of the same function: keep both
         k += 1
         filename = f"{base[:-1]} #{k}>"
     free = sorted(set(bindings) | set(fn.__code__.co_freevars))
-    factory = f"def _make({', '.join(free)}):\n{textwrap.indent(source, '    ')}\n    return {name}\n"
+    factory = (f"def _make({', '.join(free)}):\n{textwrap.indent(source, '    ')}\n"
+               f"    return {', '.join(names)},\n")
     namespace: dict = {}
     exec(compile(factory, filename, "exec"), namespace)
     inner = namespace["_make"](*[bindings.get(n) for n in free])
-    code = inner.__code__
     user_cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=True))
-    cells = tuple(types.CellType(bindings[n]) if n in bindings else user_cells[n]
-                  for n in code.co_freevars)
-    out = types.FunctionType(code, fn.__globals__, name, fn.__defaults__, cells)
-    out.__kwdefaults__ = fn.__kwdefaults__
-    lines = factory.splitlines(keepends=True)
-    linecache.cache[filename] = (len(factory), None, lines, filename)
-    weakref.finalize(out, linecache.cache.pop, filename, None)
+    out = []
+    for i, (name, made) in enumerate(zip(names, inner, strict=True)):
+        code = made.__code__
+        cells = tuple(types.CellType(bindings[n]) if n in bindings else user_cells[n]
+                      for n in code.co_freevars)
+        function = types.FunctionType(code, fn.__globals__, name,
+                                      fn.__defaults__ if i == 0 else None, cells)
+        if i == 0:
+            function.__kwdefaults__ = fn.__kwdefaults__
+        out.append(function)
+    linecache.cache[filename] = (len(factory), None, factory.splitlines(keepends=True), filename)
+    weakref.finalize(out[0], linecache.cache.pop, filename, None)
     return out

@@ -28,14 +28,15 @@ PIPELINE: tuple[tuple[str, Callable], ...] = (
     ("build primal and adjoint", reverse.reverse),  # runs analysis.activity
     ("initialise and accumulate gradients", fix_grads.fix_grads),
     ("optimize to a fixed point", optimize.optimize),
-    ("assemble the signature", finalize.finalize),
+    ("assemble the signature (split: forward and backward)", finalize.finalize),
 )
 
 
 @dataclass(frozen=True)
 class Compiled:
-    function: Callable
+    function: Callable  # the gradient function, or the forward half of a split pair
     source: str
+    backward: Callable | None = None  # the backward half of a split pair
 
 
 def compile_function(fn, wrt: tuple[str, ...], mode: str, options: Options,
@@ -55,9 +56,11 @@ def compile_function(fn, wrt: tuple[str, ...], mode: str, options: Options,
             print(f"--- after: {description} ---\n{emit.to_source(node)}", file=sys.stderr)
     source = emit.to_source(node)
     label = f"<{mode} of {fn.__qualname__} at {filename}:{fn.__code__.co_firstlineno}>"
-    function = emit.load(source, node.name, label, fn, ctx.bindings)
-    function.source = source
-    return Compiled(function, source)
+    defs = node.body if isinstance(node, gast.Module) else [node]
+    functions = emit.load(source, [d.name for d in defs], label, fn, ctx.bindings)
+    for function in functions:
+        function.source = source
+    return Compiled(functions[0], source, functions[1] if len(functions) > 1 else None)
 
 
 def _locals(node) -> set[str]:

@@ -43,7 +43,7 @@ def _never_varied(value) -> bool:
     return False
 
 
-def active_names(body: list, wrt: tuple[str, ...], result: str | None) -> set[str]:
+def active_names(body: list, wrt: tuple[str, ...], results: list) -> set[str]:
     """Flow-insensitive, to a fixed point: loops and branch joins need no special case."""
     edges = [(set(_targets(n)), set(A.load_names(n.value)), _never_varied(n.value))
              for s in body for n in A.walk(s) if isinstance(n, gast.Assign)]
@@ -55,7 +55,7 @@ def active_names(body: list, wrt: tuple[str, ...], result: str | None) -> set[st
             if not never and reads & varied and not targets <= varied:
                 varied |= targets
                 changed = True
-    useful = {result} if result else set()
+    useful = {r for r in results if r}
     changed = True
     while changed:
         changed = False

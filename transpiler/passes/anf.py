@@ -8,7 +8,7 @@ the forms
     y = op a                   (anything else: left whole, refused later if active)
 
 where ``a``, ``b``, ``c`` are names, numbers, or inactive cheap expressions (``n - 1``,
-``x.shape[0]``). ``return`` returns a name or a constant, an ``if`` tests a name, and a ``for`` loop iterates
+``x.shape[0]``). ``return`` returns a name, a constant or a tuple of those, an ``if`` tests a name, and a ``for`` loop iterates
 over a name bound to its ``range(...)`` just before it (so the adjoint can walk it backwards).
 Values that cannot vary are left as the user wrote them.
 
@@ -113,6 +113,9 @@ class _ANF:
             value = stmt.value
             stmt.value = A.name(self.branch(value)) if isinstance(value, gast.IfExp) \
                 else self.operation(value)
+        elif isinstance(stmt, gast.Return) and isinstance(stmt.value, gast.Tuple):
+            stmt.value.elts = [e if A.is_atom(e) else A.name(self.emit(
+                self.operation(e) if _mentions(e, self.varying) else e)) for e in stmt.value.elts]
         elif isinstance(stmt, gast.Return) and not A.is_atom(stmt.value):
             value = self.operation(stmt.value) if _mentions(stmt.value, self.varying) else stmt.value
             stmt.value = A.name(self.emit(value))

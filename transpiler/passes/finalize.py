@@ -1,16 +1,30 @@
-"""Give the generated function its name and the user's parameters, minus defaults.
+"""Give the generated function its name and the user's parameters, minus defaults; in split
+mode, cut it into a forward and a backward function.
 
 Defaults and annotations are dropped from the AST: the loader copies the user's default values
 onto the compiled function, so they are evaluated once, in the user's module, as Python does.
+
+Split mode (used for calls to user functions) cuts at the SPLIT marker the reverse pass left
+between primal and adjoint:
+
+    def f_forward(<params>):            def f_backward(_res, _ct):
+        <primal>                            a, b = _res
+        return value, (a, b)                <adjoint, seeded from _ct>
+                                            return (bx, ...)
+
+where ``(a, b)`` are the primal values (residuals) the adjoint reads.
 """
 
 from __future__ import annotations
 
 import gast
 
+from transpiler import ast_util as A
+from transpiler.anno import Anno, hasanno
+from transpiler.passes.ssa import stored_names
 
-def finalize(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
-    fn.name = f"{ctx.mode}_{fn.name}"
+
+def finalize(fn: gast.FunctionDef, ctx):
     fn.args.defaults = []
     fn.args.kw_defaults = [None] * len(fn.args.kwonlyargs)
     for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs:
@@ -20,4 +34,38 @@ def finalize(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
             extra.annotation = None
     fn.returns = None
     fn.decorator_list = []
-    return fn
+    if ctx.mode != "split":
+        fn.name = f"{ctx.mode}_{fn.name}"
+        return fn
+    return gast.Module(body=list(_split(fn, ctx)), type_ignores=[])
+
+
+def _split(fn: gast.FunctionDef, ctx):
+    cut = next(i for i, s in enumerate(fn.body) if hasanno(s, Anno.SPLIT))
+    primal, (*adjoint, ret) = fn.body[:cut], fn.body[cut + 1:]
+    value, grads = ret.value.elts
+    params = {a.id for a in fn.args.args + fn.args.kwonlyargs}
+    read = {n for s in adjoint + [ret] for n in A.load_names(s)}
+    residuals = sorted(read & (stored_names(primal) | params) - {ctx.cotangent})
+    pack = gast.Tuple(elts=[A.name(r) for r in residuals], ctx=gast.Load())
+    unconditional = {n for s in primal if isinstance(s, gast.Assign) for n in stored_names([s])}
+    primal = [A.assign(r, A.const(None), like=ret) for r in residuals  # set on some paths only
+              if r not in unconditional | params] + primal
+    forward = gast.FunctionDef(
+        name=f"{fn.name}_forward", args=fn.args, decorator_list=[], returns=None,
+        type_comment=None, type_params=[],
+        body=primal + [gast.copy_location(gast.Return(value=gast.Tuple(
+            elts=[value, pack], ctx=gast.Load())), ret)])
+    unpack = gast.Assign(targets=[gast.Tuple(elts=[A.name(r, store=True) for r in residuals],
+                                             ctx=gast.Store())],
+                         value=A.name(ctx.residuals), type_comment=None)
+    params_out = [gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None)
+                  for n in (ctx.residuals, ctx.cotangent)]
+    backward = gast.FunctionDef(
+        name=f"{fn.name}_backward", decorator_list=[], returns=None, type_comment=None,
+        type_params=[], args=gast.arguments(args=params_out, posonlyargs=[], vararg=None,
+                                            kwonlyargs=[], kw_defaults=[], kwarg=None,
+                                            defaults=[]),
+        body=([gast.copy_location(unpack, ret)] if residuals else []) + adjoint
+        + [gast.copy_location(gast.Return(value=grads), ret)])
+    return forward, backward

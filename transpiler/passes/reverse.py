@@ -17,6 +17,7 @@ typed like their arguments by ``rt.grad_like``).
 
 from __future__ import annotations
 
+import inspect
 import linecache
 import operator
 
@@ -28,7 +29,8 @@ from transpiler import ast_util as A
 from transpiler.analysis.activity import SHAPE_ATTRIBUTES, active_names
 from transpiler.analysis.scalars import known_scalars
 from transpiler.anno import Anno, getanno, hasanno, setanno
-from transpiler.errors import NoRuleError, error_at
+from transpiler.calls import split_pair
+from transpiler.errors import NoRuleError, TranspileError, error_at
 from transpiler.passes.ssa import stored_names
 from transpiler.rules.registry import ADJOINTS, key_name
 from transpiler.templates import bind_call, instantiate
@@ -47,18 +49,39 @@ _PACKED = {"transpose", "reshape"}  # x.reshape(2, 3) is np.reshape(x, (2, 3))
 
 def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     *primal, ret = fn.body
-    assert A.is_atom(ret.value), "ANF returns a name or a constant"
-    result = ret.value.id if isinstance(ret.value, gast.Name) else None
-    active = active_names(primal, ctx.wrt, result)
+    elements = ret.value.elts if isinstance(ret.value, gast.Tuple) else [ret.value]
+    assert all(A.is_atom(e) for e in elements), "ANF returns names or constants"
+    if len(elements) > 1 and ctx.mode != "split":
+        raise error_at(ret, ctx, "grad needs a function returning one scalar; this one returns "
+                       "a tuple", "return a single value (e.g. the sum of the parts)")
+    results = [e.id if isinstance(e, gast.Name) else None for e in elements]
+    active = active_names(primal, ctx.wrt, results)
     builder = _Reverse(ctx, active, known_scalars(primal, ctx.scalars))
     primal, adjoint = builder.block(primal)
-    if result in active:
-        seed = A.call(A.dotted(f"{ctx.bind('rt', runtime)}.seed"), A.name(result))
-        adjoint.insert(0, A.assign(ctx.namer.grad(result), seed, like=ret))
+    if ctx.mode == "split":
+        adjoint = [marker(Anno.SPLIT, True, ret)] + _seed_from(ctx, ret, results, active) + adjoint
+    elif results[0] in active:
+        seed = A.call(A.dotted(f"{ctx.bind('rt', runtime)}.seed"), A.name(results[0]))
+        adjoint.insert(0, A.assign(ctx.namer.grad(results[0]), seed, like=ret))
     if builder.stack:
         primal.insert(0, A.assign(builder.stack, gast.List(elts=[], ctx=gast.Load()), like=ret))
     fn.body = primal + adjoint + [_return(ctx, ret)]
     return fn
+
+
+def _seed_from(ctx, ret, results: list, active: set[str]) -> list:
+    """Split mode: the result's gradient arrives as the backward's parameter ``_ct``."""
+    ctx.residuals, ctx.cotangent = ctx.namer.fresh("_res"), ctx.namer.fresh("_ct")
+    tuple_result = isinstance(ret.value, gast.Tuple)
+    seeds = []
+    for i, name in enumerate(results):
+        if name in active:
+            part = A.name(ctx.cotangent)
+            if tuple_result:
+                part = gast.Subscript(value=part, slice=A.const(i), ctx=gast.Load())
+            seeds.append(A.assign(ctx.namer.grad(name), part, like=ret))
+            setanno(seeds[-1], Anno.ACCUMULATE)
+    return seeds
 
 
 def _line(ctx, node) -> str:
@@ -67,6 +90,10 @@ def _line(ctx, node) -> str:
 
 def _return(ctx, ret) -> gast.Return:
     rt = ctx.bind("rt", runtime)
+    if ctx.mode == "split":  # raw gradients, always a tuple; the caller accumulates them
+        grads = gast.Tuple(elts=[A.name(ctx.namer.grad(w)) for w in ctx.wrt], ctx=gast.Load())
+        value = gast.Tuple(elts=[ret.value, grads], ctx=gast.Load())
+        return gast.copy_location(gast.Return(value=value), ret)
     grads = [A.call(A.dotted(f"{rt}.grad_like"), A.name(ctx.namer.grad(w)), A.name(w))
              for w in ctx.wrt]
     value = grads[0] if len(grads) == 1 else gast.Tuple(elts=grads, ctx=gast.Load())
@@ -86,6 +113,7 @@ class _Reverse:
     def __init__(self, ctx, active: set[str], scalars: set[str]):
         self.ctx, self.active, self.scalars = ctx, active, frozenset(scalars)
         self.stack: str | None = None
+        self.primal_for: dict[int, list] = {}  # statements whose primal the adjoint rewrites
 
     def grad_of(self, var: str) -> str | None:
         return self.ctx.namer.grad(var) if var in self.active else None
@@ -117,7 +145,8 @@ class _Reverse:
         if isinstance(stmt, (gast.For, gast.While)):
             return self.loop(stmt)
         adjoint = [gast.copy_location(s, stmt) for s in self.assignment(stmt)]
-        return _write(stmt) if _is_setitem(stmt) else [stmt], adjoint
+        primal = self.primal_for.pop(id(stmt), None)
+        return primal or (_write(stmt) if _is_setitem(stmt) else [stmt]), adjoint
 
     def branch(self, stmt: gast.If) -> tuple[list, list]:
         origin = getanno(stmt, Anno.ORIGIN, stmt)
@@ -210,10 +239,63 @@ class _Reverse:
         if not any(t in self.active for t in targets):
             return []
         target, value = stmt.targets[0], stmt.value
+        func = getanno(value, Anno.FUNC) if isinstance(value, gast.Call) else None
+        if _is_user_function(func):
+            return self.user_call(func, value, target, stmt)
         if not isinstance(target, gast.Name):
             raise error_at(stmt, self.ctx, "unpacking a differentiated value is not supported yet",
                            "assign each element separately")
         return self.partials(target.id, value) + [marker(Anno.RESET, self.grad_of(target.id), stmt)]
+
+    def user_call(self, func, call, target, stmt) -> list:
+        """``y = helper(a, b)`` through the helper's compiled forward/backward pair."""
+        if not (isinstance(target, gast.Name) or (isinstance(target, gast.Tuple) and all(
+                isinstance(e, gast.Name) for e in target.elts))):
+            raise error_at(stmt, self.ctx, "assign the result of a call to a name or a tuple of "
+                           "names", "y = helper(x)  or  a, b = helper(x)")
+        parameters = inspect.signature(func).parameters.values()
+        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in parameters) or any(
+                kw.arg is None for kw in call.keywords):
+            raise error_at(call, self.ctx, f"calling {func.__name__} with *args or **kwargs is not "
+                           "supported yet", "pass the arguments by name or position")
+        try:
+            bound = inspect.signature(func).bind(
+                *call.args, **{kw.arg: kw.value for kw in call.keywords})
+        except TypeError as e:
+            raise error_at(call, self.ctx, f"this call does not match {func.__name__}'s "
+                           f"parameters: {e}", "check the arguments") from e
+        active = [p for p, node in bound.arguments.items()
+                  if any(n.id in self.active for n in A.walk(node) if isinstance(n, gast.Name))]
+        for p in active:
+            if not isinstance(bound.arguments[p], gast.Name):
+                raise error_at(call, self.ctx, f"argument '{p}' of {func.__name__} must be a "
+                               "name to be differentiated through", "assign it to a variable")
+        try:
+            pair = split_pair(func, tuple(active), self.ctx.options)
+        except TranspileError as e:
+            raise TranspileError(f"{e.message}\n(in {func.__qualname__}, called from "
+                                 f"{self.ctx.filename}:{call.lineno})", e.filename, e.lineno,
+                                 e.col, e.hint) from e
+        name = self.ctx.bind(f"{func.__name__}_vjp", pair)
+        saved = self.ctx.namer.fresh("_res")
+        outputs = target.elts if isinstance(target, gast.Tuple) else [target]
+        lhs = gast.Tuple(elts=[A.copy_node(target), A.name(saved, store=True)], ctx=gast.Store())
+        forward = gast.Call(func=A.attr(A.name(name), "forward"), args=call.args,
+                            keywords=call.keywords)
+        self.primal_for[id(stmt)] = [gast.copy_location(gast.Assign(
+            targets=[lhs], value=forward, type_comment=None), stmt)]
+        grads = [self.grad_of(o.id) for o in outputs]
+        zeros = [marker(Anno.ZERO, (g, o.id), stmt) for g, o in zip(grads, outputs) if g]
+        seed = [A.name(g) if g else A.const(0.0) for g in grads]
+        cotangent = seed[0] if isinstance(target, gast.Name) else gast.Tuple(elts=seed,
+                                                                              ctx=gast.Load())
+        pieces = self.ctx.namer.fresh("_g")
+        backward = A.call(A.attr(A.name(name), "backward"), A.name(saved), cotangent)
+        adjoint = zeros + [A.assign(pieces, backward)]
+        for i, p in enumerate(active):
+            adjoint.append(self._partial(self.grad_of(bound.arguments[p].id), gast.Subscript(
+                value=A.name(pieces), slice=A.const(i), ctx=gast.Load())))
+        return adjoint + [marker(Anno.RESET, g, stmt) for g in grads if g]
 
     def partials(self, target: str, value) -> list:
         if isinstance(value, gast.Name):
@@ -281,6 +363,19 @@ class _Reverse:
         ctx = self.ctx
         return instantiate(rule, bound, target, self.grad_of, ctx.namer.fresh, ctx.bind,
                            self.scalars)
+
+
+def _is_user_function(func) -> bool:
+    """A Python function of the user's (not a library's) without a rule of its own."""
+    if not inspect.isfunction(func):
+        return False
+    try:
+        if func in ADJOINTS:
+            return False
+    except TypeError:
+        return False
+    module = getattr(func, "__module__", "") or ""
+    return module.split(".")[0] not in {"numpy", "scipy", "math", "transpiler", "runtime"}
 
 
 def _is_setitem(stmt) -> bool:

@@ -1,0 +1,81 @@
+"""Calls to the user's own functions: helpers, keywords and defaults, tuple results, loops,
+closures, recursion, helpers calling helpers."""
+
+import math
+
+import numpy as np
+
+
+def scaled_sine(a, b, scale=2.0):
+    return np.sin(a) * b * scale
+
+
+def euler_step(x, v, dt):
+    a = -x
+    return x + dt * v, v + dt * a
+
+
+def calls_with_keywords_and_tuples(x, y):
+    z = scaled_sine(x, y) + scaled_sine(y, x, scale=0.5)
+    total = 0.0
+    for i in range(3):
+        total = total + np.sum(scaled_sine(z, x))
+    p, q = euler_step(x, y, 0.1)
+    return total + np.sum(p * q)
+
+
+def power_recursive(x, n):
+    if n == 0:
+        return 1.0
+    return x * power_recursive(x, n - 1)
+
+
+def uses_recursion(x):
+    return power_recursive(x, 4) + math.sin(x)
+
+
+def inner_helper(u):
+    return u * u + 1.0
+
+
+def outer_helper(u, w):
+    s = 0.0
+    for i in range(2):
+        s = s + inner_helper(u * w)
+        if s > 100.0:
+            return s
+    return s
+
+
+def nested_helpers(x, w):
+    return outer_helper(x, w) * outer_helper(w, x)
+
+
+def make_closure(k):
+    def spring(x):
+        return 0.5 * k * x * x
+    return spring
+
+
+_spring = make_closure(3.0)
+
+
+def calls_closure(x):
+    return _spring(x) + _spring(2.0 * x)
+
+
+def simulate(x0, v0):
+    x, v = x0, v0
+    for step in range(20):
+        x, v = euler_step(x, v, 0.05)
+    return x * x + v * v
+
+
+CASES = {
+    "calls_keywords_tuples": (calls_with_keywords_and_tuples,
+                              (np.array([0.3, 0.7]), np.array([1.1, -0.4])), (0, 1)),
+    "recursion": (uses_recursion, (0.8,), (0,)),
+    "nested_helpers": (nested_helpers, (0.7, 1.3), (0, 1)),
+    "closure_helper": (calls_closure, (0.6,), (0,)),
+    "helper_in_loop_tuple_state": (simulate, (1.0, 0.2), (0, 1)),
+}

@@ -1,0 +1,46 @@
+"""Calls to the user's own functions: each callee is compiled once into a forward/backward pair.
+
+``y = helper(a, b)`` in a differentiated function becomes ``y, _res1 = helper_vjp.forward(a, b)``
+in the primal and ``_g = helper_vjp.backward(_res1, by)`` in the adjoint, whose entries are the
+gradients of the callee's active parameters. The pair is cached per (callee, active parameters,
+options) like any compile, so a helper called many times (in a loop, or from several functions)
+is compiled once; a recursive function finds its own pair while it is being compiled.
+"""
+
+from __future__ import annotations
+
+from transpiler import cache
+
+
+class SplitFunction:
+    """``forward(*args) -> (value, residuals)``; ``backward(residuals, cotangent) -> grads``."""
+
+    __slots__ = ("forward", "backward", "source", "__weakref__")
+
+    def __init__(self):
+        self.forward = self.backward = None
+        self.source = ""
+
+    def __repr__(self) -> str:
+        return f"<split pair {getattr(self.forward, '__name__', '(compiling)')}>"
+
+
+def split_pair(fn, active: tuple[str, ...], options) -> SplitFunction:
+    """The forward/backward pair of ``fn`` differentiated w.r.t. ``active`` (compiled once)."""
+    from transpiler.pipeline import compile_function  # the pipeline calls back into here
+
+    key = (active, "split", options, frozenset())
+    pair = SplitFunction()
+    with cache.LOCK:
+        existing = cache.lookup(fn, key)
+        if existing is not None:
+            return existing
+        cache.store(fn, key, pair)  # visible to a recursive call compiled below
+        try:
+            compiled = compile_function(fn, active, "split", options)
+        except BaseException:
+            cache.forget(fn, key)
+            raise
+        pair.forward, pair.backward, pair.source = (compiled.function, compiled.backward,
+                                                    compiled.source)
+    return pair
