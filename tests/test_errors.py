@@ -7,7 +7,7 @@ from transpiler import NoRuleError, TranspileError, grad
 from tests.util import make
 
 REFUSED = [
-    ("for v in x:\n        y = v", "only 'for <name> in range(...)'", 2),
+    ("for v in x.tolist():\n        y = v", "loop over a method call's result", 2),
     ("if np.sum(x) > 0:\n        return", "'return' without a value", 3),
     ("try:\n        x = x * 2\n    except ValueError:\n        pass", "'try'", 2),
     ("with open('f') as fh:\n        x = x * 2", "'with'", 2),

@@ -285,3 +285,42 @@ CASES.update({
     "for_else_without_break": (for_else_without_break, (1.1,), (0,)),
     "break_nested_in_if_arrays": (break_nested_in_if_in_loop_arrays, (_VEC, _MAT), (0, 1)),
 })
+
+
+def loop_over_array_rows(x, w):
+    total = 0.0
+    for row in x:
+        total = total + np.sum(np.tanh(row * w))
+    return total
+
+
+def loop_enumerate_zip_reversed(xs, ys):
+    acc = 0.0
+    for i, v in enumerate(xs, 1):
+        acc = acc + v * i
+    for a, b in zip(xs, ys):
+        acc = acc + a * b
+    for v in reversed(ys):
+        acc = acc * 0.9 + math.sin(v)
+    return acc
+
+
+def loop_over_pairs(x):
+    pairs = ((x, 2.0), (x * x, 3.0))
+    total = 0.0
+    for value, weight in pairs:
+        total = total + value * weight
+    return total
+
+
+def unpack_a_pair(x):
+    p = (x * 2.0, math.exp(x))
+    a, b = p
+    return a * b
+
+
+CASES.update({
+    "loop_over_array_rows": (loop_over_array_rows, (np.abs(_MAT), _VEC), (0, 1)),
+    "loop_enumerate_zip_reversed": (loop_enumerate_zip_reversed, (_VEC, _VEC[::-1].copy()),
+                                    (0, 1)),
+})

@@ -108,6 +108,10 @@ class _ANF:
 
     def run(self) -> list:
         stmt = self.stmt
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], (gast.Tuple, gast.List)) \
+                and _mentions(stmt.value, self.varying) \
+                and not isinstance(stmt.value, (gast.Call, gast.Tuple, gast.List)):
+            return self.unpack(stmt)  # a, b = pair -> a = pair[0]; b = pair[1]
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) \
                 and _mentions(stmt.value, self.varying):
             value = stmt.value
@@ -120,6 +124,17 @@ class _ANF:
             value = self.operation(stmt.value) if _mentions(stmt.value, self.varying) else stmt.value
             stmt.value = A.name(self.emit(value))
         self.out.append(stmt)
+        return self.out
+
+    def unpack(self, stmt) -> list:
+        source = self.atom(stmt.value)
+        for i, element in enumerate(stmt.targets[0].elts):
+            if not isinstance(element, gast.Name):
+                return self.out + [stmt]  # nested or starred: refused by the reverse pass
+            item = gast.Subscript(value=A.copy_node(source), slice=A.const(i), ctx=gast.Load())
+            new = gast.copy_location(A.assign(element.id, item), stmt)
+            setanno(new, Anno.ORIGIN, getanno(stmt, Anno.ORIGIN, stmt))
+            self.out.append(new)
         return self.out
 
     def emit(self, value) -> str:

@@ -5,6 +5,8 @@
   a new value of ``y``, so later passes see an ordinary assignment (reverse emits the write)
 - ``a = b = e``          -> ``b = e; a = b``
 - ``a, b = e1, e2``      -> ``a = e1; b = e2`` (through temporaries when a target is also read)
+- ``for v in xs`` (also ``enumerate``, ``zip``, ``reversed``) -> ``for _i in range(...)`` with
+  ``v = xs[_i]`` first in the body, so every loop runs over a ``range``
 - docstrings and ``pass`` are dropped.
 
 Other tuple targets (``n, m = x.shape``) are kept; the reverse pass accepts them when inactive.
@@ -42,6 +44,9 @@ def desugar(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
 def _block(stmts: list, ctx) -> list:
     body = []
     for stmt in stmts:
+        if isinstance(stmt, gast.For) and not _over_range(stmt.iter):
+            before, stmt = _index_loop(stmt, ctx)
+            body.extend(before)
         if isinstance(stmt, (gast.If, gast.For, gast.While)):
             stmt.body = _block(stmt.body, ctx) or [gast.Pass()]
             stmt.orelse = _block(stmt.orelse, ctx)
@@ -84,6 +89,51 @@ def _desugar(stmt, ctx) -> list:
                     + [A.assign(t.id, A.name(tmp)) for t, tmp in zip(targets, temps, strict=True)])
         return [A.assign(t.id, v) for t, v in zip(targets, values, strict=True)]
     return [stmt]
+
+
+def _over_range(node) -> bool:
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+        and node.func.id == "range"
+
+
+def _call_of(node, name: str) -> bool:
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id == name
+
+
+def _index_loop(stmt: gast.For, ctx) -> tuple[list, gast.For]:
+    """``for v in xs:`` -> ``_s = xs`` / ``for _i in range(len(_s)):`` / ``v = _s[_i]``."""
+    index = ctx.namer.fresh("_i")
+    iterable, target, offset = stmt.iter, stmt.target, None
+    reverse = _call_of(iterable, "reversed")
+    if reverse:
+        iterable = iterable.args[0]
+    if _call_of(iterable, "enumerate"):
+        offset = iterable.args[1] if len(iterable.args) > 1 else A.const(0)
+        counter, target = target.elts
+        iterable = iterable.args[0]
+    sources = iterable.args if _call_of(iterable, "zip") else [iterable]
+    names = [ctx.namer.fresh("_seq") for _ in sources]
+    before = [gast.copy_location(A.assign(n, s), stmt) for n, s in zip(names, sources, strict=True)]
+    length = A.call(A.name("len"), A.name(names[0])) if len(names) == 1 else A.call(
+        A.name("min"), *[A.call(A.name("len"), A.name(n)) for n in names])
+    if reverse:
+        bounds = [gast.BinOp(left=length, op=gast.Sub(), right=A.const(1)), A.const(-1),
+                  A.const(-1)]
+    else:
+        bounds = [length]
+    items = [gast.Subscript(value=A.name(n), slice=A.name(index), ctx=gast.Load()) for n in names]
+    targets = target.elts if len(names) > 1 else [target]
+    head = [gast.Assign(targets=[t], value=v, type_comment=None)
+            for t, v in zip(targets, items, strict=True)]
+    if offset is not None:
+        head.insert(0, gast.Assign(targets=[counter], value=gast.BinOp(
+            left=A.name(index), op=gast.Add(), right=offset), type_comment=None))
+    head = [gast.copy_location(h, stmt) for h in head]
+    for h in head:
+        setanno(h, Anno.ORIGIN, stmt)
+    loop = gast.For(target=A.name(index, store=True), iter=A.call(A.name("range"), *bounds),
+                    body=head + stmt.body, orelse=stmt.orelse, type_comment=None)
+    return before, gast.copy_location(loop, stmt)
 
 
 def setitem(target: gast.Subscript, value, like) -> gast.Assign:

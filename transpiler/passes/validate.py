@@ -2,20 +2,20 @@
 
 Postcondition: the body is made of assignments to names or tuples of names, augmented
 assignments to names, expression statements, ``assert``, ``pass``, ``if``/``elif``/``else``,
-``for`` loops over ``range(...)`` and ``while`` loops (with ``break``, ``continue``, ``else``),
+``for`` loops (over ``range``, sequences, ``enumerate``, ``zip``, ``reversed``), ``while`` loops (with ``break``, ``continue``, ``else``),
 and ``return <value>`` statements, one of them last. Expressions contain no lambdas, comprehensions, ``yield``, ``await``,
 walrus or starred items. Everything else raises TranspileError at the construct, with a hint.
 
 >>> import gast
 >>> from types import SimpleNamespace
 >>> ctx = SimpleNamespace(filename="<doc>", indent=0)
->>> fn = gast.parse("def f(x):\\n    for v in x:\\n        y = v\\n    return y").body[0]
+>>> fn = gast.parse("def f(x):\\n    for k, v in d.items():\\n        y = v\\n    return y").body[0]
 >>> try:
 ...     validate(fn, ctx)
 ... except TranspileError as e:
 ...     print(e)
-<doc>:2:14: only 'for <name> in range(...)' loops are supported yet
-hint: iterate over indices: for i in range(len(xs)): ... xs[i] ...
+<doc>:2:17: a 'for' loop over a method call's result is not supported yet
+hint: loop over range(...), a sequence, enumerate(...), zip(...) or reversed(...)
 """
 
 from __future__ import annotations
@@ -66,6 +66,9 @@ def validate(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     return fn
 
 
+_ITERATORS = frozenset({"range", "enumerate", "zip", "reversed"})
+
+
 def _check_block(body: list, ctx, top: bool = False) -> None:
     for i, stmt in enumerate(body):
         _check_statement(stmt, ctx, last=top and i == len(body) - 1)
@@ -78,12 +81,16 @@ def _check_statement(stmt, ctx, last: bool) -> None:
     if type(stmt) in _STATEMENTS:
         msg, hint = _STATEMENTS[type(stmt)]
         raise error_at(stmt, ctx, msg, hint)
-    if isinstance(stmt, gast.For) and not (
-            isinstance(stmt.target, gast.Name) and isinstance(stmt.iter, gast.Call)
-            and isinstance(stmt.iter.func, gast.Name) and stmt.iter.func.id == "range"
-            and not stmt.iter.keywords):
-        raise error_at(stmt.iter, ctx, "only 'for <name> in range(...)' loops are supported yet",
-                       "iterate over indices: for i in range(len(xs)): ... xs[i] ...")
+    if isinstance(stmt, gast.For):
+        _check_target(stmt.target, ctx)
+        if isinstance(stmt.iter, gast.Call) and not (
+                isinstance(stmt.iter.func, gast.Name) and stmt.iter.func.id in _ITERATORS
+                and not stmt.iter.keywords):
+            raise error_at(stmt.iter, ctx, "a 'for' loop over a method call's result is not "
+                           "supported yet" if isinstance(stmt.iter.func, gast.Attribute) else
+                           "a 'for' loop over this call is not supported yet",
+                           "loop over range(...), a sequence, enumerate(...), zip(...) or "
+                           "reversed(...)")
     if isinstance(stmt, gast.Return) and stmt.value is None:
         raise error_at(stmt, ctx, "'return' without a value", "return the value to differentiate")
     if isinstance(stmt, gast.Assign):
