@@ -86,8 +86,11 @@ class GradientFunction:
         for name, pos in zip(self._wrt, self._positions):
             value = args[pos] if 0 <= pos < len(args) else kwargs.get(name)
             if type(value) is not float and _not_differentiable(value):
+                hint = ("differentiating with respect to a container is not supported yet: pass "
+                        "its arrays as separate arguments" if isinstance(value, _CONTAINERS)
+                        else "pass a float or a float array")
                 raise TypeError(f"cannot differentiate with respect to '{name}': it is "
-                                f"{_describe(value)}; pass a float or a float array")
+                                f"{_describe(value)}; {hint}")
         result = compiled.function(*args, **kwargs)
         if self._single:
             return result
@@ -117,8 +120,11 @@ def _where(fn) -> tuple[str, int]:
     return getattr(code, "co_filename", "<unknown>"), getattr(code, "co_firstlineno", 0)
 
 
+_CONTAINERS = (tuple, list, dict, set)
+
+
 def _not_differentiable(value) -> bool:
-    if isinstance(value, (bool, int, complex)):
+    if isinstance(value, (bool, int, complex) + _CONTAINERS):
         return True
     dtype = getattr(value, "dtype", None)
     return dtype is not None and dtype.kind in _NOT_DIFFERENTIABLE
@@ -128,7 +134,7 @@ def _describe(value) -> str:
     dtype = getattr(value, "dtype", None)
     if dtype is not None:
         return f"an array of dtype {dtype}"
-    return f"of type {type(value).__name__} ({value!r})"
+    return f"of type {type(value).__name__} ({value!r:.60})"
 
 
 def _decorator(mode: str):
