@@ -19,6 +19,9 @@ REFUSED = [
     ("y = yield x", "generators", 2),
     ("x.attr = 1.0", "assignment to an attribute", 2),
     ("v = x[1:]\n    x[1] = 5.0\n    y = v", "would also change 'v'", 3),
+    ("b = x * 1.0\n    c = b\n    b += 1.0\n    y = c", "would also change 'c'", 4),
+    ("xs = []\n    xs.append(x * 2.0)\n    y = np.sum(xs)", "result of this call is discarded", 3),
+    ("c = np.zeros(3)\n    np.multiply(x, 2.0, out=c)\n    y = c", "result of this call", 3),
     ("y = x.cumsum()", "method call x.cumsum(...)", 2),
     ("y = (x, x)", "tuple of differentiated values", 2),
     ("import math\n    y = x", "'import' inside the function", 2),
@@ -78,3 +81,27 @@ def test_error_is_a_syntax_error_subclass_with_location():
     with pytest.raises(SyntaxError) as info:
         grad(f)(np.ones(3))
     assert info.value.lineno == 2 and info.value.offset == 9
+
+
+def test_helper_writing_into_its_argument_is_refused():
+    f = make("""
+def fill(a, v):
+    a[0] = v
+    return np.sum(a)
+
+def f(x):
+    y = x * 2.0
+    return fill(y, x[1])
+""")
+    with pytest.raises(TranspileError, match="may not write into its arguments") as info:
+        grad(f)(np.ones(3))
+    assert info.value.lineno == 2
+
+
+def test_a_write_into_the_argument_itself_works_on_a_copy():
+    f = make("def f(x):\n    x[0] = x[1] * 3.0\n    x += 1.0\n    return np.sum(x * x)\n")
+    x = np.array([0.5, 1.0, 2.0])
+    before = x.copy()
+    g = grad(f)(x)
+    np.testing.assert_array_equal(x, before)
+    np.testing.assert_allclose(g, [0.0, 2 * 4.0 + 2 * 4.0 * 3.0, 6.0])

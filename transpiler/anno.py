@@ -12,6 +12,7 @@ class Anno(enum.Enum):
     ACCUMULATE = "Marks 'bx = e': add partial e into gradient bx (fix_grads decides '=' or '+')."
     PURE = "Marks a Call known to have no side effects, so dead-code elimination may drop it."
     LOOP_COPY = "Marks the copy-back of a loop-carried variable at the end of a loop body (ssa)."
+    IN_PLACE = "Marks 'x = x op e' that came from 'x op= e' (in place for arrays, in NumPy)."
     SPLIT = "Marks where the primal ends and the adjoint begins (split mode cuts there)."
     EXIT = "Marks the one 'if <flags>: break' that ends a loop body after lower_exits."
     PHI = "Marks a copy that ssa inserted where control flow joins (no comment of its own)."

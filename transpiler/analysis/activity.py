@@ -43,10 +43,17 @@ def _never_varied(value) -> bool:
     return False
 
 
-def active_names(body: list, wrt: tuple[str, ...], results: list) -> set[str]:
-    """Flow-insensitive, to a fixed point: loops and branch joins need no special case."""
-    edges = [(set(_targets(n)), set(A.load_names(n.value)), _never_varied(n.value))
-             for s in body for n in A.walk(s) if isinstance(n, gast.Assign)]
+def _edges(body: list) -> list:
+    return [(set(_targets(n)), set(A.load_names(n.value)), _never_varied(n.value))
+            for s in body for n in A.walk(s) if isinstance(n, gast.Assign)]
+
+
+def varied_names(body: list, wrt: tuple[str, ...]) -> set[str]:
+    """Names whose value may depend on ``wrt`` (whether or not they reach the result)."""
+    return _varied(_edges(body), wrt)
+
+
+def _varied(edges: list, wrt: tuple[str, ...]) -> set[str]:
     varied = set(wrt)
     changed = True
     while changed:
@@ -55,6 +62,13 @@ def active_names(body: list, wrt: tuple[str, ...], results: list) -> set[str]:
             if not never and reads & varied and not targets <= varied:
                 varied |= targets
                 changed = True
+    return varied
+
+
+def active_names(body: list, wrt: tuple[str, ...], results: list) -> set[str]:
+    """Flow-insensitive, to a fixed point: loops and branch joins need no special case."""
+    edges = _edges(body)
+    varied = _varied(edges, wrt)
     useful = {r for r in results if r}
     changed = True
     while changed:

@@ -1,10 +1,14 @@
 """Refuse element writes whose effect through a view or alias we would not reproduce.
 
 ``y[i] = v`` is compiled as "a new array equal to y, with y[i] = v" (the reverse pass writes
-into a copy), so the caller's arrays are never modified and the adjoint can read old values.
-That differs from NumPy only when another name shares memory with ``y`` (``v = y[1:]``,
-``b = y``, ``y.T``, ``np.reshape(y, ...)``) and is read after the write, where NumPy would show
-the new values. Those programs are refused, never silently given other numbers.
+into a copy), so the caller's arrays are never modified and the adjoint can read old values;
+``x += e`` likewise becomes ``x = x + e``. That differs from NumPy only when another name shares
+memory with the array (``v = y[1:]``, ``b = y``, ``y.T``, ``np.reshape(y, ...)``) and is read
+after the write, where NumPy would show the new values. Those programs are refused, never
+silently given other numbers.
+
+A function compiled for a call from another one (split mode) must not write into its own
+parameters: the caller would see the change in Python, and not here.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import numpy as np
 
 from transpiler import ast_util as A
 from transpiler.analysis.activity import SHAPE_ATTRIBUTES
-from transpiler.anno import Anno, getanno
+from transpiler.anno import Anno, getanno, hasanno
 from transpiler.errors import error_at
 
 _VIEW_METHODS = frozenset({"reshape", "transpose", "ravel", "squeeze", "view", "swapaxes"})
@@ -28,26 +32,33 @@ _VIEW_FUNCTIONS = (np.reshape, np.transpose, np.ravel, np.squeeze, np.asarray, n
 def check_writes(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     order: list[tuple[object, tuple]] = []  # (statement, enclosing loops), in program order
     _flatten(fn.body, (), order)
-    writes = [(i, s, loops) for i, (s, loops) in enumerate(order) if _is_setitem(s)]
+    writes = [(i, s, loops) for i, (s, loops) in enumerate(order)
+              if _is_setitem(s) or _in_place(s)]
     if not writes:
         return fn
     alias = _alias_graph(s for s, _ in order)
+    params = {a.id for a in fn.args.args + fn.args.kwonlyargs}
     for p, stmt, loops in writes:
-        old, new = stmt.value.args[0].id, A.target_name(stmt)
+        old = stmt.value.args[0].id if _is_setitem(stmt) else stmt.value.left.id
+        new = A.target_name(stmt)
+        if ctx.mode == "split" and _component(alias, old) & params:
+            raise error_at(stmt, ctx, "a function called from a differentiated function may not "
+                           "write into its arguments (the caller would see the change)",
+                           "work on a copy (a = a.copy()) and return the new array")
+        variable = ctx.versions.get(old, old)
         for other in sorted(_component(alias, old) - {old, new}):
+            if ctx.versions.get(other, other) == variable:
+                continue  # another version of the same variable: the same Python name
             late = any(other in A.load_names(s) for s, _ in order[p + 1:])
             around = loops and _defined_outside(other, loops[-1], order) and any(
                 other in A.load_names(s) for s, inner in order if loops[-1] in inner)
             if late or around:
-                raise error_at(stmt, ctx, f"this write into '{_user(old)}' would also change "
-                               f"'{_user(other)}', which shares its memory and is used after it",
-                               f"copy it first: {_user(other)} = <...>.copy(), or write into a "
+                mine, theirs = variable, ctx.versions.get(other, other)
+                raise error_at(stmt, ctx, f"this write into '{mine}' would also change "
+                               f"'{theirs}', which shares its memory and is used after it",
+                               f"copy it first: {theirs} = <...>.copy(), or write into a "
                                "copy of the array")
     return fn
-
-
-def _user(name: str) -> str:
-    return name.rsplit("_", 1)[0] if name.rsplit("_", 1)[-1].isdigit() else name
 
 
 def _flatten(stmts: list, loops: tuple, out: list) -> None:
@@ -58,6 +69,11 @@ def _flatten(stmts: list, loops: tuple, out: list) -> None:
             _flatten(stmt.orelse, loops, out)
         elif isinstance(stmt, (gast.For, gast.While)):
             _flatten(stmt.body, loops + (stmt,), out)
+
+
+def _in_place(stmt) -> bool:
+    return hasanno(stmt, Anno.IN_PLACE) and isinstance(stmt.value, gast.BinOp) \
+        and isinstance(stmt.value.left, gast.Name)
 
 
 def _is_setitem(stmt) -> bool:

@@ -68,7 +68,10 @@ def _desugar(stmt, ctx) -> list:
         read.ctx = gast.Load()
         value = gast.copy_location(gast.BinOp(left=read, op=stmt.op, right=stmt.value), stmt)
         target = A.copy_node(stmt.target)
-        return _desugar(gast.Assign(targets=[target], value=value, type_comment=None), ctx)
+        out = _desugar(gast.Assign(targets=[target], value=value, type_comment=None), ctx)
+        if isinstance(stmt.target, gast.Name):
+            setanno(out[-1], Anno.IN_PLACE)
+        return out
     if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
             and isinstance(stmt.targets[0], gast.Subscript):
         return [setitem(stmt.targets[0], stmt.value, stmt)]

@@ -26,12 +26,13 @@ import numpy as np
 
 import runtime
 from transpiler import ast_util as A
-from transpiler.analysis.activity import SHAPE_ATTRIBUTES, active_names
+from transpiler.analysis.activity import SHAPE_ATTRIBUTES, active_names, varied_names
 from transpiler.analysis.scalars import known_scalars
 from transpiler.anno import Anno, getanno, hasanno, setanno
 from transpiler.calls import split_pair
 from transpiler.errors import NoRuleError, TranspileError, error_at
 from transpiler.passes.ssa import stored_names
+from transpiler.rules.nondiff import NONDIFF
 from transpiler.rules.registry import ADJOINTS, key_name
 from transpiler.templates import bind_call, instantiate
 
@@ -56,6 +57,7 @@ def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
                        "a tuple", "return a single value (e.g. the sum of the parts)")
     results = [e.id if isinstance(e, gast.Name) else None for e in elements]
     active = active_names(primal, ctx.wrt, results)
+    _refuse_discarded_calls(primal, varied_names(primal, ctx.wrt), ctx)
     builder = _Reverse(ctx, active, known_scalars(primal, ctx.scalars))
     primal, adjoint = builder.block(primal)
     if ctx.mode == "split":
@@ -67,6 +69,28 @@ def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
         primal.insert(0, A.assign(builder.stack, gast.List(elts=[], ctx=gast.Load()), like=ret))
     fn.body = primal + adjoint + [_return(ctx, ret)]
     return fn
+
+
+def _refuse_discarded_calls(body: list, varied: set[str], ctx) -> None:
+    """A call on differentiated values whose result is dropped can only matter through what it
+    does to its arguments (``xs.append(x)``, ``np.add(a, b, out=c)``): refuse it."""
+    for stmt in (n for s in body for n in A.walk(s)):
+        if not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)):
+            continue
+        call = stmt.value
+        if not any(n in varied for n in A.load_names(call)):
+            continue
+        func = getanno(call, Anno.FUNC)
+        try:
+            harmless = func is print or (func in NONDIFF) or (
+                func in ADJOINTS and not any(kw.arg == "out" for kw in call.keywords))
+        except TypeError:
+            harmless = False
+        if not harmless:
+            raise error_at(call, ctx, "the result of this call is discarded, so it could only "
+                           "matter by changing its arguments in place, which cannot be "
+                           "differentiated", "assign the result and use it: xs = xs + [x], "
+                           "c = np.add(a, b)")
 
 
 def _seed_from(ctx, ret, results: list, active: set[str]) -> list:

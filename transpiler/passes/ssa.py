@@ -35,7 +35,9 @@ def ssa(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     for extra in (fn.args.vararg, fn.args.kwarg):
         if extra is not None:
             params.add(extra.id)
-    fn.body = _Renamer(ctx.namer, params).block(fn.body, {p: p for p in params})
+    renamer = _Renamer(ctx.namer, params)
+    fn.body = renamer.block(fn.body, {p: p for p in params})
+    ctx.versions = renamer.versions
     return fn
 
 
@@ -47,10 +49,12 @@ def stored_names(stmts: list) -> set[str]:
 class _Renamer:
     def __init__(self, namer, defined: set[str]):
         self.namer, self.defined = namer, set(defined)
+        self.versions: dict[str, str] = {}  # each new name -> the user's variable it versions
 
     def define(self, name: str) -> str:
         new = self.namer.fresh(name) if name in self.defined else name
         self.defined.add(new)
+        self.versions[new] = self.versions.get(name, name)
         return new
 
     def loads(self, node, current: dict) -> None:
