@@ -53,7 +53,8 @@ class GradientFunction:
         self.__qualname__ = f"{mode}({fn.__qualname__})"
         self.__doc__ = fn.__doc__
         self.__module__ = fn.__module__
-        self._wrt, self._positions, self._single = _normalise_wrt(fn, wrt)
+        self._wrt, positions, self._single = _normalise_wrt(fn, wrt)
+        self._checks = tuple(zip(self._wrt, positions))
         self._mode, self._options = mode, options
         self._variants: dict[int, Compiled] = {}  # number of leading scalar arguments -> code
         self._code = None
@@ -74,8 +75,14 @@ class GradientFunction:
         """The generated source of the general (any shapes) variant."""
         return (self._variants.get(0) or self._compile()).source
 
+    def source_for(self, *args, **kwargs) -> str:
+        """The generated source that a call with these arguments runs (the scalar variant when
+        they are all Python numbers)."""
+        scalars = _scalar_count(args, kwargs)
+        return (self._variants.get(scalars) or self._compile(scalars)).source
+
     def __call__(self, *args, **kwargs):
-        scalars = 0 if kwargs else len(args)
+        scalars = 0 if kwargs else len(args)  # _scalar_count, inlined: this is the hot path
         for a in args:
             if type(a) is not float and type(a) is not int:
                 scalars = 0
@@ -83,7 +90,7 @@ class GradientFunction:
         compiled = self._variants.get(scalars)
         if compiled is None or self.__wrapped__.__code__ is not self._code:
             compiled = self._compile(scalars)
-        for name, pos in zip(self._wrt, self._positions):
+        for name, pos in self._checks:
             value = args[pos] if 0 <= pos < len(args) else kwargs.get(name)
             if type(value) is not float and _not_differentiable(value):
                 hint = ("differentiating with respect to a container is not supported yet: pass "
@@ -100,6 +107,16 @@ class GradientFunction:
 
     def __repr__(self) -> str:
         return f"<{self.__qualname__}, wrt={self._wrt if not self._single else self._wrt[0]!r}>"
+
+
+def _scalar_count(args: tuple, kwargs: dict) -> int:
+    """The variant key: how many leading arguments are Python numbers (0 unless all are)."""
+    if kwargs:
+        return 0
+    for a in args:
+        if type(a) is not float and type(a) is not int:
+            return 0
+    return len(args)
 
 
 def _check_function(fn) -> None:
