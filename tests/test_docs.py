@@ -3,6 +3,9 @@
 import pathlib
 import re
 
+import numpy as np
+import pytest
+
 from transpiler import grad
 from transpiler.coverage import BEGIN, END, markdown
 from tests.util import make
@@ -24,3 +27,23 @@ def test_readme_example_source_is_what_the_compiler_prints():
 def test_readme_quick_start_commands_exist():
     assert "pip install -e . && python samples/quickstart.py" in README
     assert 'pip install -e ".[test]" && python -m pytest -q' in README
+
+
+def test_readme_loop_example_is_what_the_compiler_prints():
+    blocks = re.findall(r"```python\n(.*?)```", README, re.S)
+    user = next(b for b in blocks if b.startswith("def final_energy"))
+    shown = next(b for b in blocks if b.startswith("def grad_final_energy"))
+    f = make(user)
+    assert grad(f).source_for(2.0, 0.5) == shown.strip()
+
+
+def test_readme_custom_rule_example_runs():
+    sp = pytest.importorskip("scipy.special")
+    from transpiler.rules.registry import ADJOINTS
+
+    block = next(b for b in re.findall(r"```python\n(.*?)```", README, re.S) if "@adjoint" in b)
+    try:
+        f = make(block, name="neg_log_likelihood")  # runs the example, its last line included
+        np.testing.assert_allclose(grad(f)(np.array([1.5, 2.5])), sp.digamma([1.5, 2.5]))
+    finally:
+        ADJOINTS.pop(sp.gammaln, None)
