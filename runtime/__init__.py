@@ -4,10 +4,17 @@ It depends on NumPy only and never imports ``transpiler``, so an exported gradie
 without the compiler installed.
 """
 
-from runtime.broadcast import unbroadcast, unindex, unreduce, zero_index
 from runtime.accumulate import grad_like, seed, shape_of, zeros_like_grad
-from runtime.ops import (balanced_eq, dot_adjoint_a, dot_adjoint_b, matmul_adjoint_a,
-                         matmul_adjoint_b, unconcatenate, unstack)
+from runtime.broadcast import unbroadcast, unindex, unreduce, zero_index
+from runtime.ops import (
+                         balanced_eq,
+                         dot_adjoint_a,
+                         dot_adjoint_b,
+                         matmul_adjoint_a,
+                         matmul_adjoint_b,
+                         unconcatenate,
+                         unstack,
+)
 
 # Helpers whose argument at this position is only used for its shape and dtype.
 SHAPE_ARGUMENTS = {"unbroadcast": 1, "unreduce": 1, "unindex": 1, "zeros_like_grad": 0,

@@ -26,7 +26,7 @@ def seed(out):
 
 
 def zeros_like_grad(x):
-    """A zero gradient mirroring ``x``: 0.0 for a scalar, a float array of ``x``'s shape otherwise."""
+    """A zero gradient mirroring ``x``: 0.0 for a scalar, else a float array of ``x``'s shape."""
     if isinstance(x, np.ndarray):
         return np.zeros(x.shape, dtype=x.dtype if x.dtype.kind == "f" else float)
     return 0.0

@@ -36,7 +36,7 @@ def unbroadcast(g, like):
 
 
 def unreduce(g, like, axis=None, keepdims=False):
-    """Spread ``g``, the gradient of a reduction of ``like`` over ``axis``, back to ``like``'s shape.
+    """Spread ``g``, the gradient of a reduction of ``like`` over ``axis``, to ``like``'s shape.
 
     ``axis`` may be None, an int or a tuple of ints (negative allowed). Without ``keepdims`` the
     reduced axes are re-inserted first. The result is a read-only broadcast view: no copy is made.

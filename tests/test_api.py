@@ -7,8 +7,8 @@ import threading
 import numpy as np
 import pytest
 
-from transpiler import TranspileError, check_grad, grad, supported, value_and_grad
 from tests.util import make, rand
+from transpiler import TranspileError, check_grad, grad, supported, value_and_grad
 
 F = make("""
 def f(x, y, z=2.0):
@@ -223,6 +223,7 @@ def test_no_source_is_refused_clearly():
 
 def test_closures_and_import_aliases():
     import math as m
+
     from numpy import sin as s
 
     def outer(k):
@@ -284,7 +285,8 @@ def test_user_defined_rule_is_used_and_checked():
 
 @pytest.mark.parametrize("body,message", [
     ("def adj(x, ans):\n    d[x] = d[ans]\n", "first parameter of a rule must be 'ans'"),
-    ("def adj(ans, x):\n    d[x] = d[ans] * undefined_thing(x)\n", "unknown name 'undefined_thing'"),
+    ("def adj(ans, x):\n    d[x] = d[ans] * undefined_thing(x)\n",
+     "unknown name 'undefined_thing'"),
     ("def adj(ans, x):\n    d[y] = d[ans]\n", "d[...] must name a parameter"),
     ("def adj(ans, x):\n    d[x] = d[x] * 2\n", "only d[ans] can be read"),
 ])

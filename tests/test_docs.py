@@ -6,9 +6,9 @@ import re
 import numpy as np
 import pytest
 
+from tests.util import make
 from transpiler import grad
 from transpiler.coverage import BEGIN, END, markdown
-from tests.util import make
 
 README = (pathlib.Path(__file__).parent.parent / "README.md").read_text()
 

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from transpiler import NoRuleError, TranspileError, grad
 from tests.util import make
+from transpiler import NoRuleError, TranspileError, grad
 
 REFUSED = [
     ("for v in x.tolist():\n        y = v", "loop over a method call's result", 2),

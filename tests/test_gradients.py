@@ -2,8 +2,8 @@
 
 import pytest
 
-from transpiler import check_grad
 from tests.corpus import arrays, calls, control_flow
+from transpiler import check_grad
 
 CORPUS = {**control_flow.CASES, **arrays.CASES, **calls.CASES}
 

@@ -317,7 +317,8 @@ def build(expr: str, args: tuple, seed: int, u_dtype=float):
     ``expr`` may start with statements separated by "; " (``c = a * 1.0; c[1] = b; c``)."""
     names = ARG_NAMES[:len(args)]
     *statements, expr = expr.split("; ")
-    scope = {n: a.copy() if isinstance(a, np.ndarray) else a for n, a in zip(names, args)}
+    scope = {n: a.copy() if isinstance(a, np.ndarray) else a
+             for n, a in zip(names, args, strict=True)}
     exec("\n".join(statements), {"np": np, "math": math}, scope)
     value = eval(expr, {"np": np, "math": math}, scope)
     params = ", ".join(names)

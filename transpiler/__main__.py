@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     show.add_argument("target", help="FILE.py:FUNCTION")
     show.add_argument("--wrt", default="0", help="comma-separated parameter names or positions")
     show.add_argument("--value", action="store_true", help="show value_and_grad instead of grad")
-    coverage = commands.add_parser("coverage", help="print the functions that have rules (markdown)")
+    coverage = commands.add_parser("coverage", help="print the functions with rules (markdown)")
     coverage.add_argument("--update", metavar="FILE", help="rewrite the coverage section of FILE")
     args = parser.parse_args(argv)
     if args.command == "coverage":

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import inspect
 
-import numpy as np
-
 from transpiler import cache
 from transpiler.context import Options
 from transpiler.errors import TranspileError
@@ -21,7 +19,8 @@ def _normalise_wrt(fn, wrt) -> tuple[tuple[str, ...], tuple[int, ...], bool]:
     out = []
     for w in ([wrt] if single else wrt):
         if isinstance(w, bool) or not isinstance(w, (int, str)):
-            raise TypeError(f"wrt must be a parameter position, a name or a tuple of them, got {w!r}")
+            raise TypeError(f"wrt must be a parameter position, a name or a tuple of them, "
+                            f"got {w!r}")
         if isinstance(w, int):
             if not -len(names) <= w < len(names):
                 raise ValueError(f"wrt={w}: {fn.__name__} has {len(names)} parameters {names}")
@@ -54,7 +53,7 @@ class GradientFunction:
         self.__doc__ = fn.__doc__
         self.__module__ = fn.__module__
         self._wrt, positions, self._single = _normalise_wrt(fn, wrt)
-        self._checks = tuple(zip(self._wrt, positions))
+        self._checks = tuple(zip(self._wrt, positions, strict=True))
         self._mode, self._options = mode, options
         self._variants: dict[int, Compiled] = {}  # number of leading scalar arguments -> code
         self._code = None

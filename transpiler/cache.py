@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 import weakref
 
-_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 LOCK = threading.RLock()
 
 

@@ -45,6 +45,7 @@ def check_grad(f, *args, wrt=0, rtol: float = 1e-5, atol: float = 1e-6, optimize
             worst = np.unravel_index(np.argmax(err - bound), np.shape(err)) if np.ndim(err) else ()
             raise AssertionError(
                 f"gradient mismatch for argument {pos} at index {worst}: compiled "
-                f"{np.asarray(g)[worst]!r}, finite differences {expected[worst] if np.ndim(expected) else expected!r}"
+                f"{np.asarray(g)[worst]!r}, finite differences "
+                f"{expected[worst] if np.ndim(expected) else expected!r}"
                 f" (|diff| {np.asarray(err)[worst]:.3g} > {np.asarray(bound)[worst]:.3g})")
     return computed if isinstance(wrt, tuple) else computed[0]

@@ -11,7 +11,6 @@ import weakref
 import astor
 import gast
 
-from transpiler import ast_util as A
 from transpiler.anno import Anno, getanno
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import gast
 
@@ -14,8 +14,19 @@ from transpiler import emit
 from transpiler.context import Context, Options
 from transpiler.frontend import parse_function
 from transpiler.naming import Namer, names_in
-from transpiler.passes import (anf, check_writes, desugar, finalize, fix_grads, lower_exits,
-                               optimize, resolve, reverse, ssa, validate)
+from transpiler.passes import (
+    anf,
+    check_writes,
+    desugar,
+    finalize,
+    fix_grads,
+    lower_exits,
+    optimize,
+    resolve,
+    reverse,
+    ssa,
+    validate,
+)
 
 PIPELINE: tuple[tuple[str, Callable], ...] = (
     ("reject unsupported syntax", validate.validate),

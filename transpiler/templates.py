@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import inspect
 import operator
-from typing import Callable
+from collections.abc import Callable
 
 import gast
 
@@ -72,7 +72,8 @@ class _Builder:
             new._anno = dict(node._anno)
         if isinstance(new, gast.BinOp):
             return _fold_binop(new)
-        if isinstance(new, gast.UnaryOp) and isinstance(new.op, gast.USub) and is_number(new.operand):
+        if isinstance(new, gast.UnaryOp) and isinstance(new.op, gast.USub) \
+                and is_number(new.operand):
             return A.const(-new.operand.value)
         if isinstance(new, gast.Call):
             _drop_default_arguments(new)
@@ -186,10 +187,11 @@ def _drop_default_arguments(stmt) -> None:
         by_name = {p.name: p.default for p in params}
         node.keywords = [kw for kw in node.keywords if not (
             isinstance(kw.value, gast.Constant) and kw.arg in by_name
-            and type(kw.value.value) is type(by_name[kw.arg]) and kw.value.value == by_name[kw.arg])]
+            and type(kw.value.value) is type(by_name[kw.arg])
+            and kw.value.value == by_name[kw.arg])]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _parameters(func) -> list | None:
     try:
         return list(inspect.signature(func).parameters.values())

@@ -2,23 +2,32 @@
 
 Run from the repository root::
 
-    python -m tests.benchmarks.bench_grad            # full run (well under 2 minutes)
-    python -m tests.benchmarks.bench_grad --quick    # fewer repeats, for a smoke test
+    python -m tests.benchmarks.bench_grad            # full run (under ~3 minutes)
+    python -m tests.benchmarks.bench_grad --quick    # fewer repeats, for a smoke test (< ~40 s)
 
 Not part of the test suite (pytest ignores tests/benchmarks). Peers that do not import
 (autograd, jax) are skipped. Every gradient is checked against the hand-written adjoint (and
 the hand-written adjoint against central finite differences) *before* anything is timed, so a
-wrong gradient can never be measured silently.
+wrong gradient can never be measured silently. Sections 5-7 (loops, in-place updates, while) have
+no hand-written adjoint: there our gradient is checked against central finite differences or the
+analytic derivative, and every peer against ours.
 
 Sections:
   1. f1(x) = sum(sin(x) * exp(-x**2)) over 10**6 float64 elements.
   2. A two-layer tanh MLP loss, gradient w.r.t. (W1, b1, W2, b2).
   3. Compile time of the first call for a 20-statement straight-line function (target < 50 ms).
   4. Per-call overhead of the cached ``grad(h)`` wrapper vs. the generated function (target <~1 us).
+  5. RK4 damped oscillator, 1000 steps in plain Python floats; gradient w.r.t. (k, c, x0).
+  6. Explicit 1-D heat equation, 200 cells x 500 steps, in-place slice update and concatenate
+     formulations; gradient w.r.t. (u0, r), plus the bytes our generated code puts on its tape.
+  7. Newton iteration in a ``while`` loop to tolerance; gradient of the root w.r.t. (a, b).
 
 Timing: warm-up calls first, then ``timeit`` repeats (gc disabled during a repeat, as timeit
 does); repeats of all rows of a section are interleaved round-robin; each row reports the best and
 the median per-call time; ratios use the best-of (robust to load from elsewhere).
+A row whose single call takes longer than ``Config.slow_call`` (un-jitted JAX or autograd on
+long loops) is not warmed up again (its correctness check was its warm-up call) and gets only as
+many repeats as fit in ``Config.slow_row_budget`` seconds; the tables show the repeat count.
 The environment (including OPENBLAS_CORETYPE, if set) is left exactly as it is and printed.
 """
 
@@ -151,6 +160,110 @@ def h_trivial(x):
     return x * 2.0
 
 
+def rk4(k, c, x0):
+    """Damped oscillator x'' = -k x - c x', classical RK4, 1000 steps, in plain Python floats."""
+    x = x0
+    v = 0.0
+    dt = 0.01
+    for step in range(1000):
+        a1 = -k * x - c * v
+        x2 = x + 0.5 * dt * v
+        v2 = v + 0.5 * dt * a1
+        a2 = -k * x2 - c * v2
+        x3 = x + 0.5 * dt * v2
+        v3 = v + 0.5 * dt * a2
+        a3 = -k * x3 - c * v3
+        x4 = x + dt * v3
+        v4 = v + dt * a3
+        a4 = -k * x4 - c * v4
+        x = x + dt / 6.0 * (v + 2.0 * v2 + 2.0 * v3 + v4)
+        v = v + dt / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4)
+    return x * x + v * v
+
+
+HEAT_STEPS = 500  # the loop count written in heat / heat_concat (the tape probe divides by it)
+
+
+def heat(u0, r):
+    """Explicit 1-D heat equation, fixed ends, in-place slice update."""
+    u = u0.copy()
+    for step in range(500):
+        u[1:-1] = u[1:-1] + r * (u[2:] - 2.0 * u[1:-1] + u[:-2])
+    return np.sum(u * u)
+
+
+def heat_concat(u0, r):
+    """The same scheme, each step building a new array with np.concatenate."""
+    u = u0
+    for step in range(500):
+        u = np.concatenate((u[:1], u[1:-1] + r * (u[2:] - 2.0 * u[1:-1] + u[:-2]), u[-1:]))
+    return np.sum(u * u)
+
+
+def newton_cubic(a, b):
+    """The real root of x**3 + a*x - b (a > 0) by Newton's method from x = 1, to |f(x)| <= 1e-12."""
+    x = 1.0
+    fx = x * x * x + a * x - b
+    while abs(fx) > 1e-12:
+        x = x - fx / (3.0 * x * x + a)
+        fx = x * x * x + a * x - b
+    return x
+
+
+def newton_cubic_analytic(a, b):
+    """d root / d(a, b) by the implicit function theorem: f(x, a, b) = 0, dx = -f_p / f_x."""
+    x = newton_cubic(a, b)
+    fx = 3.0 * x * x + a
+    return -x / fx, 1.0 / fx
+
+
+if anp is not None:
+    def heat_autograd(u0, r):
+        u = u0
+        for step in range(500):
+            u = anp.concatenate((u[:1], u[1:-1] + r * (u[2:] - 2.0 * u[1:-1] + u[:-2]),
+                                 u[-1:]))
+        return anp.sum(u * u)
+
+
+if jnp is not None:
+    def heat_jax(u0, r):
+        u = u0
+        for step in range(500):
+            u = u.at[1:-1].set(u[1:-1] + r * (u[2:] - 2.0 * u[1:-1] + u[:-2]))
+        return jnp.sum(u * u)
+
+    # Rewritten with lax.fori_loop (a rolled loop), which is how jit is usable on these: jit of
+    # the Python loops above unrolls 500/1000 steps into one huge XLA program.
+    def rk4_jax_fori(k, c, x0):
+        dt = 0.01
+
+        def step(i, state):
+            x, v = state
+            a1 = -k * x - c * v
+            x2 = x + 0.5 * dt * v
+            v2 = v + 0.5 * dt * a1
+            a2 = -k * x2 - c * v2
+            x3 = x + 0.5 * dt * v2
+            v3 = v + 0.5 * dt * a2
+            a3 = -k * x3 - c * v3
+            x4 = x + dt * v3
+            v4 = v + dt * a3
+            a4 = -k * x4 - c * v4
+            return (x + dt / 6.0 * (v + 2.0 * v2 + 2.0 * v3 + v4),
+                    v + dt / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4))
+
+        x, v = jax.lax.fori_loop(0, 1000, step, (x0, jnp.zeros_like(x0)))
+        return x * x + v * v
+
+    def heat_jax_fori(u0, r):
+        def step(i, u):
+            return u.at[1:-1].set(u[1:-1] + r * (u[2:] - 2.0 * u[1:-1] + u[:-2]))
+
+        u = jax.lax.fori_loop(0, 500, step, u0)
+        return jnp.sum(u * u)
+
+
 # --------------------------------------------------------------------------------------------
 # Timing and checking helpers
 # --------------------------------------------------------------------------------------------
@@ -161,31 +274,52 @@ class Config:
     warmup = 2           # warm-up calls before calibration
     compiles = 10        # fresh compiles for section 3
     overhead_calls = 200_000
+    slow_call = 0.5      # a row whose single call takes longer than this (s) is a "slow row":
+    slow_row_budget = 12.0  # ... it gets as many repeats as fit in this many seconds (>= 1)
+    quick = False
 
 
-def measure_group(candidates, cfg: Config) -> dict:
+def measure_group(candidates, cfg: Config, counts: dict | None = None) -> dict:
     """{name: (median, best)} seconds per call for each ``(name, fn)``, measured side by side.
 
     Each callable is warmed up, then the number of calls per repeat is chosen so that one
     repeat takes about ``cfg.target`` seconds. The repeats are interleaved round-robin (with a
     rotating order), so that load from elsewhere on the machine hits every row alike and the
     ratios stay meaningful even when the absolute times wobble.
+
+    A row whose first call here takes longer than ``cfg.slow_call`` is not warmed up further
+    (every caller runs each row once for its correctness check before timing it, so this first
+    call is already warm) and that call counts as its first repeat, of one call; it then gets
+    as many further repeats (one call each) as fit in ``cfg.slow_row_budget`` seconds, spread
+    over the rounds. ``counts``, if given, receives {name: number of repeats}.
     """
-    timers, numbers = [], []
-    for _, fn in candidates:
-        for _ in range(cfg.warmup):
+    timers, numbers, runs = [], [], []  # runs: timed repeats still to do for each row
+    per_call = [[] for _ in candidates]
+    for i, (_, fn) in enumerate(candidates):
+        timer = timeit.Timer(fn)
+        timers.append(timer)
+        first = timer.timeit(number=1)
+        if first > cfg.slow_call:  # slow row: this (warm) call is its first repeat
+            per_call[i].append(first)
+            numbers.append(1)
+            runs.append(max(1, min(cfg.repeat, int(cfg.slow_row_budget / first))) - 1)
+            continue
+        for _ in range(cfg.warmup - 1):
             fn()
         t0 = time.perf_counter()
         fn()
         single = max(time.perf_counter() - t0, 1e-7)
         numbers.append(max(1, int(cfg.target / single)))
-        timers.append(timeit.Timer(fn))
-    per_call = [[] for _ in candidates]
-    k = len(candidates)
-    for r in range(cfg.repeat):
+        runs.append(cfg.repeat)
+    k, rounds = len(candidates), cfg.repeat
+    for r in range(rounds):
         for j in range(k):
             i = (j + r) % k
-            per_call[i].append(timers[i].timeit(number=numbers[i]) / numbers[i])
+            # a row with fewer runs than rounds gets them spread evenly over the rounds
+            if (r + 1) * runs[i] // rounds > r * runs[i] // rounds:
+                per_call[i].append(timers[i].timeit(number=numbers[i]) / numbers[i])
+    if counts is not None:
+        counts.update({name: len(ts) for (name, _), ts in zip(candidates, per_call)})
     return {name: (statistics.median(ts), min(ts))
             for (name, _), ts in zip(candidates, per_call)}
 
@@ -194,14 +328,14 @@ def _as_tuple(g):
     return tuple(g) if isinstance(g, (tuple, list)) else (g,)
 
 
-def assert_same_grad(label, got, expected, rtol=1e-9, atol=1e-12):
+def assert_same_grad(label, got, expected, rtol=1e-9, atol=1e-12, ref="hand-written"):
     got, expected = _as_tuple(got), _as_tuple(expected)
     assert len(got) == len(expected), f"{label}: {len(got)} gradients, expected {len(expected)}"
     for i, (g, e) in enumerate(zip(got, expected)):
         g = np.asarray(g)
         assert g.shape == np.shape(e), f"{label}[{i}]: shape {g.shape} != {np.shape(e)}"
         np.testing.assert_allclose(g, e, rtol=rtol, atol=atol,
-                                   err_msg=f"{label}: gradient {i} disagrees with hand-written")
+                                   err_msg=f"{label}: gradient {i} disagrees with {ref}")
 
 
 def assert_fd(label, f, args, wrt, grads, seed=1, rtol=1e-6):
@@ -420,6 +554,303 @@ def bench_overhead(cfg: Config) -> None:
     print(f"  target <~ 1 us: {verdict}")
 
 
+
+# --------------------------------------------------------------------------------------------
+# Sections 5-7: loops, in-place updates, while (no hand-written adjoint: checked against finite
+# differences / the analytic derivative, and every peer against ours)
+# --------------------------------------------------------------------------------------------
+
+JAX_FORI = "jax.jit(grad), lax.fori_loop *"
+FORI_NOTE = ("* JAX peer rewritten with jax.lax.fori_loop (a rolled loop, not the same source): "
+             "what jit needs here")
+
+
+def _ratio(x: float) -> str:
+    return f"{x:.0f}x" if x >= 100 else f"{x:.2f}x"
+
+
+def _fmt_time(seconds: float) -> str:
+    """A time with its own unit, so rows from microseconds to seconds share one column."""
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:8.2f} us"
+    if seconds < 1.0:
+        return f"{seconds * 1e3:8.2f} ms"
+    return f"{seconds:8.2f} s "
+
+
+def print_peer_table(title, results, counts, skipped, primal, ours_rows, notes=()):
+    """A section table with best/primal and best/ours columns (relative to ``primal`` and to
+    the first ours row) and one summary line per ``(ours_row, its_primal_row)`` in
+    ``ours_rows``; peers are the rows not named there."""
+    names = list(results)
+    base = results[primal][1]
+    ref_ours = results[ours_rows[0][0]][1]
+    print(f"\n{title}")
+    header = (f"  {'':34s} {'best':>11s} {'median':>11s} {'best/primal':>12s} "
+              f"{'best/ours':>10s} {'repeats':>8s}")
+    print(header)
+    print("  " + "-" * (len(header) - 2))
+    for name in names:
+        med, best = results[name]
+        print(f"  {name:34s} {_fmt_time(best)} {_fmt_time(med)} {best / base:12.2f} "
+              f"{best / ref_ours:10.2f} {counts[name]:8d}")
+    for name, reason in skipped:
+        print(f"  {name:34s} {'skipped':>10s}  ({reason})")
+    for note in notes:
+        print(f"  {note}")
+    own = {o for o, _ in ours_rows} | {p for _, p in ours_rows}
+    peers = [n for n in names if n not in own]
+    for ours_name, primal_name in ours_rows:
+        (om, ob), (pm, pb) = results[ours_name], results[primal_name]
+        versus = ", ".join(f"{p} {_ratio(results[p][1] / ob)}" for p in peers)
+        print(f"  => {ours_name}: ours / primal = {ob / pb:.2f}x (medians: {om / pm:.2f}x)"
+              + (f";  peer / ours (best-of, > 1: ours faster): {versus}" if versus else ""))
+
+
+def _timed(fn):
+    """(fn(), seconds) for one call."""
+    t0 = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t0
+
+
+def bench_rk4(cfg: Config) -> None:
+    args, wrt = (2.0, 0.3, 1.0), (0, 1, 2)  # k, c, x0: Python floats
+    ours = grad(rk4, wrt=wrt)
+    g_ours = ours(*args)  # compiles (the scalar variant)
+    assert all(type(g) is float for g in g_ours), "rk4: a float argument gets a float gradient"
+    assert_fd("rk4 ours", rk4, args, wrt, g_ours)
+
+    primal = "primal (Python floats)"
+    cands = [(primal, lambda: rk4(*args)), (OURS, lambda: ours(*args))]
+    skipped, notes = [], []
+    if ag_grad is not None:
+        ag = ag_grad(rk4, argnum=wrt)
+        assert_same_grad("rk4 autograd", [float(g) for g in ag(*args)], g_ours, ref="ours")
+        cands.append(("autograd.grad", lambda: ag(*args)))
+    else:
+        skipped.append(("autograd.grad", f"not importable: {_AUTOGRAD_ERROR}"))
+    if jax is not None:
+        block = _blocker()
+        if cfg.quick:
+            skipped.append(("jax.grad (un-jitted)", "not run with --quick: ~35,000 scalar "
+                                                   "primitives dispatched per call, seconds each"))
+        else:
+            jg = jax.grad(rk4, argnums=wrt)
+            res, secs = _timed(lambda: block(jg(*args)))
+            assert_same_grad("rk4 jax.grad", [float(g) for g in res], g_ours, ref="ours")
+            cands.append(("jax.grad (un-jitted)", lambda: block(jg(*args))))
+        skipped.append(("jax.jit(jax.grad)", "not run: jit compile of an unrolled 1000-step loop "
+                                             "too slow (when tried: tracing ~14 s, lowering "
+                                             "~2.5 s, XLA compile > 280 s)"))
+        jf = jax.jit(jax.grad(rk4_jax_fori, argnums=wrt))
+        res, secs = _timed(lambda: block(jf(*args)))
+        assert_same_grad("rk4 jax.jit(grad) fori_loop", [float(g) for g in res], g_ours,
+                         ref="ours")
+        cands.append((JAX_FORI, lambda: block(jf(*args))))
+        notes.append(f"{FORI_NOTE}; its first call (trace + compile) took {secs:.2f} s")
+    else:
+        skipped.append(("jax.grad", f"not importable: {_JAX_ERROR}"))
+
+    counts = {}
+    results = measure_group(cands, cfg, counts)
+    print_peer_table("5. RK4 damped oscillator, 1000 steps in Python floats, loss x*x + v*v; "
+                     "grad w.r.t. (k, c, x0)", results, counts, skipped, primal,
+                     [(OURS, primal)], notes)
+
+
+class _TapeRecorder(list):
+    """A list that, for each item appended (a tuple or a single value), adds up the bytes it
+    holds: ``nbytes`` of ndarrays owning their data, 0 for zero-strided stand-ins
+    (``rt.shape_of``, i.e. ``np.broadcast_to`` views), 8 for a Python float or int; ndarray
+    views with real strides (which keep a base alive) are tallied separately."""
+
+    def __init__(self):
+        super().__init__()
+        self.pushes = self.owned_bytes = self.view_bytes = 0
+        self.kinds: dict[str, int] = {}
+
+    def append(self, item):
+        self.pushes += 1
+        for value in (item if isinstance(item, tuple) else (item,)):
+            if isinstance(value, np.ndarray):
+                if value.flags.owndata:
+                    kind, self.owned_bytes = "array owning data", self.owned_bytes + value.nbytes
+                elif all(st == 0 for st in value.strides):
+                    kind = "zero-strided stand-in"
+                else:
+                    kind, self.view_bytes = "strided view", self.view_bytes + value.nbytes
+            elif isinstance(value, np.generic):
+                kind, self.owned_bytes = "NumPy scalar", self.owned_bytes + value.nbytes
+            elif isinstance(value, (float, int)) and not isinstance(value, bool):
+                kind, self.owned_bytes = "Python number", self.owned_bytes + 8
+            else:
+                kind = type(value).__name__
+            self.kinds[kind] = self.kinds.get(kind, 0) + 1
+        super().append(item)
+
+
+def tape_probe(g, *args):
+    """Run a copy of ``g``'s generated (general-variant) source whose tape is a _TapeRecorder;
+    return (the recorder, the copy's result). ``g`` must already have run on array arguments."""
+    fn = g._variants[0].function
+    source = g.source
+    assert source.count("_stack = []") == 1, "tape probe: expected one `_stack = []`"
+    recorders = []
+
+    def make():
+        recorders.append(_TapeRecorder())
+        return recorders[-1]
+
+    ns = dict(fn.__globals__)
+    ns.update(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__ or ())))
+    ns["_make_tape_recorder"] = make
+    exec(compile(source.replace("_stack = []", "_stack = _make_tape_recorder()"),
+                 f"<tape probe of {fn.__name__}>", "exec"), ns)
+    out = ns[fn.__name__](*args)
+    assert len(recorders) == 1
+    return recorders[0], out
+
+
+def bench_heat(cfg: Config) -> None:
+    n, r = 200, 0.2
+    u0 = np.sin(np.pi * np.linspace(0.0, 1.0, n))  # a sine bump, zero at the fixed ends
+    u0_before = u0.copy()
+    args, wrt = (u0, r), (0, 1)
+    ours = grad(heat, wrt=wrt)
+    g_ours = ours(*args)
+    assert_fd("heat ours", heat, args, wrt, g_ours)
+    ours_cat = grad(heat_concat, wrt=wrt)
+    g_cat = ours_cat(*args)
+    assert_fd("heat_concat ours", heat_concat, args, wrt, g_cat)
+    assert_same_grad("heat_concat ours", g_cat, g_ours, ref="ours (slice update)")
+    assert np.array_equal(u0, u0_before), "heat: the argument was modified"
+
+    p_slice, p_cat = "primal (NumPy, slice update)", "primal (NumPy, concatenate)"
+    o_slice, o_cat = "ours: grad (slice update)", "ours: grad (concatenate)"
+    cands = [(p_slice, lambda: heat(*args)), (p_cat, lambda: heat_concat(*args)),
+             (o_slice, lambda: ours(*args)), (o_cat, lambda: ours_cat(*args))]
+    skipped, notes = [], []
+    if ag_grad is not None:
+        ag = ag_grad(heat_autograd, argnum=wrt)
+        assert_same_grad("heat autograd", ag(*args), g_ours, ref="ours")
+        cands.append(("autograd.grad (concatenate)", lambda: ag(*args)))
+    else:
+        skipped.append(("autograd.grad", f"not importable: {_AUTOGRAD_ERROR}"))
+    if jax is not None:
+        block = _blocker()
+        jargs = (jax.device_put(u0), r)
+        jg = jax.grad(heat_jax, argnums=wrt)
+        res, _ = _timed(lambda: block(jg(*jargs)))
+        assert_same_grad("heat jax.grad", [np.asarray(g) for g in res], g_ours, ref="ours")
+        cands.append(("jax.grad (un-jitted, .at[].set)", lambda: block(jg(*jargs))))
+        if cfg.quick:
+            skipped.append(("jax.jit(jax.grad) (.at[].set)", "not run with --quick: the "
+                                                             "unrolled 500-step loop compiles "
+                                                             "for seconds"))
+        else:
+            jgj = jax.jit(jax.grad(heat_jax, argnums=wrt))
+            res, secs = _timed(lambda: block(jgj(*jargs)))
+            assert_same_grad("heat jax.jit(jax.grad)", [np.asarray(g) for g in res], g_ours,
+                             ref="ours")
+            cands.append(("jax.jit(jax.grad) (.at[].set)", lambda: block(jgj(*jargs))))
+            notes.append(f"jax.jit(jax.grad) of the unrolled 500-step loop: first call "
+                         f"(trace + compile) took {secs:.2f} s")
+        jf = jax.jit(jax.grad(heat_jax_fori, argnums=wrt))
+        res, secs = _timed(lambda: block(jf(*jargs)))
+        assert_same_grad("heat jax.jit(grad) fori_loop", [np.asarray(g) for g in res], g_ours,
+                         ref="ours")
+        cands.append((JAX_FORI, lambda: block(jf(*jargs))))
+        notes.append(f"{FORI_NOTE}; its first call (trace + compile) took {secs:.2f} s")
+    else:
+        skipped.append(("jax.grad", f"not importable: {_JAX_ERROR}"))
+
+    counts = {}
+    results = measure_group(cands, cfg, counts)
+    print_peer_table(f"6. explicit 1-D heat equation, {n} cells x {HEAT_STEPS} steps, loss "
+                     f"sum(u*u); grad w.r.t. (u0, r)", results, counts, skipped, p_slice,
+                     [(o_slice, p_slice), (o_cat, p_cat)], notes)
+
+    # What our generated code keeps per loop iteration (the tape), by formulation and wrt.
+    state = n * u0.itemsize
+    print(f"  tape of our generated gradient, per loop iteration (one state vector = {n} "
+          f"float64 = {state} B):")
+    probes = [("slice update, wrt (u0, r)", ours), ("concatenate, wrt (u0, r)", ours_cat)]
+    for f, form in ((heat, "slice update"), (heat_concat, "concatenate")):
+        g = grad(f, wrt=0)
+        assert_same_grad(f"{f.__name__} ours wrt u0", g(*args), g_ours[0], ref="ours")
+        probes.append((f"{form}, wrt u0 only", g))
+    per_iteration = {}
+    for label, g in probes:
+        rec, out = tape_probe(g, *args)
+        assert_same_grad(f"tape probe {label}", out, g(*args), rtol=0, atol=0, ref="ours")
+        assert rec.pushes == HEAT_STEPS, f"tape probe {label}: {rec.pushes} pushes"
+        per = per_iteration[label] = rec.owned_bytes / HEAT_STEPS
+        kinds = ", ".join(f"{k} x{c // HEAT_STEPS}" for k, c in sorted(rec.kinds.items()))
+        views = (f" + {rec.view_bytes / HEAT_STEPS:.0f} B in strided views (they keep a base "
+                 f"alive)" if rec.view_bytes else "")
+        print(f"    {label:28s} {per:7.0f} B/iteration = {per / state:.2f} state vectors"
+              f"{views};  per push: {kinds}")
+    met = [label for label, per in per_iteration.items() if per < state / 2]
+    missed = [label for label in per_iteration if label not in met]
+    print(f"  target (the update is linear in u: no state vectors on the tape): "
+          f"met for {'; '.join(met) or 'none'}")
+    if missed:
+        print(f"  not met for {'; '.join(missed)}: d/dr = sum over steps of <adjoint, "
+              f"u[2:] - 2u[1:-1] + u[:-2]>,\n  so that {n - 2}-vector of every step is kept "
+              f"(or would have to be recomputed)")
+
+
+def bench_newton(cfg: Config) -> None:
+    args, wrt = (2.0, 5.0), (0, 1)  # root of x**3 + 2x - 5 (x = 1.328...), from x = 1
+    ours = grad(newton_cubic, wrt=wrt)
+    g_ours = ours(*args)
+    exact = newton_cubic_analytic(*args)
+    dev = max(abs(g - e) for g, e in zip(g_ours, exact))
+    assert dev <= 1e-8, f"newton ours: {g_ours} vs analytic {exact}"
+    assert all(type(g) is float for g in g_ours)
+
+    primal = "primal (Python floats)"
+    cands = [(primal, lambda: newton_cubic(*args)), (OURS, lambda: ours(*args))]
+    skipped = []
+    if ag_grad is not None:
+        ag = ag_grad(newton_cubic, argnum=wrt)
+        assert_same_grad("newton autograd", [float(g) for g in ag(*args)], g_ours, ref="ours")
+        cands.append(("autograd.grad", lambda: ag(*args)))
+    else:
+        skipped.append(("autograd.grad", f"not importable: {_AUTOGRAD_ERROR}"))
+    if jax is not None:
+        block = _blocker()
+        jg = jax.grad(newton_cubic, argnums=wrt)
+        assert_same_grad("newton jax.grad", [float(g) for g in block(jg(*args))], g_ours,
+                         ref="ours")
+        cands.append(("jax.grad (un-jitted)", lambda: block(jg(*args))))
+        skipped.append(("jax.jit(jax.grad)", "not possible: a Python while on a traced value "
+                                             "cannot be jitted, and lax.while_loop has no "
+                                             "reverse-mode rule"))
+    else:
+        skipped.append(("jax.grad", f"not importable: {_JAX_ERROR}"))
+
+    iters = _newton_iterations(*args)
+    counts = {}
+    results = measure_group(cands, cfg, counts)
+    print_peer_table(f"7. Newton's method in a while loop (root of x**3 + a*x - b, a=2, b=5, "
+                     f"{iters} iterations to |f| <= 1e-12); grad of the root w.r.t. (a, b)",
+                     results, counts, skipped, primal, [(OURS, primal)],
+                     [f"ours vs the implicit-function-theorem derivative: max |difference| = "
+                      f"{dev:.1e} (required <= 1e-8)"])
+
+
+def _newton_iterations(a, b) -> int:
+    x, n = 1.0, 0
+    fx = x * x * x + a * x - b
+    while abs(fx) > 1e-12:
+        x = x - fx / (3.0 * x * x + a)
+        fx = x * x * x + a * x - b
+        n += 1
+    return n
+
+
 def _environment() -> str:
     lines = [f"python {platform.python_version()} ({platform.machine()}), numpy {np.__version__}, "
              f"cpus {os.cpu_count()}"]
@@ -448,6 +879,7 @@ def main(argv=None) -> int:
     cfg = Config()
     if opts.quick:
         cfg.repeat, cfg.target, cfg.compiles, cfg.overhead_calls = 3, 0.03, 3, 20_000
+        cfg.slow_row_budget, cfg.quick = 0.0, True  # slow rows: one timed call
 
     start = time.perf_counter()
     print("transpiler gradient benchmark (times per call; ratios use best-of, medians shown)")
@@ -456,6 +888,9 @@ def main(argv=None) -> int:
     bench_mlp(cfg)
     bench_compile(cfg)
     bench_overhead(cfg)
+    bench_rk4(cfg)
+    bench_heat(cfg)
+    bench_newton(cfg)
     print(f"\ntotal benchmark time: {time.perf_counter() - start:.1f} s")
     return 0
 

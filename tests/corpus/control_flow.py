@@ -1,4 +1,4 @@
-"""Branches and loops. Every function is checked against finite differences (tests/test_gradients.py).
+"""Branches and loops, each checked against finite differences by tests/test_gradients.py.
 
 ``CASES`` maps a name to ``(function, args, wrt)``.
 """

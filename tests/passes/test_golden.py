@@ -5,8 +5,8 @@ Output is deterministic, so any change to what users read shows up here as a dif
 
 import textwrap
 
-from transpiler import grad, value_and_grad
 from tests.util import make
+from transpiler import grad, value_and_grad
 
 
 def expect(gradient_function, text: str) -> None:

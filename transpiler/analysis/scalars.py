@@ -1,12 +1,11 @@
 """Which variables are certainly scalars (0-d), whatever the arguments' shapes.
 
 A value is a known scalar when it is a number literal, a ``for`` loop's counter (loops run over
-``range``), the result of a ``math`` function, of
-``float``/``int``/``len``, of a full reduction (``np.sum(x)``, ``np.mean(x)`` without ``axis``
-or ``keepdims``), or arithmetic on known scalars, at every assignment of the name (parameters are scalars only in
-the variant compiled for Python-number arguments). The adjoint uses this to drop
-``rt.unbroadcast`` where the shapes provably agree.
-"""
+``range``), the result of a ``math`` function, of ``float``/``int``/``len``, of a full reduction
+(``np.sum(x)``, ``np.mean(x)`` without ``axis`` or ``keepdims``), or arithmetic on known
+scalars, at every assignment of the name (parameters are scalars only in the variant compiled
+for Python-number arguments). The adjoint uses this to drop ``rt.unbroadcast`` where the shapes
+provably agree."""
 
 from __future__ import annotations
 

@@ -8,9 +8,9 @@ the forms
     y = op a                   (anything else: left whole, refused later if active)
 
 where ``a``, ``b``, ``c`` are names, numbers, or inactive cheap expressions (``n - 1``,
-``x.shape[0]``). ``return`` returns a name, a constant or a tuple of those, an ``if`` tests a name, and a ``for`` loop iterates
-over a name bound to its ``range(...)`` just before it (so the adjoint can walk it backwards).
-Values that cannot vary are left as the user wrote them.
+``x.shape[0]``). ``return`` returns a name, a constant or a tuple of those, an ``if`` tests a
+name, and a ``for`` loop iterates over a name bound to its ``range(...)`` just before it (so the
+adjoint can walk it backwards). Values that cannot vary are left as the user wrote them.
 
 >>> import gast
 >>> from transpiler.emit import to_source
@@ -83,7 +83,7 @@ def _mentions(node, names: set[str]) -> bool:
 
 
 def _cheap(node) -> bool:
-    """Inactive expressions worth repeating instead of naming (no calls, no arithmetic on arrays)."""
+    """Inactive expressions worth repeating instead of naming (no calls)."""
     if isinstance(node, (gast.Name, gast.Constant)):
         return True
     if isinstance(node, gast.Attribute):
@@ -121,7 +121,9 @@ class _ANF:
             stmt.value.elts = [e if A.is_atom(e) else A.name(self.emit(
                 self.operation(e) if _mentions(e, self.varying) else e)) for e in stmt.value.elts]
         elif isinstance(stmt, gast.Return) and not A.is_atom(stmt.value):
-            value = self.operation(stmt.value) if _mentions(stmt.value, self.varying) else stmt.value
+            value = stmt.value
+            if _mentions(value, self.varying):
+                value = self.operation(value)
             stmt.value = A.name(self.emit(value))
         self.out.append(stmt)
         return self.out
@@ -139,7 +141,8 @@ class _ANF:
 
     def emit(self, value) -> str:
         name = self.ctx.namer.temp()
-        new = gast.copy_location(A.assign(name, value), value if hasattr(value, "lineno") else self.stmt)
+        like = value if hasattr(value, "lineno") else self.stmt
+        new = gast.copy_location(A.assign(name, value), like)
         setanno(new, Anno.ORIGIN, getanno(self.stmt, Anno.ORIGIN, self.stmt))
         self.out.append(new)
         return name
@@ -147,7 +150,8 @@ class _ANF:
     def atom(self, node):
         """An operand: a name, a number or a cheap inactive expression; anything else is named."""
         if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) \
-                and isinstance(node.operand, gast.Constant) and type(node.operand.value) in (int, float):
+                and isinstance(node.operand, gast.Constant) \
+                and type(node.operand.value) in (int, float):
             return A.const(-node.operand.value)
         if A.is_atom(node) or (_cheap(node) and not _mentions(node, self.varying)):
             return node

@@ -149,6 +149,7 @@ def setitem(target: gast.Subscript, value, like) -> gast.Assign:
 
 def _literal_unpack(stmt) -> bool:
     target, value = stmt.targets[0], stmt.value
-    return (isinstance(target, (gast.Tuple, gast.List)) and isinstance(value, (gast.Tuple, gast.List))
+    sequences = (gast.Tuple, gast.List)
+    return (isinstance(target, sequences) and isinstance(value, sequences)
             and len(target.elts) == len(value.elts)
             and all(isinstance(t, gast.Name) for t in target.elts))

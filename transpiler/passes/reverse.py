@@ -309,7 +309,8 @@ class _Reverse:
         self.primal_for[id(stmt)] = [gast.copy_location(gast.Assign(
             targets=[lhs], value=forward, type_comment=None), stmt)]
         grads = [self.grad_of(o.id) for o in outputs]
-        zeros = [marker(Anno.ZERO, (g, o.id), stmt) for g, o in zip(grads, outputs) if g]
+        zeros = [marker(Anno.ZERO, (g, o.id), stmt)
+                 for g, o in zip(grads, outputs, strict=True) if g]
         seed = [A.name(g) if g else A.const(0.0) for g in grads]
         cotangent = seed[0] if isinstance(target, gast.Name) else gast.Tuple(elts=seed,
                                                                               ctx=gast.Load())
@@ -340,7 +341,7 @@ class _Reverse:
             key = getattr(np.ndarray, value.attr, None)
             return self._rule(key, [value.value], {}, target, value, f".{value.attr}")
         raise error_at(value, self.ctx, _unsupported(value),
-                       "rewrite it with NumPy functions that have rules (see transpiler.supported())")
+                       "rewrite it with functions that have rules (see transpiler.supported())")
 
     def _partial(self, grad: str, value) -> gast.Assign:
         stmt = A.assign(grad, value)

@@ -2,9 +2,10 @@
 
 Postcondition: the body is made of assignments to names or tuples of names, augmented
 assignments to names, expression statements, ``assert``, ``pass``, ``if``/``elif``/``else``,
-``for`` loops (over ``range``, sequences, ``enumerate``, ``zip``, ``reversed``), ``while`` loops (with ``break``, ``continue``, ``else``),
-and ``return <value>`` statements, one of them last. Expressions contain no lambdas, comprehensions, ``yield``, ``await``,
-walrus or starred items. Everything else raises TranspileError at the construct, with a hint.
+``for`` loops (over ``range``, sequences, ``enumerate``, ``zip``, ``reversed``), ``while`` loops
+(with ``break``, ``continue``, ``else``), and ``return <value>`` statements, one of them last.
+Expressions contain no lambdas, comprehensions, ``yield``, ``await``, walrus or starred items.
+Everything else raises TranspileError at the construct, with a hint.
 
 >>> import gast
 >>> from types import SimpleNamespace

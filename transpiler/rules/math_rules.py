@@ -4,7 +4,6 @@ import math
 
 from transpiler.rules.registry import adjoint, d
 
-
 # --- trigonometric and hyperbolic ---
 
 @adjoint(math.sin)

@@ -5,7 +5,6 @@ import numpy as np
 import runtime as rt
 from transpiler.rules.registry import adjoint, d
 
-
 # --- unary ufuncs ---
 
 @adjoint(np.sin)

@@ -1,12 +1,12 @@
 """Adjoints of Python's arithmetic operators (and the NumPy ufuncs that are the same thing)."""
 
-import gast
 import math
+
+import gast
 import numpy as np
 
 import runtime as rt
 from transpiler.rules.registry import adjoint, d
-
 
 # --- binary operators ---
 

@@ -24,14 +24,15 @@ import builtins
 import inspect
 import textwrap
 from collections import ChainMap
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import gast
+import numpy as np
 
 from transpiler import ast_util as A
 from transpiler.anno import Anno, setanno
-import numpy as np
 
 
 class _GradOf:
@@ -101,7 +102,8 @@ def _check(template: Callable, body: list, params: list[str], where: str) -> Non
                 local.add(n.id)
     for stmt in body:
         for n in A.walk(stmt):
-            if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) and n.value.id == "d":
+            if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) \
+                    and n.value.id == "d":
                 if not (isinstance(n.slice, gast.Name) and n.slice.id in params):
                     raise RuleError(f"{where}: d[...] must name a parameter of the rule")
                 if isinstance(n.ctx, gast.Load) and n.slice.id != "ans":
