@@ -5,6 +5,7 @@ without the compiler installed.
 """
 
 from runtime.accumulate import grad_like, seed, shape_of, zeros_like_grad
+from runtime.containers import unsum
 from runtime.broadcast import unbroadcast, unindex, unreduce, zero_index
 from runtime.ops import (
                          balanced_eq,
@@ -35,6 +36,7 @@ __all__ = [
     "unindex",
     "unreduce",
     "unstack",
+    "unsum",
     "zero_index",
     "zeros_like_grad",
 ]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from runtime.containers import CONTAINERS, plain, zeros_of
+
 
 def seed(out):
     """The gradient of a scalar result with respect to itself (1, in the result's dtype).
@@ -26,9 +28,12 @@ def seed(out):
 
 
 def zeros_like_grad(x):
-    """A zero gradient mirroring ``x``: 0.0 for a scalar, else a float array of ``x``'s shape."""
+    """A zero gradient mirroring ``x``: 0.0 for a scalar, else a float array of ``x``'s shape
+    (or a gradient container for a tuple, list or dict)."""
     if isinstance(x, np.ndarray):
         return np.zeros(x.shape, dtype=x.dtype if x.dtype.kind == "f" else float)
+    if isinstance(x, CONTAINERS):
+        return zeros_of(x)
     return 0.0
 
 
@@ -46,6 +51,8 @@ def grad_like(g, x):
         return g
     if isinstance(x, np.generic):
         return x.dtype.type(g)
+    if isinstance(x, CONTAINERS):
+        return plain(g, x)
     return float(g)
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from runtime.containers import CONTAINERS, unindex_container
+
 _SCALARS = (float, int)
 
 
@@ -19,6 +21,9 @@ def unbroadcast(g, like):
         if type(g) in _SCALARS:
             return g
         return g.sum() if np.ndim(g) else g
+    if isinstance(like, CONTAINERS):
+        raise TypeError(f"arithmetic on a {type(like).__name__} of differentiated values (such as "
+                        "concatenating or repeating it) cannot be differentiated; use arrays")
     shape = np.shape(like)
     gshape = np.shape(g)
     if gshape == shape:
@@ -64,8 +69,11 @@ def _basic(index) -> bool:
 def unindex(g, like, index):
     """The gradient of ``like[index]`` spread back to ``like``'s shape: zeros elsewhere.
 
-    Integer-array indices may repeat an element; their contributions are summed.
+    Integer-array indices may repeat an element; their contributions are summed. For a tuple,
+    list or dict ``like`` the result is a gradient container of the same structure.
     """
+    if isinstance(like, CONTAINERS):
+        return unindex_container(g, like, index)
     kind = getattr(like, "dtype", None)
     out = np.zeros(np.shape(like), dtype=np.result_type(g, kind if kind is not None and
                                                          kind.kind == "f" else float))

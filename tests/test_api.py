@@ -186,10 +186,8 @@ def test_integer_boolean_and_complex_arguments_are_refused():
     with pytest.raises(TypeError, match="'x'"):
         grad(h)(1j, 2.0)
     assert grad(h)(1.0, 2) == 2.0  # an int that is not differentiated is fine
-    with pytest.raises(TypeError, match="container"):
-        grad(h)([1.0, 2.0], 2.0)
-    with pytest.raises(TypeError, match="container"):
-        grad(h)({"a": 1.0}, 2.0)
+    with pytest.raises(TypeError, match="'x'"):
+        grad(h)([1.0, 2], 2.0)  # a container holding an int
 
 
 def test_bad_wrt_is_reported_at_once():

@@ -23,7 +23,7 @@ REFUSED = [
     ("xs = []\n    xs.append(x * 2.0)\n    y = np.sum(xs)", "result of this call is discarded", 3),
     ("c = np.zeros(3)\n    np.multiply(x, 2.0, out=c)\n    y = c", "result of this call", 3),
     ("y = x.cumsum()", "method call x.cumsum(...)", 2),
-    ("y = (x, x)", "tuple of differentiated values", 2),
+    ("y = [2.0 * v for v in x]", "list comprehensions", 2),
     ("import math\n    y = x", "'import' inside the function", 2),
     ("y = undefined_function(x)", "name 'undefined_function' is not defined", 2),
 ]

@@ -242,6 +242,10 @@ SPECS: list[OpSpec] = [
     OpSpec(operator.setitem, "c = a * 1.0; c[1:] += b * c[:-1]; c", 2, shapes=(((4,), (3,)),)),
     OpSpec(operator.setitem, "a[0] = b; a * 2.0", 2, shapes=(((3,), ()),)),  # into an argument
     OpSpec(np.concatenate, "np.concatenate((a, b))", 2, shapes=(((3,), (2,)),)),
+    OpSpec(sum, "sum((a, b, a))", 2, shapes=(((), ()), ((3,), (3,)), ((2, 3), (3,)))),
+    OpSpec(sum, "sum([a * 2.0, b], 1.0)", 2, shapes=(((3,), (3,)),)),
+    OpSpec(sum, "sum(a, b)", 2, shapes=(((4,), ()), ((4, 2), (2,)))),
+    OpSpec(sum, "sum((a, b), start=b)", 2, shapes=(((), ()),)),
     OpSpec(np.concatenate, "np.concatenate([a, b, a], axis=1)", 2,
            shapes=(((2, 3), (2, 1)),)),
     OpSpec(np.concatenate, "np.concatenate((a, b), axis=None)", 2, shapes=(((2, 2), (3,)),)),

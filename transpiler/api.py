@@ -92,11 +92,9 @@ class GradientFunction:
         for name, pos in self._checks:
             value = args[pos] if 0 <= pos < len(args) else kwargs.get(name)
             if type(value) is not float and _not_differentiable(value):
-                hint = ("differentiating with respect to a container is not supported yet: pass "
-                        "its arrays as separate arguments" if isinstance(value, _CONTAINERS)
-                        else "pass a float or a float array")
                 raise TypeError(f"cannot differentiate with respect to '{name}': it is "
-                                f"{_describe(value)}; {hint}")
+                                f"{_describe(value)}; pass a float, a float array, or a tuple, "
+                                "list or dict of those")
         result = compiled.function(*args, **kwargs)
         if self._single:
             return result
@@ -136,12 +134,13 @@ def _where(fn) -> tuple[str, int]:
     return getattr(code, "co_filename", "<unknown>"), getattr(code, "co_firstlineno", 0)
 
 
-_CONTAINERS = (tuple, list, dict, set)
-
-
 def _not_differentiable(value) -> bool:
-    if isinstance(value, (bool, int, complex) + _CONTAINERS):
+    if isinstance(value, (bool, int, complex, set)):
         return True
+    if isinstance(value, (tuple, list)):
+        return any(type(v) is not float and _not_differentiable(v) for v in value)
+    if isinstance(value, dict):
+        return any(type(v) is not float and _not_differentiable(v) for v in value.values())
     dtype = getattr(value, "dtype", None)
     return dtype is not None and dtype.kind in _NOT_DIFFERENTIABLE
 

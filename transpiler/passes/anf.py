@@ -164,6 +164,12 @@ class _ANF:
             node = self.operation(node)
         return A.name(self.emit(node))
 
+    def element(self, node):
+        """An element of a container literal: an atom, with nested literals named too."""
+        if isinstance(node, (gast.Tuple, gast.List, gast.Dict)) and _mentions(node, self.varying):
+            return A.name(self.emit(self.operation(node)))
+        return self.atom(node)
+
     def branch(self, node: gast.IfExp) -> str:
         """``a if c else b`` -> ``if c: t = a`` / ``else: t = b`` (only one side is evaluated)."""
         test = self.atom(node.test)
@@ -196,6 +202,11 @@ class _ANF:
             node.args = [self.atom(a) for a in node.args]
             for kw in node.keywords:
                 kw.value = self.atom(kw.value)
+        elif isinstance(node, (gast.Tuple, gast.List)):  # a container of operands
+            node.elts = [self.element(e) for e in node.elts]
+        elif isinstance(node, gast.Dict):
+            node.keys = [k if k is None or _cheap(k) else A.name(self.emit(k)) for k in node.keys]
+            node.values = [self.element(v) for v in node.values]
         elif isinstance(node, gast.Attribute):
             node.value = self.atom(node.value)
         elif isinstance(node, gast.Subscript):

@@ -334,6 +334,8 @@ class _Reverse:
             return self._rule(type(value.op), [value.operand], {}, target, value)
         if isinstance(value, gast.Call):
             return self._call(value, target)
+        if isinstance(value, (gast.Tuple, gast.List, gast.Dict)):
+            return self.container(target, value)
         if isinstance(value, gast.Subscript):
             index = A.index_expression(value.slice)
             return self._rule(operator.getitem, [value.value, index], {}, target, value)
@@ -342,6 +344,27 @@ class _Reverse:
             return self._rule(key, [value.value], {}, target, value, f".{value.attr}")
         raise error_at(value, self.ctx, _unsupported(value),
                        "rewrite it with functions that have rules (see transpiler.supported())")
+
+    def container(self, target: str, value) -> list:
+        """``p = (a, b)`` / ``[a, b]`` / ``{"k": a}``: ``ba += bp[0]``, ..., ``ba += bp["k"]``."""
+        if isinstance(value, gast.Dict):
+            if any(k is None for k in value.keys):
+                raise error_at(value, self.ctx, "'**' in a dict of differentiated values is not "
+                               "supported", "write the keys out")
+            pairs = list(zip(value.keys, value.values, strict=True))
+        else:
+            pairs = [(A.const(i), e) for i, e in enumerate(value.elts)]
+        out = []
+        for key, element in pairs:
+            if isinstance(element, gast.Starred):
+                raise error_at(element, self.ctx, "starred items in a container of "
+                               "differentiated values are not supported yet", "list the items")
+            grad = self.grad_of(element.id) if isinstance(element, gast.Name) else None
+            if grad:
+                item = gast.Subscript(value=A.name(self.grad_of(target)), slice=A.copy_node(key),
+                                      ctx=gast.Load())
+                out.append(self._partial(grad, item))
+        return out
 
     def _partial(self, grad: str, value) -> gast.Assign:
         stmt = A.assign(grad, value)
@@ -439,6 +462,5 @@ def _shape_only(stmts: list, ctx) -> set[str]:
 
 def _unsupported(value) -> str:
     kinds = {gast.IfExp: "a conditional expression on differentiated values is not supported yet",
-             gast.Tuple: "a tuple of differentiated values is not supported yet",
-             gast.List: "a list of differentiated values is not supported yet"}
+             gast.ListComp: "a list comprehension over differentiated values is not supported"}
     return kinds.get(type(value), f"{type(value).__name__} expressions cannot be differentiated")

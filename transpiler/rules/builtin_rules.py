@@ -13,6 +13,12 @@ def adj_abs(ans, x):
     d[x] = d[ans] * np.sign(x)
 
 
+@adjoint(sum)
+def adj_builtin_sum(ans, iterable, start=0):
+    d[iterable] = rt.unsum(d[ans], iterable)
+    d[start] = rt.unbroadcast(d[ans], start)
+
+
 @adjoint(float)
 def adj_float(ans, x):
     d[x] = d[ans]

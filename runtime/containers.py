@@ -1,0 +1,88 @@
+"""Gradients of tuples, lists and dicts: containers whose ``+`` adds element by element.
+
+The adjoint accumulates gradients with ``+``. For a value that is a tuple, list or dict, its
+gradient is a ``GradTuple``/``GradList``/``GradDict`` of the same structure (zeros where nothing
+flowed), whose ``+`` adds elementwise (a plain tuple's ``+`` would concatenate).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class GradTuple(tuple):
+    def __add__(self, other):
+        if _is_zero(other):
+            return self
+        return GradTuple(a + b for a, b in zip(self, other, strict=True))
+
+    __radd__ = __add__
+
+
+class GradList(list):
+    def __add__(self, other):
+        if _is_zero(other):
+            return self
+        return GradList(a + b for a, b in zip(self, other, strict=True))
+
+    __radd__ = __add__
+
+
+class GradDict(dict):
+    def __add__(self, other):
+        if _is_zero(other):
+            return self
+        return GradDict({k: v + other[k] for k, v in self.items()})
+
+    __radd__ = __add__
+
+
+def _is_zero(x) -> bool:
+    return type(x) in (int, float) and x == 0
+
+
+CONTAINERS = (tuple, list, dict)
+
+
+def zeros_of(x):
+    """The zero gradient of a container ``x`` (containers nest; leaves are 0.0 or arrays)."""
+    if isinstance(x, dict):
+        return GradDict({k: zeros_of(v) for k, v in x.items()})
+    if isinstance(x, list):
+        return GradList(zeros_of(v) for v in x)
+    if isinstance(x, tuple):
+        return GradTuple(zeros_of(v) for v in x)
+    if isinstance(x, np.ndarray):
+        return np.zeros(x.shape, dtype=x.dtype if x.dtype.kind == "f" else float)
+    return 0.0
+
+
+def unindex_container(g, like, index):
+    """The gradient of ``like[index]`` for a container ``like``: zeros with ``g`` at ``index``."""
+    out = zeros_of(like)
+    if isinstance(out, GradTuple):
+        out = list(out)
+        out[index] = g
+        return GradTuple(out)
+    out[index] = g
+    return out
+
+
+def plain(g, like):
+    """A container gradient as the plain structure of its argument ``like``."""
+    from runtime.accumulate import grad_like
+
+    if isinstance(like, dict):
+        return {k: grad_like(g[k], v) for k, v in like.items()}
+    items = [grad_like(a, b) for a, b in zip(g, like, strict=True)]
+    return tuple(items) if isinstance(like, tuple) else items
+
+
+def unsum(g, items):
+    """The gradient of the builtin ``sum(items)`` for each item (each undoes its broadcasting)."""
+    from runtime.broadcast import unbroadcast, unreduce
+
+    if isinstance(items, np.ndarray):  # sum over the first axis
+        return unreduce(g, items, 0)
+    parts = [unbroadcast(g, item) for item in items]
+    return GradTuple(parts) if isinstance(items, tuple) else GradList(parts)

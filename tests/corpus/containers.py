@@ -1,0 +1,61 @@
+"""Tuples, lists and dicts of differentiated values: literals, unpacking, indexing, sum, and
+container arguments whose gradient has the same structure."""
+
+import math
+
+import numpy as np
+
+
+def dict_of_parameters(params, x, y):
+    pred = np.tanh(x @ params["w"] + params["b"])
+    return np.mean((pred - y) ** 2)
+
+
+def tuple_argument(wb, x):
+    w, b = wb
+    return np.sum(np.sin(w * x + b))
+
+
+def list_argument(xs):
+    total = 0.0
+    for x in xs:
+        total = total + np.sum(x * x)
+    return total + xs[0][1]
+
+
+def literal_containers(x):
+    p = (x * 2.0, math.exp(x))
+    a, b = p
+    d = {"first": a, "second": b * x}
+    return d["first"] * d["second"] + sum([a, b, 1.0])
+
+
+def nested_literals(x, y):
+    pairs = ((x, 2.0), (x * y, 3.0))
+    total = 0.0
+    for value, weight in pairs:
+        total = total + value * weight
+    return total
+
+
+def state_tuple_in_loop(x0, v0):
+    state = (x0, v0)
+    for step in range(10):
+        x, v = state
+        state = (x + 0.1 * v, v - 0.1 * math.sin(x))
+    return state[0] * state[1]
+
+
+_rng = np.random.default_rng(11)
+_X = _rng.uniform(-1, 1, (5, 3))
+_Y = _rng.uniform(-1, 1, 5)
+
+CASES = {
+    "dict_of_parameters": (dict_of_parameters,
+                           ({"w": _rng.uniform(-1, 1, 3), "b": 0.3}, _X, _Y), (0,)),
+    "tuple_argument": (tuple_argument, ((_rng.uniform(-1, 1, 3), 0.2), _X[0]), (0,)),
+    "list_argument": (list_argument, ([_X[0], _X[1], _X[2]],), (0,)),
+    "literal_containers": (literal_containers, (0.7,), (0,)),
+    "nested_literals": (nested_literals, (0.7, -1.3), (0, 1)),
+    "state_tuple_in_loop": (state_tuple_in_loop, (0.5, 1.0), (0, 1)),
+}
