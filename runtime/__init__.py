@@ -4,9 +4,10 @@ It depends on NumPy only and never imports ``transpiler``, so an exported gradie
 without the compiler installed.
 """
 
-from runtime.accumulate import grad_like, seed, shape_of, zeros_like_grad
+from runtime.accumulate import grad_like, seed, zeros_like_grad
+from runtime.stand_in import ShapeOf, shape_of
 from runtime.containers import unsum
-from runtime.broadcast import unbroadcast, unindex, unreduce, zero_index
+from runtime.broadcast import add_into, unbroadcast, unindex, unreduce, zero_index
 from runtime.ops import (
                          balanced_eq,
                          dot_adjoint_a,
@@ -23,6 +24,8 @@ SHAPE_ARGUMENTS = {"unbroadcast": 1, "unreduce": 1, "unindex": 1, "zeros_like_gr
 
 __all__ = [
     "SHAPE_ARGUMENTS",
+    "ShapeOf",
+    "add_into",
     "balanced_eq",
     "dot_adjoint_a",
     "dot_adjoint_b",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.containers import CONTAINERS, plain, zeros_of
+from runtime.stand_in import ShapeOf
 
 
 def seed(out):
@@ -30,7 +31,7 @@ def seed(out):
 def zeros_like_grad(x):
     """A zero gradient mirroring ``x``: 0.0 for a scalar, else a float array of ``x``'s shape
     (or a gradient container for a tuple, list or dict)."""
-    if isinstance(x, np.ndarray):
+    if isinstance(x, (np.ndarray, ShapeOf)):
         return np.zeros(x.shape, dtype=x.dtype if x.dtype.kind == "f" else float)
     if isinstance(x, CONTAINERS):
         return zeros_of(x)
@@ -54,14 +55,3 @@ def grad_like(g, x):
     if isinstance(x, CONTAINERS):
         return plain(g, x)
     return float(g)
-
-
-def shape_of(x):
-    """A stand-in for ``x`` with its shape and dtype but no data (a zero-strided view).
-
-    The tape saves this instead of ``x`` when the adjoint reads ``x`` only for its shape
-    (``rt.unbroadcast(g, x)``), so linear updates cost no state per loop iteration.
-    """
-    if isinstance(x, np.ndarray):
-        return np.broadcast_to(np.zeros((), dtype=x.dtype), x.shape)
-    return x

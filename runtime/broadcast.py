@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.containers import CONTAINERS, unindex_container
+from runtime.stand_in import ShapeOf
 
 _SCALARS = (float, int)
 
@@ -17,10 +18,14 @@ def unbroadcast(g, like):
     away. A Python-scalar ``like`` gets a scalar back. The common case (same shape) costs two
     type checks or one shape comparison and returns ``g`` itself.
     """
-    if type(like) in _SCALARS:
+    kind = type(like)
+    if type(g) is np.ndarray and (kind is np.ndarray or kind is ShapeOf):
+        if g.shape == like.shape:  # the common case, kept cheap
+            return g
+    elif kind in _SCALARS:
         if type(g) in _SCALARS:
             return g
-        return g.sum() if np.ndim(g) else g
+        return g.sum() if type(g) is np.ndarray and g.ndim else g
     if isinstance(like, CONTAINERS):
         raise TypeError(f"arithmetic on a {type(like).__name__} of differentiated values (such as "
                         "concatenating or repeating it) cannot be differentiated; use arrays")
@@ -87,7 +92,25 @@ def unindex(g, like, index):
 def zero_index(g, index):
     """A copy of ``g`` with ``g[index]`` zeroed: the gradient of an array before ``a[index] = v``
     overwrote those elements."""
-    kind = getattr(g, "dtype", np.dtype(float))
-    out = np.array(g, dtype=kind if kind.kind == "f" else float, copy=True)
+    if type(g) is np.ndarray and g.dtype.kind == "f":
+        out = g.copy()
+    else:
+        kind = getattr(g, "dtype", np.dtype(float))
+        out = np.array(g, dtype=kind if kind.kind == "f" else float, copy=True)
     out[index] = 0
     return out
+
+
+def add_into(g, index, part):
+    """``g + unindex(part, g, index)`` computed in place: ``g[index] += part``, returning ``g``.
+
+    Only for a gradient array the adjoint has just created (``rt.unindex``, ``rt.zero_index``)
+    and nothing else refers to; the compiler checks that before emitting this call.
+    """
+    if type(g) is np.ndarray:
+        if type(index) is slice or type(index) is int or _basic(index):
+            g[index] += part
+        else:
+            np.add.at(g, index, part)
+        return g
+    return g + unindex_container(part, g, index)

@@ -10,7 +10,10 @@ here). Walking the adjoint in order with the set of gradients certainly defined:
 - after an ``if``, a gradient defined in one branch only is zeroed in the other, and one defined
   when a loop body starts is zeroed at the body's end if the body left it undefined (in both
   cases only when the gradient is used afterwards);
-- a returned gradient that nothing wrote is zero. Never ``bx = 0`` followed by ``bx += ...``.
+- a returned gradient that nothing wrote is zero. Never ``bx = 0`` followed by ``bx += ...``;
+- ``bx = bx + rt.unindex(p, x, i)`` becomes ``bx = rt.add_into(bx, i, p)`` (an in-place
+  ``bx[i] += p``) when ``bx`` holds an array the adjoint just created (by ``rt.unindex`` or
+  ``rt.zero_index``) and nothing has read it since, in the same block.
 
 >>> import gast
 >>> from transpiler.anno import Anno, setanno
@@ -51,6 +54,12 @@ def fix_grads(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     return fn
 
 
+def _rt_call(node, rt: str, name: str) -> bool:
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+        and isinstance(node.func.value, gast.Name) and node.func.value.id == rt \
+        and node.func.attr == name
+
+
 def _names(stmt) -> set[str]:
     return {n.id for n in A.walk(stmt) if isinstance(n, gast.Name)}
 
@@ -58,6 +67,30 @@ def _names(stmt) -> set[str]:
 class _Fixer:
     def __init__(self, ctx):
         self.ctx = ctx
+
+    def fresh(self, value) -> bool:
+        """Whether ``value`` creates a new array that nothing else refers to."""
+        rt = self.ctx.bind("rt", runtime)
+        return _rt_call(value, rt, "unindex") or _rt_call(value, rt, "zero_index")
+
+    def spread(self, value, grad: str):
+        """``rt.unindex(p, x, i)`` with ``x`` the variable of ``grad``: ``(p, i)``, else None."""
+        rt = self.ctx.bind("rt", runtime)
+        if _rt_call(value, rt, "unindex") and len(value.args) == 3 \
+                and isinstance(value.args[1], gast.Name) \
+                and self.ctx.namer.grad(value.args[1].id) == grad:
+            return value.args[0], value.args[2]
+        return None
+
+    def accumulate(self, grad: str, value, in_place: bool):
+        if in_place:
+            part, index = self.spread(value, grad)
+            add_into = A.dotted(f"{self.ctx.bind('rt', runtime)}.add_into")
+            return A.call(add_into, A.name(grad), index, part)
+        op = gast.Add()
+        if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
+            value, op = value.operand, gast.Sub()  # bx + -e -> bx - e
+        return gast.BinOp(left=A.name(grad), op=op, right=value)
 
     def zero(self, grad: str, var: str) -> gast.Assign:
         zeros = A.dotted(f"{self.ctx.bind('rt', runtime)}.zeros_like_grad")
@@ -70,6 +103,7 @@ class _Fixer:
     def block(self, stmts: list, defined: set[str], after: set[str]) -> list:
         """Fix ``stmts``; ``after`` holds the names used once the block is done."""
         out: list = []
+        owned: set[str] = set()  # gradients holding a fresh array no other name refers to
         if not stmts:
             return out
         used_later = [set(after)]
@@ -86,6 +120,8 @@ class _Fixer:
                     out.append(gast.copy_location(self.zero(grad, var), stmt))
                     defined.add(grad)
                 continue
+            if isinstance(stmt, (gast.If, gast.For, gast.While)):
+                owned.clear()  # ownership is tracked within one straight-line block
             if isinstance(stmt, gast.If):
                 in_body, in_else = set(defined), set(defined)
                 stmt.body = self.block(stmt.body, in_body, later)
@@ -100,11 +136,15 @@ class _Fixer:
                 stmt.body += self.zero_missing((defined - inside) & around, stmt)
             elif isinstance(stmt, gast.Assign):
                 grad = A.target_name(stmt)
+                in_place = False
                 if hasanno(stmt, Anno.ACCUMULATE) and grad in defined:
-                    value, op = stmt.value, gast.Add()
-                    if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
-                        value, op = value.operand, gast.Sub()  # bx + -e -> bx - e
-                    stmt.value = gast.BinOp(left=A.name(grad), op=op, right=value)
+                    in_place = grad in owned and self.spread(stmt.value, grad) is not None
+                    stmt.value = self.accumulate(grad, stmt.value, in_place)
+                owned -= set(A.load_names(stmt.value)) - ({grad} if in_place else set())
+                if in_place or (grad and self.fresh(stmt.value)):
+                    owned.add(grad)
+                else:
+                    owned.discard(grad)
                 defined.update(n.id for t in stmt.targets for n in A.walk(t)
                                if isinstance(n, gast.Name) and self.ctx.namer.is_grad(n.id))
             out.append(stmt)
