@@ -101,6 +101,21 @@ def _element_partials(elements, value, grad_of, fresh) -> list:
     return out
 
 
+def _drop_ones(value, ones: str, temporaries: frozenset[str]):
+    """``rt.unbroadcast(g * y, x)`` -> ``rt.unbroadcast(y, x)`` for an all-ones ``g``: the
+    product is ``y`` broadcast, and unbroadcast restores ``x``'s shape either way."""
+    if not (isinstance(value, gast.Call) and getanno(value, Anno.FUNC) is runtime.unbroadcast):
+        return value
+    product = value.args[0]
+    if isinstance(product, gast.BinOp) and isinstance(product.op, gast.Mult):
+        for one, other in ((product.left, product.right), (product.right, product.left)):
+            if isinstance(one, gast.Name) and one.id == ones and isinstance(other, gast.Name) \
+                    and other.id in temporaries:
+                value.args[0] = other
+                break
+    return value
+
+
 def _static_test(test, bound) -> bool | None:
     """Decide ``p is None`` / ``p is not None`` on a parameter at compile time."""
     if (isinstance(test, gast.Compare) and len(test.ops) == 1
@@ -128,10 +143,13 @@ def _flatten(body, bound) -> list:
 
 def instantiate(rule: Rule, bound: dict, ans: str, grad_of: Callable[[str], str | None],
                 fresh: Callable[[str], str], module_name: Callable[[str, object], str],
-                scalars: frozenset[str] = frozenset()) -> list:
+                scalars: frozenset[str] = frozenset(), ones: frozenset[str] = frozenset(),
+                temporaries: frozenset[str] = frozenset()) -> list:
     """The adjoint statements of one call. Partials are Assigns annotated ACCUMULATE.
 
-    ``scalars`` names variables known to be 0-d (see analysis.scalars).
+    ``scalars`` names variables known to be 0-d (see analysis.scalars). ``ones`` names
+    gradients known to hold only ones (the seed of a sum): ``rt.unbroadcast(g * y, x)`` is then
+    ``rt.unbroadcast(y, x)`` when ``y`` is one of the function's own ``temporaries``.
     """
     locals_: dict[str, str] = {}
     namespace = rule.namespace
@@ -156,7 +174,10 @@ def instantiate(rule: Rule, bound: dict, ans: str, grad_of: Callable[[str], str 
                                          "was not reduced to a name before the adjoint")
                 continue
             value = _elide_unbroadcast(stmt.value, target.slice.id, rule, bound, scalar_params)
-            new = A.assign(partial_of, builder.build(value))
+            value = builder.build(value)
+            if grad_of(ans) in ones:
+                value = _drop_ones(value, grad_of(ans), temporaries)
+            new = A.assign(partial_of, value)
             setanno(new, Anno.ACCUMULATE)
         else:
             for n in A.walk(stmt):

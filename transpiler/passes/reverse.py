@@ -20,6 +20,7 @@ from __future__ import annotations
 import inspect
 import linecache
 import operator
+from collections import Counter
 
 import gast
 import numpy as np
@@ -58,7 +59,9 @@ def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     results = [e.id if isinstance(e, gast.Name) else None for e in elements]
     active = active_names(primal, ctx.wrt, results)
     _refuse_discarded_calls(primal, varied_names(primal, ctx.wrt), ctx)
-    builder = _Reverse(ctx, active, known_scalars(primal, ctx.scalars))
+    builder = _Reverse(ctx, active, known_scalars(primal, ctx.scalars), primal)
+    if ctx.mode == "grad" and results[0] in active:
+        builder.ones.add(ctx.namer.grad(results[0]))  # rt.seed gives ones
     primal, adjoint = builder.block(primal)
     if ctx.mode == "split":
         adjoint = [marker(Anno.SPLIT, True, ret)] + _seed_from(ctx, ret, results, active) + adjoint
@@ -134,8 +137,13 @@ def marker(key: Anno, value, like) -> gast.Expr:
 
 
 class _Reverse:
-    def __init__(self, ctx, active: set[str], scalars: set[str]):
+    def __init__(self, ctx, active: set[str], scalars: set[str], primal: list = ()):
         self.ctx, self.active, self.scalars = ctx, active, frozenset(scalars)
+        # Gradients known to hold only ones (the seed, spread by a sum) and the function's own
+        # temporaries: together they let rt.unbroadcast(ones * y, x) drop the product.
+        self.ones: set[str] = set()
+        self.temporaries = frozenset(_fresh_values(primal))
+        self.loads = Counter(n for s in primal for n in A.load_names(s))
         self.stack: str | None = None
         self.primal_for: dict[int, list] = {}  # statements whose primal the adjoint rewrites
 
@@ -149,14 +157,14 @@ class _Reverse:
 
         ``origin`` is the user statement the enclosing block came from: no comment repeats it."""
         primal, pieces = [], []
-        for stmt in stmts:
+        for stmt in reversed(stmts):  # adjoint order: facts about gradients flow backwards
             p, a = self.statement(stmt)
-            primal.extend(p)
+            primal[:0] = p
             if a:
                 here = None if hasanno(stmt, Anno.PHI) else getanno(stmt, Anno.ORIGIN, stmt)
                 pieces.append((here, a))
         adjoint = []
-        for here, a in reversed(pieces):
+        for here, a in pieces:
             if here is not None and here is not origin:
                 adjoint.append(A.comment("grad of: " + _line(self.ctx, here)))
                 origin = here
@@ -409,8 +417,38 @@ class _Reverse:
                            f"these arguments: {e}", "pass only the arguments the rule lists "
                            f"({', '.join(rule.params[1:])})") from e
         ctx = self.ctx
-        return instantiate(rule, bound, target, self.grad_of, ctx.namer.fresh, ctx.bind,
-                           self.scalars)
+        partials = instantiate(rule, bound, target, self.grad_of, ctx.namer.fresh, ctx.bind,
+                               self.scalars, frozenset(self.ones), self.temporaries)
+        if self.grad_of(target) in self.ones:
+            self.spread_ones(partials)
+        return partials
+
+    def spread_ones(self, partials: list) -> None:
+        """A partial that only re-shapes an all-ones gradient (``rt.unreduce(g, x)``,
+        ``rt.unbroadcast(g, x)``, ``g``) is all ones too, and so is ``x``'s gradient when that
+        is its only contribution (``x`` is read once)."""
+        for stmt in partials:
+            value = stmt.value
+            if isinstance(value, gast.Call) and getanno(value, Anno.FUNC) in (
+                    runtime.unreduce, runtime.unbroadcast):
+                value = value.args[0]
+            if isinstance(value, gast.Name) and value.id in self.ones:
+                var = self.ctx.namer.var_of(A.target_name(stmt))
+                if self.loads[var] == 1:
+                    self.ones.add(A.target_name(stmt))
+
+
+def _fresh_values(body: list) -> set[str]:
+    """Names assigned only new values (arithmetic, ufuncs, math functions), never views of
+    other arrays: safe to hand out as a gradient."""
+    fresh, other = set(), set()
+    for stmt in (n for s in body for n in A.walk(s) if isinstance(n, gast.Assign)):
+        func = getanno(stmt.value, Anno.FUNC) if isinstance(stmt.value, gast.Call) else None
+        new = isinstance(stmt.value, (gast.BinOp, gast.UnaryOp)) or isinstance(func, np.ufunc) \
+            or getattr(func, "__module__", None) == "math"
+        for name in stored_names([stmt]):
+            (fresh if new else other).add(name)
+    return fresh - other
 
 
 def _is_user_function(func) -> bool:
