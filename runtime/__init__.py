@@ -5,9 +5,8 @@ without the compiler installed.
 """
 
 from runtime.accumulate import grad_like, seed, zeros_like_grad
-from runtime.stand_in import ShapeOf, shape_of
-from runtime.containers import unsum
 from runtime.broadcast import add_into, unbroadcast, unindex, unreduce, zero_index
+from runtime.containers import unsum
 from runtime.ops import (
                          balanced_eq,
                          dot_adjoint_a,
@@ -17,6 +16,7 @@ from runtime.ops import (
                          unconcatenate,
                          unstack,
 )
+from runtime.stand_in import ShapeOf, shape_of
 
 # Helpers whose argument at this position is only used for its shape and dtype.
 SHAPE_ARGUMENTS = {"unbroadcast": 1, "unreduce": 1, "unindex": 1, "zeros_like_grad": 0,

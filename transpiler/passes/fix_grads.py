@@ -23,7 +23,8 @@ here). Walking the adjoint in order with the set of gradients certainly defined:
 >>> fn = gast.parse("def g(x, y):\\n    bx = a\\n    bx = b\\n    return bx, by").body[0]
 >>> for s in fn.body[:2]: setanno(s, Anno.ACCUMULATE)
 >>> namer = Namer({"x", "y"}); _ = namer.grad("x"), namer.grad("y")
->>> ctx = SimpleNamespace(wrt=("x", "y"), namer=namer, bind=lambda name, obj: name)
+>>> ctx = SimpleNamespace(wrt=("x", "y"), namer=namer, bind=lambda name, obj: name,
+...                       known_scalars=frozenset())
 >>> print(to_source(fix_grads(fn, ctx)))
 def g(x, y):
     bx = a
@@ -93,6 +94,8 @@ class _Fixer:
         return gast.BinOp(left=A.name(grad), op=op, right=value)
 
     def zero(self, grad: str, var: str) -> gast.Assign:
+        if var in self.ctx.known_scalars:
+            return A.assign(grad, A.const(0.0))
         zeros = A.dotted(f"{self.ctx.bind('rt', runtime)}.zeros_like_grad")
         return A.assign(grad, A.call(zeros, A.name(var)))
 

@@ -59,12 +59,15 @@ def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     results = [e.id if isinstance(e, gast.Name) else None for e in elements]
     active = active_names(primal, ctx.wrt, results)
     _refuse_discarded_calls(primal, varied_names(primal, ctx.wrt), ctx)
-    builder = _Reverse(ctx, active, known_scalars(primal, ctx.scalars), primal)
+    ctx.known_scalars = frozenset(known_scalars(primal, ctx.scalars))
+    builder = _Reverse(ctx, active, ctx.known_scalars, primal)
     if ctx.mode == "grad" and results[0] in active:
         builder.ones.add(ctx.namer.grad(results[0]))  # rt.seed gives ones
     primal, adjoint = builder.block(primal)
     if ctx.mode == "split":
         adjoint = [marker(Anno.SPLIT, True, ret)] + _seed_from(ctx, ret, results, active) + adjoint
+    elif results[0] in active and results[0] in ctx.known_scalars:
+        adjoint.insert(0, A.assign(ctx.namer.grad(results[0]), A.const(1.0), like=ret))
     elif results[0] in active:
         seed = A.call(A.dotted(f"{ctx.bind('rt', runtime)}.seed"), A.name(results[0]))
         adjoint.insert(0, A.assign(ctx.namer.grad(results[0]), seed, like=ret))
@@ -92,8 +95,8 @@ def _refuse_discarded_calls(body: list, varied: set[str], ctx) -> None:
         if not harmless:
             raise error_at(call, ctx, "the result of this call is discarded, so it could only "
                            "matter by changing its arguments in place, which cannot be "
-                           "differentiated", "assign the result and use it: xs = xs + [x], "
-                           "c = np.add(a, b)")
+                           "differentiated", "assign the result and use it (c = np.add(a, b)); "
+                           "build lists in one literal or with np.stack")
 
 
 def _seed_from(ctx, ret, results: list, active: set[str]) -> list:
@@ -121,8 +124,10 @@ def _return(ctx, ret) -> gast.Return:
         grads = gast.Tuple(elts=[A.name(ctx.namer.grad(w)) for w in ctx.wrt], ctx=gast.Load())
         value = gast.Tuple(elts=[ret.value, grads], ctx=gast.Load())
         return gast.copy_location(gast.Return(value=value), ret)
-    grads = [A.call(A.dotted(f"{rt}.grad_like"), A.name(ctx.namer.grad(w)), A.name(w))
-             for w in ctx.wrt]
+    to_float = ctx.bind("float", float)
+    grads = [A.call(A.name(to_float), A.name(ctx.namer.grad(w))) if w in ctx.scalars
+             else A.call(A.dotted(f"{rt}.grad_like"), A.name(ctx.namer.grad(w)), A.name(w))
+             for w in ctx.wrt]  # a Python-number argument gets a float back
     value = grads[0] if len(grads) == 1 else gast.Tuple(elts=grads, ctx=gast.Load())
     if ctx.mode == "value_and_grad":
         value = gast.Tuple(elts=[ret.value, value], ctx=gast.Load())
