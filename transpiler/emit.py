@@ -33,21 +33,24 @@ def to_source(node) -> str:
                            pretty_source="".join).rstrip()  # no astor line wrapping
 
 
+_AST_CLASSES: dict = {}  # gast class -> ast class of the same name
+
+
 def _to_ast(node):
     """gast -> ast for what the compiler emits (several times faster than gast.gast_to_ast)."""
-    if isinstance(node, list):
+    kind = type(node)
+    if kind is list:
         return [_to_ast(n) for n in node]
     if not isinstance(node, gast.AST):
         return node
-    if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Param):
+    if kind is gast.Name and type(node.ctx) is gast.Param:
         return ast.arg(arg=node.id, annotation=None, type_comment=None)
-    if isinstance(node, gast.Expr) and getanno(node, Anno.COMMENT) is not None:
+    if kind is gast.Expr and getanno(node, Anno.COMMENT) is not None:
         return ast.Expr(value=ast.Constant(value=_Comment(getanno(node, Anno.COMMENT))))
-    cls = getattr(ast, type(node).__name__)
-    new = cls(**{f: _to_ast(getattr(node, f, None)) for f in cls._fields})
-    for attribute in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
-        if hasattr(node, attribute):
-            setattr(new, attribute, getattr(node, attribute))
+    cls = _AST_CLASSES.get(kind) or _AST_CLASSES.setdefault(kind, getattr(ast, kind.__name__))
+    new = cls.__new__(cls)
+    for field in cls._fields:
+        setattr(new, field, _to_ast(getattr(node, field, None)))
     return new
 
 

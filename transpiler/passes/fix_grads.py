@@ -109,10 +109,12 @@ class _Fixer:
         owned: set[str] = set()  # gradients holding a fresh array no other name refers to
         if not stmts:
             return out
-        used_later = [set(after)]
-        for stmt in reversed(stmts[1:]):
-            used_later.append(used_later[-1] | _names(stmt))
-        used_later.reverse()
+        used_later = [after] * len(stmts)  # only compound statements need it exactly
+        if any(isinstance(s, (gast.If, gast.For, gast.While)) for s in stmts):
+            used_later = [set(after)]
+            for stmt in reversed(stmts[1:]):
+                used_later.append(used_later[-1] | _names(stmt))
+            used_later.reverse()
         for stmt, later in zip(stmts, used_later, strict=True):
             if hasanno(stmt, Anno.RESET):
                 defined.discard(getanno(stmt, Anno.RESET))

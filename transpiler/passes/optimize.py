@@ -59,6 +59,13 @@ def _copies_in(stmts: list, stores: Counter, loads: Counter) -> bool:
     not reassigned in between. One sweep; renames are applied as they are found."""
     changed = False
     names = [[n for n in A.walk(s) if isinstance(n, gast.Name)] for s in stmts]
+    # where, in this block, each name is loaded and stored (by statement index)
+    used_at: dict[str, list[int]] = {}
+    stored_at: dict[str, list[int]] = {}
+    for i, group in enumerate(names):
+        for n in group:
+            table = used_at if isinstance(n.ctx, gast.Load) else stored_at
+            table.setdefault(n.id, []).append(i)
     dead = set()
     for i, stmt in enumerate(stmts):
         if isinstance(stmt, _COMPOUND):
@@ -68,14 +75,15 @@ def _copies_in(stmts: list, stores: Counter, loads: Counter) -> bool:
         if target is None or not isinstance(stmt.value, gast.Name) or stores[target] != 1:
             continue
         source = stmt.value.id
-        later = [n for group in names[i + 1:] for n in group]
-        uses = [n for n in later if n.id == target]
-        if len(uses) != loads[target] or any(n.id == source and not isinstance(n.ctx, gast.Load)
-                                             for n in later):
+        later_uses = [k for k in used_at.get(target, ()) if k > i]
+        if len(later_uses) != loads[target] or any(k > i for k in stored_at.get(source, ())):
             continue
-        for n in uses:
-            n.id = source
-        loads[source] += len(uses) - 1
+        for k in set(later_uses):
+            for n in names[k]:
+                if n.id == target:
+                    n.id = source
+        used_at.setdefault(source, []).extend(later_uses)
+        loads[source] += len(later_uses) - 1
         loads[target] = 0
         dead.add(i)
         changed = True
