@@ -55,14 +55,12 @@ def test_caret_points_at_the_construct():
 
 
 def test_missing_rule_names_the_function_and_the_recipe():
-    import scipy.special as sp
-
-    f = make("def f(x):\n    return sp.gamma(x) * 2.0\n", sp=sp)
+    f = make("def f(x):\n    return npx.i0(x) * 2.0\n", npx=np)
     with pytest.raises(NoRuleError) as info:
         grad(f)(1.5)
     text = str(info.value)
-    assert "no gradient rule for sp.gamma" in text
-    assert "@adjoint(sp.gamma)" in text and "d[x] = d[ans]" in text
+    assert "no gradient rule for npx.i0" in text
+    assert "@adjoint(npx.i0)" in text and "d[x] = d[ans]" in text
 
 
 def test_inactive_use_of_a_function_without_rule_is_fine():
