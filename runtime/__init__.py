@@ -6,7 +6,7 @@ without the compiler installed.
 
 from runtime.accumulate import grad_like, seed, zeros_like_grad
 from runtime.broadcast import add_into, unbroadcast, unindex, unreduce, zero_index
-from runtime.containers import unsum
+from runtime.containers import appended, unappend, unsum
 from runtime.ops import (
                          balanced_eq,
                          dot_adjoint_a,
@@ -26,6 +26,7 @@ __all__ = [
     "SHAPE_ARGUMENTS",
     "ShapeOf",
     "add_into",
+    "appended",
     "balanced_eq",
     "dot_adjoint_a",
     "dot_adjoint_b",
@@ -34,6 +35,7 @@ __all__ = [
     "matmul_adjoint_b",
     "seed",
     "shape_of",
+    "unappend",
     "unbroadcast",
     "unconcatenate",
     "unindex",

@@ -86,3 +86,13 @@ def unsum(g, items):
         return unreduce(g, items, 0)
     parts = [unbroadcast(g, item) for item in items]
     return GradTuple(parts) if isinstance(items, tuple) else GradList(parts)
+
+
+def appended(items, item):
+    """``items + [item]`` as a new list: ``xs.append(v)`` and comprehensions, without mutation."""
+    return [*items, item]
+
+
+def unappend(g):
+    """The gradient of the list ``appended`` received: all but the last item's gradient."""
+    return g[:-1] if isinstance(g, np.ndarray) else GradList(g[:-1])

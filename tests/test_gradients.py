@@ -2,10 +2,10 @@
 
 import pytest
 
-from tests.corpus import arrays, calls, control_flow
+from tests.corpus import arrays, calls, containers, control_flow
 from transpiler import check_grad
 
-CORPUS = {**control_flow.CASES, **arrays.CASES, **calls.CASES}
+CORPUS = {**control_flow.CASES, **arrays.CASES, **calls.CASES, **containers.CASES}
 
 
 @pytest.mark.parametrize("optimize", [True, False], ids=["opt", "noopt"])

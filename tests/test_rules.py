@@ -31,6 +31,8 @@ import gast
 import numpy as np
 import pytest
 
+import runtime
+
 from tests.util import make, rand
 from transpiler import check_grad, grad
 from transpiler.checking import numeric_grad
@@ -242,6 +244,9 @@ SPECS: list[OpSpec] = [
     OpSpec(operator.setitem, "c = a * 1.0; c[1:] += b * c[:-1]; c", 2, shapes=(((4,), (3,)),)),
     OpSpec(operator.setitem, "a[0] = b; a * 2.0", 2, shapes=(((3,), ()),)),  # into an argument
     OpSpec(np.concatenate, "np.concatenate((a, b))", 2, shapes=(((3,), (2,)),)),
+    OpSpec(runtime.appended, "xs = [v * b for v in a]; sum(xs)", 2, shapes=(((3,), ()),)),
+    OpSpec(runtime.appended, "xs = [a]; xs.append(b * a); np.stack(xs) * 1.0", 2, shapes=(((3,), (3,)),)),
+    OpSpec(runtime.appended, "sum(v * b for v in a if np.sum(v) > -9.0)", 2, shapes=(((2, 3), (3,)),)),
     OpSpec(sum, "sum((a, b, a))", 2, shapes=(((), ()), ((3,), (3,)), ((2, 3), (3,)))),
     OpSpec(sum, "sum([a * 2.0, b], 1.0)", 2, shapes=(((3,), (3,)),)),
     OpSpec(sum, "sum(a, b)", 2, shapes=(((4,), ()), ((4, 2), (2,)))),
@@ -323,8 +328,9 @@ def build(expr: str, args: tuple, seed: int, u_dtype=float):
     *statements, expr = expr.split("; ")
     scope = {n: a.copy() if isinstance(a, np.ndarray) else a
              for n, a in zip(names, args, strict=True)}
-    exec("\n".join(statements), {"np": np, "math": math}, scope)
-    value = eval(expr, {"np": np, "math": math}, scope)
+    scope.update(np=np, math=math)  # one namespace: comprehensions see the arguments
+    exec("\n".join(statements), scope)
+    value = eval(expr, scope)
     params = ", ".join(names)
     prelude = "".join(f"    {line}\n" for line in statements)
     if np.ndim(value) == 0:
@@ -434,8 +440,13 @@ def _keys_used(expr: str) -> list:
         if isinstance(node, (ast.BinOp, ast.UnaryOp)):
             keys.append(getattr(gast, type(node.op).__name__))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and isinstance(node.func.value, ast.Name) and node.func.value.id in ARG_NAMES:
+                and isinstance(node.func.value, ast.Name) and node.func.value.id in ARG_NAMES \
+                and node.func.attr in METHODS:
             keys.append(METHODS[node.func.attr])  # a.sum() shares np.sum's rule
+        elif isinstance(node, (ast.ListComp, ast.GeneratorExp)) or (
+                isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "append"):
+            keys.append(runtime.appended)
         elif isinstance(node, ast.Call):
             keys.append(eval(ast.unparse(node.func), env))
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \

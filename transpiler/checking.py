@@ -2,29 +2,63 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from transpiler.api import grad as _grad
 
 
+def _leaves(x, path=()):
+    """(path, value) of every float or array inside ``x`` (tuples, lists and dicts nest)."""
+    if isinstance(x, dict):
+        return [leaf for k in x for leaf in _leaves(x[k], path + (k,))]
+    if isinstance(x, (tuple, list)):
+        return [leaf for i, v in enumerate(x) for leaf in _leaves(v, path + (i,))]
+    return [(path, x)]
+
+
+def _replace(x, path, value):
+    if not path:
+        return value
+    head, rest = path[0], path[1:]
+    if isinstance(x, tuple):
+        return tuple(_replace(v, rest, value) if i == head else v for i, v in enumerate(x))
+    out = copy.copy(x)
+    out[head] = _replace(x[head], rest, value)
+    return out
+
+
+def _get(x, path):
+    for key in path:
+        x = x[key]
+    return x
+
+
 def numeric_grad(f, args: tuple, index: int, eps: float = 1e-6):
-    """Central-difference gradient of scalar ``f`` w.r.t. ``args[index]`` (computed in float64)."""
+    """Central-difference gradient of scalar ``f`` w.r.t. ``args[index]`` (computed in float64).
+
+    For a tuple, list or dict argument the result has the same structure."""
     x = args[index]
-    base = np.array(x, dtype=float)
-    out = np.zeros_like(base)
-    flat, gflat = base.reshape(-1), out.reshape(-1)
-    for i in range(flat.size):
-        old = flat[i]
-        step = eps * max(1.0, abs(old))
-        values = []
-        for sign in (1, -1):
-            flat[i] = old + sign * step
-            trial = [a.copy() if isinstance(a, np.ndarray) else a for a in args]  # f may write
-            trial[index] = base.copy() if isinstance(x, np.ndarray) else float(base)
-            values.append(float(np.sum(f(*trial))))
-        flat[i] = old
-        gflat[i] = (values[0] - values[1]) / (2 * step)
-    return out if isinstance(x, np.ndarray) else float(out)
+    result = x
+    for path, leaf in _leaves(x):
+        base = np.array(leaf, dtype=float)
+        out = np.zeros_like(base)
+        flat, gflat = base.reshape(-1), out.reshape(-1)
+        for i in range(flat.size):
+            old = flat[i]
+            step = eps * max(1.0, abs(old))
+            values = []
+            for sign in (1, -1):
+                flat[i] = old + sign * step
+                trial = [copy.deepcopy(a) for a in args]  # f may write into its arguments
+                moved = base.copy() if isinstance(leaf, np.ndarray) else float(base)
+                trial[index] = _replace(trial[index], path, moved)
+                values.append(float(np.sum(f(*trial))))
+            flat[i] = old
+            gflat[i] = (values[0] - values[1]) / (2 * step)
+        result = _replace(result, path, out if isinstance(leaf, np.ndarray) else float(out))
+    return result
 
 
 def check_grad(f, *args, wrt=0, rtol: float = 1e-5, atol: float = 1e-6, optimize: bool = True):
@@ -36,16 +70,21 @@ def check_grad(f, *args, wrt=0, rtol: float = 1e-5, atol: float = 1e-6, optimize
     computed = _grad(f, wrt=positions, optimize=optimize)(*args)
     for pos, g in zip(positions, computed, strict=True):
         expected = numeric_grad(f, args, pos)
-        if np.shape(g) != np.shape(args[pos]):
-            raise AssertionError(f"gradient for argument {pos} has shape {np.shape(g)}, "
-                                 f"expected {np.shape(args[pos])}")
-        err = np.abs(np.asarray(g, dtype=float) - expected)
-        bound = atol + rtol * np.abs(expected)
-        if np.any(~(err <= bound)):
-            worst = np.unravel_index(np.argmax(err - bound), np.shape(err)) if np.ndim(err) else ()
-            raise AssertionError(
-                f"gradient mismatch for argument {pos} at index {worst}: compiled "
-                f"{np.asarray(g)[worst]!r}, finite differences "
-                f"{expected[worst] if np.ndim(expected) else expected!r}"
-                f" (|diff| {np.asarray(err)[worst]:.3g} > {np.asarray(bound)[worst]:.3g})")
+        for path, want in _leaves(expected):
+            label = f"argument {pos}" + "".join(f"[{k!r}]" for k in path)
+            _compare(_get(g, path), want, _get(args[pos], path), label, rtol, atol)
     return computed if isinstance(wrt, tuple) else computed[0]
+
+
+def _compare(got, expected, arg, label: str, rtol: float, atol: float) -> None:
+    if np.shape(got) != np.shape(arg):
+        raise AssertionError(f"gradient for {label} has shape {np.shape(got)}, "
+                             f"expected {np.shape(arg)}")
+    err = np.abs(np.asarray(got, dtype=float) - expected)
+    bound = atol + rtol * np.abs(expected)
+    if np.any(~(err <= bound)):
+        worst = np.unravel_index(np.argmax(err - bound), np.shape(err)) if np.ndim(err) else ()
+        raise AssertionError(
+            f"gradient mismatch for {label} at index {worst}: compiled "
+            f"{np.asarray(got)[worst]!r}, finite differences {np.asarray(expected)[worst]!r} "
+            f"(|diff| {np.asarray(err)[worst]:.3g} > {np.asarray(bound)[worst]:.3g})")

@@ -59,3 +59,29 @@ CASES = {
     "nested_literals": (nested_literals, (0.7, -1.3), (0, 1)),
     "state_tuple_in_loop": (state_tuple_in_loop, (0.5, 1.0), (0, 1)),
 }
+
+
+def comprehension_sum(x, w):
+    terms = [np.sum(np.sin(x * k)) * w for k in range(1, 4)]
+    return sum(terms) + sum(v * v for v in x if v > -5.0)
+
+
+def list_built_with_append(x):
+    states = []
+    s = x
+    for i in range(4):
+        s = np.tanh(s * 1.5 + 0.1)
+        states.append(s)
+    return np.sum(np.stack(states)) + np.sum(states[-1] * states[0])
+
+
+def nested_comprehension(x):
+    grid = [[xi * xj for xj in x] for xi in x]
+    return sum(sum(row) for row in grid)
+
+
+CASES.update({
+    "comprehension_sum": (comprehension_sum, (_rng.uniform(-1, 1, 4), 0.7), (0, 1)),
+    "list_built_with_append": (list_built_with_append, (_rng.uniform(-1, 1, 3),), (0,)),
+    "nested_comprehension": (nested_comprehension, (_rng.uniform(-1, 1, 3),), (0,)),
+})

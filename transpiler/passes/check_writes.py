@@ -18,6 +18,8 @@ import operator
 import gast
 import numpy as np
 
+import runtime
+
 from transpiler import ast_util as A
 from transpiler.analysis.activity import SHAPE_ATTRIBUTES
 from transpiler.anno import Anno, getanno, hasanno
@@ -49,6 +51,10 @@ def check_writes(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
         for other in sorted(_component(alias, old) - {old, new}):
             if ctx.versions.get(other, other) == variable:
                 continue  # another version of the same variable: the same Python name
+            bound = [(i, inner) for i, (s, inner) in enumerate(order)
+                     if other in A.stored_names_of(s)]
+            if bound and all(i > p and not (loops and loops[-1] in inner) for i, inner in bound):
+                continue  # bound only after the write (and its loop): it sees the new value
             late = any(other in A.load_names(s) for s, _ in order[p + 1:])
             around = loops and _defined_outside(other, loops[-1], order) and any(
                 other in A.load_names(s) for s, inner in order if loops[-1] in inner)
@@ -77,8 +83,9 @@ def _in_place(stmt) -> bool:
 
 
 def _is_setitem(stmt) -> bool:
+    """``y = <setitem>(y, i, v)`` or ``xs = rt.appended(xs, v)`` (from ``xs.append(v)``)."""
     return isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Call) \
-        and getanno(stmt.value, Anno.FUNC) is operator.setitem
+        and getanno(stmt.value, Anno.FUNC) in (operator.setitem, runtime.appended)
 
 
 def _sources(value) -> list[str]:
@@ -94,7 +101,7 @@ def _sources(value) -> list[str]:
         return [e.id for e in value.elts if isinstance(e, gast.Name)]
     if isinstance(value, gast.Call) and value.args and isinstance(value.args[0], gast.Name):
         func = getanno(value, Anno.FUNC)
-        if func is operator.setitem or any(func is f for f in _VIEW_FUNCTIONS):
+        if func in (operator.setitem, runtime.appended) or any(func is f for f in _VIEW_FUNCTIONS):
             return [value.args[0].id]
     if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
             and value.func.attr in _VIEW_METHODS and isinstance(value.func.value, gast.Name):

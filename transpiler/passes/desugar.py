@@ -7,6 +7,8 @@
 - ``a, b = e1, e2``      -> ``a = e1; b = e2`` (through temporaries when a target is also read)
 - ``for v in xs`` (also ``enumerate``, ``zip``, ``reversed``) -> ``for _i in range(...)`` with
   ``v = xs[_i]`` first in the body, so every loop runs over a ``range``
+- ``[e for v in xs if c]`` (and a generator expression) -> a loop building a fresh list with
+  ``_list = rt.appended(_list, e)``; ``xs.append(v)`` -> ``xs = rt.appended(xs, v)``
 - docstrings and ``pass`` are dropped.
 
 Other tuple targets (``n, m = x.shape``) are kept; the reverse pass accepts them when inactive.
@@ -32,8 +34,10 @@ import operator
 
 import gast
 
+import runtime
 from transpiler import ast_util as A
 from transpiler.anno import Anno, setanno
+from transpiler.errors import error_at
 
 
 def desugar(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
@@ -44,6 +48,8 @@ def desugar(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
 def _block(stmts: list, ctx) -> list:
     body = []
     for stmt in stmts:
+        before, stmt = _Comprehensions(ctx).lower(stmt)
+        body.extend(_block(before, ctx) if before else [])
         if isinstance(stmt, gast.For) and not _over_range(stmt.iter):
             before, stmt = _index_loop(stmt, ctx)
             body.extend(before)
@@ -72,6 +78,10 @@ def _desugar(stmt, ctx) -> list:
         if isinstance(stmt.target, gast.Name):
             setanno(out[-1], Anno.IN_PLACE)
         return out
+    if _is_append(stmt):
+        call = stmt.value
+        return [gast.copy_location(A.assign(call.func.value.id, _appended(
+            ctx, A.name(call.func.value.id), call.args[0])), stmt)]
     if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
             and isinstance(stmt.targets[0], gast.Subscript):
         return [setitem(stmt.targets[0], stmt.value, stmt)]
@@ -92,6 +102,78 @@ def _desugar(stmt, ctx) -> list:
                     + [A.assign(t.id, A.name(tmp)) for t, tmp in zip(targets, temps, strict=True)])
         return [A.assign(t.id, v) for t, v in zip(targets, values, strict=True)]
     return [stmt]
+
+
+def _is_append(stmt) -> bool:
+    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) \
+        and isinstance(stmt.value.func, gast.Attribute) and stmt.value.func.attr == "append" \
+        and isinstance(stmt.value.func.value, gast.Name) and len(stmt.value.args) == 1 \
+        and not stmt.value.keywords
+
+
+def _appended(ctx, items, item) -> gast.Call:
+    call = A.call(A.dotted(f"{ctx.bind('rt', runtime)}.appended"), items, item)
+    setanno(call, Anno.FUNC, runtime.appended)
+    return call
+
+
+class _Comprehensions(gast.NodeTransformer):
+    """Replace comprehensions in one statement's own expressions by loops run before it."""
+
+    def __init__(self, ctx):
+        self.ctx, self.before = ctx, []
+
+    def lower(self, stmt):
+        if isinstance(stmt, (gast.If, gast.While)):
+            stmt.test = self.visit(stmt.test)
+        elif isinstance(stmt, gast.For):
+            stmt.iter = self.visit(stmt.iter)
+        else:
+            stmt = self.visit(stmt)
+        if self.before and isinstance(stmt, gast.While):
+            raise error_at(stmt.test, self.ctx, "a comprehension in a 'while' condition is not "
+                           "supported", "compute it in the loop body")
+        for s in self.before:  # comments in the adjoint name the user's line
+            for n in A.walk(s):
+                if isinstance(n, gast.stmt):
+                    setanno(n, Anno.ORIGIN, stmt)
+        return self.before, stmt
+
+    def visit_ListComp(self, node):
+        return self.comprehension(node)
+
+    visit_GeneratorExp = visit_ListComp
+
+    def comprehension(self, node):
+        result = self.ctx.namer.fresh("_list")
+        rename = {}
+        for generator in node.generators:
+            if generator.is_async:
+                raise error_at(node, self.ctx, "async comprehensions are not supported", "")
+            for n in A.walk(generator.target):
+                if isinstance(n, gast.Name):
+                    rename[n.id] = self.ctx.namer.fresh(f"_{n.id}")
+        for n in A.walk(node):  # comprehension variables never leak into the function
+            if isinstance(n, gast.Name) and n.id in rename:
+                n.id = rename[n.id]
+        inner = _Comprehensions(self.ctx)  # comprehensions in the element run per element
+        body = [A.assign(result, _appended(self.ctx, A.name(result), inner.visit(node.elt)))]
+        body = inner.before + body
+        for generator in reversed(node.generators):
+            for condition in reversed(generator.ifs):
+                inner = _Comprehensions(self.ctx)
+                body = inner.before + [gast.If(test=inner.visit(condition), body=body, orelse=[])]
+            inner = _Comprehensions(self.ctx)
+            loop = gast.For(target=generator.target, iter=inner.visit(generator.iter), body=body,
+                            orelse=[], type_comment=None)
+            body = inner.before + [loop]
+        start = A.assign(result, gast.List(elts=[], ctx=gast.Load()))
+        for s in [start] + body:
+            for n in A.walk(s):
+                if isinstance(n, gast.stmt):
+                    gast.copy_location(n, node)
+        self.before += [start] + body
+        return A.name(result)
 
 
 def _over_range(node) -> bool:

@@ -41,11 +41,8 @@ _STATEMENTS = {
 }
 _EXPRESSIONS = {
     gast.Lambda: ("lambda is not supported yet", "define a function with 'def' at module level"),
-    gast.ListComp: ("list comprehensions are not supported yet", "use NumPy array operations"),
     gast.SetComp: ("set comprehensions are not supported", "use NumPy array operations"),
     gast.DictComp: ("dict comprehensions are not supported", "use NumPy array operations"),
-    gast.GeneratorExp: ("generator expressions are not supported yet",
-                        "use NumPy array operations (np.sum over an array)"),
     gast.Yield: ("generators ('yield') cannot be differentiated", "return an array instead"),
     gast.YieldFrom: ("generators ('yield') cannot be differentiated", "return an array instead"),
     gast.Await: ("'await' cannot be differentiated", "make the function synchronous"),

@@ -19,6 +19,12 @@ def adj_builtin_sum(ans, iterable, start=0):
     d[start] = rt.unbroadcast(d[ans], start)
 
 
+@adjoint(rt.appended)  # xs.append(v) and comprehensions build lists with it
+def adj_appended(ans, items, item):
+    d[items] = rt.unappend(d[ans])
+    d[item] = d[ans][-1]
+
+
 @adjoint(float)
 def adj_float(ans, x):
     d[x] = d[ans]
