@@ -32,7 +32,6 @@ import numpy as np
 import pytest
 
 import runtime
-
 from tests.util import make, rand
 from transpiler import check_grad, grad
 from transpiler.checking import numeric_grad
@@ -245,8 +244,10 @@ SPECS: list[OpSpec] = [
     OpSpec(operator.setitem, "a[0] = b; a * 2.0", 2, shapes=(((3,), ()),)),  # into an argument
     OpSpec(np.concatenate, "np.concatenate((a, b))", 2, shapes=(((3,), (2,)),)),
     OpSpec(runtime.appended, "xs = [v * b for v in a]; sum(xs)", 2, shapes=(((3,), ()),)),
-    OpSpec(runtime.appended, "xs = [a]; xs.append(b * a); np.stack(xs) * 1.0", 2, shapes=(((3,), (3,)),)),
-    OpSpec(runtime.appended, "sum(v * b for v in a if np.sum(v) > -9.0)", 2, shapes=(((2, 3), (3,)),)),
+    OpSpec(runtime.appended, "xs = [a]; xs.append(b * a); np.stack(xs) * 1.0", 2,
+           shapes=(((3,), (3,)),)),
+    OpSpec(runtime.appended, "sum(v * b for v in a if np.sum(v) > -9.0)", 2,
+           shapes=(((2, 3), (3,)),)),
     OpSpec(sum, "sum((a, b, a))", 2, shapes=(((), ()), ((3,), (3,)), ((2, 3), (3,)))),
     OpSpec(sum, "sum([a * 2.0, b], 1.0)", 2, shapes=(((3,), (3,)),)),
     OpSpec(sum, "sum(a, b)", 2, shapes=(((4,), ()), ((4, 2), (2,)))),

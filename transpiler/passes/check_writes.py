@@ -19,7 +19,6 @@ import gast
 import numpy as np
 
 import runtime
-
 from transpiler import ast_util as A
 from transpiler.analysis.activity import SHAPE_ATTRIBUTES
 from transpiler.anno import Anno, getanno, hasanno
