@@ -20,6 +20,7 @@ from transpiler.passes import (
     desugar,
     finalize,
     fix_grads,
+    lift,
     lower_exits,
     optimize,
     resolve,
@@ -30,6 +31,7 @@ from transpiler.passes import (
 
 PIPELINE: tuple[tuple[str, Callable], ...] = (
     ("reject unsupported syntax", validate.validate),
+    ("lift functions defined inside", lift.lift),
     ("resolve called objects", resolve.resolve),
     ("desugar augmented and multiple assignment", desugar.desugar),
     ("break, continue and early return as flags", lower_exits.lower_exits),

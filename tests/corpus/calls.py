@@ -79,3 +79,18 @@ CASES = {
     "closure_helper": (calls_closure, (0.6,), (0,)),
     "helper_in_loop_tuple_state": (simulate, (1.0, 0.2), (0, 1)),
 }
+
+
+def nested_def_and_lambda(x, k):
+    def spring(a):
+        return 0.5 * k * a * a
+
+    damp = lambda v, c=0.1: c * v * v  # noqa: E731
+    total = 0.0
+    for i in range(3):
+        total = total + spring(x * i) + damp(x)
+    k = k * 2.0
+    return total + spring(x)
+
+
+CASES["nested_def_and_lambda"] = (nested_def_and_lambda, (0.7, 1.3), (0, 1))

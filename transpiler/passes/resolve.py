@@ -13,7 +13,7 @@ from __future__ import annotations
 import gast
 
 from transpiler import ast_util as A
-from transpiler.anno import Anno, setanno
+from transpiler.anno import Anno, hasanno, setanno
 from transpiler.errors import error_at
 
 _MISSING = object()
@@ -23,7 +23,7 @@ def resolve(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     local = {n.id for n in A.walk(fn) if isinstance(n, gast.Name)
              and isinstance(n.ctx, (gast.Store, gast.Param))}
     for node in A.walk(fn):
-        if isinstance(node, gast.Call):
+        if isinstance(node, gast.Call) and not hasanno(node, Anno.FUNC):  # (lifted: known)
             obj, root = _evaluate(node.func, local, ctx)
             if obj is _MISSING:
                 raise error_at(node.func, ctx, f"name '{root}' is not defined",

@@ -29,7 +29,6 @@ from transpiler.errors import TranspileError, error_at  # noqa: F401 (doctest)
 _STATEMENTS = {
     gast.Try: ("'try' is not supported", "move error handling outside the differentiated function"),
     gast.With: ("'with' is not supported", "move the context manager outside the function"),
-    gast.FunctionDef: ("nested 'def' is not supported yet", "define the helper at module level"),
     gast.ClassDef: ("a class definition inside the function is not supported",
                     "define the class at module level"),
     gast.Global: ("'global' is not supported", "pass the value as an argument"),
@@ -40,7 +39,6 @@ _STATEMENTS = {
     gast.ImportFrom: ("'import' inside the function is not supported", "import at module level"),
 }
 _EXPRESSIONS = {
-    gast.Lambda: ("lambda is not supported yet", "define a function with 'def' at module level"),
     gast.SetComp: ("set comprehensions are not supported", "use NumPy array operations"),
     gast.DictComp: ("dict comprehensions are not supported", "use NumPy array operations"),
     gast.Yield: ("generators ('yield') cannot be differentiated", "return an array instead"),
@@ -73,6 +71,8 @@ def _check_block(body: list, ctx, top: bool = False) -> None:
         if isinstance(stmt, (gast.If, gast.For, gast.While)):
             _check_block(stmt.body, ctx)
             _check_block(stmt.orelse, ctx)
+        if isinstance(stmt, gast.FunctionDef):  # a nested function: checked when lifted
+            _check_block(stmt.body, ctx, top=True)
 
 
 def _check_statement(stmt, ctx, last: bool) -> None:
