@@ -36,12 +36,16 @@ def _unbatch(g, like):
 
 def matmul_adjoint_a(g, a, b):
     """Gradient of ``a @ b`` with respect to ``a``, given the result's gradient ``g``."""
+    if type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 2 and b.ndim == 2:
+        return g @ b.T  # the common case, without the batch bookkeeping
     a2, b2, g2 = _promote(a, b, g)
     return _unbatch(g2 @ np.swapaxes(b2, -1, -2), a)
 
 
 def matmul_adjoint_b(g, a, b):
     """Gradient of ``a @ b`` with respect to ``b``, given the result's gradient ``g``."""
+    if type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 2 and b.ndim == 2:
+        return a.T @ g
     a2, b2, g2 = _promote(a, b, g)
     gb = np.swapaxes(a2, -1, -2) @ g2
     if np.ndim(b) == 1:
