@@ -51,7 +51,15 @@ def _to_ast(node):
     new = cls.__new__(cls)
     for field in cls._fields:
         setattr(new, field, _to_ast(getattr(node, field, None)))
+    for field in ("body", "orelse"):  # a block of comments alone is not a block
+        block = getattr(new, field, None)
+        if block and all(_is_comment(s) for s in block):
+            setattr(new, field, block + [ast.Pass()] if field == "body" else [])
     return new
+
+
+def _is_comment(stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(getattr(stmt.value, "value", None), _Comment)
 
 
 def load(source: str, names: list[str], filename: str, fn, bindings: dict) -> list:

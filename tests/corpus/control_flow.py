@@ -324,3 +324,50 @@ CASES.update({
     "loop_enumerate_zip_reversed": (loop_enumerate_zip_reversed, (_VEC, _VEC[::-1].copy()),
                                     (0, 1)),
 })
+
+
+# Regressions found by random-program testing: values defined on one path only, blocks whose
+# adjoint is empty, and values used only in comparisons.
+
+
+def defined_in_branch_else_returns(x):
+    if x[0] > 5.0:
+        a = np.sin(x)
+    else:
+        return np.sum(x)
+    return np.sum(a)
+
+
+def pass_branch_else_returns(x, y):
+    if x > 1.0:
+        pass
+    else:
+        return y * 2.0
+    return y
+
+
+def loop_return_and_break(x, z):
+    for i in range(3):
+        if np.sum(x) > 5.0:
+            return np.sum(z)
+        break
+    return np.sum(z * x)
+
+
+def value_only_compared(y):
+    u = y * 1.0
+    return np.sum(np.where(u > 0.0, 0.5, 1.0) * y)
+
+
+def constant_conditional_expression(x):
+    a = 0.5 if x[0] > 0.0 else x
+    return np.sum(a) + np.sum(x)
+
+
+CASES.update({
+    "defined_in_branch_else_returns": (defined_in_branch_else_returns, (_VEC,), (0,)),
+    "pass_branch_else_returns": (pass_branch_else_returns, (0.5, 1.5), (0, 1)),
+    "loop_return_and_break": (loop_return_and_break, (_VEC, _VEC * 0.5), (0, 1)),
+    "value_only_compared": (value_only_compared, (_VEC,), (0,)),
+    "constant_conditional_expression": (constant_conditional_expression, (_VEC,), (0,)),
+})

@@ -73,8 +73,8 @@ def active_names(body: list, wrt: tuple[str, ...], results: list) -> set[str]:
     changed = True
     while changed:
         changed = False
-        for targets, reads, _ in edges:
-            if targets & useful and not reads <= useful:
+        for targets, reads, never in edges:  # no gradient flows through comparisons etc.
+            if not never and targets & useful and not reads <= useful:
                 useful |= reads
                 changed = True
     return varied & useful

@@ -51,7 +51,11 @@ def fix_grads(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
         grad = ctx.namer.grad(w)
         if grad not in defined:
             body.append(gast.copy_location(fixer.zero(grad, w), ret))
-    fn.body = body + [ret]
+    params = {a.id for a in fn.args.args + fn.args.kwonlyargs}
+    # A zero made for a value some path never assigns (a branch that returned early): define
+    # the value as None first, so the zero (0.0 then; the path never uses it) cannot fail.
+    unbound = [A.assign(v, A.const(None), like=ret) for v in sorted(fixer.zeroed - params)]
+    fn.body = unbound + body + [ret]
     return fn
 
 
@@ -68,6 +72,7 @@ def _names(stmt) -> set[str]:
 class _Fixer:
     def __init__(self, ctx):
         self.ctx = ctx
+        self.zeroed: set[str] = set()  # values whose gradient a fix-up zeroes on some path
 
     def fresh(self, value) -> bool:
         """Whether ``value`` creates a new array that nothing else refers to."""
@@ -100,8 +105,10 @@ class _Fixer:
         return A.assign(grad, A.call(zeros, A.name(var)))
 
     def zero_missing(self, grads: set[str], like) -> list:
-        return [gast.copy_location(self.zero(g, self.ctx.namer.var_of(g)), like)
-                for g in sorted(grads)]
+        variables = [self.ctx.namer.var_of(g) for g in sorted(grads)]
+        self.zeroed.update(v for v in variables if v not in self.ctx.known_scalars)
+        return [gast.copy_location(self.zero(g, v), like)
+                for g, v in zip(sorted(grads), variables, strict=True)]
 
     def block(self, stmts: list, defined: set[str], after: set[str]) -> list:
         """Fix ``stmts``; ``after`` holds the names used once the block is done."""
@@ -122,6 +129,8 @@ class _Fixer:
             if hasanno(stmt, Anno.ZERO):
                 grad, var = getanno(stmt, Anno.ZERO)
                 if grad not in defined:
+                    if var not in self.ctx.known_scalars:
+                        self.zeroed.add(var)
                     out.append(gast.copy_location(self.zero(grad, var), stmt))
                     defined.add(grad)
                 continue
@@ -129,7 +138,7 @@ class _Fixer:
                 owned.clear()  # ownership is tracked within one straight-line block
             if isinstance(stmt, gast.If):
                 in_body, in_else = set(defined), set(defined)
-                stmt.body = self.block(stmt.body, in_body, later)
+                stmt.body = self.block(stmt.body, in_body, later) or [gast.Pass()]
                 stmt.orelse = self.block(stmt.orelse, in_else, later)
                 stmt.body += self.zero_missing((in_else - in_body) & later, stmt)
                 stmt.orelse += self.zero_missing((in_body - in_else) & later, stmt)
@@ -137,7 +146,7 @@ class _Fixer:
             elif isinstance(stmt, (gast.For, gast.While)):
                 inside = set(defined)
                 around = later | _names(stmt)  # the next iteration uses the body again
-                stmt.body = self.block(stmt.body, inside, around)
+                stmt.body = self.block(stmt.body, inside, around) or [gast.Pass()]
                 stmt.body += self.zero_missing((defined - inside) & around, stmt)
             elif isinstance(stmt, gast.Assign):
                 grad = A.target_name(stmt)
