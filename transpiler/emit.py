@@ -53,7 +53,7 @@ def _to_ast(node):
         setattr(new, field, _to_ast(getattr(node, field, None)))
     for field in ("body", "orelse"):  # a block of comments alone is not a block
         block = getattr(new, field, None)
-        if block and all(_is_comment(s) for s in block):
+        if type(block) is list and block and all(_is_comment(s) for s in block):
             setattr(new, field, block + [ast.Pass()] if field == "body" else [])
     return new
 
