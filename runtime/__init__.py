@@ -6,7 +6,7 @@ without the compiler installed.
 
 from runtime.accumulate import grad_like, seed, zeros_like_grad
 from runtime.broadcast import add_into, unbroadcast, unindex, unreduce, zero_index
-from runtime.containers import appended, unappend, unsum
+from runtime.containers import appended, cotangent, unappend, unsum
 from runtime.ops import (
                          balanced_eq,
                          dot_adjoint_a,
@@ -28,6 +28,7 @@ __all__ = [
     "add_into",
     "appended",
     "balanced_eq",
+    "cotangent",
     "dot_adjoint_a",
     "dot_adjoint_b",
     "grad_like",

@@ -37,6 +37,8 @@ def unbroadcast(g, like):
     extra = g.ndim - len(shape)
     if extra > 0:
         g = g.sum(axis=tuple(range(extra)))
+    elif extra < 0:  # fewer axes than ``like``: the missing ones are leading and of length 1
+        g = g.reshape((1,) * -extra + g.shape)
     axes = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
     if axes:
         g = g.sum(axis=axes, keepdims=True)

@@ -88,6 +88,15 @@ def unsum(g, items):
     return GradTuple(parts) if isinstance(items, tuple) else GradList(parts)
 
 
+def cotangent(ct, value):
+    """The gradient of a function's result from a caller that unpacked it (``a, b = f(x)``
+    sends ``(ba, bb)``): stacked back into an array when the result was an array."""
+    if isinstance(value, np.ndarray) and isinstance(ct, (tuple, list)):
+        rows = [np.zeros(value.shape[1:]) if _is_zero(c) else c for c in ct]
+        return np.stack(rows)
+    return ct
+
+
 def appended(items, item):
     """``items + [item]`` as a new list: ``xs.append(v)`` and comprehensions, without mutation."""
     return [*items, item]

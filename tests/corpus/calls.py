@@ -94,3 +94,49 @@ def nested_def_and_lambda(x, k):
 
 
 CASES["nested_def_and_lambda"] = (nested_def_and_lambda, (0.7, 1.3), (0, 1))
+
+
+# Regressions found by random-program testing.
+
+
+def reshaped_rows(p):
+    return np.reshape(p.T, (2, 3))
+
+
+def unpacks_an_array_result(x, z):
+    first, second = reshaped_rows(z * x)
+    return np.sum(second)
+
+
+def stacked_and_raw(p):
+    return (np.stack(p), p)
+
+
+def ignores_one_output(x):
+    stacked, raw = stacked_and_raw(x * np.array([0.5, 1.0, 2.0]))
+    return np.mean(raw)
+
+
+def broadcast_against_0d(x):
+    a = x
+    return np.sum(a[None] * (0.3 * np.array(0.5)))
+
+
+def defined_on_one_path_then_returned(x):
+    k = 0.5
+    if k > 0.2 and k < 0.2:
+        u, v = 1.0, 2.0
+    else:
+        return 0.5 * np.sum(x)
+    v = v > 0.3
+    return np.sum(x)
+
+
+CASES.update({
+    "unpacks_an_array_result": (unpacks_an_array_result,
+                                (0.4, np.arange(6.0).reshape(2, 3) * 0.1), (0, 1)),
+    "ignores_one_output": (ignores_one_output, (np.array([0.3, 0.2, 0.1]),), (0,)),
+    "broadcast_against_0d": (broadcast_against_0d, (np.array([-0.7, 1.1, 0.8]),), (0,)),
+    "defined_on_one_path_then_returned": (defined_on_one_path_then_returned,
+                                          (np.array([-0.5, 0.8, 0.3]),), (0,)),
+})

@@ -58,6 +58,8 @@ def known_scalars(body: list, params: frozenset[str] = frozenset()) -> set[str]:
                 for n in A.walk(t):
                     if isinstance(n, gast.Name):
                         value = node.value if isinstance(t, gast.Name) else None
+                        if isinstance(value, gast.Constant) and value.value is None:
+                            continue  # ssa's "not assigned on this path" placeholder
                         assigned.setdefault(n.id, []).append(value)
         elif isinstance(node, gast.For):  # over range(...): an int
             assigned.setdefault(node.target.id, []).append(A.const(0))

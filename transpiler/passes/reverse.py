@@ -109,6 +109,9 @@ def _seed_from(ctx, ret, results: list, active: set[str]) -> list:
             part = A.name(ctx.cotangent)
             if tuple_result:
                 part = gast.Subscript(value=part, slice=A.const(i), ctx=gast.Load())
+            else:  # a caller may have unpacked an array result into its rows
+                part = A.call(A.dotted(f"{ctx.bind('rt', runtime)}.cotangent"), part,
+                              A.name(name))
             seeds.append(A.assign(ctx.namer.grad(name), part, like=ret))
             setanno(seeds[-1], Anno.ACCUMULATE)
     return seeds
@@ -324,7 +327,9 @@ class _Reverse:
         grads = [self.grad_of(o.id) for o in outputs]
         zeros = [marker(Anno.ZERO, (g, o.id), stmt)
                  for g, o in zip(grads, outputs, strict=True) if g]
-        seed = [A.name(g) if g else A.const(0.0) for g in grads]
+        zeros_like = A.dotted(f"{self.ctx.bind('rt', runtime)}.zeros_like_grad")
+        seed = [A.name(g) if g else A.call(A.copy_node(zeros_like), A.name(o.id))
+                for g, o in zip(grads, outputs, strict=True)]
         cotangent = seed[0] if isinstance(target, gast.Name) else gast.Tuple(elts=seed,
                                                                               ctx=gast.Load())
         pieces = self.ctx.namer.fresh("_g")

@@ -36,8 +36,14 @@ def ssa(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
         if extra is not None:
             params.add(extra.id)
     renamer = _Renamer(ctx.namer, params)
-    fn.body = renamer.block(fn.body, {p: p for p in params})
+    body = renamer.block(fn.body, {p: p for p in params})
     ctx.versions = renamer.versions
+    # A join copies each path's version; on a path that never assigned it (one that returned
+    # early) the copy must not fail: such versions start as None.
+    sources = sorted({s.value.id for s in A.walk(fn) if isinstance(s, gast.Assign)
+                      and hasanno(s, Anno.PHI) and isinstance(s.value, gast.Name)}
+                     & renamer.maybe_unbound)
+    fn.body = [A.assign(name, A.const(None), like=fn) for name in sources] + body
     return fn
 
 
@@ -50,6 +56,7 @@ class _Renamer:
     def __init__(self, namer, defined: set[str]):
         self.namer, self.defined = namer, set(defined)
         self.versions: dict[str, str] = {}  # each new name -> the user's variable it versions
+        self.maybe_unbound: set[str] = set()  # versions some path reaches without assigning
 
     def define(self, name: str) -> str:
         new = self.namer.fresh(name) if name in self.defined else name
@@ -96,6 +103,8 @@ class _Renamer:
             a, b = in_body.get(name), in_else.get(name)
             if a == b or a is None or b is None:  # unchanged, or defined on one path only
                 current[name] = a or b
+                if a is None or b is None:
+                    self.maybe_unbound.add(a or b)
                 continue
             phi = self.define(name)
             stmt.body.append(self.copy(phi, a, stmt))
@@ -125,5 +134,7 @@ class _Renamer:
                 setanno(stmt.body[-1], Anno.LOOP_COPY)
         stmt.body += exit_
         for name, version in inside.items():
-            current.setdefault(name, version)  # first defined in the loop
+            if name not in current:  # first defined in the loop, which may not run
+                current[name] = version
+                self.maybe_unbound.add(version)
         return before + [stmt]
