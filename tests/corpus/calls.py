@@ -125,7 +125,7 @@ def broadcast_against_0d(x):
 def defined_on_one_path_then_returned(x):
     k = 0.5
     if k > 0.2 and k < 0.2:
-        u, v = 1.0, 2.0
+        u, v = 1.0, 2.0  # noqa: F841
     else:
         return 0.5 * np.sum(x)
     v = v > 0.3

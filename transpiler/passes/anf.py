@@ -112,6 +112,9 @@ class _ANF:
                 and _mentions(stmt.value, self.varying) \
                 and not isinstance(stmt.value, (gast.Call, gast.Tuple, gast.List)):
             return self.unpack(stmt)  # a, b = pair -> a = pair[0]; b = pair[1]
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], (gast.Tuple, gast.List)) \
+                and isinstance(stmt.value, gast.Call) and _mentions(stmt.value, self.varying):
+            stmt.value = self.operation(stmt.value)  # a, b = helper(x * 2): operands named
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) \
                 and _mentions(stmt.value, self.varying):
             value = stmt.value
