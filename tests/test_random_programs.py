@@ -1,0 +1,1192 @@
+"""Random programs, differentiated and checked against finite differences.
+
+A seeded generator (``random.Random(seed)``, so every failure is reproducible from its seed) writes
+small functions of 1-3 arguments (Python floats, arrays of shape (3,) or (2, 3)) from the supported
+language: arithmetic with broadcasting, smooth NumPy and ``math`` functions, reductions, indexing,
+slices and element writes, tuples/lists/dicts, helper calls, comprehensions fed to ``sum``,
+``if``/``elif``/``else``, conditional expressions, ``for``/``while`` loops with ``break``,
+``continue``, ``else`` and early ``return``. Every program returns a scalar.
+
+Each program is checked with ``check_grad`` (optimize=True and False) against central finite
+differences, and its gradients are cross-checked: optimized vs unoptimized, all-arguments vs
+one-argument ``wrt``, the scalar variant (all Python floats) vs the general one (``np.float64``
+arguments), and the arguments must come back unmodified.
+
+Programs are skipped (not counted) when the primal raises, is not finite or is large, or when a
+branch decision or a non-smooth kink (``np.maximum``, ``abs``, masks, ``np.where``) changes between
+the sample point and the finite-difference points: an instrumented copy of the program records
+every comparison result and every kink side, and these traces must be identical at all points.
+
+A mismatch with finite differences is confirmed with several step sizes and a 5-point stencil
+before it counts as a disagreement; a program whose finite differences cannot judge (estimates
+with different steps disagree, or a gradient entry above 1e6) is skipped as ill-conditioned.
+A program the compiler refuses (TranspileError) is not counted either: refusals are reported by
+message. Crashes (exceptions from the compiler or the generated code) and wrong numbers count.
+
+``TRANSPILER_GEN_DISABLE=ifexp,return`` (see ``DISABLE``) switches generator constructs off, to
+look past a known bug; ``--shrink`` reduces a failing program by deleting statements and
+simplifying expressions while it keeps failing the same way.
+
+    python -m pytest tests/test_random_programs.py                      # ~200 programs
+    TRANSPILER_SOAK=3000 python -m pytest tests/test_random_programs.py -k soak -s
+    TRANSPILER_SOAK=3000 TRANSPILER_SOAK_SEED=50000 python tests/test_random_programs.py
+    python tests/test_random_programs.py --seed 1234 [--shrink]   # one program and its verdict
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import math
+import os
+import random
+import re
+import signal
+import sys
+import threading
+import time
+import traceback
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+
+if __package__ in (None, ""):  # run as a script
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from tests.util import make  # noqa: E402
+from transpiler import TranspileError, check_grad, grad  # noqa: E402
+
+# --------------------------------------------------------------------------------------------
+# Kinds of values the generator tracks: a Python float, a NumPy scalar, and arrays of shape
+# (2,), (3,), (2, 3). ``SUB[t]`` are the kinds that broadcast into ``t`` (kind-preserving).
+PF, NF, V2, V3, M23 = "pf", "nf", "v2", "v3", "m23"
+ARRAYS = (V2, V3, M23)
+SUB = {PF: (PF,), NF: (PF, NF), V2: (PF, NF, V2), V3: (PF, NF, V3), M23: (PF, NF, V3, M23)}
+SHAPES = {V2: (2,), V3: (3,), M23: (2, 3)}
+
+
+def _const(rng: random.Random) -> str:
+    return rng.choice(["0.5", "1.5", "0.3", "2.0", "0.7", "1.2", "0.25", "0.9", "1.1", "3.0"])
+
+
+@dataclass
+class Scope:
+    vars: dict = field(default_factory=dict)     # name -> kind
+    ints: list = field(default_factory=list)     # loop counters usable as Python numbers
+    owned: set = field(default_factory=set)      # arrays created fresh (safe element writes)
+
+    def copy(self) -> Scope:
+        return Scope(dict(self.vars), list(self.ints), set(self.owned))
+
+
+class Gen:
+    """Writes one random program (module source with helpers and ``def f``)."""
+
+    def __init__(self, seed: int, disabled: frozenset = frozenset()):
+        self.disabled = disabled  # construct names the generator must not use (see DISABLE)
+        self.rng = random.Random(seed)
+        self.counter = 0
+        self.helpers: list = []  # (name, param kinds, has default, result kinds)
+        self.features: set = set()
+        self.helper_depth = 0
+        self.no_comp = False  # a comprehension in a 'while' condition is refused
+
+    # -- names -------------------------------------------------------------------------------
+    def fresh(self, prefix: str) -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def chance(self, p: float) -> bool:
+        return self.rng.random() < p
+
+    # -- expressions -------------------------------------------------------------------------
+    def leaf(self, kind: str, sc: Scope) -> str:
+        r = self.rng
+        names = [n for n, k in sc.vars.items() if k == kind]
+        if kind == PF:
+            opts = names + sc.ints
+            if opts and r.random() < 0.8:
+                return r.choice(opts)
+            arrays = [n for n, k in sc.vars.items() if k in (NF,) + ARRAYS]
+            if arrays and r.random() < 0.6:
+                a = r.choice(arrays)
+                return f"float({a})" if sc.vars[a] == NF else f"float({a}.mean())"
+            return _const(r)
+        if names and r.random() < 0.85:
+            return r.choice(names)
+        if kind == NF:
+            arrays = [n for n, k in sc.vars.items() if k in ARRAYS]
+            if arrays and r.random() < 0.7:
+                a = r.choice(arrays)
+                return r.choice([f"np.sum({a})", f"{a}.mean()", f"np.mean({a})"])
+            return f"np.sin({self.leaf(PF, sc)})"
+        if kind == V3:
+            ms = [n for n, k in sc.vars.items() if k == M23]
+            if ms and r.random() < 0.5:
+                return r.choice([f"np.sum({r.choice(ms)}, axis=0)", f"{r.choice(ms)}[1]"])
+            return f"({self.leaf(r.choice([PF, NF]), sc)} * np.array([0.5, -1.0, 2.0]))"
+        if kind == V2:
+            v3s = [n for n, k in sc.vars.items() if k == V3]
+            ms = [n for n, k in sc.vars.items() if k == M23]
+            if v3s and r.random() < 0.5:
+                return f"{r.choice(v3s)}{r.choice(['[1:]', '[:2]', '[::2]', '[-2:]'])}"
+            if ms and r.random() < 0.5:
+                return f"{r.choice(ms)}[:, {r.choice(['0', '1', '-1'])}]"
+            return f"({self.leaf(r.choice([PF, NF]), sc)} * np.array([1.5, -0.5]))"
+        if kind == M23:
+            return f"(np.array([[1.0], [-0.5]]) * {self.leaf(V3, sc)})"
+        raise AssertionError(kind)
+
+    def expr(self, kind: str, sc: Scope, depth: int) -> str:
+        if depth <= 0 or self.chance(0.18):
+            return self.leaf(kind, sc)
+        r = self.rng
+        d = depth - 1
+        choices = ["bin", "bin", "bin", "div", "neg", "unary", "unary", "ifexp"]
+        if kind == PF:
+            choices += ["math", "math", "float"]
+        else:
+            choices += ["np", "np", "np", "nonsmooth", "reduce", "reduce", "where"]
+        if kind in (NF, V3, PF) and not self.no_comp:
+            choices += ["comp"]
+        if any(h[3] == (kind,) for h in self.helpers) and self.helper_depth == 0:
+            choices += ["call", "call"]
+        c = r.choice([c for c in choices if c not in self.disabled] or ["bin"])
+        if c == "bin":
+            a = self.expr(kind, sc, d)
+            b = self.expr(r.choice(SUB[kind]), sc, d)
+            if self.chance(0.5):
+                a, b = b, a
+            return f"({a} {r.choice(['+', '-', '*', '*'])} {b})"
+        if c == "div":
+            a = self.expr(kind, sc, d)
+            if self.chance(0.3):
+                return f"({a} / {_const(r)})"
+            b = self.expr(r.choice(SUB[kind]), sc, d - 1)
+            if self.chance(0.3):  # the array on the right: broadcasting in the divisor
+                b, a = self.expr(kind, sc, d - 1), self.expr(r.choice(SUB[kind]), sc, d)
+            return f"({a} / (1.0 + {b} * {b}))"
+        if c == "neg":
+            return f"(-{self.expr(kind, sc, d)})"
+        if c == "unary":
+            a = self.expr(kind, sc, d)
+            self.features.add("power")
+            return r.choice([f"({a} ** 2)", f"({a} * {a})", f"((1.0 + {a} * {a}) ** 0.5)",
+                             f"(+{a})", f"({a} ** 3)"])
+        if c == "ifexp":
+            self.features.add("ifexp")
+            return (f"({self.expr(kind, sc, d)} if {self.cond(sc, d)} "
+                    f"else {self.expr(kind, sc, d)})")
+        if c == "math":
+            a = self.expr(PF, sc, d)
+            self.features.add("math")
+            return r.choice([f"math.sin({a})", f"math.cos({a})", f"math.exp(-{a} * {a})",
+                             f"math.tanh({a})", f"math.log(1.0 + {a} * {a})",
+                             f"math.sqrt(1.0 + {a} * {a})", f"math.atan({a})",
+                             f"math.pow(1.0 + {a} * {a}, 1.5)", f"math.hypot({a}, 0.5)",
+                             f"math.sinh({a} * 0.5)", f"math.erf({a})"])
+        if c == "float":
+            self.features.add("float()")
+            return f"float({self.expr(NF, sc, d)})"
+        if c == "np":
+            a = self.expr(r.choice((PF, NF)) if kind == NF else kind, sc, d)
+            self.features.add("np-unary")
+            return r.choice([f"np.sin({a})", f"np.cos({a})", f"np.tanh({a})",
+                             f"np.exp(-{a} * {a})", f"np.log(1.0 + {a} * {a})",
+                             f"np.sqrt(1.0 + {a} * {a})", f"np.arctan({a})",
+                             f"np.square({a})", f"np.hypot({a}, 0.5)",
+                             f"np.log1p({a} * {a})", f"np.cosh({a} * 0.5)",
+                             f"np.arctan2({a}, 1.5)", f"np.power({a}, 2)",
+                             f"np.multiply({a}, 0.5)", f"np.reciprocal(1.0 + {a} * {a})"])
+        if c == "nonsmooth":
+            self.features.add("nonsmooth")
+            a = self.expr(kind, sc, d)
+            b = self.expr(r.choice(SUB[kind]), sc, d - 1)
+            return r.choice([f"np.maximum({a}, {b})", f"np.minimum({a}, {_const(r)})",
+                             f"np.abs({a})", f"np.maximum({_const(r)}, {a})"])
+        if c == "where":
+            self.features.add("np.where")
+            t = self.expr(r.choice(SUB[kind]), sc, d - 1)
+            a = self.expr(kind, sc, d)
+            b = self.expr(r.choice(SUB[kind]), sc, d)
+            if self.chance(0.5):
+                a, b = b, a
+            return f"np.where({t} > {r.choice(['0.0', '0.2', '-0.3'])}, {a}, {b})"
+        if c == "reduce":
+            return self.reduce(kind, sc, d)
+        if c == "comp":
+            return self.comprehension(kind, sc, d)
+        if c == "call":
+            return self.call(kind, sc, d)
+        raise AssertionError(c)
+
+    def reduce(self, kind: str, sc: Scope, d: int) -> str:
+        """An expression of ``kind`` made from a larger (or differently shaped) array."""
+        r = self.rng
+        self.features.add(f"reduce-{kind}")
+        if kind == NF:
+            src = r.choice(ARRAYS)
+            a = self.expr(src, sc, d)
+            forms = [f"np.sum({a})", f"np.mean({a})", f"{self.paren(a)}.sum()",
+                     f"np.sum({a} ** 2)"]
+            if src == V3:
+                v = self.leaf(V3, sc)
+                forms += [f"{v}[{r.choice(['0', '1', '-1', '2'])}]", f"np.sum({v}[1:])",
+                          f"np.dot({a}, {self.expr(V3, sc, d - 1)})",
+                          f"({a} @ {self.expr(V3, sc, d - 1)})",
+                          f"np.sum({v}[{v} > 0.1])", f"np.sum({v}[[0, 2, 2]])",
+                          f"np.sum(np.concatenate([{a}, {self.expr(V2, sc, d - 1)}]))"]
+                if sc.ints:
+                    forms += [f"{v}[{r.choice(sc.ints)} % 3]"]
+            if src == M23:
+                m = self.leaf(M23, sc)
+                forms += [f"{m}[{r.choice(['0, 1', '1, 2', '-1, 0'])}]", f"{m}[1][2]",
+                          f"np.sum({m}[:, 1:])", f"np.sum({a}.T)", f"np.sum({m}[..., 1])",
+                          f"np.sum({m}.ravel() * np.arange(6.0))",
+                          f"np.sum(np.reshape({a}, (3, 2))[0])", f"np.sum({m}[None])"]
+            if src == V2:
+                v = self.leaf(V2, sc)
+                forms += [f"{v}[{r.choice(['0', '1', '-1'])}]",
+                          f"({a} @ {self.expr(V2, sc, d - 1)})"]
+            return r.choice(forms)
+        if kind == V3:
+            m = self.leaf(M23, sc)
+            a = self.expr(M23, sc, d)
+            v = self.leaf(V3, sc)
+            forms = [f"np.sum({a}, axis=0)", f"np.mean({a}, axis=0)", f"{m}[{r.choice('01')}]",
+                     f"{self.paren(a)}.sum(axis=0)", f"({self.expr(V2, sc, d - 1)} @ {a})",
+                     f"np.dot({self.expr(V2, sc, d - 1)}, {m})", f"{v}[[2, 0, 1]]",
+                     f"{v}[[0, 0, 1]]", f"{v}[::-1]", f"{m}[-1, :]", f"({m}.T @ np.ones(2))",
+                     f"np.concatenate([{self.expr(V2, sc, d - 1)}, {v}[:1]])",
+                     f"np.reshape({m}, (6,))[1:4]", f"{m}[:, [0, 2]].ravel()[:3]"]
+            if sc.ints:
+                forms += [f"{m}[{r.choice(sc.ints)} % 2]"]
+            return r.choice(forms)
+        if kind == V2:
+            m = self.leaf(M23, sc)
+            a = self.expr(M23, sc, d)
+            v = self.leaf(V3, sc)
+            forms = [f"np.sum({a}, axis=1)", f"np.mean({a}, axis=-1)", f"{m}[:, {r.choice('012')}]",
+                     f"({a} @ {self.expr(V3, sc, d - 1)})", f"np.dot({m}, {v})",
+                     f"{v}[1:]", f"{self.paren(self.expr(V3, sc, d))}[:2]", f"{v}[::2]",
+                     f"{v}[[0, 2]]", f"{m}[0, 1:]", f"np.sum({m}[:, 1:], axis=1)"]
+            return r.choice(forms)
+        if kind == M23:
+            v = self.expr(V3, sc, d)
+            w = self.expr(V3, sc, d - 1)
+            m = self.leaf(M23, sc)
+            forms = [f"np.stack([{v}, {w}])", f"np.reshape({self.paren(m)}.T, (2, 3))",
+                     f"np.concatenate([{self.paren(v)}[None], {self.paren(w)}[None]])",
+                     f"({self.expr(V2, sc, d - 1)}[:, None] * {v})",
+                     f"np.transpose(np.reshape({m}, (3, 2)))", f"{m}[::-1]",
+                     f"{m}[:, [2, 0, 1]]", f"np.reshape(np.ravel({m}), (2, 3))",
+                     f"(np.stack([{v}, {w}], axis=0) * {m})"]
+            return r.choice(forms)
+        return self.leaf(kind, sc)
+
+    @staticmethod
+    def paren(a: str) -> str:
+        return a if a.startswith("(") or a.isidentifier() else f"({a})"
+
+    def comprehension(self, kind: str, sc: Scope, d: int) -> str:
+        r = self.rng
+        inner = sc.copy()
+        t = self.fresh("t")
+        form = r.choice(["range", "range", "elements", "rows"])
+        self.features.add(f"comprehension-{form}")
+        if form == "range" or kind == PF:
+            k = r.randint(1, 4)
+            inner.ints.append(t)
+            it = f"range({k})"
+            cond = f" if {t} != 1" if k >= 3 and self.chance(0.3) else ""
+        elif form == "elements":
+            inner.vars[t] = NF
+            it = self.leaf(V3, sc)
+            cond = ""
+        else:
+            inner.vars[t] = V3
+            it = self.leaf(M23, sc)
+            cond = ""
+        body = self.expr(kind, inner, d)
+        if self.chance(0.5):
+            return f"sum([{body} for {t} in {it}{cond}])"
+        return f"sum({body} for {t} in {it}{cond})"
+
+    def call(self, kind: str, sc: Scope, d: int) -> str:
+        r = self.rng
+        name, params, has_default, _ = r.choice([h for h in self.helpers if h[3] == (kind,)])
+        self.features.add("helper-call")
+        args = [self.expr(p, sc, d - 1) for p in params]
+        if has_default and self.chance(0.5):
+            if self.chance(0.5):
+                args.append(f"c={self.expr(PF, sc, 0)}")
+            else:
+                args.append(self.expr(PF, sc, 0))
+        return f"{name}({', '.join(args)})"
+
+    def rhs(self, kind: str, sc: Scope, depth: int) -> str:
+        """An expression for the right of an assignment: never a bare name (an alias makes
+        later in-place updates refused) nor a conditional expression at the top."""
+        e = self.expr(kind, sc, depth)
+        if e.isidentifier() or isinstance(ast.parse(e, mode="eval").body, ast.IfExp):
+            e = f"{e} * 1.0"
+        return e
+
+    def iterable(self, kind: str, sc: Scope, lines: list) -> str:
+        """A name to loop over (a loop over a call's result is refused)."""
+        e = self.leaf(kind, sc)
+        if not e.isidentifier():
+            t = self.fresh("q")
+            lines.append(f"{t} = {e}")
+            e = t
+        return e
+
+    def scalar(self, sc: Scope, d: int) -> str:
+        return self.expr(self.rng.choice([PF, NF, NF]), sc, d)
+
+    def cond(self, sc: Scope, d: int) -> str:
+        r = self.rng
+        c = r.random()
+        s = self.scalar(sc, d)
+        thr = r.choice(["0.0", "0.5", "-0.5", "1.0", "0.2", "-1.0", "2.0"])
+        if c < 0.5:
+            out = f"{s} {r.choice(['>', '<', '>=', '<='])} {thr}"
+        elif c < 0.6:
+            out = f"-1.0 < {s} < 1.0"
+        elif c < 0.75:
+            out = f"({s} > {thr} and {self.scalar(sc, d - 1)} < {thr})"
+        elif c < 0.85:
+            out = f"({s} > {thr} or {self.scalar(sc, d - 1)} > {thr})"
+        else:
+            out = f"not {s} > {thr}"
+        self.features.add("condition")
+        return out
+
+    # -- statements --------------------------------------------------------------------------
+    def block(self, sc: Scope, n: int, loop_depth: int, in_loop: bool, can_return: bool,
+              nest: int) -> list[str]:
+        lines: list[str] = []
+        for _ in range(n):
+            lines += self.statement(sc, loop_depth, in_loop, can_return, nest)
+        return lines or ["pass"]
+
+    def target_kind(self) -> str:
+        return self.rng.choice([PF, NF, V3, V3, M23, M23, V2])
+
+    def statement(self, sc: Scope, loop_depth: int, in_loop: bool, can_return: bool,
+                  nest: int) -> list[str]:
+        r = self.rng
+        kinds = ["assign_new", "assign_new", "update", "update", "update", "aug", "write",
+                 "write", "tuple", "container"]
+        if nest < 2:
+            kinds += ["if", "if", "for", "for", "while"]
+        if in_loop:
+            kinds += ["break", "continue"]
+        if can_return:
+            kinds += ["return"]
+        k = r.choice([k for k in kinds if k not in self.disabled] or ["assign_new"])
+        existing = list(sc.vars)
+        if k == "update" and not existing:
+            k = "assign_new"
+        if k == "assign_new":
+            kind = self.target_kind()
+            name = self.fresh(r.choice("abcs"))
+            e = self.rhs(kind, sc, r.randint(1, 3))
+            sc.vars[name] = kind
+            sc.owned.discard(name)
+            return [f"{name} = {e}"]
+        if k == "update":
+            name = r.choice(existing)
+            kind = sc.vars[name]
+            if in_loop and self.chance(0.6):  # a loop-carried update
+                self.features.add("loop-carried")
+                e = (f"{name} * {r.choice(['0.9', '0.5', '0.8'])} + "
+                     f"{self.expr(kind if self.chance(0.5) else r.choice(SUB[kind]), sc, 2)}")
+                if sc.ints and self.chance(0.5):
+                    e += f" * {r.choice(sc.ints)}"
+                return [f"{name} = {e}"]
+            sc.owned.discard(name)
+            e = self.rhs(kind, sc, r.randint(1, 3))
+            if e.isidentifier() and kind in ARRAYS:
+                e = f"{e} * 1.0"
+            return [f"{name} = {e}"]
+        if k == "aug":
+            # in-place on an array that other names may share is refused: mostly owned arrays
+            names = [n for n in existing if sc.vars[n] not in ARRAYS or n in sc.owned
+                     or (self.chance(0.1) and not self.helper_depth)]
+            if self.helper_depth:  # a helper may not write into its arguments
+                names = [n for n in names if n not in ("p", "q")]
+            if not names:
+                return []
+            name = r.choice(names)
+            kind = sc.vars[name]
+            self.features.add("augassign")
+            op = r.choice(["+=", "-=", "*="])
+            return [f"{name} {op} {self.expr(r.choice(SUB[kind]), sc, 2)}"]
+        if k == "write":
+            return self.write(sc)
+        if k == "tuple":
+            return self.tuple_stmt(sc)
+        if k == "container":
+            return self.container_stmt(sc)
+        if k == "if":
+            return self.if_stmt(sc, loop_depth, in_loop, can_return, nest)
+        if k == "for":
+            return self.for_stmt(sc, loop_depth, can_return, nest)
+        if k == "while":
+            return self.while_stmt(sc, loop_depth, can_return, nest)
+        if k in ("break", "continue"):
+            self.features.add(k)
+            return [f"if {self.cond(sc, 1)}:", f"    {k}"]
+        if k == "return":
+            self.features.add("early-return")
+            return [f"if {self.cond(sc, 1)}:", f"    return {self.result(sc)}"]
+        raise AssertionError(k)
+
+    def write(self, sc: Scope) -> list[str]:
+        r = self.rng
+        self.features.add("element-write")
+        arrays = [n for n in sc.vars if sc.vars[n] in (V3, M23)]
+        owned = [n for n in arrays if n in sc.owned]
+        lines = []
+        if owned and self.chance(0.7):
+            name = r.choice(owned)
+        elif arrays and self.chance(0.15) and not self.helper_depth:  # an argument or any array
+            name = r.choice(arrays)
+        else:
+            name = self.fresh("w")
+            kind = r.choice([V3, V3, M23])
+            src = [n for n in sc.vars if sc.vars[n] == kind]
+            shape = "3" if kind == V3 else "(2, 3)"
+            if src and self.chance(0.6):
+                init = r.choice([f"{r.choice(src)} * 1.0", f"np.copy({r.choice(src)})",
+                                 f"{r.choice(src)}.copy()"])
+            else:
+                init = r.choice([f"np.zeros({shape})", f"np.ones({shape})"])
+            lines.append(f"{name} = {init}")
+            sc.vars[name] = kind
+            sc.owned.add(name)
+        kind = sc.vars[name]
+        op = "+=" if self.chance(0.25) else "="
+        if kind == V3:
+            idx, rhs = r.choice([("0", NF), ("-1", PF), ("1", NF), ("1:", V2), ("::2", V2),
+                                 (":2", NF), (":", V3), ("[0, 2]", V2)])
+            if sc.ints and self.chance(0.3):
+                idx, rhs = f"{r.choice(sc.ints)} % 3", NF
+        else:
+            idx, rhs = r.choice([("0", V3), ("1, 2", NF), (":, 0", V2), ("0, 1:", V2),
+                                 ("-1", NF), ("1", V3), (":, 1:", NF)])
+            if sc.ints and self.chance(0.3):
+                idx, rhs = f"{r.choice(sc.ints)} % 2", V3
+        if self.chance(0.08):
+            self.features.add("mask-write")
+            lines.append(f"{name}[{name} > 0.5] = {self.expr(PF, sc, 1)}")
+        else:
+            lines.append(f"{name}[{idx}] {op} {self.expr(rhs, sc, r.randint(1, 2))}")
+        return lines
+
+    def tuple_stmt(self, sc: Scope) -> list[str]:
+        r = self.rng
+        self.features.add("tuple")
+        names = list(sc.vars)
+        same = [(a, b) for a in names for b in names if a < b and sc.vars[a] == sc.vars[b]]
+        if same and self.chance(0.3):  # a swap keeps kinds (loops re-run their body)
+            a, b = r.choice(same)
+            sc.owned.discard(a), sc.owned.discard(b)
+            return [f"{a}, {b} = {b}, {a}"]
+        ka, kb = self.target_kind(), self.target_kind()
+        ea, eb = self.rhs(ka, sc, 2), self.rhs(kb, sc, 2)
+        a, b = self.fresh("u"), self.fresh("u")
+        if self.chance(0.5):
+            p = self.fresh("p")
+            lines = [f"{p} = ({ea}, {eb})", f"{a}, {b} = {p}"]
+        else:
+            lines = [f"{a}, {b} = {ea}, {eb}"]
+        sc.vars[a], sc.vars[b] = ka, kb
+        sc.owned.discard(a), sc.owned.discard(b)
+        return lines
+
+    def container_stmt(self, sc: Scope) -> list[str]:
+        r = self.rng
+        kind = self.target_kind()
+        out = self.fresh("k")
+        c = self.fresh("xs")
+        es = [self.rhs(kind, sc, 2) for _ in range(r.randint(1, 3))]
+        form = r.choice(["list", "dict", "append", "index"])
+        self.features.add(f"container-{form}")
+        if form == "list":
+            lines = [f"{c} = [{', '.join(es)}]", f"{out} = sum({c})"]
+        elif form == "dict":
+            items = ", ".join(f'"k{i}": {e}' for i, e in enumerate(es))
+            lines = [f"{c} = {{{items}}}", f'{out} = {c}["k0"] * 0.5 + {c}["k{len(es) - 1}"]']
+        elif form == "append":
+            lines = [f"{c} = [{es[0]}]"]
+            for e in es[1:]:
+                lines.append(f"{c}.append({e})")
+            lines.append(f"{out} = {c}[-1] + sum({c})")
+        else:
+            lines = [f"{c} = ({', '.join(es)},)", f"{out} = {c}[0] * {c}[-1]"]
+        sc.vars[out] = kind
+        return lines
+
+    def if_stmt(self, sc, loop_depth, in_loop, can_return, nest) -> list[str]:
+        r = self.rng
+        self.features.add("if")
+        scopes, lines = [], []
+        n_branches = r.choice([1, 2, 2, 3])
+        returned_branch = (r.randrange(n_branches) if can_return and self.chance(0.3)
+                           and "return" not in self.disabled else -1)
+        for i in range(n_branches):
+            head = "if" if i == 0 else ("else" if i == n_branches - 1 else "elif")
+            inner = sc.copy()
+            body = self.block(inner, r.randint(1, 2), loop_depth, in_loop, can_return, nest + 1)
+            if i == returned_branch:
+                body.append(f"return {self.result(inner)}")
+                self.features.add("early-return")
+            else:
+                scopes.append(inner)
+            lines.append(f"{head} {self.cond(sc, 2)}:" if head != "else" else "else:")
+            lines += ["    " + ln for ln in body]
+        if n_branches == 1:
+            scopes.append(sc.copy())  # the path that takes no branch
+        self.join(sc, scopes)
+        return lines
+
+    def join(self, sc: Scope, scopes: list) -> None:
+        """Keep the variables every path defines with the same kind."""
+        if not scopes:
+            return
+        keep = {n: k for n, k in scopes[0].vars.items()
+                if all(s.vars.get(n) == k for s in scopes)}
+        sc.vars = keep
+        sc.owned = set.intersection(*(s.owned for s in scopes)) & set(keep)
+
+    def loop_body(self, sc: Scope, inner: Scope, loop_depth: int, can_return: bool,
+                  nest: int) -> list[str]:
+        before = dict(sc.vars)
+        body = self.block(inner, self.rng.randint(1, 3), loop_depth + 1, True, can_return,
+                          nest + 1)
+        # after the loop: variables whose kind the body preserved (the body may not run)
+        sc.vars = {n: k for n, k in before.items() if inner.vars.get(n) == k}
+        sc.owned &= inner.owned
+        return body
+
+    def for_stmt(self, sc, loop_depth, can_return, nest) -> list[str]:
+        r = self.rng
+        pre: list[str] = []
+        inner = sc.copy()
+        i = self.fresh("i")
+        form = r.choice(["range", "range", "range", "range_step", "reversed", "elements",
+                         "rows", "enumerate", "zip"])
+        self.features.add(f"for-{form}")
+        if form == "range":
+            head = f"for {i} in range({r.randint(0, 4)}):"
+            inner.ints.append(i)
+        elif form == "range_step":
+            head = f"for {i} in range({r.choice(['5, 0, -2', '1, 4', '0, 6, 2', '3, 3'])}):"
+            inner.ints.append(i)
+        elif form == "reversed":
+            head = f"for {i} in reversed(range({r.randint(0, 4)})):"
+            inner.ints.append(i)
+        elif form == "elements":
+            head = f"for {i} in {self.iterable(r.choice([V3, V2]), sc, pre)}:"
+            inner.vars[i] = NF
+        elif form == "rows":
+            head = f"for {i} in {self.iterable(M23, sc, pre)}:"
+            inner.vars[i] = V3
+        elif form == "enumerate":
+            e = self.fresh("e")
+            head = f"for {i}, {e} in enumerate({self.iterable(V3, sc, pre)}):"
+            inner.ints.append(i)
+            inner.vars[e] = NF
+        else:
+            e = self.fresh("e")
+            head = (f"for {i}, {e} in zip({self.iterable(V3, sc, pre)}, "
+                    f"{self.iterable(V3, sc, pre)}):")
+            inner.vars[i] = NF
+            inner.vars[e] = NF
+        body = self.loop_body(sc, inner, loop_depth, can_return, nest)
+        lines = pre + [head] + ["    " + ln for ln in body]
+        if self.chance(0.15):
+            self.features.add("for-else")
+            names = [n for n in sc.vars]
+            if names:
+                n = r.choice(names)
+                lines += ["else:", f"    {n} = {n} + {self.expr(r.choice(SUB[sc.vars[n]]), sc, 1)}"]
+        return lines
+
+    def while_stmt(self, sc, loop_depth, can_return, nest) -> list[str]:
+        r = self.rng
+        self.features.add("while")
+        n = self.fresh("n")
+        inner = sc.copy()
+        inner.ints.append(n)
+        cond = f"{n} < {r.randint(1, 5)}"
+        if self.chance(0.6):
+            self.no_comp = True
+            cond += f" and ({self.cond(sc, 1)})"
+            self.no_comp = False
+        body = self.loop_body(sc, inner, loop_depth, can_return, nest)
+        incr = r.choice([f"{n} += 1", f"{n} = {n} + 1"])
+        return [f"{n} = 0", f"while {cond}:", f"    {incr}"] + ["    " + ln for ln in body]
+
+    def result(self, sc: Scope) -> str:
+        """A scalar built from up to three live variables and one random expression."""
+        r = self.rng
+        names = list(sc.vars)
+        r.shuffle(names)
+        parts = []
+        for n in names[:3]:
+            parts.append(f"np.sum({n})" if sc.vars[n] in ARRAYS else n)
+        parts.append(self.expr(r.choice([PF, NF, NF]), sc, 2) if self.chance(0.5)
+                     else f"np.sum({self.expr(r.choice(ARRAYS), sc, 2)})")
+        return " + ".join(parts)
+
+    # -- programs ----------------------------------------------------------------------------
+    def helper(self) -> str:
+        r = self.rng
+        name = self.fresh("h")
+        params = [r.choice([PF, NF, V3, M23]) for _ in range(r.randint(1, 2))]
+        names = ["p", "q"][:len(params)]
+        has_default = self.chance(0.3)
+        sc = Scope(dict(zip(names, params, strict=True)))
+        self.helper_depth = 1
+        body = self.block(sc, r.randint(0, 2), 0, False, False, 1) if self.chance(0.6) else []
+        body = [ln for ln in body if ln != "pass"]
+        two = self.chance(0.25)
+        outs = [r.choice([PF, NF, V3, M23]) if not all(p == PF for p in params) else PF
+                for _ in range(2 if two else 1)]
+        if has_default:
+            sc.vars["c"] = PF
+        rets = [self.rhs(k, sc, 2) for k in outs]
+        self.helper_depth = 0
+        sig = ", ".join(names + (["c=0.5"] if has_default else []))
+        self.helpers.append((name, params, has_default, tuple(outs)))
+        self.features.add("helper")
+        return "\n".join([f"def {name}({sig}):"] + ["    " + ln for ln in body]
+                         + [f"    return {', '.join(rets)}"])
+
+    def program(self) -> tuple[str, tuple]:
+        r = self.rng
+        n_args = r.randint(1, 3)
+        arg_kinds = [r.choice([PF, PF, V3, V3, M23]) for _ in range(n_args)]
+        arg_names = ["x", "y", "z"][:n_args]
+        n_helpers = 0 if "call" in self.disabled else r.choice([0, 0, 1, 1, 2])
+        chunks = [self.helper() for _ in range(n_helpers)]
+        sc = Scope(dict(zip(arg_names, arg_kinds, strict=True)))
+        body = []
+        # tuple-returning helpers are called as statements
+        for name, params, _, outs in self.helpers:
+            if len(outs) == 2 and self.chance(0.8):
+                a, b = self.fresh("o"), self.fresh("o")
+                args = []
+                for p in params:  # arguments named first, or expressions
+                    e = self.expr(p, sc, 1)
+                    if not e.isidentifier() and self.chance(0.5):
+                        t = self.fresh("g")
+                        body.append(f"{t} = {e}")
+                        e = t
+                    args.append(e)
+                body.append(f"{a}, {b} = {name}({', '.join(args)})")
+                sc.vars[a], sc.vars[b] = outs
+        body += self.block(sc, r.randint(2, 6), 0, False, True, 0)
+        body.append(f"return {self.result(sc)}")
+        chunks.append("\n".join([f"def f({', '.join(arg_names)}):"] + ["    " + ln for ln in body]))
+        values = []
+        for k in arg_kinds:
+            if k == PF:
+                values.append(round(r.uniform(-1.5, 1.5), 3))
+            else:
+                values.append(np.array([[round(r.uniform(-1.5, 1.5), 3)
+                                         for _ in range(SHAPES[k][-1])]
+                                        for _ in range(2 if k == M23 else 1)]).reshape(SHAPES[k]))
+        return "\n\n\n".join(chunks) + "\n", tuple(values)
+
+
+# Constructs can be switched off to look past a known bug (the same seed then gives another
+# program): TRANSPILER_GEN_DISABLE=ifexp,return runs the generator without conditional
+# expressions and early returns. Expression choices: bin div neg unary ifexp math float np
+# nonsmooth reduce where comp call; statements: assign_new update aug write tuple container
+# if for while break continue return.
+DISABLE = frozenset(filter(None, os.environ.get("TRANSPILER_GEN_DISABLE", "").split(",")))
+
+
+def generate(seed: int) -> tuple[str, tuple, set]:
+    g = Gen(seed, DISABLE)
+    source, args = g.program()
+    return source, args, g.features
+
+
+# --------------------------------------------------------------------------------------------
+# Branch stability: an instrumented copy records every comparison and every kink side.
+
+_NONSMOOTH = {"np.maximum", "np.minimum", "np.abs", "abs", "np.absolute", "np.fabs",
+              "math.fabs"}
+
+
+class _Instrument(ast.NodeTransformer):
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        return ast.Call(ast.Name("_rec", ast.Load()), [node], [])
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        name = ast.unparse(node.func)
+        if name in _NONSMOOTH:
+            return ast.Call(ast.Name("_kink", ast.Load()),
+                            [ast.Constant(name), node.func, *node.args], node.keywords)
+        return node
+
+
+class _Trace:
+    def __init__(self):
+        self.events: list = []
+
+    def rec(self, value):
+        self.events.append(tuple(np.ravel(np.asarray(value, dtype=bool)).tolist()))
+        return value
+
+    def kink(self, name, fn, *args):
+        if name in ("np.maximum", "np.minimum"):
+            a, b = np.asarray(args[0], float), np.asarray(args[1], float)
+            self.events.append(("k",) + tuple(np.ravel(a > b).tolist()))
+        else:
+            self.events.append(("k",) + tuple(np.ravel(np.asarray(args[0], float) > 0).tolist()))
+        return fn(*args)
+
+
+def instrumented(source: str):
+    trace = _Trace()
+    tree = ast.fix_missing_locations(_Instrument().visit(ast.parse(source)))
+    fn = make(ast.unparse(tree), name="f", _rec=trace.rec, _kink=trace.kink)
+    return fn, trace
+
+
+def _entries(args):
+    """(argument index, flat index or None, value) for every float entry of the arguments."""
+    for i, a in enumerate(args):
+        if isinstance(a, np.ndarray):
+            for j, v in enumerate(a.ravel()):
+                yield i, j, float(v)
+        else:
+            yield i, None, float(a)
+
+
+def _moved(args, i, j, value):
+    out = [copy.deepcopy(a) for a in args]
+    if j is None:
+        out[i] = float(value)
+    else:
+        flat = out[i].reshape(-1)
+        flat[j] = value
+    return out
+
+
+def branch_stable(source: str, args, steps=(1e-6, 1e-5, 1e-7)) -> bool:
+    fn, trace = instrumented(source)
+    fn(*copy.deepcopy(args))
+    base = list(trace.events)
+    for i, j, v in _entries(args):
+        for h in steps:
+            for sign in (1, -1):
+                trace.events = []
+                fn(*_moved(args, i, j, v + sign * h * max(1.0, abs(v))))
+                if trace.events != base:
+                    return False
+    return True
+
+
+# --------------------------------------------------------------------------------------------
+# Finite differences used to confirm a mismatch that check_grad reported.
+
+def _robust_estimates(f, args, i, j, v):
+    """Derivative estimates with several steps: central differences and a 5-point stencil."""
+    def at(x):
+        return float(np.sum(f(*_moved(args, i, j, x))))
+
+    scale = max(1.0, abs(v))
+    out = []
+    for h in (1e-4, 1e-5, 1e-6, 1e-7):
+        hh = h * scale
+        out.append((at(v + hh) - at(v - hh)) / (2 * hh))
+    for h in (1e-3, 1e-4):
+        hh = h * scale
+        out.append((-at(v + 2 * hh) + 8 * at(v + hh) - 8 * at(v - hh) + at(v - 2 * hh))
+                   / (12 * hh))
+    return out
+
+
+def ill_conditioned(f, args, grads) -> bool:
+    """Finite differences cannot judge: an entry of the gradient is huge (values far beyond
+    the result's size, lost to rounding), or estimates with different steps disagree."""
+    if any(np.any(np.abs(np.asarray(g, dtype=float)) > 1e6) for g in grads):
+        return True
+    for i, j, v in _entries(args):
+        with np.errstate(all="ignore"):
+            est = _robust_estimates(f, args, i, j, v)[1:4]  # central, steps 1e-5 .. 1e-7
+        if max(est) - min(est) > 1e-5 + 1e-3 * max(abs(e) for e in est):
+            return True
+    return False
+
+
+def confirmed_mismatch(f, args, grads, rtol=1e-4, atol=1e-6) -> str | None:
+    """None when every gradient entry agrees with some robust estimate, else a description."""
+    for i, j, v in _entries(args):
+        g = grads[i]
+        got = float(g) if j is None else float(np.asarray(g).reshape(-1)[j])
+        with np.errstate(all="ignore"):
+            est = _robust_estimates(f, args, i, j, v)
+        if not any(abs(got - e) <= atol + rtol * abs(e) for e in est):
+            where = f"argument {i}" + ("" if j is None else f" flat index {j}")
+            return (f"{where}: compiled {got!r}, finite differences "
+                    f"{', '.join(f'{e:.10g}' for e in est)}")
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# Checking one program.
+
+@dataclass
+class Outcome:
+    status: str          # ok, skip, refused, crash, mismatch
+    detail: str = ""
+    kind: str = ""       # for failures: fd, opt-vs-noopt, wrt, variant, mutation, crash
+
+    @property
+    def failed(self) -> bool:
+        return self.status in ("crash", "mismatch")
+
+
+def _close(a, b, rtol=1e-10, atol=1e-12) -> bool:
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    return a.shape == b.shape and bool(np.all(np.abs(a - b) <= atol + rtol * np.maximum(
+        np.abs(a), np.abs(b))) or np.array_equal(a, b, equal_nan=True))
+
+
+def _crash(stage: str, exc: BaseException) -> Outcome:
+    tb = traceback.extract_tb(exc.__traceback__)
+    last = tb[-1] if tb else None
+    where = f" at {last.filename}:{last.lineno} `{(last.line or '').strip()}`" if last else ""
+    return Outcome("crash", f"{stage}: {type(exc).__name__}: {exc}{where}", "crash")
+
+
+class _Timeout(BaseException):
+    pass
+
+
+def _alarm(signum, frame):
+    raise _Timeout()
+
+
+def check_program(source: str, args: tuple, timeout: int = 60) -> Outcome:
+    """Check one program; a program taking over ``timeout`` seconds is a failure (a hang)."""
+    use_alarm = hasattr(signal, "SIGALRM") and threading.current_thread() is threading.main_thread()
+    if use_alarm:
+        old = signal.signal(signal.SIGALRM, _alarm)
+        signal.alarm(timeout)
+    try:
+        return _check_program(source, args)
+    except _Timeout:
+        return Outcome("crash", f"timeout: over {timeout} s", "timeout")
+    finally:
+        if use_alarm:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, old)
+
+
+def _check_program(source: str, args: tuple) -> Outcome:
+    try:
+        f = make(source, name="f")
+    except Exception as exc:  # the generator wrote invalid Python: a generator bug
+        return Outcome("skip", f"source does not compile: {exc}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with np.errstate(all="ignore"):
+            try:
+                value = f(*copy.deepcopy(args))
+                value = float(np.sum(value))
+            except Exception as exc:
+                return Outcome("skip", f"primal raises {type(exc).__name__}: {exc}")
+        if not math.isfinite(value) or abs(value) > 1e4:
+            return Outcome("skip", f"primal value {value}")
+        try:
+            if not branch_stable(source, args):
+                return Outcome("skip", "branch or kink changes near the point")
+        except Exception as exc:
+            return Outcome("skip", f"instrumented primal raises {type(exc).__name__}: {exc}")
+
+    wrt = tuple(range(len(args)))
+    saved = copy.deepcopy(args)
+    grads = {}
+    for optimize in (True, False):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", RuntimeWarning)
+                grads[optimize] = check_grad(f, *args, wrt=wrt, optimize=optimize,
+                                             rtol=1e-4, atol=1e-6)
+        except TranspileError as exc:
+            return Outcome("refused", str(exc).splitlines()[0].split(": ", 1)[-1])
+        except AssertionError as exc:
+            computed = grad(f, wrt=wrt, optimize=optimize)(*args)
+            why = confirmed_mismatch(f, args, computed)
+            if why is not None and ill_conditioned(f, args, computed):
+                return Outcome("skip", "ill-conditioned: finite differences disagree with each "
+                                       "other, or a gradient entry is huge")
+            if why is None:
+                grads[optimize] = computed  # finite-difference noise: the robust check agrees
+                continue
+            return Outcome("mismatch", f"optimize={optimize}: {exc}\n  confirmed: {why}", "fd")
+        except Exception as exc:
+            return _crash(f"optimize={optimize}", exc)
+        if not all(_close(a, b) for a, b in zip(saved, args, strict=True)):
+            return Outcome("mismatch", "an argument was modified by the gradient call",
+                           "mutation")
+    for a, b, pos in zip(grads[True], grads[False], wrt, strict=True):
+        if not _close(a, b):
+            return Outcome("mismatch", f"optimized and unoptimized gradients differ for argument "
+                                       f"{pos}: {a!r} vs {b!r}", "opt-vs-noopt")
+    try:
+        if len(wrt) > 1:  # one argument alone (activity analysis differs)
+            pos = random.Random(source).choice(wrt)
+            one = grad(f, wrt=pos)(*args)
+            if not _close(one, grads[True][pos]):
+                return Outcome("mismatch", f"grad(wrt={pos}) gives {one!r}, grad(wrt={wrt}) "
+                                           f"gives {grads[True][pos]!r}", "wrt")
+        if all(type(a) is float for a in args):
+            general = grad(f, wrt=wrt)(*[np.float64(a) for a in args])
+            for a, b, pos in zip(general, grads[True], wrt, strict=True):
+                if not _close(a, b, rtol=1e-9):
+                    return Outcome("mismatch", f"np.float64 arguments (general variant) give "
+                                               f"{a!r}, Python floats give {b!r} for argument "
+                                               f"{pos}", "variant")
+    except TranspileError as exc:
+        return Outcome("refused", str(exc).splitlines()[0].split(": ", 1)[-1])
+    except Exception as exc:
+        return _crash("cross-check", exc)
+    return Outcome("ok")
+
+
+# --------------------------------------------------------------------------------------------
+# Shrinking a failing program: delete statements, pick one branch, replace sub-expressions by
+# one of their operands, while the failure keeps its kind.
+
+def _candidates(source: str):
+    tree = ast.parse(source)
+    n_nodes = sum(1 for _ in ast.walk(tree))
+    for idx in range(n_nodes):
+        for variant in range(4):
+            t = ast.parse(source)
+            nodes = list(ast.walk(t))
+            if idx >= len(nodes):
+                return
+            node = nodes[idx]
+            changed = _mutate(t, node, variant)
+            if changed:
+                try:
+                    yield ast.unparse(ast.fix_missing_locations(t)) + "\n"
+                except Exception:
+                    continue
+
+
+def _mutate(tree, node, variant) -> bool:
+    # statement lists: delete one statement / unwrap a compound statement
+    for parent in ast.walk(tree):
+        for fld in ("body", "orelse"):
+            stmts = getattr(parent, fld, None)
+            if not isinstance(stmts, list) or node not in stmts:
+                continue
+            k = stmts.index(node)
+            if variant == 0:
+                if isinstance(parent, ast.FunctionDef) and k == len(stmts) - 1:
+                    return False
+                if isinstance(parent, ast.Module) and node.name == "f":
+                    return False
+                del stmts[k]
+                if not stmts and fld == "body":
+                    stmts.append(ast.Pass())
+                return True
+            if variant == 1 and isinstance(node, (ast.If, ast.For, ast.While)) and node.body:
+                stmts[k:k + 1] = node.body
+                return True
+            if variant == 2 and isinstance(node, (ast.If, ast.For, ast.While)) and node.orelse:
+                stmts[k:k + 1] = node.orelse
+                return True
+            if variant == 3 and isinstance(node, (ast.If, ast.For, ast.While)) and node.orelse:
+                node.orelse = []
+                return True
+            return False
+    if not isinstance(node, ast.expr) or isinstance(node, (ast.Compare, ast.BoolOp)):
+        return False  # conditions stay comparisons (a bare array as a condition raises)
+    subs = [c for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)
+            and not isinstance(c, (ast.Attribute,)) and not (isinstance(node, ast.Call)
+                                                             and c is node.func)]
+    if isinstance(node, ast.Attribute):
+        return False
+    replacement = None
+    if variant < len(subs):
+        replacement = subs[variant]
+    elif variant == len(subs) and not isinstance(node, (ast.Constant, ast.Name)):
+        replacement = ast.Constant(0.5)
+    if replacement is None:
+        return False
+    for parent in ast.walk(tree):
+        for fld, value in ast.iter_fields(parent):
+            if value is node:
+                if isinstance(parent, (ast.Assign, ast.AugAssign)) and fld == "targets":
+                    return False
+                setattr(parent, fld, replacement)
+                return True
+            if isinstance(value, list) and node in value:
+                if fld == "targets":
+                    return False
+                value[value.index(node)] = replacement
+                return True
+    return False
+
+
+def _normalise(message: str) -> str:
+    return re.sub(r"'\w+'", "'_'", message)
+
+
+def _signature(o: Outcome):
+    """A crash's stage, exception type, message (names and numbers blanked) and the runtime
+    calls on the failing line."""
+    stage, rest = o.detail.split(": ", 1)
+    kind, _, message = rest.partition(": ")
+    message = re.sub(r"\d+", "N", _normalise(message.split(" at ")[0]))[:60]
+    return stage, kind, message, " ".join(re.findall(r"rt\.\w+", rest))
+
+
+def shrink(source: str, args: tuple, outcome: Outcome, budget: float = 120.0) -> str:
+    """A smaller program failing the same way (same failure kind; same exception type)."""
+    def same(o: Outcome) -> bool:
+        if outcome.status == "refused":
+            return o.status == "refused" and _normalise(o.detail) == _normalise(outcome.detail)
+        if o.kind != outcome.kind:
+            return False
+        if o.kind == "crash":
+            return _signature(o) == _signature(outcome)
+        return True
+
+    deadline = time.time() + budget
+    progress = True
+    while progress and time.time() < deadline:
+        progress = False
+        for cand in _candidates(source):
+            if time.time() > deadline:
+                break
+            if len(cand) >= len(source):
+                continue
+            try:
+                o = check_program(cand, args)
+            except Exception:
+                continue
+            if same(o):
+                source, progress = cand, True
+                break
+    return source
+
+
+# --------------------------------------------------------------------------------------------
+# Running many programs.
+
+@dataclass
+class Report:
+    checked: int = 0
+    generated: int = 0
+    skipped: dict = field(default_factory=dict)
+    refused: dict = field(default_factory=dict)
+    failures: list = field(default_factory=list)   # (seed, source, args, outcome)
+
+    def add(self, seed, source, args, outcome: Outcome) -> None:
+        self.generated += 1
+        if outcome.status == "skip":
+            key = outcome.detail.split(":")[0][:60]
+            self.skipped[key] = self.skipped.get(key, 0) + 1
+        elif outcome.status == "refused":
+            self.refused[outcome.detail] = self.refused.get(outcome.detail, 0) + 1
+        else:
+            self.checked += 1
+            if outcome.failed:
+                self.failures.append((seed, source, args, outcome))
+
+
+def run(seeds, target: int | None = None, report: Report | None = None) -> Report:
+    """Check the programs of ``seeds``; with ``target``, stop once that many were checked."""
+    report = report or Report()
+    for seed in seeds:
+        source, args, _ = generate(seed)
+        report.add(seed, source, args, check_program(source, args))
+        if target is not None and report.checked >= target:
+            break
+    return report
+
+
+def describe(seed, source, args, outcome: Outcome) -> str:
+    return (f"seed {seed}: {outcome.kind}: {outcome.detail}\nargs = {args!r}\n"
+            f"--- source ---\n{source}")
+
+
+CHUNKS, PER_CHUNK = 20, 10
+
+
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_random_programs(chunk):
+    report = run(range(chunk * PER_CHUNK, (chunk + 1) * PER_CHUNK))
+    if report.failures:
+        pytest.fail("\n\n".join(describe(*f) for f in report.failures), pytrace=False)
+
+
+def test_generator_stays_in_the_language():
+    """Most generated programs are checked: few are refused or skipped."""
+    report = run(range(1000, 1030))
+    assert report.checked >= 20, (report.skipped, report.refused)
+
+
+def soak(n: int, seed0: int, shrink_first: bool = True) -> Report:
+    t0 = time.time()
+    report = run(range(seed0, seed0 + 50 * n), target=n)
+    elapsed = time.time() - t0
+    print(f"\n{report.checked} programs, {len(report.failures)} disagreements "
+          f"(seeds {seed0}..., {report.generated} generated, "
+          f"{sum(report.skipped.values())} skipped, {sum(report.refused.values())} refused, "
+          f"{elapsed:.0f} s)")
+    if DISABLE:
+        print("generator constructs disabled:", ",".join(sorted(DISABLE)))
+    print("skipped:", report.skipped)
+    print("refused:", report.refused)
+    groups: dict = {}
+    for seed, _, _, o in report.failures:
+        key = _signature(o) if o.kind == "crash" else (o.kind,)
+        groups.setdefault(key, []).append(seed)
+    print("failures by kind:")
+    for key, seeds in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        print(f"  {len(seeds):4d}  {' | '.join(key)}  seeds {seeds[:12]}")
+    if report.failures:
+        seed, source, args, outcome = report.failures[0]
+        print("first failure:\n" + describe(seed, source, args, outcome))
+        if shrink_first:
+            print("--- shrunk ---\n" + shrink(source, args, outcome))
+    return report
+
+
+@pytest.mark.skipif(not os.environ.get("TRANSPILER_SOAK"), reason="set TRANSPILER_SOAK=N")
+def test_soak():
+    report = soak(int(os.environ["TRANSPILER_SOAK"]),
+                  int(os.environ.get("TRANSPILER_SOAK_SEED", "100000")))
+    assert not report.failures
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 2 and sys.argv[1] == "--seed":
+        src, a, feats = generate(int(sys.argv[2]))
+        print(src, a, sorted(feats), sep="\n")
+        out = check_program(src, a)
+        print(out)
+        if (out.failed or out.status == "refused") and "--shrink" in sys.argv:
+            print(shrink(src, a, out))
+    else:
+        soak(int(os.environ.get("TRANSPILER_SOAK", "200")),
+             int(os.environ.get("TRANSPILER_SOAK_SEED", "100000")))
