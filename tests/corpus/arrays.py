@@ -66,3 +66,13 @@ CASES = {
     "nondiff_methods": (nondiff_methods, (_X6,), (0,)),
     "stack_rows": (stack_rows, (_X6[:3], _X6[3:]), (0, 1)),
 }
+
+
+def broadcast_inside_a_sum(x):
+    """A value broadcast against a larger one inside a sum: its gradient counts the copies."""
+    k = x * x
+    return np.sum(k * k - np.concatenate([k[None], k[None]]))
+
+
+CASES["broadcast_inside_a_sum"] = (broadcast_inside_a_sum, (
+    np.array([[-1.296, 0.246, 0.491], [-1.414, 0.416, 1.212]]),), (0,))

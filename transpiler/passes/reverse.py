@@ -434,13 +434,12 @@ class _Reverse:
         return partials
 
     def spread_ones(self, partials: list) -> None:
-        """A partial that only re-shapes an all-ones gradient (``rt.unreduce(g, x)``,
-        ``rt.unbroadcast(g, x)``, ``g``) is all ones too, and so is ``x``'s gradient when that
-        is its only contribution (``x`` is read once)."""
+        """A partial that only spreads an all-ones gradient (``rt.unreduce(g, x)``, ``g``) is
+        all ones too, and so is ``x``'s gradient when that is its only contribution (``x`` is
+        read once). Not ``rt.unbroadcast(g, x)``: it sums over broadcast axes, giving counts."""
         for stmt in partials:
             value = stmt.value
-            if isinstance(value, gast.Call) and getanno(value, Anno.FUNC) in (
-                    runtime.unreduce, runtime.unbroadcast):
+            if isinstance(value, gast.Call) and getanno(value, Anno.FUNC) is runtime.unreduce:
                 value = value.args[0]
             if isinstance(value, gast.Name) and value.id in self.ones:
                 var = self.ctx.namer.var_of(A.target_name(stmt))
