@@ -58,11 +58,17 @@ def check_writes(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
             around = loops and _defined_outside(other, loops[-1], order) and any(
                 other in A.load_names(s) for s, inner in order if loops[-1] in inner)
             if late or around:
-                mine, theirs = variable, ctx.versions.get(other, other)
-                raise error_at(stmt, ctx, f"this write into '{mine}' would also change "
-                               f"'{theirs}', which shares its memory and is used after it",
-                               f"copy it first: {theirs} = <...>.copy(), or write into a "
-                               "copy of the array")
+                theirs = ctx.versions.get(other, other)
+                if theirs.startswith("_"):  # a temporary of ours: say where it comes from
+                    line = next((getanno(s, Anno.ORIGIN, s).lineno for s, _ in order
+                                 if other in A.stored_names_of(s)), "?")
+                    theirs = f"the view of it taken on line {line}"
+                    hint = "copy the view first (... .copy()), or write into a copy of the array"
+                else:
+                    theirs = f"'{theirs}'"
+                    hint = f"copy it first: {theirs[1:-1]} = <...>.copy(), or write into a copy"
+                raise error_at(stmt, ctx, f"this write into '{variable}' would also change "
+                               f"{theirs}, which shares its memory and is used after it", hint)
     return fn
 
 
