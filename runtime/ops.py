@@ -82,7 +82,10 @@ def dot_adjoint_b(g, a, b):
 
 
 def unconcatenate(g, arrays, axis=0):
-    """Split the gradient of ``np.concatenate(arrays, axis)`` into one piece per input."""
+    """Split the gradient of ``np.concatenate(arrays, axis)`` into one piece per input (one
+    array, when ``arrays`` was itself an array whose rows were joined)."""
+    if isinstance(arrays, np.ndarray):
+        return np.stack(unconcatenate(g, list(arrays), axis))
     if axis is None:
         g = np.ravel(g)
         sizes = [np.size(a) for a in arrays]
@@ -93,5 +96,7 @@ def unconcatenate(g, arrays, axis=0):
 
 
 def unstack(g, arrays, axis=0):
-    """Split the gradient of ``np.stack(arrays, axis)`` into one piece per input."""
-    return tuple(np.moveaxis(g, axis, 0))
+    """Split the gradient of ``np.stack(arrays, axis)`` into one piece per input (one array,
+    when ``arrays`` was itself an array whose rows were stacked)."""
+    pieces = np.moveaxis(g, axis, 0)
+    return pieces if isinstance(arrays, np.ndarray) else tuple(pieces)

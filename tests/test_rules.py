@@ -257,6 +257,8 @@ SPECS: list[OpSpec] = [
     OpSpec(np.concatenate, "np.concatenate((a, b), axis=None)", 2, shapes=(((2, 2), (3,)),)),
     OpSpec(np.concatenate, "np.concatenate((a, b * 2.0), 0)", 2, shapes=(((1, 3), (2, 3)),)),
     OpSpec(np.stack, "np.stack((a, b))", 2, shapes=(((3,), (3,)),)),
+    OpSpec(np.stack, "np.stack(a * 2.0, axis=1)", 1, shapes=(((2, 3),),)),  # rows of an array
+    OpSpec(np.concatenate, "np.concatenate(a * 2.0, axis=1)", 1, shapes=(((2, 3, 2),),)),
     OpSpec(np.stack, "np.stack([a, b, a], axis=-1)", 2, shapes=(((2, 3), (2, 3)),)),
     OpSpec(np.reshape, "np.reshape(a, (-1,))", 1, shapes=REDUCE_IN),
     OpSpec(np.reshape, "np.reshape(a, 6)", 1, shapes=(((2, 3),),)),

@@ -371,3 +371,14 @@ CASES.update({
     "value_only_compared": (value_only_compared, (_VEC,), (0,)),
     "constant_conditional_expression": (constant_conditional_expression, (_VEC,), (0,)),
 })
+
+
+def returns_a_conditional_expression(x):
+    y = x * 3.0
+    return y * 2.0 if y > 0.0 else math.sin(y)
+
+
+CASES.update({
+    "return_ifexp_true": (returns_a_conditional_expression, (0.4,), (0,)),
+    "return_ifexp_false": (returns_a_conditional_expression, (-0.4,), (0,)),
+})

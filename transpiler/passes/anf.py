@@ -123,6 +123,9 @@ class _ANF:
         elif isinstance(stmt, gast.Return) and isinstance(stmt.value, gast.Tuple):
             stmt.value.elts = [e if A.is_atom(e) else A.name(self.emit(
                 self.operation(e) if _mentions(e, self.varying) else e)) for e in stmt.value.elts]
+        elif isinstance(stmt, gast.Return) and isinstance(stmt.value, gast.IfExp) \
+                and _mentions(stmt.value, self.varying):
+            stmt.value = A.name(self.branch(stmt.value))
         elif isinstance(stmt, gast.Return) and not A.is_atom(stmt.value):
             value = stmt.value
             if _mentions(value, self.varying):
