@@ -10,22 +10,23 @@ from __future__ import annotations
 import numpy as np
 
 
-class GradTuple(tuple):
+class _ElementwiseSum:
+    """``+`` of two sequence gradients adds them item by item (0 is the empty gradient)."""
+
     def __add__(self, other):
         if _is_zero(other):
             return self
-        return GradTuple(a + b for a, b in zip(self, other, strict=True))
+        return type(self)(a + b for a, b in zip(self, other, strict=True))
 
     __radd__ = __add__
 
 
-class GradList(list):
-    def __add__(self, other):
-        if _is_zero(other):
-            return self
-        return GradList(a + b for a, b in zip(self, other, strict=True))
+class GradTuple(_ElementwiseSum, tuple):
+    pass
 
-    __radd__ = __add__
+
+class GradList(_ElementwiseSum, list):
+    pass
 
 
 class GradDict(dict):
