@@ -24,84 +24,31 @@ import builtins
 import math
 import operator
 import zlib
-from dataclasses import dataclass
-from typing import Any
 
 import gast
 import numpy as np
 import pytest
 
 import runtime
+from tests.rule_specs import ARG_NAMES, SPEC_GLOBALS, discovered
+from tests.rule_specs.common import (
+    AWAY,
+    BINARY,
+    CONST_OPERAND,
+    POS,
+    REDUCE_IN,
+    SCALAR1,
+    SCALAR2,
+    UNARY,
+    OpSpec,
+    unary_math,
+    unary_np,
+)
 from tests.util import make, rand
 from transpiler import check_grad, grad
 from transpiler.checking import numeric_grad
 from transpiler.passes.reverse import METHODS
 from transpiler.rules.registry import ADJOINTS, adjoint, d, key_name
-
-ARG_NAMES = "abc"
-
-
-@dataclass(frozen=True)
-class OpSpec:
-    """One way of exercising the rule of ``key``.
-
-    ``domain`` is ``(lo, hi)`` for every argument or a tuple with one ``(lo, hi)`` per argument.
-    ``signed`` lists argument positions drawn as ``±uniform(lo, hi)`` (away from a kink at 0).
-    ``bools`` lists argument positions that get a random boolean array (never differentiated).
-    ``shapes`` is a tuple of per-argument shape tuples; shape ``()`` means a Python float.
-    ``xfail`` is a known bug ``(exception type, reason)`` (all shapes) or a dict
-    {shapes: (exception type, reason)}.
-    """
-
-    key: Any
-    expr: str
-    nargs: int
-    domain: Any = (-2.0, 2.0)
-    shapes: tuple = (((),),)  # one case: a single Python-float argument
-    signed: tuple = ()
-    bools: tuple = ()
-    rtol: float = 1e-5
-    atol: float = 1e-6
-    xfail: Any = None
-
-    def arg_domain(self, i: int) -> tuple[float, float]:
-        if isinstance(self.domain[0], tuple):
-            return self.domain[i]
-        return self.domain
-
-    @property
-    def diff_positions(self) -> tuple[int, ...]:
-        return tuple(i for i in range(self.nargs) if i not in self.bools)
-
-
-# --- shape sets -------------------------------------------------------------------------------
-
-UNARY = (((),), ((3,),), ((2, 3),))
-BINARY = (
-    ((), ()),  # scalar + scalar
-    ((3,), (3,)),  # same shape
-    ((), (2, 3)),  # scalar + array
-    ((2, 3), ()),  # array + scalar
-    ((3, 1), (1, 4)),  # both broadcast
-    ((2, 3), (3,)),  # leading-axis broadcast
-    ((3,), (2, 3)),
-)
-SCALAR1 = (((),),)
-SCALAR2 = (((), ()),)
-CONST_OPERAND = (((),), ((3,),), ((2, 3),))  # one argument, the other operand is a number
-
-POS = (0.5, 3.0)  # log, sqrt, reciprocal, positive bases
-AWAY = (0.3, 2.0)  # with ``signed``: |x| >= 0.3, away from kinks and poles at 0
-
-REDUCE_IN = (((2, 3, 4),),)
-
-def _unary_np(fn, expr=None, domain=(-2.0, 2.0), signed=(), shapes=UNARY, **kw):
-    return OpSpec(fn, expr or f"np.{fn.__name__}(a)", 1, domain, shapes, signed, **kw)
-
-
-def _unary_math(fn, domain=(-2.0, 2.0), signed=(), **kw):
-    return OpSpec(fn, f"math.{fn.__name__}(a)", 1, domain, SCALAR1, signed, **kw)
-
 
 SPECS: list[OpSpec] = [
     # --- operators ---------------------------------------------------------------------------
@@ -143,22 +90,22 @@ SPECS: list[OpSpec] = [
     OpSpec(np.positive, "np.positive(a)", 1, shapes=UNARY),
 
     # --- numpy unary ufuncs -------------------------------------------------------------------
-    _unary_np(np.sin),
-    _unary_np(np.cos),
-    _unary_np(np.tan, domain=(-1.2, 1.2)),
-    _unary_np(np.arctan),
-    _unary_np(np.sinh),
-    _unary_np(np.cosh),
-    _unary_np(np.tanh),
-    _unary_np(np.exp),
-    _unary_np(np.expm1),
-    _unary_np(np.log, domain=POS),
-    _unary_np(np.log1p, domain=(-0.5, 2.0)),
-    _unary_np(np.sqrt, domain=POS),
-    _unary_np(np.square),
-    _unary_np(np.reciprocal, domain=AWAY, signed=(0,)),
-    _unary_np(np.abs, domain=AWAY, signed=(0,)),
-    _unary_np(np.fabs, domain=AWAY, signed=(0,)),
+    unary_np(np.sin),
+    unary_np(np.cos),
+    unary_np(np.tan, domain=(-1.2, 1.2)),
+    unary_np(np.arctan),
+    unary_np(np.sinh),
+    unary_np(np.cosh),
+    unary_np(np.tanh),
+    unary_np(np.exp),
+    unary_np(np.expm1),
+    unary_np(np.log, domain=POS),
+    unary_np(np.log1p, domain=(-0.5, 2.0)),
+    unary_np(np.sqrt, domain=POS),
+    unary_np(np.square),
+    unary_np(np.reciprocal, domain=AWAY, signed=(0,)),
+    unary_np(np.abs, domain=AWAY, signed=(0,)),
+    unary_np(np.fabs, domain=AWAY, signed=(0,)),
 
     # --- numpy binary ufuncs ------------------------------------------------------------------
     OpSpec(np.arctan2, "np.arctan2(a, b)", 2, (AWAY, (-2.0, 2.0)), BINARY, signed=(0,)),
@@ -266,24 +213,24 @@ SPECS: list[OpSpec] = [
     OpSpec(np.reshape, "np.reshape(a, shape=(6, 4))", 1, shapes=REDUCE_IN),
 
     # --- math (Python floats only) ------------------------------------------------------------
-    _unary_math(math.sin),
-    _unary_math(math.cos),
-    _unary_math(math.tan, domain=(-1.2, 1.2)),
-    _unary_math(math.atan),
+    unary_math(math.sin),
+    unary_math(math.cos),
+    unary_math(math.tan, domain=(-1.2, 1.2)),
+    unary_math(math.atan),
     OpSpec(math.atan2, "math.atan2(a, b)", 2, (AWAY, (-2.0, 2.0)), SCALAR2, signed=(0,)),
     OpSpec(math.hypot, "math.hypot(a, b)", 2, AWAY, SCALAR2, signed=(0, 1)),
-    _unary_math(math.sinh),
-    _unary_math(math.cosh),
-    _unary_math(math.tanh),
-    _unary_math(math.exp),
-    _unary_math(math.expm1),
-    _unary_math(math.log, domain=POS),
+    unary_math(math.sinh),
+    unary_math(math.cosh),
+    unary_math(math.tanh),
+    unary_math(math.exp),
+    unary_math(math.expm1),
+    unary_math(math.log, domain=POS),
     OpSpec(math.log, "math.log(a, b)", 2, (POS, (1.5, 3.0)), SCALAR2),
     OpSpec(math.log, "math.log(a, 2.0)", 1, POS, SCALAR1),
-    _unary_math(math.log1p, domain=(-0.5, 2.0)),
-    _unary_math(math.sqrt, domain=POS),
-    _unary_math(math.fabs, domain=AWAY, signed=(0,)),
-    _unary_math(math.erf),
+    unary_math(math.log1p, domain=(-0.5, 2.0)),
+    unary_math(math.sqrt, domain=POS),
+    unary_math(math.fabs, domain=AWAY, signed=(0,)),
+    unary_math(math.erf),
     OpSpec(math.pow, "math.pow(a, b)", 2, (POS, (-2.0, 2.0)), SCALAR2),
     OpSpec(math.pow, "math.pow(a, 3.0)", 1, shapes=SCALAR1),
 
@@ -293,7 +240,7 @@ SPECS: list[OpSpec] = [
     OpSpec(builtins.float, "float(np.sum(a))", 1, shapes=(((3,),),)),
     OpSpec(builtins.pow, "pow(a, b)", 2, (POS, (-2.0, 2.0)), BINARY),
     OpSpec(builtins.pow, "pow(a, 2)", 1, shapes=UNARY),
-]
+] + discovered()
 
 
 # --- building test functions ------------------------------------------------------------------
@@ -331,15 +278,16 @@ def build(expr: str, args: tuple, seed: int, u_dtype=float):
     *statements, expr = expr.split("; ")
     scope = {n: a.copy() if isinstance(a, np.ndarray) else a
              for n, a in zip(names, args, strict=True)}
-    scope.update(np=np, math=math)  # one namespace: comprehensions see the arguments
+    scope.update(SPEC_GLOBALS)  # one namespace: comprehensions see the arguments
     exec("\n".join(statements), scope)
     value = eval(expr, scope)
     params = ", ".join(names)
     prelude = "".join(f"    {line}\n" for line in statements)
     if np.ndim(value) == 0:
-        return make(f"def f({params}):\n{prelude}    return {expr}\n")
+        return make(f"def f({params}):\n{prelude}    return {expr}\n", **SPEC_GLOBALS)
     u = rand(np.shape(value), -1.0, 1.0, seed=seed).astype(u_dtype)
-    return make(f"def f({params}):\n{prelude}    return np.sum(({expr}) * u)\n", u=u)
+    return make(f"def f({params}):\n{prelude}    return np.sum(({expr}) * u)\n", u=u,
+                **SPEC_GLOBALS)
 
 
 def _cases():
@@ -395,7 +343,7 @@ FLOAT32_CASES = [
     pytest.param("a @ b", ((5, 2, 3), (3,)), id="linalg-matmul-batched"),
     pytest.param("np.transpose(a, (2, 0, 1))", ((2, 3, 4),), id="shape-np.transpose-axes"),
     pytest.param("np.reshape(a.T, (4, 6))", ((2, 3, 4),), id="shape-np.reshape-T"),
-]
+] + [pytest.param(expr, shapes, id=f"{expr}-{shapes}") for expr, shapes in discovered("FLOAT32")]
 
 
 @pytest.mark.parametrize("optimize", [True, False], ids=["opt", "noopt"])
@@ -438,7 +386,7 @@ def test_every_spec_names_a_rule():
 def _keys_used(expr: str) -> list:
     """The rule keys an expression template exercises (operators, called functions, x.T)."""
     keys = []
-    env = {"np": np, "math": math, **vars(builtins)}
+    env = {**SPEC_GLOBALS, **vars(builtins)}
     for node in ast.walk(ast.parse(expr.replace("; ", "\n"))):
         if isinstance(node, (ast.BinOp, ast.UnaryOp)):
             keys.append(getattr(gast, type(node.op).__name__))

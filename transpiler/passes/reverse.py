@@ -34,7 +34,7 @@ from transpiler.calls import split_pair
 from transpiler.errors import NoRuleError, TranspileError, error_at
 from transpiler.passes.ssa import stored_names
 from transpiler.rules.nondiff import NONDIFF
-from transpiler.rules.registry import ADJOINTS, key_name
+from transpiler.rules.registry import ADJOINTS, is_user_function, key_name
 from transpiler.templates import bind_call, instantiate
 
 _RULE_HINT = ("register a rule for it:\n"
@@ -280,7 +280,7 @@ class _Reverse:
             return []
         target, value = stmt.targets[0], stmt.value
         func = getanno(value, Anno.FUNC) if isinstance(value, gast.Call) else None
-        if _is_user_function(func):
+        if is_user_function(func):
             return self.user_call(func, value, target, stmt)
         if not isinstance(target, gast.Name):
             raise error_at(stmt, self.ctx, "unpacking a differentiated value is not supported yet",
@@ -458,19 +458,6 @@ def _fresh_values(body: list) -> set[str]:
         for name in stored_names([stmt]):
             (fresh if new else other).add(name)
     return fresh - other
-
-
-def _is_user_function(func) -> bool:
-    """A Python function of the user's (not a library's) without a rule of its own."""
-    if not inspect.isfunction(func):
-        return False
-    try:
-        if func in ADJOINTS:
-            return False
-    except TypeError:
-        return False
-    module = getattr(func, "__module__", "") or ""
-    return module.split(".")[0] not in {"numpy", "scipy", "math", "transpiler", "runtime"}
 
 
 def _is_setitem(stmt) -> bool:

@@ -144,6 +144,20 @@ def adjoint(*keys) -> Callable[[Callable], Callable]:
     return register
 
 
+def is_user_function(func) -> bool:
+    """A Python function of the user's (not a library's) without a rule of its own: the
+    compiler transforms its source instead of applying a rule."""
+    if not inspect.isfunction(func):
+        return False
+    try:
+        if func in ADJOINTS:
+            return False
+    except TypeError:
+        return False
+    module = getattr(func, "__module__", "") or ""
+    return module.split(".")[0] not in {"numpy", "scipy", "math", "transpiler", "runtime"}
+
+
 def key_name(key) -> str:
     """A readable name for a rule key: 'numpy.sin', 'math.log', 'operator *', 'ndarray.T'."""
     ops = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
