@@ -22,7 +22,7 @@ REFUSED = [
     ("c = np.zeros(3)\n    np.multiply(x, 2.0, out=c)\n    y = c", "result of this call", 3),
     ("xs = [x]\n    xs.extend([x])\n    y = np.sum(xs)", "result of this call is discarded", 3),
     ("xs = [x]\n    ys = xs\n    xs.append(x)\n    y = np.sum(ys)", "would also change 'ys'", 4),
-    ("y = x.cumsum()", "method call x.cumsum(...)", 2),
+    ("y = x.tolist()", "method call x.tolist(...)", 2),
     ("import math\n    y = x", "'import' inside the function", 2),
     ("y = undefined_function(x)", "name 'undefined_function' is not defined", 2),
 ]

@@ -47,7 +47,7 @@ from tests.rule_specs.common import (
 from tests.util import make, rand
 from transpiler import check_grad, grad
 from transpiler.checking import numeric_grad
-from transpiler.passes.reverse import METHODS
+from transpiler.rules.methods import METHODS
 from transpiler.rules.registry import ADJOINTS, adjoint, d, key_name
 
 SPECS: list[OpSpec] = [

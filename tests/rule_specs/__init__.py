@@ -2,9 +2,9 @@
 
 Each module in this package defines ``SPECS: list[OpSpec]`` and may define
 ``FLOAT32: list[tuple[str, tuple]]`` (expression, argument shapes) for the float32 test;
-``tests/test_rules.py`` checks every entry against finite differences. Expressions are in the arguments ``a, b, c`` and may use
-``np``, ``math`` and ``special`` (``scipy.special``; specs that use it are skipped when SciPy is
-not installed).
+``tests/test_rules.py`` checks every entry against finite differences. Expressions are in the
+arguments ``a, b, c`` and may use ``np``, ``math`` and ``special`` (``scipy.special``, or None
+when SciPy is not installed: a module of scipy specs then defines none).
 """
 
 from __future__ import annotations

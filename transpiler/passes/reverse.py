@@ -33,6 +33,7 @@ from transpiler.anno import Anno, getanno, hasanno, setanno
 from transpiler.calls import split_pair
 from transpiler.errors import NoRuleError, TranspileError, error_at
 from transpiler.passes.ssa import stored_names
+from transpiler.rules.methods import METHODS, PACKED
 from transpiler.rules.nondiff import NONDIFF
 from transpiler.rules.registry import ADJOINTS, is_user_function, key_name
 from transpiler.templates import bind_call, instantiate
@@ -43,12 +44,6 @@ _RULE_HINT = ("register a rule for it:\n"
               "    def adj_{short}(ans, x):\n"
               "        d[x] = d[ans] * ...  # the partial derivative times the incoming gradient")
 # Array methods and the functions whose rules they share: x.sum(axis=0) is np.sum(x, axis=0).
-METHODS = {"sum": np.sum, "mean": np.mean, "dot": np.dot, "transpose": np.transpose,
-            "reshape": np.reshape, "copy": np.copy, "ravel": np.ravel, "flatten": np.ravel,
-            "squeeze": np.squeeze}
-_PACKED = {"transpose", "reshape"}  # x.reshape(2, 3) is np.reshape(x, (2, 3))
-
-
 def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     *primal, ret = fn.body
     elements = ret.value.elts if isinstance(ret.value, gast.Tuple) else [ret.value]
@@ -396,7 +391,7 @@ class _Reverse:
             args[1] = A.index_expression(args[1])
         if func is None and isinstance(call.func, gast.Attribute) and call.func.attr in METHODS:
             func, method = METHODS[call.func.attr], call.func.attr
-            if method in _PACKED and len(args) > 1:
+            if method in PACKED and len(args) > 1:
                 args = [gast.Tuple(elts=args, ctx=gast.Load())]
             args = [call.func.value] + args
         if func is None:
