@@ -4,6 +4,7 @@ It depends on NumPy only and never imports ``transpiler``, so an exported gradie
 without the compiler installed.
 """
 
+from runtime import linalg, reductions, shapes, special
 from runtime.accumulate import grad_like, seed, zeros_like_grad
 from runtime.broadcast import add_into, unbroadcast, unindex, unreduce, zero_index
 from runtime.containers import appended, cotangent, unappend, unsum
@@ -31,6 +32,10 @@ __all__ = [
     "cotangent",
     "dot_adjoint_a",
     "dot_adjoint_b",
+    "linalg",
+    "reductions",
+    "shapes",
+    "special",
     "grad_like",
     "matmul_adjoint_a",
     "matmul_adjoint_b",

@@ -1,6 +1,15 @@
 """Rule tables. Importing this package registers every built-in rule."""
 
-from transpiler.rules import builtin_rules, math_rules, numpy_rules, operator_rules  # noqa: F401
+from transpiler.rules import (  # noqa: F401
+    builtin_rules,
+    linalg_rules,
+    math_rules,
+    numpy_rules,
+    operator_rules,
+    reduction_rules,
+    scipy_rules,
+    shape_rules,
+)
 from transpiler.rules.nondiff import NONDIFF
 from transpiler.rules.registry import ADJOINTS, adjoint, d, key_name
 

@@ -1,0 +1,1 @@
+"""Runtime helpers of the linalg rules (NumPy only)."""

@@ -1,0 +1,1 @@
+"""Runtime helpers of the reductions rules (NumPy only)."""

@@ -1,0 +1,1 @@
+"""Runtime helpers of the shapes rules (NumPy only)."""

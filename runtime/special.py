@@ -1,0 +1,1 @@
+"""Runtime helpers of the special rules (NumPy only)."""

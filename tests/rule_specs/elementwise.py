@@ -1,0 +1,4 @@
+"""Specs of the elementwise rules."""
+
+SPECS: list = []
+FLOAT32: list = []

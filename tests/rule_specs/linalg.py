@@ -1,0 +1,4 @@
+"""Specs of the linalg rules."""
+
+SPECS: list = []
+FLOAT32: list = []

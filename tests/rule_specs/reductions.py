@@ -1,0 +1,4 @@
+"""Specs of the reductions rules."""
+
+SPECS: list = []
+FLOAT32: list = []

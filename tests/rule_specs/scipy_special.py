@@ -1,0 +1,4 @@
+"""Specs of the scipy_special rules."""
+
+SPECS: list = []
+FLOAT32: list = []

@@ -1,0 +1,4 @@
+"""Specs of the shapes rules."""
+
+SPECS: list = []
+FLOAT32: list = []

@@ -1,0 +1,1 @@
+"""Adjoints of NumPy linear algebra: products, contractions, decompositions and solvers."""

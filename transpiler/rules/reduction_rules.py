@@ -1,0 +1,1 @@
+"""Adjoints of NumPy reductions, cumulative and statistical functions."""

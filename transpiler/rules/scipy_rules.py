@@ -1,0 +1,1 @@
+"""Adjoints of ``scipy.special``, registered only when SciPy is importable."""

@@ -1,0 +1,1 @@
+"""Adjoints of NumPy shape manipulation, assembly, splitting and reordering."""
