@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.broadcast import unbroadcast
+from runtime.containers import GradTuple
 
 
 def balanced_eq(x, z, y):
@@ -89,14 +90,14 @@ def unconcatenate(g, arrays, axis=0):
     if axis is None:
         g = np.ravel(g)
         sizes = [np.size(a) for a in arrays]
-        return tuple(p.reshape(np.shape(a)) for p, a in
-                     zip(np.split(g, np.cumsum(sizes)[:-1]), arrays, strict=True))
+        pieces = np.split(g, np.cumsum(sizes)[:-1])
+        return GradTuple(p.reshape(np.shape(a)) for p, a in zip(pieces, arrays, strict=True))
     sizes = [np.shape(a)[axis] for a in arrays]
-    return tuple(np.split(g, np.cumsum(sizes)[:-1], axis=axis))
+    return GradTuple(np.split(g, np.cumsum(sizes)[:-1], axis=axis))
 
 
 def unstack(g, arrays, axis=0):
     """Split the gradient of ``np.stack(arrays, axis)`` into one piece per input (one array,
     when ``arrays`` was itself an array whose rows were stacked)."""
     pieces = np.moveaxis(g, axis, 0)
-    return pieces if isinstance(arrays, np.ndarray) else tuple(pieces)
+    return pieces if isinstance(arrays, np.ndarray) else GradTuple(pieces)

@@ -1,1 +1,588 @@
-"""Runtime helpers of the reductions rules (NumPy only)."""
+"""Runtime helpers of the reductions rules (NumPy only).
+
+Each ``*_grad`` / ``*_grads`` function takes the gradient ``g`` of a result and returns the
+gradient(s) of the arguments, shaped like them. ``axis`` follows NumPy: None, an int (negative
+allowed) or a tuple of ints.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from runtime.broadcast import unbroadcast
+
+
+def _float_dtype(x):
+    """The dtype a gradient of ``x`` has: its own when floating, else float64."""
+    kind = np.asarray(x).dtype
+    return kind if kind.kind in "fc" else np.dtype(float)
+
+
+def _axes(axis, ndim: int) -> tuple[int, ...]:
+    """``axis`` as a sorted tuple of non-negative axes (every axis for None)."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+    return tuple(sorted(int(ax) % ndim for ax in axes))
+
+
+def _expand(r, axes: tuple[int, ...], keepdims: bool):
+    """A reduced result ``r`` (or its gradient) with the reduced ``axes`` back as length 1, so
+    that it broadcasts against the input."""
+    r = np.asarray(r)
+    return r if keepdims else np.expand_dims(r, axes)
+
+
+def _to_lanes(a, axes: tuple[int, ...]):
+    """Move the reduced ``axes`` of ``a`` last and flatten them: shape ``kept + (n,)``.
+
+    Returns the lanes array and a function mapping an array of that shape back to ``a``'s
+    layout."""
+    kept = [i for i in range(a.ndim) if i not in axes]
+    perm = kept + list(axes)
+    moved = np.transpose(a, perm)
+    lanes = moved.reshape(moved.shape[:len(kept)] + (-1,))
+
+    def back(x):
+        return np.transpose(x.reshape(moved.shape), np.argsort(perm))
+
+    return lanes, back
+
+
+def _reverse_cumsum(g, axis: int):
+    """``out[i] = sum(g[i:])`` along ``axis``: the adjoint of a cumulative sum."""
+    return np.flip(np.cumsum(np.flip(g, axis), axis), axis)
+
+
+def _pad(x, axis: int, before: int, after: int):
+    """``x`` with zeros added along ``axis`` (same dtype)."""
+    widths = [(0, 0)] * x.ndim
+    widths[axis] = (before, after)
+    return np.pad(x, widths)
+
+
+def _undiff(g, axis: int):
+    """The adjoint of ``np.diff(x, axis=axis)`` (one difference): ``g[i-1] - g[i]``."""
+    return -np.diff(_pad(g, axis, 1, 1), axis=axis)
+
+
+def _tie_weights(hit, axes):
+    """``hit`` (a boolean mask of the elements equal to a reduction's max or min) divided by
+    the number of hits in its lane: ties share the gradient equally."""
+    count = np.sum(hit, axis=axes, keepdims=True)
+    return hit / np.maximum(count, 1)
+
+
+# --- products --------------------------------------------------------------------------------
+
+def _exclusive_products(a, axes):
+    """For each element, the product of the other elements of its lane (no division, so
+    zeros are exact)."""
+    lanes, back = _to_lanes(a, axes)
+    if lanes.shape[-1] == 0:
+        return np.zeros_like(a)
+    ones = np.ones_like(lanes[..., :1])
+    left = np.cumprod(np.concatenate([ones, lanes[..., :-1]], axis=-1), axis=-1)
+    right = np.cumprod(np.concatenate([ones, lanes[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    return back(left * right)
+
+
+def prod_grad(g, a, axis=None, keepdims=False):
+    """Gradient of ``np.prod(a, axis, keepdims=keepdims)``: ``g`` times the product of the
+    other elements of each lane (correct with zeros in ``a``)."""
+    a = np.asarray(a)
+    axes = _axes(axis, a.ndim)
+    return _expand(g, axes, keepdims) * _exclusive_products(a, axes)
+
+
+def nanprod_grad(g, a, axis=None, keepdims=False):
+    """Gradient of ``np.nanprod``: NaNs count as ones and get no gradient."""
+    a = np.asarray(a)
+    nan = np.isnan(a)
+    return np.where(nan, 0.0, prod_grad(g, np.where(nan, 1.0, a), axis, keepdims))
+
+
+# --- max, min ---------------------------------------------------------------------------------
+
+def extremum_grad(g, a, ans, axis=None, keepdims=False):
+    """Gradient of a max or min reduction with result ``ans``: to the elements equal to it,
+    split equally on ties. NaNs (ignored by nanmax/nanmin) get none."""
+    a = np.asarray(a)
+    axes = _axes(axis, a.ndim)
+    weights = _tie_weights(a == _expand(ans, axes, keepdims), axes)
+    return _expand(g, axes, keepdims) * weights.astype(_float_dtype(a))
+
+
+def ptp_grad(g, a, axis=None, keepdims=False):
+    """Gradient of ``np.ptp(a)`` = max - min (ties split equally)."""
+    a = np.asarray(a)
+    axes = _axes(axis, a.ndim)
+    hi = _tie_weights(a == np.max(a, axis=axes, keepdims=True), axes)
+    lo = _tie_weights(a == np.min(a, axis=axes, keepdims=True), axes)
+    return _expand(g, axes, keepdims) * (hi - lo).astype(_float_dtype(a))
+
+
+# --- NaN-ignoring sums and moments -----------------------------------------------------------
+
+def nanmean_grad(g, a, axis=None, keepdims=False):
+    """Gradient of ``np.nanmean``: ``g`` over the count of non-NaN elements, 0 at NaNs."""
+    a = np.asarray(a)
+    axes = _axes(axis, a.ndim)
+    valid = ~np.isnan(a)
+    count = np.sum(valid, axis=axes, keepdims=True)
+    return _expand(g, axes, keepdims) * (valid / np.maximum(count, 1)).astype(_float_dtype(a))
+
+
+def var_grad(g, a, axis=None, ddof=0, keepdims=False):
+    """Gradient of ``np.var(a, axis, ddof=ddof, keepdims=keepdims)``:
+    ``2 (a - mean) / (n - ddof)``."""
+    a = np.asarray(a)
+    axes = _axes(axis, a.ndim)
+    n = math.prod(a.shape[i] for i in axes)
+    centered = a - np.mean(a, axis=axes, keepdims=True)
+    return _expand(g, axes, keepdims) * centered * (2.0 / (n - ddof))
+
+
+def nanvar_grad(g, a, axis=None, ddof=0, keepdims=False):
+    """Gradient of ``np.nanvar``: as ``var`` over the non-NaN elements, 0 at NaNs."""
+    a = np.asarray(a)
+    axes = _axes(axis, a.ndim)
+    valid = ~np.isnan(a)
+    n = np.sum(valid, axis=axes, keepdims=True).astype(_float_dtype(a))
+    mean = np.sum(np.where(valid, a, 0.0), axis=axes, keepdims=True) / np.maximum(n, 1.0)
+    centered = np.where(valid, a - mean, 0.0)
+    return _expand(g, axes, keepdims) * centered * (2.0 / (n - ddof))
+
+
+# --- cumulative -------------------------------------------------------------------------------
+
+def cumsum_grad(g, a, axis=None):
+    """Gradient of ``np.cumsum(a, axis)`` (a flat result for ``axis=None``)."""
+    g = np.asarray(g)
+    if axis is None:
+        return _reverse_cumsum(g, 0).reshape(np.shape(a))
+    return _reverse_cumsum(g, axis)
+
+
+def cumprod_grad(g, a, ans, axis=None):
+    """Gradient of ``ans = np.cumprod(a, axis)``, exact with zeros in ``a``.
+
+    Before the first zero of a lane the usual ``revcumsum(g * ans) / a`` holds. At the first
+    zero ``z`` the gradient is ``revcumsum(g * y)`` with ``y`` the cumulative product where
+    ``a[z]`` is replaced by 1. After it every product still holds that zero: gradient 0.
+    """
+    a, g, ans = np.asarray(a), np.asarray(g), np.asarray(ans)
+    if axis is None:
+        return cumprod_grad(g, np.ravel(a), ans, 0).reshape(a.shape)
+    zero = a == 0
+    if not zero.any():
+        return _reverse_cumsum(g * ans, axis) / a
+    seen = np.cumsum(zero, axis=axis)
+    before, first = seen == 0, zero & (seen == 1)
+    head = _reverse_cumsum(g * ans, axis) / np.where(before, a, 1)
+    at_zero = _reverse_cumsum(g * np.cumprod(np.where(first, 1, a), axis=axis), axis)
+    return np.where(before, head, np.where(first, at_zero, 0))
+
+
+def nancumprod_grad(g, a, ans, axis=None):
+    """Gradient of ``np.nancumprod``: NaNs count as ones and get no gradient."""
+    a = np.asarray(a)
+    nan = np.isnan(a)
+    return np.where(nan, 0.0, cumprod_grad(g, np.where(nan, 1.0, a), ans, axis))
+
+
+# --- differences ------------------------------------------------------------------------------
+
+def diff_grads(g, a, n=1, axis=-1, prepend=None, append=None):
+    """Gradients ``(a, prepend, append)`` of ``np.diff(a, n, axis, prepend, append)``."""
+    g = np.asarray(g)
+    for _ in range(n):
+        g = _undiff(g, axis)
+    axis = axis % g.ndim
+    sizes = [0 if p is None else 1 if np.ndim(p) == 0 else np.shape(p)[axis]
+             for p in (prepend, append)]
+    ga = np.take(g, np.arange(sizes[0], g.shape[axis] - sizes[1]), axis=axis)
+    parts = []
+    for p, piece in ((prepend, np.arange(sizes[0])),
+                     (append, np.arange(g.shape[axis] - sizes[1], g.shape[axis]))):
+        like = np.asarray(p) if isinstance(p, (list, tuple)) else p
+        parts.append(None if p is None else unbroadcast(np.take(g, piece, axis=axis), like))
+    return ga, parts[0], parts[1]
+
+
+def ediff1d_grads(g, ary, to_end=None, to_begin=None):
+    """Gradients ``(ary, to_end, to_begin)`` of ``np.ediff1d``."""
+    g = np.ravel(g)
+    nb = 0 if to_begin is None else np.size(to_begin)
+    ne = 0 if to_end is None else np.size(to_end)
+    ga = _undiff(g[nb:g.size - ne], 0).reshape(np.shape(ary))
+    gb = None if to_begin is None else g[:nb].reshape(np.shape(to_begin))
+    ge = None if to_end is None else g[g.size - ne:].reshape(np.shape(to_end))
+    return ga, ge, gb
+
+
+# --- weighted average -------------------------------------------------------------------------
+
+def average_grads(g, a, ans, axis=None, weights=None, returned=False, keepdims=False):
+    """Gradients ``(a, weights)`` of ``np.average(a, axis, weights, keepdims=keepdims)``."""
+    if returned:
+        raise NotImplementedError("the gradient of np.average(..., returned=True) is not "
+                                  "supported; compute the sum of the weights separately")
+    a = np.asarray(a)
+    given = None if axis is None else tuple(
+        int(ax) % a.ndim for ax in ((axis,) if np.ndim(axis) == 0 else axis))
+    axes = _axes(given, a.ndim)
+    ge = _expand(g, axes, keepdims)
+    if weights is None:
+        n = math.prod(a.shape[i] for i in axes)
+        return np.broadcast_to(ge * (1.0 / n), a.shape), None
+    w = np.asarray(weights)
+    order = None
+    if w.shape != a.shape:  # weights along the given axes only, as NumPy aligns them
+        order = np.argsort(given)
+        w = np.transpose(w, order).reshape(
+            tuple(s if i in given else 1 for i, s in enumerate(a.shape)))
+    total = np.sum(np.broadcast_to(w, a.shape), axis=axes, keepdims=True)
+    ga = unbroadcast(ge * w / total, a)
+    gw = unbroadcast(ge * (a - _expand(ans, axes, keepdims)) / total, w)
+    if order is not None:
+        gw = np.transpose(gw.reshape(np.transpose(weights, order).shape), np.argsort(order))
+    return ga, gw
+
+
+# --- norms ------------------------------------------------------------------------------------
+
+def _vector_norm_grad(g, x, ans, ord, axes, keepdims):
+    ge, norm = _expand(g, axes, keepdims), _expand(ans, axes, keepdims)
+    if ord is None or ord == 2:
+        return ge * x / np.where(norm == 0, 1, norm)  # 0 at x = 0
+    if ord == np.inf or ord == -np.inf:
+        return ge * np.sign(x) * _tie_weights(np.abs(x) == norm, axes).astype(x.dtype)
+    if ord == 0:  # counts non-zeros: piecewise constant
+        return np.zeros_like(x)
+    if ord == 1:
+        return ge * np.sign(x)
+    if isinstance(ord, str):
+        raise ValueError(f"invalid norm order {ord!r} for vectors")
+    return ge * np.sign(x) * (np.abs(x) / np.where(norm == 0, 1, norm)) ** (ord - 1)
+
+
+def _matrix_norm_grad(g, x, ans, ord, axes, keepdims):
+    row, col = (int(ax) % x.ndim for ax in axes)
+    both = tuple(sorted((row, col)))
+    ge, norm = _expand(g, both, keepdims), _expand(ans, both, keepdims)
+    if ord is None or ord in ("fro", "f"):
+        return ge * x / np.where(norm == 0, 1, norm)
+    if ord in ("nuc", 2, -2):  # d sigma_i = u_i^T dX v_i
+        u, _, vh = np.linalg.svd(np.moveaxis(x, (row, col), (-2, -1)), full_matrices=False)
+        if ord == 2:
+            u, vh = u[..., :1], vh[..., :1, :]
+        elif ord == -2:
+            u, vh = u[..., -1:], vh[..., -1:, :]
+        return ge * np.moveaxis(u @ vh, (-2, -1), (row, col))
+    if ord in (1, -1, np.inf, -np.inf):
+        # 1 / -1: max / min over columns of the column sums of |x|; inf / -inf: rows
+        summed, over = (row, col) if ord in (1, -1) else (col, row)
+        sums = np.sum(np.abs(x), axis=summed, keepdims=True)
+        return ge * np.sign(x) * _tie_weights(sums == norm, over).astype(x.dtype)
+    raise ValueError(f"invalid norm order {ord!r} for matrices")
+
+
+def norm_grad(g, x, ans, ord=None, axis=None, keepdims=False):
+    """Gradient of ``ans = np.linalg.norm(x, ord, axis, keepdims)`` (vector and matrix norms)."""
+    x = np.asarray(x)
+    if x.dtype.kind not in "f":
+        x = x.astype(float)
+    if axis is None:
+        if ord is None or (ord in ("fro", "f") and x.ndim == 2):
+            return _vector_norm_grad(g, x, ans, None, tuple(range(x.ndim)), keepdims)
+        axis = tuple(range(x.ndim))
+    elif np.ndim(axis) == 0:
+        axis = (axis,)
+    if len(axis) == 1:
+        return _vector_norm_grad(g, x, ans, ord, _axes(axis, x.ndim), keepdims)
+    return _matrix_norm_grad(g, x, ans, ord, axis, keepdims)
+
+
+def vector_norm_grad(g, x, ans, axis=None, keepdims=False, ord=2):
+    """Gradient of ``ans = np.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)``."""
+    x = np.asarray(x)
+    if x.dtype.kind not in "f":
+        x = x.astype(float)
+    return _vector_norm_grad(g, x, ans, ord, _axes(axis, x.ndim), keepdims)
+
+
+# --- integration, order statistics ------------------------------------------------------------
+
+def trapezoid_grads(g, y, x=None, dx=1.0, axis=-1):
+    """Gradients ``(y, x, dx)`` of ``np.trapezoid(y, x, dx, axis)``."""
+    y = np.asarray(y)
+    axis = axis % y.ndim
+    n = y.shape[axis]
+    ge = np.expand_dims(np.asarray(g), axis)
+    if x is None:
+        step = dx
+    else:
+        xs = np.asarray(x)
+        step = np.diff(xs, axis=axis if xs.ndim > 1 else 0)
+        if xs.ndim == 1:
+            step = step.reshape([-1 if i == axis else 1 for i in range(y.ndim)])
+    pair = np.take(y, np.arange(1, n), axis=axis) + np.take(y, np.arange(n - 1), axis=axis)
+    g_pair = np.broadcast_to(ge * step * 0.5, pair.shape)
+    gy = unbroadcast(_pad(g_pair, axis, 1, 0) + _pad(g_pair, axis, 0, 1), y)
+    g_step = ge * pair * 0.5
+    if x is None:
+        return gy, None, unbroadcast(np.sum(g_step, axis=axis), dx)
+    g_step = unbroadcast(g_step, step)
+    if xs.ndim == 1:
+        return gy, _undiff(np.ravel(g_step), 0), 0.0
+    return gy, _undiff(g_step, axis), 0.0
+
+
+def _split_ties(s, gs):
+    """Average ``gs`` over each run of equal values of the sorted lanes ``s`` (last axis):
+    tied order statistics share their gradient equally."""
+    new = np.ones(s.shape, bool)
+    new[..., 1:] = s[..., 1:] != s[..., :-1]
+    if new.all():
+        return gs
+    runs = np.cumsum(new.ravel()) - 1  # a new lane always starts a new run
+    sums = np.bincount(runs, weights=gs.ravel())
+    return (sums / np.bincount(runs))[runs].reshape(gs.shape).astype(gs.dtype)
+
+
+def quantile_grads(g, a, q, axis=None, method="linear", keepdims=False, scale=1.0):
+    """Gradients ``(a, q)`` of ``np.quantile(a, q * scale, axis, method, keepdims)`` with
+    linear interpolation between order statistics (``scale=0.01`` for percentiles)."""
+    if method != "linear":
+        raise NotImplementedError(f"the gradient of quantiles with method={method!r} is not "
+                                  "supported; only method='linear'")
+    a = np.asarray(a)
+    axes = _axes(axis, a.ndim)
+    lanes, back = _to_lanes(a, axes)
+    n = lanes.shape[-1]
+    order = np.argsort(lanes, axis=-1, kind="stable")
+    s = np.take_along_axis(lanes, order, axis=-1)
+    qs = np.ravel(np.asarray(q, dtype=float)) * scale
+    position = qs * (n - 1)
+    lo = np.clip(np.floor(position), 0, n - 1).astype(np.intp)
+    hi = np.minimum(lo + 1, n - 1)
+    t = np.clip(position - lo, 0.0, 1.0)
+    gq = np.asarray(g).reshape((qs.size,) + lanes.shape[:-1])
+    gs = np.zeros_like(s, dtype=_float_dtype(a))
+    slope = np.empty(qs.size, dtype=gs.dtype)
+    for i in range(qs.size):
+        gs[..., lo[i]] += (1.0 - t[i]) * gq[i]
+        gs[..., hi[i]] += t[i] * gq[i]
+        slope[i] = np.sum(gq[i] * (s[..., hi[i]] - s[..., lo[i]])) * (n - 1) * scale
+    gs = _split_ties(s, gs)
+    ga = np.empty_like(gs)
+    np.put_along_axis(ga, order, gs, axis=-1)
+    return back(ga), slope.reshape(np.shape(q))
+
+
+# --- np.gradient ------------------------------------------------------------------------------
+
+def _gradient_adjoint(g, n, axis, spacing, edge_order):
+    """``M^T g`` along ``axis``, where ``np.gradient`` along that axis is ``f -> M f``.
+
+    Each row of ``M`` has its nonzeros within three consecutive columns, so applying
+    ``np.gradient`` to the three combs ``[j % 3 == r]`` reads every coefficient once."""
+    g = np.moveaxis(np.asarray(g), axis, -1)
+    lanes = g.reshape(-1, n)
+    out = np.zeros_like(lanes)
+    rows = np.arange(n)
+    start = np.clip(rows - 1, 0, max(n - 3, 0))  # first column of row i's window
+    for r in range(3):
+        comb = (rows % 3 == r).astype(float)
+        coef = np.gradient(comb, *spacing, edge_order=edge_order).astype(lanes.dtype)
+        cols = start + (r - start) % 3
+        ok = cols < n
+        np.add.at(out, (slice(None), cols[ok]), lanes[:, ok] * coef[ok])
+    return np.moveaxis(out.reshape(g.shape), -1, axis)
+
+
+def gradient_grad(g, f, spacing=(), axis=None, edge_order=1):
+    """Gradient of ``np.gradient(f, *spacing, axis=axis, edge_order=edge_order)`` for a
+    constant ``spacing`` (none, one scalar, or one scalar or coordinate array per axis; None
+    entries are absent)."""
+    spacing = [h for h in spacing if h is not None]
+    f = np.asarray(f)
+    axes = tuple(range(f.ndim)) if axis is None else tuple(
+        int(ax) % f.ndim for ax in ((axis,) if np.ndim(axis) == 0 else axis))
+    if len(spacing) == 0:
+        spacing = [()] * len(axes)
+    elif len(spacing) == 1 and np.ndim(spacing[0]) == 0:
+        spacing = [(spacing[0],)] * len(axes)
+    else:
+        spacing = [(h,) for h in spacing]
+    grads = [g] if len(axes) == 1 else list(g)
+    out = np.zeros(f.shape, dtype=_float_dtype(f))
+    for ax, h, gi in zip(axes, spacing, grads, strict=True):
+        if np.ndim(gi) == 0 and gi == 0:  # nothing flowed into this output
+            continue
+        out = out + _gradient_adjoint(np.broadcast_to(gi, f.shape), f.shape[ax], ax, h,
+                                      edge_order)
+    return out
+
+
+def constant_only(name: str):
+    """Raise: the gradient through argument ``name`` is not supported (it must be constant)."""
+    raise NotImplementedError(f"no gradient with respect to {name}: it must not depend on the "
+                              "differentiated inputs")
+
+
+# --- covariance -------------------------------------------------------------------------------
+
+def _observations(m, rowvar):
+    """``m`` as NumPy's cov sees it: 2-D, one variable per row."""
+    x = np.array(m, ndmin=2, dtype=_float_dtype(m))
+    return x.T if not rowvar and np.ndim(m) != 1 else x
+
+
+def _unobservations(gx, m, rowvar):
+    """The inverse of ``_observations`` for a gradient."""
+    return (gx.T if not rowvar and np.ndim(m) != 1 else gx).reshape(np.shape(m))
+
+
+def cov_grads(g, m, y=None, rowvar=True, bias=False, ddof=None):
+    """Gradients ``(m, y)`` of ``np.cov(m, y, rowvar, bias, ddof)``."""
+    x = _observations(m, rowvar)
+    ny = 0
+    if y is not None:
+        yy = np.array(y, ndmin=2, dtype=_float_dtype(y))
+        yy = yy.T if not rowvar and yy.shape[0] != 1 else yy
+        ny = yy.shape[0]
+        x = np.concatenate((x, yy), axis=0)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    centered = x - np.mean(x, axis=1, keepdims=True)
+    k = x.shape[0]
+    gc = np.asarray(g).reshape(k, k).astype(x.dtype, copy=False)
+    gx = (gc + gc.T) @ centered * (1.0 / (x.shape[1] - ddof))
+    gm = _unobservations(gx[:k - ny], m, rowvar)
+    if y is None:
+        return gm, None
+    gy = gx[k - ny:]
+    gy = (gy.T if not rowvar and np.array(y, ndmin=2).shape[0] != 1 else gy)
+    return gm, gy.reshape(np.shape(y))
+
+
+def corrcoef_grads(g, x, ans, y=None, rowvar=True):
+    """Gradients ``(x, y)`` of ``ans = np.corrcoef(x, y, rowvar)``."""
+    if np.ndim(ans) == 0:  # a single variable: always 1
+        return (np.zeros(np.shape(x), _float_dtype(x)),
+                None if y is None else np.zeros(np.shape(y), _float_dtype(y)))
+    c = np.cov(x, y, rowvar)
+    var = np.diag(c)
+    scale = np.sqrt(np.outer(var, var))
+    g = np.asarray(g)
+    gr = g * ans
+    # R = C / sqrt(d d^T): the diagonal d also moves with C
+    gc = g / scale - np.diag((gr.sum(axis=1) + gr.sum(axis=0)) / (2.0 * var))
+    return cov_grads(gc, x, y, rowvar)
+
+
+# --- convolution ------------------------------------------------------------------------------
+
+def _full_window(g, n, m, mode, correlate):
+    """Embed the gradient of a 'same' or 'valid' result in the 'full' result's length."""
+    g = np.asarray(g)
+    if mode == "full":
+        return g
+    short = min(n, m)
+    if mode == "valid":
+        start = short - 1
+    elif mode == "same":
+        start = short // 2 if correlate and m > n else (short - 1) // 2
+    else:
+        raise ValueError(f"mode must be 'full', 'same' or 'valid', not {mode!r}")
+    out = np.zeros(n + m - 1, dtype=g.dtype)
+    out[start:start + g.size] = g
+    return out
+
+
+def convolve_grads(g, a, v, mode="full"):
+    """Gradients ``(a, v)`` of ``np.convolve(a, v, mode)``."""
+    shapes = np.shape(a), np.shape(v)
+    a, v = np.ravel(a), np.ravel(v)
+    full = _full_window(g, a.size, v.size, mode, False)
+    return (np.correlate(full, v, "valid").reshape(shapes[0]),
+            np.correlate(full, a, "valid").reshape(shapes[1]))
+
+
+def correlate_grads(g, a, v, mode="valid"):
+    """Gradients ``(a, v)`` of ``np.correlate(a, v, mode)`` (real inputs)."""
+    shapes = np.shape(a), np.shape(v)
+    a, v = np.ravel(a), np.ravel(v)
+    full = _full_window(g, a.size, v.size, mode, True)
+    # the full correlation is the full convolution with v reversed
+    return (np.correlate(full, v[::-1], "valid").reshape(shapes[0]),
+            np.correlate(full, a, "valid")[::-1].reshape(shapes[1]))
+
+
+# --- interpolation, polynomials, cross products ----------------------------------------------
+
+def interp_grads(g, x, xp, fp, left=None, right=None, period=None):
+    """Gradients ``(x, fp, left, right)`` of ``np.interp(x, xp, fp, left, right)``."""
+    if period is not None:
+        raise NotImplementedError("the gradient of np.interp with period= is not supported")
+    g = np.asarray(g)
+    x, xp, fp = np.asarray(x), np.asarray(xp, dtype=float), np.asarray(fp)
+    n = xp.size
+    below, above = x < xp[0], x > xp[-1]
+    inside = ~(below | above)
+    j = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, max(n - 2, 0))
+    k = np.minimum(j + 1, n - 1)
+    width = np.where(k > j, xp[k] - xp[j], 1.0)
+    t = np.where(k > j, (x - xp[j]) / width, 0.0)
+    gin = np.where(inside, g, 0.0)
+    gx = (gin * (fp[k] - fp[j]) / width).astype(_float_dtype(x), copy=False)
+    gfp = (np.bincount(np.ravel(j), np.ravel(gin * (1.0 - t)), n)
+           + np.bincount(np.ravel(k), np.ravel(gin * t), n))
+    g_below, g_above = np.sum(np.where(below, g, 0.0)), np.sum(np.where(above, g, 0.0))
+    if left is None:
+        gfp[0] += g_below
+    if right is None:
+        gfp[-1] += g_above
+    return gx, gfp.astype(_float_dtype(fp)), g_below, g_above
+
+
+def polyval_grads(g, p, x):
+    """Gradients ``(p, x)`` of ``np.polyval(p, x)`` = ``sum(p[k] * x ** (n - 1 - k))``."""
+    p, g = np.asarray(p), np.asarray(g)
+    x = np.asarray(x)
+    n = p.shape[0]
+    gp = np.zeros(p.shape, dtype=np.result_type(p.dtype, g.dtype, np.float32))
+    power = np.ones_like(g)
+    for k in range(n - 1, -1, -1):
+        gp[k] = unbroadcast(g * power, p[k])
+        power = power * x
+    powers = np.arange(n - 1, 0, -1, dtype=gp.dtype).reshape((-1,) + (1,) * (p.ndim - 1))
+    derivative = np.polyval(p[:-1] * powers, x) if n > 1 else np.zeros_like(g)
+    return gp, unbroadcast(g * derivative, x)
+
+
+def cross_grads(g, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """Gradients ``(a, b)`` of ``np.cross(a, b, axisa, axisb, axisc, axis)`` (vectors of
+    length 2 count as 3-vectors with a zero last component)."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    a3, b3 = np.moveaxis(a, axisa, -1), np.moveaxis(b, axisb, -1)
+    na, nb = a3.shape[-1], b3.shape[-1]
+    like_a, like_b = a3, b3
+    if na == 2:
+        a3 = _pad(a3, -1, 0, 1)
+    if nb == 2:
+        b3 = _pad(b3, -1, 0, 1)
+    if na == 2 and nb == 2:  # the result is the z component alone
+        g3 = np.stack([np.zeros_like(g), np.zeros_like(g), g], axis=-1)
+    else:
+        g3 = np.moveaxis(g, axisc, -1)
+    # L = g . (a x b) = a . (b x g) = b . (g x a)
+    ga = unbroadcast(np.cross(b3, g3)[..., :na], like_a)
+    gb = unbroadcast(np.cross(g3, a3)[..., :nb], like_b)
+    return np.moveaxis(ga, -1, axisa), np.moveaxis(gb, -1, axisb)

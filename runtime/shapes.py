@@ -1,1 +1,260 @@
-"""Runtime helpers of the shapes rules (NumPy only)."""
+"""Runtime helpers of the shapes rules (NumPy only).
+
+Many of these ops only move elements around. Their gradient is found by running the op on the
+*ids* of the input's elements (``element_ids``): each output position then names the input
+element it came from (or -1 for a padding or inserted value), and ``ungather`` sums the
+gradient back into those elements (``np.add.at``, so repeated picks add up).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from runtime.broadcast import unbroadcast
+from runtime.containers import GradList, GradTuple
+from runtime.stand_in import ShapeOf
+
+
+def _grad_dtype(g, like):
+    """The dtype of a gradient for ``like``: its own float dtype, else ``g``'s (at least float)."""
+    kind = getattr(like, "dtype", None)
+    if kind is not None and kind.kind == "f":
+        return kind
+    return np.result_type(g, float)
+
+
+def _sequence(parts, like):
+    """Per-element gradients of the sequence ``like``: a gradient tuple/list (which add
+    element by element), or one array when ``like`` was an array whose rows were used."""
+    if isinstance(like, np.ndarray):
+        return np.stack(parts)
+    return GradTuple(parts) if isinstance(like, tuple) else GradList(parts)
+
+
+def _fill(g, like):
+    """``g`` as an array of ``like``'s shape: a scalar zero (nothing flowed) is broadcast."""
+    shape = np.shape(like)
+    if type(g) is np.ndarray and g.shape == shape:
+        return g
+    return np.broadcast_to(np.asarray(g, dtype=_grad_dtype(g, like)), shape)
+
+
+def unsupported(what: str):
+    """Raise for a variant of a function that has no gradient (e.g. an ``out=`` argument)."""
+    raise NotImplementedError(f"{what} cannot be differentiated; assign the result instead")
+
+
+def element_ids(x):
+    """The flat index of every element of ``x``, in ``x``'s shape (int array)."""
+    return np.arange(np.size(x)).reshape(np.shape(x))
+
+
+def ungather(g, like, picked):
+    """The gradient of an op that picked elements ``picked`` (ids from ``element_ids(like)``,
+    -1 for values that are not elements of ``like``) from ``like``: ``g`` summed into them."""
+    out = np.zeros(np.size(like), dtype=_grad_dtype(g, like))
+    picked = np.asarray(picked)
+    g = np.broadcast_to(g, picked.shape)
+    keep = picked >= 0
+    if out.size:
+        np.add.at(out, picked[keep], g[keep])
+    return out.reshape(np.shape(like))
+
+
+def reshape_like(g, x):
+    """``g`` reshaped to ``x``'s shape (same size; a scalar zero is broadcast)."""
+    if np.ndim(g) == 0 and np.size(x) != 1:
+        return _fill(g, x)
+    return np.reshape(g, np.shape(x))
+
+
+def uncast(g, x, dtype=None):
+    """The gradient of ``x.astype(dtype)`` for ``x``: ``g`` in ``x``'s float dtype. A cast to an
+    integer or boolean type is piecewise constant, with zero gradient; after a cast of a real
+    ``x`` to complex, the real part of ``g`` flows back."""
+    if dtype is not None and np.dtype(dtype).kind not in "fc":
+        return np.zeros(np.shape(x), dtype=_grad_dtype(g, x))
+    if np.iscomplexobj(g) and not np.iscomplexobj(x):
+        g = np.real(g)
+    kind = getattr(x, "dtype", None)
+    if kind is not None and kind.kind == "f" and np.result_type(g) != kind:
+        g = np.asarray(g, dtype=kind)
+    return g
+
+
+def _nested_shape(obj) -> tuple:
+    """The shape of ``np.array(obj)`` for a nested list/tuple, without building the array."""
+    if isinstance(obj, (list, tuple)):
+        return (len(obj),) + (_nested_shape(obj[0]) if obj else ())
+    return np.shape(obj)
+
+
+def _unnest(g, obj):
+    if isinstance(obj, (list, tuple)):
+        parts = [_unnest(g[i], item) for i, item in enumerate(obj)]
+        return GradTuple(parts) if isinstance(obj, tuple) else GradList(parts)
+    return uncast(g, obj)
+
+
+def unarray(g, obj):
+    """The gradient of ``np.array(obj)`` (or ``np.asarray``) for ``obj``: an array, a number, or
+    a nested list/tuple of them (a gradient container of the same structure then). Leading axes
+    added by ``ndmin`` are dropped and the gradient is cast back to each element's dtype."""
+    g = np.reshape(g, _nested_shape(obj))
+    return _unnest(g, obj)
+
+
+# --- assembly and splitting -------------------------------------------------------------------
+
+def _promoted(shape: tuple, ndim: int, where: str = "front") -> tuple:
+    """``shape`` padded with 1s to ``ndim`` axes as ``np.atleast_{ndim}d`` ("front") or
+    ``np.column_stack`` ("column") do it."""
+    if len(shape) >= ndim:
+        return shape
+    if where == "column":
+        return shape + (1,) * (ndim - len(shape))
+    if ndim == 3:
+        return {0: (1, 1, 1), 1: (1,) + shape + (1,), 2: shape + (1,)}[len(shape)]
+    return (1,) * (ndim - len(shape)) + shape
+
+
+def unjoin(g, arrays, how):
+    """Split the gradient of ``np.hstack/vstack/dstack/column_stack(arrays)`` (``how``) into one
+    gradient per input."""
+    items = list(arrays)
+    if how == "hstack":
+        ndim = 1
+        axis = 0 if np.ndim(items[0]) <= 1 else 1
+    else:
+        ndim, axis = {"vstack": (2, 0), "dstack": (3, 2), "column_stack": (2, 1)}[how]
+    where = "column" if how == "column_stack" else "front"
+    sizes = [_promoted(np.shape(a), ndim, where)[axis] for a in items]
+    pieces = np.split(g, np.cumsum(sizes)[:-1], axis=axis)
+    return _sequence([np.reshape(p, np.shape(a)) for p, a in zip(pieces, items, strict=True)],
+                     arrays)
+
+
+def unsplit(g, pieces, axis=0):
+    """The gradient of ``np.split``-like ops (which returned ``pieces`` along ``axis``): the
+    pieces' gradients joined back (a scalar zero stands for a piece nothing flowed to)."""
+    return np.concatenate([_fill(gi, p) for gi, p in zip(g, pieces, strict=True)], axis=axis)
+
+
+def _depth(arrays) -> int:
+    return 1 + _depth(arrays[0]) if isinstance(arrays, list) else 0
+
+
+def _block_shape(item, depth: int, ndim: int) -> tuple:
+    """The shape of the (promoted) block ``item`` at nesting ``depth`` of ``np.block``."""
+    if depth == 0:
+        return (1,) * (ndim - np.ndim(item)) + np.shape(item)
+    shapes = [_block_shape(x, depth - 1, ndim) for x in item]
+    axis = ndim - depth
+    return shapes[0][:axis] + (sum(s[axis] for s in shapes),) + shapes[0][axis + 1:]
+
+
+def _unblock(g, item, depth: int, ndim: int):
+    if depth == 0:
+        return np.reshape(g, np.shape(item))
+    sizes = [_block_shape(x, depth - 1, ndim)[ndim - depth] for x in item]
+    pieces = np.split(g, np.cumsum(sizes)[:-1], axis=ndim - depth)
+    return GradList(_unblock(p, x, depth - 1, ndim) for p, x in zip(pieces, item, strict=True))
+
+
+def unblock(g, arrays):
+    """The gradient of ``np.block(arrays)`` for each (nested) element of ``arrays``. The
+    innermost lists join along the last axis, the outer ones along the axes before it."""
+    depth = _depth(arrays)
+
+    def leaves(x, k):
+        return [y for item in x for y in leaves(item, k - 1)] if k else [x]
+
+    ndim = max([depth] + [np.ndim(x) for x in leaves(arrays, depth)])
+    return _unblock(g, arrays, depth, ndim)
+
+
+# --- reordering and repetition ----------------------------------------------------------------
+
+def untile(g, like, reps):
+    """The gradient of ``np.tile(like, reps)``: the copies' gradients summed."""
+    shape = np.shape(like)
+    reps = (int(reps),) if np.ndim(reps) == 0 else tuple(reps)
+    n = max(len(shape), len(reps))
+    full = (1,) * (n - len(shape)) + shape
+    reps = (1,) * (n - len(reps)) + reps
+    g = np.reshape(g, [k for r, s in zip(reps, full, strict=True) for k in (r, s)])
+    return g.sum(axis=tuple(range(0, 2 * n, 2))).reshape(shape)
+
+
+def unrollaxis(g, ndim: int, axis: int, start: int = 0):
+    """The gradient of ``np.rollaxis(a, axis, start)`` for an ``ndim``-dimensional ``a``."""
+    axis = axis % ndim
+    start = start + ndim if start < 0 else start
+    if axis < start:
+        start -= 1  # rollaxis places the axis before the one at ``start``
+    return np.moveaxis(g, start, axis)
+
+
+def unselect(g, condlist, choicelist, default):
+    """The gradients of ``np.select(condlist, choicelist, default)``: each choice gets ``g``
+    where its condition is the first true one, ``default`` where none is (a tuple:
+    (choices' gradients, default's gradient))."""
+    which = np.select(condlist, list(range(len(condlist))), -1)
+    g = np.asarray(g)
+    parts = [unbroadcast(np.where(which == i, g, 0.0), c) for i, c in enumerate(choicelist)]
+    return _sequence(parts, choicelist), unbroadcast(np.where(which == -1, g, 0.0), default)
+
+
+_INDEX_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
+
+
+def unpad(g, array, pad_width, mode, constant_values):
+    """The gradients of ``np.pad(array, pad_width, mode, constant_values=...)`` for ``array``
+    and ``constant_values`` (a tuple). Only modes that copy elements are linear maps of
+    ``array`` alone; any other raises."""
+    if not isinstance(mode, str) or mode not in _INDEX_MODES:
+        raise NotImplementedError(f"np.pad with mode={mode!r} cannot be differentiated; "
+                                  f"supported modes: {', '.join(_INDEX_MODES)}")
+    ids = element_ids(array)
+    if mode != "constant":
+        return ungather(g, array, np.pad(ids, pad_width, mode)), 0.0
+    # pad value (axis i, side s) gets the id -2 - (2 i + s): every cell names its source
+    ndim = np.ndim(array)
+    codes = -2 - np.arange(2 * ndim).reshape(ndim, 2)
+    picked = np.pad(ids, pad_width, "constant", constant_values=codes)
+    g = np.asarray(g)
+    table = np.array([np.sum(g[picked == c]) for c in codes.ravel()]).reshape(ndim, 2)
+    like = constant_values
+    if isinstance(like, (tuple, list)):  # a literal (before, after) or per-axis pairs
+        like = ShapeOf(np.shape(like), np.result_type(g, float))
+    gc = unbroadcast(table.astype(_grad_dtype(g, constant_values)), like)
+    return ungather(g, array, picked), gc
+
+
+def unpiecewise(g, x, funclist):
+    """The gradient of ``np.piecewise(x, condlist, funclist)`` with constant values in
+    ``funclist``: the result does not depend on ``x``'s values. Functions raise."""
+    if any(callable(f) for f in funclist):
+        raise NotImplementedError("np.piecewise with functions in funclist cannot be "
+                                  "differentiated; use np.where or np.select")
+    return np.zeros(np.shape(x), dtype=_grad_dtype(g, x))
+
+
+def unbroadcast_item(g, i, like):
+    """The gradient of ``like``, the ``i``-th argument of ``np.broadcast_arrays``."""
+    return unbroadcast(g[i], like)
+
+
+def unappend(g, arr, values, axis=None):
+    """The gradients of ``np.append(arr, values, axis)`` for ``arr`` and ``values``."""
+    ids, missing = element_ids, np.full
+    return (ungather(g, arr, np.append(ids(arr), missing(np.shape(values), -1), axis)),
+            ungather(g, values, np.append(missing(np.shape(arr), -1), ids(values), axis)))
+
+
+def uninsert(g, arr, obj, values, axis=None):
+    """The gradients of ``np.insert(arr, obj, values, axis)`` for ``arr`` and ``values`` (which
+    NumPy may broadcast: a value inserted several times sums its gradients)."""
+    into_arr = np.insert(element_ids(arr), obj, np.full(np.shape(values), -1), axis)
+    into_values = np.insert(np.full(np.shape(arr), -1), obj, element_ids(values), axis)
+    return ungather(g, arr, into_arr), ungather(g, values, into_values)

@@ -267,18 +267,18 @@ def test_user_defined_rule_is_used_and_checked():
     from transpiler import adjoint, d
     from transpiler.rules.registry import ADJOINTS
 
-    f = make("def f(a):\n    return np.sum(sp.gammaln(a) * 2.0)\n", sp=sp)
+    f = make("def f(a):\n    return np.sum(sp.dawsn(a) * 2.0)\n", sp=sp)
     try:
-        @adjoint(sp.gammaln)
-        def adj_gammaln(ans, x):
-            d[x] = d[ans] * sp.digamma(x)
+        @adjoint(sp.dawsn)
+        def adj_dawsn(ans, x):
+            d[x] = d[ans] * (1.0 - 2.0 * x * sp.dawsn(x))
 
-        a = np.array([1.5, 2.5, 4.0])
-        np.testing.assert_allclose(grad(f)(a), 2.0 * sp.digamma(a))
-        assert "sp.digamma(a)" in grad(f).source
+        a = np.array([0.5, 1.5, 4.0])
+        np.testing.assert_allclose(grad(f)(a), 2.0 * (1.0 - 2.0 * a * sp.dawsn(a)))
+        assert "sp.dawsn(a)" in grad(f).source
         check_grad(f, a)
     finally:
-        ADJOINTS.pop(sp.gammaln, None)
+        ADJOINTS.pop(sp.dawsn, None)
 
 
 @pytest.mark.parametrize("body,message", [

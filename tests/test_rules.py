@@ -396,7 +396,8 @@ def _keys_used(expr: str) -> list:
             keys.append(METHODS[node.func.attr])  # a.sum() shares np.sum's rule
         elif isinstance(node, (ast.ListComp, ast.GeneratorExp)) or (
                 isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "append"):
+                and node.func.attr == "append" and isinstance(node.func.value, ast.Name)
+                and node.func.value.id not in env):
             keys.append(runtime.appended)
         elif isinstance(node, ast.Call):
             keys.append(eval(ast.unparse(node.func), env))

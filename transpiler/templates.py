@@ -16,6 +16,7 @@ import operator
 from collections.abc import Callable
 
 import gast
+import numpy as np
 
 import runtime
 from transpiler import ast_util as A
@@ -221,16 +222,19 @@ def _parameters(func) -> list | None:
 
 
 def _elide_unbroadcast(value, param, rule, bound, scalars):
-    """``rt.unbroadcast(e, x)`` -> ``e`` when every other operand of the call is a scalar, so
-    the result has ``x``'s shape."""
+    """``rt.unbroadcast(e, x)`` -> ``e`` in the rule of an operator or ufunc (elementwise, so
+    its result has the broadcast shape of its operands) when every other argument is a scalar or
+    a constant, so the result has ``x``'s shape."""
+    elementwise = isinstance(rule.key, np.ufunc) or (
+        isinstance(rule.key, type) and issubclass(rule.key, gast.AST))
     if not (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)
             and isinstance(value.func.value, gast.Name)
             and rule.namespace.get(value.func.value.id) is runtime
             and value.func.attr == "unbroadcast"):
         return value
-    others = [p for p in bound if p != param and rule.signature.parameters[p].default
-              is rule.signature.parameters[p].empty]
-    if others and all(p in scalars for p in others):
+    others = [p for p in bound if p != param]
+    if elementwise and others and all(p in scalars or isinstance(bound[p], gast.Constant)
+                                      for p in others):
         return value.args[0]
     return value
 

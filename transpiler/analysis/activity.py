@@ -29,6 +29,8 @@ def _never_varied(value) -> bool:
         return True
     if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.Not):
         return True
+    if isinstance(value, gast.BinOp) and isinstance(value.op, gast.FloorDiv):
+        return True  # piecewise constant, like np.floor_divide
     if isinstance(value, gast.Attribute) and value.attr in SHAPE_ATTRIBUTES:
         return True
     if isinstance(value, gast.Call):

@@ -232,4 +232,6 @@ class _ANF:
         if isinstance(node, gast.Tuple):
             node.elts = [self.index(e) for e in node.elts]
             return node
-        return node if _cheap(node) else A.name(self.emit(node))
+        if _cheap(node):
+            return node
+        return A.name(self.emit(self.operation(node) if _mentions(node, self.varying) else node))

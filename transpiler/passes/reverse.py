@@ -75,6 +75,13 @@ def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
 def _refuse_discarded_calls(body: list, varied: set[str], ctx) -> None:
     """A call on differentiated values whose result is dropped can only matter through what it
     does to its arguments (``xs.append(x)``, ``np.add(a, b, out=c)``): refuse it."""
+    for call in (n for s in body for n in A.walk(s) if isinstance(n, gast.Call)):
+        func = getanno(call, Anno.FUNC)
+        if any(kw.arg == "out" for kw in call.keywords) or (
+                isinstance(func, np.ufunc) and len(call.args) > func.nin):
+            if any(n in varied for n in A.load_names(call)):
+                raise error_at(call, ctx, "writing a result into an existing array (out=) "
+                               "cannot be differentiated", "assign the result: y = np.floor(y)")
     for stmt in (n for s in body for n in A.walk(s)):
         if not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)):
             continue
@@ -83,8 +90,7 @@ def _refuse_discarded_calls(body: list, varied: set[str], ctx) -> None:
             continue
         func = getanno(call, Anno.FUNC)
         try:
-            harmless = func is print or (func in NONDIFF) or (
-                func in ADJOINTS and not any(kw.arg == "out" for kw in call.keywords))
+            harmless = func is print or (func in NONDIFF) or (func in ADJOINTS)
         except TypeError:
             harmless = False
         if not harmless:
@@ -426,7 +432,12 @@ class _Reverse:
                                self.scalars, frozenset(self.ones), self.temporaries)
         if self.grad_of(target) in self.ones:
             self.spread_ones(partials)
-        return partials
+        # an active argument the rule gives no partial (constant in it) gets a zero gradient
+        written = {A.target_name(s) for s in partials if hasanno(s, Anno.ACCUMULATE)}
+        arguments = {n.id for v in bound.values() for n in A.walk(v) if isinstance(n, gast.Name)}
+        zeros = [marker(Anno.ZERO, (self.grad_of(a), a), node) for a in sorted(arguments)
+                 if self.grad_of(a) and self.grad_of(a) not in written]
+        return partials + zeros
 
     def spread_ones(self, partials: list) -> None:
         """A partial that only spreads an all-ones gradient (``rt.unreduce(g, x)``, ``g``) is

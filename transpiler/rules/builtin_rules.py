@@ -19,6 +19,31 @@ def adj_builtin_sum(ans, iterable, start=0):
     d[start] = rt.unbroadcast(d[ans], start)
 
 
+# max(iterable, *, default, key) or max(arg1, arg2, *args, key): up to six separate arguments.
+# The gradient goes to the items equal to the result, split evenly on ties.
+@adjoint(max, min)
+def adj_builtin_max(ans, arg1, arg2=None, arg3=None, arg4=None, arg5=None, arg6=None, *,
+                    key=None, default=None):
+    if arg2 is None:
+        d[arg1] = rt.special.tie_split(d[ans], ans, arg1, key)
+        if default is not None:
+            d[default] = rt.special.default_partial(d[ans], arg1, default)
+    else:
+        parts = rt.special.tie_split(d[ans], ans, (arg1, arg2, arg3, arg4, arg5, arg6), key)
+        d[arg1] = parts[0]
+        d[arg2] = parts[1]
+        d[arg3] = parts[2]
+        d[arg4] = parts[3]
+        d[arg5] = parts[4]
+        d[arg6] = parts[5]
+
+
+@adjoint(divmod)  # (x // y, x % y): the quotient is piecewise constant
+def adj_divmod(ans, x, y):
+    d[x] = rt.unbroadcast(d[ans][1], x)
+    d[y] = rt.unbroadcast(-d[ans][1] * ans[0], y)
+
+
 @adjoint(rt.appended)  # xs.append(v) and comprehensions build lists with it
 def adj_appended(ans, items, item):
     d[items] = rt.unappend(d[ans])

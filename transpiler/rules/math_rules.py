@@ -2,6 +2,7 @@
 
 import math
 
+import runtime as rt
 from transpiler.rules.registry import adjoint, d
 
 # --- trigonometric and hyperbolic ---
@@ -26,16 +27,30 @@ def adj_atan(ans, x):
     d[x] = d[ans] / (1.0 + x * x)
 
 
+@adjoint(math.asin)
+def adj_asin(ans, x):
+    d[x] = d[ans] / math.sqrt((1.0 - x) * (1.0 + x))
+
+
+@adjoint(math.acos)
+def adj_acos(ans, x):
+    d[x] = -d[ans] / math.sqrt((1.0 - x) * (1.0 + x))
+
+
 @adjoint(math.atan2)
 def adj_atan2(ans, y, x):
     d[y] = d[ans] * x / (x * x + y * y)
     d[x] = -d[ans] * y / (x * x + y * y)
 
 
-@adjoint(math.hypot)
-def adj_hypot(ans, x, y):
-    d[x] = d[ans] * x / ans
-    d[y] = d[ans] * y / ans
+@adjoint(math.hypot)  # hypot(*coordinates), up to six (absent ones are None: no partial)
+def adj_hypot(ans, x1, x2=None, x3=None, x4=None, x5=None, x6=None):
+    d[x1] = d[ans] * x1 / ans
+    d[x2] = d[ans] * x2 / ans
+    d[x3] = d[ans] * x3 / ans
+    d[x4] = d[ans] * x4 / ans
+    d[x5] = d[ans] * x5 / ans
+    d[x6] = d[ans] * x6 / ans
 
 
 @adjoint(math.sinh)
@@ -53,6 +68,31 @@ def adj_tanh(ans, x):
     d[x] = d[ans] * (1.0 - ans * ans)
 
 
+@adjoint(math.asinh)
+def adj_asinh(ans, x):
+    d[x] = d[ans] / math.hypot(x, 1.0)  # 1 / sqrt(x^2 + 1), without overflow
+
+
+@adjoint(math.acosh)
+def adj_acosh(ans, x):
+    d[x] = d[ans] / math.sqrt((x - 1.0) * (x + 1.0))
+
+
+@adjoint(math.atanh)
+def adj_atanh(ans, x):
+    d[x] = d[ans] / ((1.0 - x) * (1.0 + x))
+
+
+@adjoint(math.degrees)
+def adj_degrees(ans, x):
+    d[x] = d[ans] * (180.0 / math.pi)
+
+
+@adjoint(math.radians)
+def adj_radians(ans, x):
+    d[x] = d[ans] * (math.pi / 180.0)
+
+
 # --- exponentials and logarithms ---
 
 @adjoint(math.exp)
@@ -63,6 +103,11 @@ def adj_exp(ans, x):
 @adjoint(math.expm1)
 def adj_expm1(ans, x):
     d[x] = d[ans] * (ans + 1.0)
+
+
+@adjoint(math.exp2)
+def adj_exp2(ans, x):
+    d[x] = d[ans] * ans * 0.6931471805599453  # ln 2
 
 
 @adjoint(math.log)
@@ -79,9 +124,46 @@ def adj_log1p(ans, x):
     d[x] = d[ans] / (1.0 + x)
 
 
+@adjoint(math.log2)
+def adj_log2(ans, x):
+    d[x] = d[ans] / (x * 0.6931471805599453)  # ln 2
+
+
+@adjoint(math.log10)
+def adj_log10(ans, x):
+    d[x] = d[ans] / (x * 2.302585092994046)  # ln 10
+
+
 @adjoint(math.sqrt)
 def adj_sqrt(ans, x):
     d[x] = d[ans] * 0.5 / ans
+
+
+@adjoint(math.cbrt)
+def adj_cbrt(ans, x):
+    d[x] = d[ans] / (3.0 * ans * ans)
+
+
+# --- gamma and error functions ---
+
+@adjoint(math.lgamma)  # log|Gamma(x)|
+def adj_lgamma(ans, x):
+    d[x] = d[ans] * rt.special.digamma(x)
+
+
+@adjoint(math.gamma)
+def adj_gamma(ans, x):
+    d[x] = d[ans] * ans * rt.special.digamma(x)
+
+
+@adjoint(math.erf)
+def adj_erf(ans, x):
+    d[x] = d[ans] * (2.0 / math.sqrt(math.pi)) * math.exp(-x * x)
+
+
+@adjoint(math.erfc)
+def adj_erfc(ans, x):
+    d[x] = -d[ans] * (2.0 / math.sqrt(math.pi)) * math.exp(-x * x)
 
 
 # --- other ---
@@ -91,6 +173,47 @@ def adj_fabs(ans, x):
     d[x] = d[ans] * ((x > 0) - (x < 0))
 
 
-@adjoint(math.erf)
-def adj_erf(ans, x):
-    d[x] = d[ans] * (2.0 / math.sqrt(math.pi)) * math.exp(-x * x)
+@adjoint(math.copysign)  # |x| with y's sign: no gradient in y
+def adj_copysign(ans, x, y):
+    d[x] = d[ans] * (((x > 0) - (x < 0)) * math.copysign(1.0, ans))
+    d[y] = 0.0
+
+
+@adjoint(math.fmod, math.remainder)  # x - n * y with an integer n, constant between jumps
+def adj_fmod(ans, x, y):
+    d[x] = d[ans]
+    d[y] = -d[ans] * round((x - ans) / y)
+
+
+@adjoint(math.ldexp)  # x * 2**i with integer i
+def adj_ldexp(ans, x, i):
+    d[x] = math.ldexp(d[ans], i)
+
+
+@adjoint(math.frexp)  # (mantissa, exponent) with mantissa = x * 2**-exponent
+def adj_frexp(ans, x):
+    d[x] = math.ldexp(d[ans][0], -ans[1])
+
+
+@adjoint(math.modf)  # (fractional part, integral part); the integral part is piecewise constant
+def adj_modf(ans, x):
+    d[x] = d[ans][0]
+
+
+# --- sequences ---
+
+@adjoint(math.fsum)
+def adj_fsum(ans, seq):
+    d[seq] = rt.unsum(d[ans], seq)
+
+
+@adjoint(math.prod)
+def adj_prod(ans, iterable, *, start=1):
+    d[iterable] = rt.special.prod_grad(d[ans], iterable, start)
+    d[start] = d[ans] * math.prod(iterable)
+
+
+@adjoint(math.dist)
+def adj_dist(ans, p, q):
+    d[p] = rt.special.dist_grad(d[ans], p, q, ans)
+    d[q] = rt.special.dist_grad(d[ans], q, p, ans)

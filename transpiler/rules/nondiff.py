@@ -1,6 +1,15 @@
 """Functions whose result carries no gradient: integers, booleans, shapes, constants.
 
-Calling them on differentiated values is fine; their result is simply inactive.
+Calling them on differentiated values is fine; their result is simply inactive. A function
+belongs here only if its result is piecewise constant in, or independent of, every float
+argument it can be given: a wrong entry turns a real gradient into a silent zero. So these are
+NOT here, although they often build constants: ``np.full``/``np.full_like`` (the fill value),
+``np.arange``/``np.linspace``/``np.logspace``/``np.geomspace`` (the end points),
+``np.meshgrid``, ``np.bincount`` (its weights), ``np.heaviside`` (its second argument is the
+value at 0), ``np.remainder``, and ``np.random``: ``normal``/``uniform`` samples move with
+``loc``/``scale``, and entries here count as side-effect free, so an unused draw (``rand``,
+``randn``) would be dropped and shift the random stream. Called on constants none of these
+needs an entry; called on differentiated values they raise NoRuleError, never a wrong gradient.
 """
 
 from __future__ import annotations
@@ -13,15 +22,29 @@ import numpy as np
 NONDIFF: frozenset = frozenset({
     # builtins
     builtins.len, builtins.int, builtins.bool, builtins.round, builtins.range, builtins.print,
-    builtins.isinstance, builtins.type,
-    # shapes and constructors
-    np.shape, np.ndim, np.size, np.zeros, np.ones, np.empty, np.full, np.eye, np.identity,
-    np.arange, np.linspace, np.logspace, np.zeros_like, np.ones_like, np.empty_like,
-    np.full_like,
-    # integer- and boolean-valued functions
-    np.floor, np.ceil, np.trunc, np.rint, np.round, np.sign, np.argmax, np.argmin, np.argsort,
-    np.nonzero, np.isfinite, np.isnan, np.isinf, np.greater, np.greater_equal, np.less,
-    np.less_equal, np.equal, np.not_equal, np.logical_and, np.logical_or, np.logical_not,
-    np.any, np.all,
-    math.floor, math.ceil, math.trunc, math.isfinite, math.isnan, math.isinf,
+    builtins.isinstance, builtins.type, builtins.any, builtins.all,
+    # shapes, dtypes and constructors of shape-only constants
+    np.shape, np.ndim, np.size, np.broadcast_shapes, np.result_type, np.iscomplexobj,
+    np.isrealobj, np.isscalar,
+    np.zeros, np.ones, np.empty, np.eye, np.identity, np.tri,
+    np.zeros_like, np.ones_like, np.empty_like,
+    np.indices, np.diag_indices, np.tril_indices, np.triu_indices,
+    # rounding: piecewise constant
+    np.floor, np.ceil, np.trunc, np.rint, np.round, np.around, np.fix, np.floor_divide,
+    np.sign, np.signbit,
+    # indices and counts
+    np.argmax, np.argmin, np.argsort, np.argpartition, np.lexsort, np.argwhere, np.nonzero,
+    np.flatnonzero, np.searchsorted, np.digitize, np.count_nonzero, np.unravel_index,
+    np.ravel_multi_index,
+    # booleans: tests, comparisons, logic
+    np.isfinite, np.isnan, np.isinf, np.isposinf, np.isneginf, np.isreal, np.iscomplex,
+    np.isclose, np.allclose, np.array_equal, np.array_equiv, np.isin, np.any, np.all,
+    np.greater, np.greater_equal, np.less, np.less_equal, np.equal, np.not_equal,
+    np.logical_and, np.logical_or, np.logical_not, np.logical_xor,
+    # integer-only operations
+    np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.invert, np.left_shift, np.right_shift,
+    np.gcd, np.lcm,
+    # math: integers and booleans
+    math.floor, math.ceil, math.trunc, math.factorial, math.comb, math.perm, math.gcd,
+    math.lcm, math.isqrt, math.isclose, math.isfinite, math.isnan, math.isinf,
 })

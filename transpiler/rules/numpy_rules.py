@@ -1,5 +1,6 @@
 """Adjoints of NumPy functions. Parameter names follow NumPy's own signatures."""
 
+import gast
 import numpy as np
 
 import runtime as rt
@@ -82,6 +83,81 @@ def adj_abs(ans, x):
     d[x] = d[ans] * np.sign(x)
 
 
+@adjoint(np.arcsin)
+def adj_arcsin(ans, x):
+    d[x] = d[ans] / np.sqrt((1.0 - x) * (1.0 + x))
+
+
+@adjoint(np.arccos)
+def adj_arccos(ans, x):
+    d[x] = -d[ans] / np.sqrt((1.0 - x) * (1.0 + x))
+
+
+@adjoint(np.arcsinh)
+def adj_arcsinh(ans, x):
+    d[x] = d[ans] / np.hypot(x, 1.0)  # 1 / sqrt(x^2 + 1), without overflow
+
+
+@adjoint(np.arccosh)
+def adj_arccosh(ans, x):
+    d[x] = d[ans] / np.sqrt((x - 1.0) * (x + 1.0))
+
+
+@adjoint(np.arctanh)
+def adj_arctanh(ans, x):
+    d[x] = d[ans] / ((1.0 - x) * (1.0 + x))
+
+
+@adjoint(np.exp2)
+def adj_exp2(ans, x):
+    d[x] = d[ans] * ans * 0.6931471805599453  # ln 2
+
+
+@adjoint(np.log2)
+def adj_log2(ans, x):
+    d[x] = d[ans] / (x * 0.6931471805599453)  # ln 2
+
+
+@adjoint(np.log10)
+def adj_log10(ans, x):
+    d[x] = d[ans] / (x * 2.302585092994046)  # ln 10
+
+
+@adjoint(np.cbrt)
+def adj_cbrt(ans, x):
+    d[x] = d[ans] / (3.0 * ans * ans)
+
+
+@adjoint(np.deg2rad, np.radians)
+def adj_deg2rad(ans, x):
+    d[x] = d[ans] * (np.pi / 180.0)
+
+
+@adjoint(np.rad2deg, np.degrees)
+def adj_rad2deg(ans, x):
+    d[x] = d[ans] * (180.0 / np.pi)
+
+
+@adjoint(np.sinc)
+def adj_sinc(ans, x):
+    d[x] = d[ans] * rt.special.sinc_grad(x)
+
+
+@adjoint(np.conjugate)
+def adj_conjugate(ans, x):
+    d[x] = np.conjugate(d[ans])
+
+
+@adjoint(np.modf)  # (fractional part, integral part); the integral part is piecewise constant
+def adj_modf(ans, x):
+    d[x] = d[ans][0]
+
+
+@adjoint(np.frexp)  # (mantissa, exponent) with mantissa = x * 2**-exponent
+def adj_frexp(ans, x):
+    d[x] = np.ldexp(d[ans][0], -ans[1])
+
+
 # --- binary ufuncs ---
 
 @adjoint(np.arctan2)
@@ -96,22 +172,94 @@ def adj_hypot(ans, x1, x2):
     d[x2] = rt.unbroadcast(d[ans] * x2 / ans, x2)
 
 
-@adjoint(np.maximum)
+@adjoint(np.maximum, np.fmax)  # fmax(x, nan) = x: x == ans, so x gets the gradient
 def adj_maximum(ans, x1, x2):
     d[x1] = rt.unbroadcast(d[ans] * rt.balanced_eq(x1, ans, x2), x1)
     d[x2] = rt.unbroadcast(d[ans] * rt.balanced_eq(x2, ans, x1), x2)
 
 
-@adjoint(np.minimum)
+@adjoint(np.minimum, np.fmin)
 def adj_minimum(ans, x1, x2):
     d[x1] = rt.unbroadcast(d[ans] * rt.balanced_eq(x1, ans, x2), x1)
     d[x2] = rt.unbroadcast(d[ans] * rt.balanced_eq(x2, ans, x1), x2)
 
 
 @adjoint(np.where)
-def adj_where(ans, condition, x, y):
-    d[x] = rt.unbroadcast(np.where(condition, d[ans], 0.0), x)
-    d[y] = rt.unbroadcast(np.where(condition, 0.0, d[ans]), y)
+def adj_where(ans, condition, x=None, y=None):
+    if x is not None:  # np.where(condition) alone gives indices: no gradient
+        d[x] = rt.unbroadcast(np.where(condition, d[ans], 0.0), x)
+    if y is not None:
+        d[y] = rt.unbroadcast(np.where(condition, 0.0, d[ans]), y)
+
+
+@adjoint(np.logaddexp)
+def adj_logaddexp(ans, x1, x2):
+    d[x1] = rt.unbroadcast(d[ans] * np.exp(x1 - ans), x1)
+    d[x2] = rt.unbroadcast(d[ans] * np.exp(x2 - ans), x2)
+
+
+@adjoint(np.logaddexp2)
+def adj_logaddexp2(ans, x1, x2):
+    d[x1] = rt.unbroadcast(d[ans] * np.exp2(x1 - ans), x1)
+    d[x2] = rt.unbroadcast(d[ans] * np.exp2(x2 - ans), x2)
+
+
+@adjoint(np.copysign)  # |x1| with x2's sign: no gradient in x2
+def adj_copysign(ans, x1, x2):
+    d[x1] = rt.unbroadcast(d[ans] * (np.sign(x1) * np.sign(ans)), x1)
+    d[x2] = rt.zeros_like_grad(x2)
+
+
+@adjoint(gast.Mod, np.remainder, np.fmod)  # x1 - n * x2, n an integer constant between jumps
+def adj_remainder(ans, x1, x2):
+    d[x1] = rt.unbroadcast(d[ans], x1)
+    d[x2] = rt.unbroadcast(-d[ans] * np.round((x1 - ans) / x2), x2)
+
+
+@adjoint(np.divmod)  # (floor_divide, remainder): the quotient is piecewise constant
+def adj_divmod(ans, x1, x2):
+    d[x1] = rt.unbroadcast(d[ans][1], x1)
+    d[x2] = rt.unbroadcast(-d[ans][1] * ans[0], x2)
+
+
+@adjoint(np.float_power)
+def adj_float_power(ans, x1, x2):
+    d[x1] = rt.unbroadcast(d[ans] * x2 * np.float_power(x1, x2 - 1), x1)
+    d[x2] = rt.unbroadcast(d[ans] * ans * np.log(np.where(x1 == 0, 1.0, x1)), x2)
+
+
+@adjoint(np.heaviside)  # a step in x1 (zero gradient); x2 is the value where x1 == 0
+def adj_heaviside(ans, x1, x2):
+    d[x1] = rt.zeros_like_grad(x1)
+    d[x2] = rt.unbroadcast(d[ans] * (x1 == 0), x2)
+
+
+@adjoint(np.ldexp)  # x1 * 2**x2 with integer x2
+def adj_ldexp(ans, x1, x2):
+    d[x1] = rt.unbroadcast(np.ldexp(d[ans], x2), x1)
+
+
+@adjoint(np.clip)  # a_min/a_max or NumPy 2's min/max; None for a missing bound
+def adj_clip(ans, a, a_min=None, a_max=None, *, min=None, max=None):
+    parts = rt.special.clip_partials(d[ans], a, a_min, a_max, min, max)
+    d[a] = parts[0]
+    d[a_min] = parts[1]
+    d[min] = parts[1]
+    d[a_max] = parts[2]
+    d[max] = parts[2]
+
+
+@adjoint(np.nan_to_num)
+def adj_nan_to_num(ans, x, copy=True, nan=0.0, posinf=None, neginf=None):
+    d[x] = d[ans] * rt.special.nan_to_num_mask(x, copy, "finite")
+    d[nan] = rt.unbroadcast(np.where(rt.special.nan_to_num_mask(x, copy, "nan"), d[ans], 0.0),
+                            nan)
+    if posinf is not None:
+        d[posinf] = rt.unbroadcast(
+            np.where(rt.special.nan_to_num_mask(x, copy, "posinf"), d[ans], 0.0), posinf)
+    if neginf is not None:
+        d[neginf] = rt.unbroadcast(
+            np.where(rt.special.nan_to_num_mask(x, copy, "neginf"), d[ans], 0.0), neginf)
 
 
 # --- reductions ---

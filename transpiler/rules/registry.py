@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import sys
 import textwrap
 from collections import ChainMap
 from collections.abc import Callable
@@ -76,6 +77,9 @@ def namespace_of(template: Callable) -> ChainMap:
 ADJOINTS: dict[Any, Rule] = {}
 
 
+_TEMPLATE_STATEMENTS = (gast.Assign, gast.If, gast.Expr, gast.For)
+
+
 class RuleError(TypeError):
     """A rule template that breaks the contract above (reported at registration)."""
 
@@ -94,6 +98,15 @@ def _check(template: Callable, body: list, params: list[str], where: str) -> Non
     """Validate a template's placeholders against its parameters and globals."""
     if not params or params[0] != "ans":
         raise RuleError(f"{where}: the first parameter of a rule must be 'ans'")
+    kinds = inspect.signature(template).parameters.values()
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in kinds):
+        raise RuleError(f"{where}: a rule cannot take *args or **kwargs; name each parameter "
+                        "(optional ones with a default)")
+    for stmt in body:
+        for n in A.walk(stmt):
+            if isinstance(n, gast.stmt) and not isinstance(n, _TEMPLATE_STATEMENTS):
+                raise RuleError(f"{where}: '{type(n).__name__}' statements cannot appear in a "
+                                "rule; call a runtime helper that raises instead")
     local = set(params) | {"d"}
     namespace = namespace_of(template)
     for stmt in body:
@@ -161,15 +174,18 @@ def is_user_function(func) -> bool:
 def key_name(key) -> str:
     """A readable name for a rule key: 'numpy.sin', 'math.log', 'operator *', 'ndarray.T'."""
     ops = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
-           gast.MatMult: "@", gast.USub: "unary -", gast.UAdd: "unary +"}
+           gast.MatMult: "@", gast.USub: "unary -", gast.UAdd: "unary +", gast.Mod: "%"}
     if key in ops:
         return f"operator {ops[key]}"
     if isinstance(key, property) or type(key).__name__ == "getset_descriptor":
         return f"{key.__objclass__.__name__}.{key.__name__}"
     module = getattr(key, "__module__", None) or ""
     if isinstance(key, np.ufunc):
-        module = "numpy" if getattr(np, key.__name__, None) is key else "ufunc"
+        special = sys.modules.get("scipy.special")
+        module = "numpy" if getattr(np, key.__name__, None) is key else "scipy.special" \
+            if getattr(special, key.__name__, None) is key else "ufunc"
     if module == "_operator":
         module = "operator"
+    module = ".".join(part for part in module.split(".") if not part.startswith("_"))
     name = getattr(key, "__qualname__", None) or getattr(key, "__name__", repr(key))
     return f"{module}.{name}" if module and module != "builtins" else name
