@@ -7,7 +7,16 @@ without the compiler installed.
 from runtime import linalg, reductions, shapes, special
 from runtime.accumulate import grad_like, seed, zeros_like_grad
 from runtime.broadcast import add_into, unbroadcast, unindex, unreduce, zero_index
-from runtime.containers import appended, cotangent, unappend, unsum
+from runtime.containers import (
+                                appended,
+                                cotangent,
+                                extended,
+                                last,
+                                unappend,
+                                unget,
+                                unget_default,
+                                unsum,
+)
 from runtime.ops import (
                          balanced_eq,
                          dot_adjoint_a,
@@ -32,11 +41,13 @@ __all__ = [
     "cotangent",
     "dot_adjoint_a",
     "dot_adjoint_b",
+    "extended",
     "linalg",
     "reductions",
     "shapes",
     "special",
     "grad_like",
+    "last",
     "matmul_adjoint_a",
     "matmul_adjoint_b",
     "seed",
@@ -44,6 +55,8 @@ __all__ = [
     "unappend",
     "unbroadcast",
     "unconcatenate",
+    "unget",
+    "unget_default",
     "unindex",
     "unreduce",
     "unstack",

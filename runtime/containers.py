@@ -69,6 +69,16 @@ def unindex_container(g, like, index):
     return out
 
 
+def unget(g, mapping, key):
+    """The gradient of ``mapping.get(key, default)`` for ``mapping``."""
+    return unindex_container(g, mapping, key) if key in mapping else zeros_of(mapping)
+
+
+def unget_default(g, mapping, key):
+    """The gradient of ``mapping.get(key, default)`` for ``default``: ``g`` when it was used."""
+    return 0.0 if key in mapping else g
+
+
 def plain(g, like):
     """A container gradient as the plain structure of its argument ``like``."""
     from runtime.accumulate import grad_like
@@ -103,6 +113,17 @@ def appended(items, item):
     return [*items, item]
 
 
-def unappend(g):
-    """The gradient of the list ``appended`` received: all but the last item's gradient."""
-    return g[:-1] if isinstance(g, np.ndarray) else GradList(g[:-1])
+def extended(items, more):
+    """``items + list(more)`` as a new list: ``xs.extend(ys)``, without mutation."""
+    return [*items, *more]
+
+
+def unappend(g, n=1):
+    """The gradient of the list ``appended`` (``extended``) received: all but the last ``n``
+    items' gradients."""
+    return g[:len(g) - n] if isinstance(g, np.ndarray) else GradList(g[:len(g) - n])
+
+
+def last(g, n):
+    """The gradients of the last ``n`` items of a list (the ones ``extended`` added)."""
+    return g[len(g) - n:] if isinstance(g, np.ndarray) else GradList(g[len(g) - n:])

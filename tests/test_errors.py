@@ -20,7 +20,7 @@ REFUSED = [
     ("v = x[1:]\n    x[1] = 5.0\n    y = v", "would also change 'v'", 3),
     ("b = x * 1.0\n    c = b\n    b += 1.0\n    y = c", "would also change 'c'", 4),
     ("c = np.zeros(3)\n    np.multiply(x, 2.0, out=c)\n    y = c", "into an existing array", 3),
-    ("xs = [x]\n    xs.extend([x])\n    y = np.sum(xs)", "result of this call is discarded", 3),
+    ("xs = [x]\n    xs.insert(0, x)\n    y = np.sum(xs)", "result of this call is discarded", 3),
     ("xs = [x]\n    ys = xs\n    xs.append(x)\n    y = np.sum(ys)", "would also change 'ys'", 4),
     ("y = x.tolist()", "method call x.tolist(...)", 2),
     ("import math\n    y = x", "'import' inside the function", 2),

@@ -391,7 +391,7 @@ def _keys_used(expr: str) -> list:
         if isinstance(node, (ast.BinOp, ast.UnaryOp)):
             keys.append(getattr(gast, type(node.op).__name__))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and isinstance(node.func.value, ast.Name) and node.func.value.id in ARG_NAMES \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id not in env \
                 and node.func.attr in METHODS:
             keys.append(METHODS[node.func.attr])  # a.sum() shares np.sum's rule
         elif isinstance(node, (ast.ListComp, ast.GeneratorExp)) or (
@@ -399,6 +399,11 @@ def _keys_used(expr: str) -> list:
                 and node.func.attr == "append" and isinstance(node.func.value, ast.Name)
                 and node.func.value.id not in env):
             keys.append(runtime.appended)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr == "extend":
+            keys.append(runtime.extended)
+        elif isinstance(node, ast.Starred) and isinstance(node.ctx, ast.Store):
+            keys.append(list)  # first, *rest = xs makes rest = list(xs[1:])
         elif isinstance(node, ast.Call):
             keys.append(eval(ast.unparse(node.func), env))
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \

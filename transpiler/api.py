@@ -57,16 +57,19 @@ class GradientFunction:
         self._mode, self._options = mode, options
         self._variants: dict[int, Compiled] = {}  # number of leading scalar arguments -> code
         self._code = None
+        self._fast: tuple | None = None  # (number of arguments, function) of the float variant
 
     def _compile(self, scalars: int = 0) -> Compiled:
         fn = self.__wrapped__
         if fn.__code__ is not self._code:
-            self._variants, self._code = {}, fn.__code__
+            self._variants, self._code, self._fast = {}, fn.__code__, None
         names = frozenset(inspect.getfullargspec(fn).args[:scalars])
         key = (self._wrt, self._mode, self._options, names)
         compiled = cache.get_or_compile(
             fn, key, lambda: compile_function(fn, self._wrt, self._mode, self._options, names))
         self._variants[scalars] = compiled
+        if scalars and (self._single or len(self._wrt) > 1):  # its result needs no reshaping
+            self._fast = (scalars, compiled.function)
         return compiled
 
     @property
@@ -81,6 +84,14 @@ class GradientFunction:
         return (self._variants.get(scalars) or self._compile(scalars)).source
 
     def __call__(self, *args, **kwargs):
+        fast = self._fast  # the all-floats variant, when it needs no argument checks
+        if fast is not None and not kwargs and len(args) == fast[0] \
+                and self.__wrapped__.__code__ is self._code:
+            for a in args:
+                if type(a) is not float:
+                    break
+            else:
+                return fast[1](*args)
         scalars = 0 if kwargs else len(args)  # _scalar_count, inlined: this is the hot path
         for a in args:
             if type(a) is not float and type(a) is not int:

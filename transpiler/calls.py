@@ -25,11 +25,13 @@ class SplitFunction:
         return f"<split pair {getattr(self.forward, '__name__', '(compiling)')}>"
 
 
-def split_pair(fn, active: tuple[str, ...], options) -> SplitFunction:
-    """The forward/backward pair of ``fn`` differentiated w.r.t. ``active`` (compiled once)."""
+def split_pair(fn, active: tuple[str, ...], options,
+               varargs: tuple[int, tuple[str, ...]] | None = None) -> SplitFunction:
+    """The forward/backward pair of ``fn`` differentiated w.r.t. ``active`` (compiled once per
+    call pattern ``varargs`` of a helper with ``*args``/``**kwargs``)."""
     from transpiler.pipeline import compile_function  # the pipeline calls back into here
 
-    key = (active, "split", options, frozenset())
+    key = (active, "split", options, frozenset(), varargs)
     pair = SplitFunction()
     with cache.LOCK:
         existing = cache.lookup(fn, key)
@@ -37,7 +39,7 @@ def split_pair(fn, active: tuple[str, ...], options) -> SplitFunction:
             return existing
         cache.store(fn, key, pair)  # visible to a recursive call compiled below
         try:
-            compiled = compile_function(fn, active, "split", options)
+            compiled = compile_function(fn, active, "split", options, varargs=varargs)
         except BaseException:
             cache.forget(fn, key)
             raise

@@ -31,6 +31,9 @@ class Context:
     bindings: dict[str, Any] = field(default_factory=dict)
     locals: set[str] = field(default_factory=set)  # parameters and assigned names of the function
     scalars: frozenset[str] = frozenset()  # parameters known to be Python numbers
+    # a helper compiled for one call pattern: (number of extra positional arguments, extra
+    # keyword names) its *args and **kwargs receive (see passes/stars.py)
+    varargs: tuple[int, tuple[str, ...]] | None = None
     known_scalars: frozenset[str] = frozenset()  # every value known to be a number (reverse)
     versions: dict[str, str] = field(default_factory=dict)  # ssa: version -> user variable
     residuals: str = ""  # split mode: the backward's parameter holding the saved primal values

@@ -26,6 +26,7 @@ from transpiler.passes import (
     resolve,
     reverse,
     ssa,
+    stars,
     validate,
 )
 
@@ -33,6 +34,7 @@ PIPELINE: tuple[tuple[str, Callable], ...] = (
     ("reject unsupported syntax", validate.validate),
     ("lift functions defined inside", lift.lift),
     ("resolve called objects", resolve.resolve),
+    ("spell out *args and **kwargs of known contents", stars.stars),
     ("desugar augmented and multiple assignment", desugar.desugar),
     ("break, continue and early return as flags", lower_exits.lower_exits),
     ("one operation per statement", anf.anf),
@@ -53,13 +55,15 @@ class Compiled:
 
 
 def compile_function(fn, wrt: tuple[str, ...], mode: str, options: Options,
-                     scalars: frozenset[str] = frozenset(), debug: bool = False) -> Compiled:
+                     scalars: frozenset[str] = frozenset(), debug: bool = False,
+                     varargs: tuple[int, tuple[str, ...]] | None = None) -> Compiled:
     """Run every pass over ``fn`` and load the result; ``scalars`` names parameters known to
-    be Python numbers (the scalar variant)."""
+    be Python numbers (the scalar variant); ``varargs`` is a helper's call pattern."""
     node, filename, indent = parse_function(fn)
     user_names = names_in(node) | {a.id for a in node.args.args}
     ctx = Context(fn=fn, filename=filename, indent=indent, wrt=wrt, mode=mode, options=options,
-                  namer=Namer(user_names), locals=_locals(node), scalars=scalars)
+                  namer=Namer(user_names), locals=_locals(node), scalars=scalars,
+                  varargs=varargs)
     debug = debug or bool(os.environ.get("TRANSPILER_DUMP"))
     for description, run in PIPELINE:
         if run is optimize.optimize and not options.optimize:

@@ -140,3 +140,34 @@ CASES.update({
     "defined_on_one_path_then_returned": (defined_on_one_path_then_returned,
                                           (np.array([-0.5, 0.8, 0.3]),), (0,)),
 })
+
+
+# --- *args and **kwargs: helpers that take them, calls that forward them -------------------------
+
+def weighted(x, *weights, power=2.0, **terms):
+    total = 0.0
+    for i, w in enumerate(weights):
+        total = total + w * np.sum(x ** power) * (i + 1.0)
+    return total + terms["bias"] * np.sum(x) + terms.get("extra", 0.0)
+
+
+def forward_all(*args, **kwargs):
+    return weighted(*args, **kwargs)
+
+
+def calls_with_varargs(x, w):
+    plain = weighted(x, w, 0.5, power=3.0, bias=w)
+    params = (w, w * w)
+    options = {"bias": 0.5, "extra": w}
+    return plain + forward_all(x, *params, **options) + forward_all(x, bias=w)
+
+
+def forwards_own_varargs(x, *args):
+    first, *rest = args
+    return np.sum(x * first) + sum(r * np.sum(x) for r in rest)
+
+
+CASES.update({
+    "calls_with_varargs": (calls_with_varargs, (np.array([0.5, -0.3, 0.8]), 0.7), (0, 1)),
+    "forwards_own_varargs": (forwards_own_varargs, (np.array([0.2, 0.4]), 1.5, 2.0, 0.5), (0,)),
+})

@@ -207,7 +207,8 @@ class _ANF:
         elif isinstance(node, gast.Call):
             if isinstance(node.func, gast.Attribute) and _mentions(node.func, self.varying):
                 node.func.value = self.atom(node.func.value)  # a method's receiver: x.T.dot(w)
-            node.args = [self.atom(a) for a in node.args]
+            node.args = [gast.Starred(value=self.atom(a.value), ctx=gast.Load())
+                         if isinstance(a, gast.Starred) else self.atom(a) for a in node.args]
             for kw in node.keywords:
                 kw.value = self.atom(kw.value)
         elif isinstance(node, (gast.Tuple, gast.List)):  # a container of operands

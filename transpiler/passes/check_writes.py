@@ -90,7 +90,8 @@ def _in_place(stmt) -> bool:
 def _is_setitem(stmt) -> bool:
     """``y = <setitem>(y, i, v)`` or ``xs = rt.appended(xs, v)`` (from ``xs.append(v)``)."""
     return isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Call) \
-        and getanno(stmt.value, Anno.FUNC) in (operator.setitem, runtime.appended)
+        and getanno(stmt.value, Anno.FUNC) in (operator.setitem, runtime.appended,
+                                                     runtime.extended)
 
 
 def _sources(value) -> list[str]:
@@ -106,7 +107,8 @@ def _sources(value) -> list[str]:
         return [e.id for e in value.elts if isinstance(e, gast.Name)]
     if isinstance(value, gast.Call) and value.args and isinstance(value.args[0], gast.Name):
         func = getanno(value, Anno.FUNC)
-        if func in (operator.setitem, runtime.appended) or any(func is f for f in _VIEW_FUNCTIONS):
+        if func in (operator.setitem, runtime.appended, runtime.extended) \
+                or any(func is f for f in _VIEW_FUNCTIONS):
             return [value.args[0].id]
     if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
             and value.func.attr in _VIEW_METHODS and isinstance(value.func.value, gast.Name):

@@ -8,7 +8,8 @@
 - ``for v in xs`` (also ``enumerate``, ``zip``, ``reversed``) -> ``for _i in range(...)`` with
   ``v = xs[_i]`` first in the body, so every loop runs over a ``range``
 - ``[e for v in xs if c]`` (and a generator expression) -> a loop building a fresh list with
-  ``_list = rt.appended(_list, e)``; ``xs.append(v)`` -> ``xs = rt.appended(xs, v)``
+  ``_list = rt.appended(_list, e)``; ``xs.append(v)`` -> ``xs = rt.appended(xs, v)``,
+  ``xs.extend(ys)`` -> ``xs = rt.extended(xs, ys)``
 - docstrings and ``pass`` are dropped.
 
 Other tuple targets (``n, m = x.shape``) are kept; the reverse pass accepts them when inactive.
@@ -80,7 +81,8 @@ def _desugar(stmt, ctx) -> list:
         return out
     if _is_append(stmt):
         call = stmt.value
-        return [gast.copy_location(A.assign(call.func.value.id, _appended(
+        build = _appended if call.func.attr == "append" else _extended
+        return [gast.copy_location(A.assign(call.func.value.id, build(
             ctx, A.name(call.func.value.id), call.args[0])), stmt)]
     if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
             and isinstance(stmt.targets[0], gast.Subscript):
@@ -106,7 +108,8 @@ def _desugar(stmt, ctx) -> list:
 
 def _is_append(stmt) -> bool:
     return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) \
-        and isinstance(stmt.value.func, gast.Attribute) and stmt.value.func.attr == "append" \
+        and isinstance(stmt.value.func, gast.Attribute) \
+        and stmt.value.func.attr in ("append", "extend") \
         and isinstance(stmt.value.func.value, gast.Name) and len(stmt.value.args) == 1 \
         and not stmt.value.keywords
 
@@ -114,6 +117,12 @@ def _is_append(stmt) -> bool:
 def _appended(ctx, items, item) -> gast.Call:
     call = A.call(A.dotted(f"{ctx.bind('rt', runtime)}.appended"), items, item)
     setanno(call, Anno.FUNC, runtime.appended)
+    return call
+
+
+def _extended(ctx, items, more) -> gast.Call:
+    call = A.call(A.dotted(f"{ctx.bind('rt', runtime)}.extended"), items, more)
+    setanno(call, Anno.FUNC, runtime.extended)
     return call
 
 

@@ -33,6 +33,7 @@ from transpiler.anno import Anno, getanno, hasanno, setanno
 from transpiler.calls import split_pair
 from transpiler.errors import NoRuleError, TranspileError, error_at
 from transpiler.passes.ssa import stored_names
+from transpiler.passes.stars import vararg_names
 from transpiler.rules.methods import METHODS, PACKED
 from transpiler.rules.nondiff import NONDIFF
 from transpiler.rules.registry import ADJOINTS, is_user_function, key_name
@@ -294,25 +295,15 @@ class _Reverse:
                 isinstance(e, gast.Name) for e in target.elts))):
             raise error_at(stmt, self.ctx, "assign the result of a call to a name or a tuple of "
                            "names", "y = helper(x)  or  a, b = helper(x)")
-        parameters = inspect.signature(func).parameters.values()
-        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in parameters) or any(
-                kw.arg is None for kw in call.keywords):
-            raise error_at(call, self.ctx, f"calling {func.__name__} with *args or **kwargs is not "
-                           "supported yet", "pass the arguments by name or position")
-        try:
-            bound = inspect.signature(func).bind(
-                *call.args, **{kw.arg: kw.value for kw in call.keywords})
-        except TypeError as e:
-            raise error_at(call, self.ctx, f"this call does not match {func.__name__}'s "
-                           f"parameters: {e}", "check the arguments") from e
-        active = [p for p, node in bound.arguments.items()
+        arguments, varargs, call = self.bind_helper(func, call)
+        active = [p for p, node in arguments.items()
                   if any(n.id in self.active for n in A.walk(node) if isinstance(n, gast.Name))]
         for p in active:
-            if not isinstance(bound.arguments[p], gast.Name):
+            if not isinstance(arguments[p], gast.Name):
                 raise error_at(call, self.ctx, f"argument '{p}' of {func.__name__} must be a "
                                "name to be differentiated through", "assign it to a variable")
         try:
-            pair = split_pair(func, tuple(active), self.ctx.options)
+            pair = split_pair(func, tuple(active), self.ctx.options, varargs)
         except TranspileError as e:
             raise TranspileError(f"{e.message}\n(in {func.__qualname__}, called from "
                                  f"{self.ctx.filename}:{call.lineno})", e.filename, e.lineno,
@@ -337,9 +328,50 @@ class _Reverse:
         backward = A.call(A.attr(A.name(name), "backward"), A.name(saved), cotangent)
         adjoint = zeros + [A.assign(pieces, backward)]
         for i, p in enumerate(active):
-            adjoint.append(self._partial(self.grad_of(bound.arguments[p].id), gast.Subscript(
+            adjoint.append(self._partial(self.grad_of(arguments[p].id), gast.Subscript(
                 value=A.name(pieces), slice=A.const(i), ctx=gast.Load())))
         return adjoint + [marker(Anno.RESET, g, stmt) for g in grads if g]
+
+    def bind_helper(self, func, call) -> tuple[dict, tuple | None, gast.Call]:
+        """Each parameter of helper ``func`` and the argument node a call passes to it.
+
+        A helper with ``*args``/``**kwargs`` is compiled for this call's pattern: its extra
+        arguments bind to spelled-out parameters (``args_0``, ``kwargs_key``; passes/stars.py),
+        which the returned call passes by keyword."""
+        if any(isinstance(a, gast.Starred) for a in call.args) or any(
+                kw.arg is None for kw in call.keywords):
+            raise error_at(call, self.ctx, f"calling {func.__name__} with *args or **kwargs "
+                           "of unknown contents is not supported", "pass the arguments one by "
+                           "one, or a tuple/dict written out in this function")
+        signature = inspect.signature(func)
+        try:
+            bound = signature.bind(*call.args, **{kw.arg: kw.value for kw in call.keywords})
+        except TypeError as e:
+            raise error_at(call, self.ctx, f"this call does not match {func.__name__}'s "
+                           f"parameters: {e}", "check the arguments") from e
+        kinds = {p.name: p.kind for p in signature.parameters.values()}
+        if not any(k in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+                   for k in kinds.values()):
+            return dict(bound.arguments), None, call
+        star = next((p for p, k in kinds.items() if k is inspect.Parameter.VAR_POSITIONAL), "")
+        dstar = next((p for p, k in kinds.items() if k is inspect.Parameter.VAR_KEYWORD), "")
+        extra = bound.arguments.get(star, ())
+        keys = tuple(bound.arguments.get(dstar, {}))
+        positional, keyword = vararg_names(func, len(extra), keys)
+        arguments = {}
+        for p, node in bound.arguments.items():
+            if p == star:
+                arguments.update(zip(positional, node, strict=True))
+            elif p == dstar:
+                arguments.update(zip(keyword, node.values(), strict=True))
+            else:
+                arguments[p] = node
+        leading = [a for a, (p, k) in zip(call.args, kinds.items(), strict=False)
+                   if k is inspect.Parameter.POSITIONAL_ONLY]
+        call = gast.copy_location(gast.Call(func=call.func, args=leading, keywords=[
+            gast.keyword(arg=p, value=node) for p, node in list(arguments.items())[len(leading):]]),
+            call)
+        return arguments, (len(extra), keys), call
 
     def partials(self, target: str, value) -> list:
         if isinstance(value, gast.Name):

@@ -4,7 +4,8 @@ Postcondition: the body is made of assignments to names or tuples of names, augm
 assignments to names, expression statements, ``assert``, ``pass``, ``if``/``elif``/``else``,
 ``for`` loops (over ``range``, sequences, ``enumerate``, ``zip``, ``reversed``), ``while`` loops
 (with ``break``, ``continue``, ``else``), and ``return <value>`` statements, one of them last.
-Expressions contain no lambdas, comprehensions, ``yield``, ``await``, walrus or starred items.
+Expressions contain no lambdas, comprehensions, ``yield``, ``await`` or walrus; starred items
+appear only as call arguments and in assignment targets.
 Everything else raises TranspileError at the construct, with a hint.
 
 >>> import gast
@@ -45,17 +46,23 @@ _EXPRESSIONS = {
     gast.YieldFrom: ("generators ('yield') cannot be differentiated", "return an array instead"),
     gast.Await: ("'await' cannot be differentiated", "make the function synchronous"),
     gast.NamedExpr: ("the walrus operator ':=' is not supported", "use a separate assignment"),
-    gast.Starred: ("starred expressions are not supported yet", "pass arguments explicitly"),
 }
+_STARRED = ("a starred item here is not supported", "unpack into names (first, *rest = seq) or "
+            "pass *t / **d of a tuple or dict written out in the function")
 
 
 def validate(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     body = fn.body
     _check_block(body, ctx, top=True)
+    allowed = {id(a) for n in A.walk(fn) if isinstance(n, gast.Call) for a in n.args}
+    allowed |= {id(e) for n in A.walk(fn) if isinstance(n, gast.Assign)
+                for t in n.targets if isinstance(t, (gast.Tuple, gast.List)) for e in t.elts}
     for node in A.walk(fn):
         if type(node) in _EXPRESSIONS:
             msg, hint = _EXPRESSIONS[type(node)]
             raise error_at(node, ctx, msg, hint)
+        if isinstance(node, gast.Starred) and id(node) not in allowed:
+            raise error_at(node, ctx, *_STARRED)
     if not body or not isinstance(body[-1], gast.Return):
         raise error_at(body[-1] if body else fn, ctx, "the function must end with 'return <value>'",
                        "return the scalar whose gradient you want at the end of the function")
@@ -107,6 +114,9 @@ def _check_statement(stmt, ctx, last: bool) -> None:
 
 def _check_target(target, ctx) -> None:
     if isinstance(target, gast.Name):
+        return
+    if isinstance(target, gast.Starred):
+        _check_target(target.value, ctx)
         return
     if isinstance(target, (gast.Tuple, gast.List)):
         for elt in target.elts:

@@ -2,6 +2,7 @@
 
 from transpiler.rules import (  # noqa: F401
     builtin_rules,
+    container_rules,
     linalg_rules,
     math_rules,
     numpy_rules,

@@ -16,5 +16,6 @@ METHODS = {
     "transpose": np.transpose, "reshape": np.reshape, "swapaxes": np.swapaxes,
     "copy": np.copy, "ravel": np.ravel, "flatten": np.ravel, "squeeze": np.squeeze,
     "clip": np.clip, "repeat": np.repeat, "take": np.take, "astype": np.ndarray.astype,
+    "get": dict.get,
 }
 PACKED = frozenset({"transpose", "reshape"})

@@ -1,0 +1,19 @@
+"""Specs of the container rules: list(...), tuple(...), xs.extend(ys), mapping.get(k, v)."""
+
+import runtime
+from tests.rule_specs.common import OpSpec
+
+SPECS = [
+    OpSpec(list, "list(a)[1] * b", 2, shapes=(((3,), ()), ((3, 2), (2,)))),
+    OpSpec(list, "first, *rest = (a, b, a * b); first * rest[1]", 2,
+           shapes=(((), ()), ((3,), (3,)))),
+    OpSpec(list, "first, *rest, z = a; np.sum(rest[1] * first) + np.sum(z * rest[0])", 1,
+           shapes=(((4, 2),),)),
+    OpSpec(tuple, "sum(tuple([a, b * a]))", 2, shapes=(((), ()), ((2, 3), (3,)))),
+    OpSpec(runtime.extended, "xs = [a]; xs.extend([b, a * b]); xs[2] * xs[0] + xs[1]", 2,
+           shapes=(((), ()), ((3,), (3,)), ((2, 3), (3,)))),
+    OpSpec(runtime.extended, "xs = [b]; xs.extend(a); np.stack(xs) * 2.0", 2,
+           shapes=(((2, 3), (3,)),)),
+    OpSpec(dict.get, "p = {'u': a, 'v': b}; p.get('u', b) * p.get('w', a) + p.get('v')", 2,
+           shapes=(((), ()), ((3,), (3,)), ((2, 3), (3,)))),
+]
