@@ -1,18 +1,41 @@
 """Every sample script runs to completion and prints what it promises."""
 
+import ast
+import functools
 import pathlib
+import re
 import subprocess
 import sys
 
 import pytest
 
 SAMPLES = sorted((pathlib.Path(__file__).parent.parent / "samples").glob("*.py"))
+# the samples that write a plot when given a PNG path (and matplotlib is installed)
+PLOTTING = ["heat_inverse", "nbody_sensitivity", "neural_network", "ode_fit", "projectile"]
+
+
+@functools.cache
+def _run(path):
+    """Run a sample once (without arguments) and keep its result for every test that reads it."""
+    return subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
+                          timeout=120)
+
+
+def _output(stem):
+    result = _run(next(p for p in SAMPLES if p.stem == stem))
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def _number(pattern, text):
+    match = re.search(pattern, text)
+    assert match, f"{pattern!r} not found in:\n{text}"
+    return float(match.group(1))
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=[p.stem for p in SAMPLES])
 def test_sample_runs(path):
-    result = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
-                            timeout=120)
+    result = _run(path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip()
 
@@ -23,3 +46,85 @@ def test_quickstart_prints_a_gradient_and_its_source():
                          check=True).stdout
     assert "d energy / dx" in out and "def grad_energy(x, k):" in out
     assert "# grad of:" in out
+
+
+def test_ode_fit_recovers_stiffness_and_damping():
+    out = _output("ode_fit")
+    assert "true parameters:   k = 4.0000  c = 0.3000" in out
+    k = _number(r"fitted parameters: k = ([-\d.]+)", out)
+    c = _number(r"fitted parameters: k = [-\d.]+  c = ([-\d.]+)", out)
+    assert abs(k - 4.0) < 0.02 and abs(c - 0.3) < 0.01
+    assert 0 < _number(r"L-BFGS-B iterations: (\d+)", out) < 100
+    assert "converged: True" in out
+
+
+def test_projectile_hits_the_target():
+    out = _output("projectile")
+    angle = _number(r"launch angle found: ([\d.]+) deg", out)
+    assert 20.0 < angle < 40.0  # the low solution, below the angle of longest range
+    assert abs(_number(r"landing error: ([-+\d.e]+) m", out)) < 1e-4
+    assert abs(_number(r"landing distance: ([\d.]+) m", out) - 40.0) < 1e-4
+
+
+def test_nbody_gradient_matches_finite_differences_and_physics():
+    out = _output("nbody_sensitivity")
+    assert "check_grad(final_energy): agrees with central finite differences" in out
+    assert _number(r"difference ([\d.e+-]+)\s*$", out.strip()) < 1e-6
+    gradient = _number(r"gradient ([-\d.]+)", out)
+    central = _number(r"central difference ([-\d.]+)", out)
+    assert gradient == pytest.approx(central, rel=1e-6, abs=1e-8)
+    assert _number(r"relative drift ([\d.e+-]+)", out) < 1e-4
+    # energy is nearly conserved, so dE_final/dv0 is close to m v0 (body 2: -0.932407 -0.864731)
+    rows = re.search(r"d E_final / d v_initial =\n(.*?)\nm \* v_initial", out, re.S).group(1)
+    last = [float(v) for v in rows.replace("[", " ").replace("]", " ").split()][-2:]
+    assert last == pytest.approx([-0.932407, -0.864731], abs=1e-3)
+
+
+def test_heat_inverse_reconstructs_the_initial_condition():
+    out = _output("heat_inverse")
+    naive = _number(r"measured final state taken as the answer: ([\d.]+)", out)
+    error = _number(r"reconstruction error of the initial condition: ([\d.]+)", out)
+    assert error < 0.05 and error < naive / 10
+    assert _number(r"largest pointwise error: ([\d.]+)", out) < 0.05
+
+
+def test_neural_network_learns_sin():
+    out = _output("neural_network")
+    before = _number(r"loss before training: ([\d.]+)", out)
+    after = _number(r"loss after training:\s+([\d.]+)", out)
+    assert before > 0.05 and after < 1e-4
+    assert _number(r"largest error on a finer grid: ([\d.]+)", out) < 0.05
+
+
+def test_side_by_side_shows_both_sources_and_a_checked_value():
+    out = _output("side_by_side")
+    assert re.search(r"^def damped_iterate\(x, steps\): +def grad_damped_iterate\(x, steps\):$",
+                     out, re.M)
+    assert "    for _ in reversed(_t1):" in out and "# grad of: if y > 1.0:" in out
+    value = _number(r"d/dx damped_iterate\(0\.8, 6\) = ([-\d.]+)", out)
+    central = _number(r"central finite difference\s+= ([-\d.]+)", out)
+    assert value == pytest.approx(central, rel=1e-6)
+
+
+@pytest.mark.parametrize("stem", PLOTTING)
+def test_samples_import_matplotlib_only_inside_their_plot_function(stem):
+    """Without a PNG argument no plotting library is imported (it stays optional)."""
+    tree = ast.parse(next(p for p in SAMPLES if p.stem == stem).read_text())
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in node.names] + [getattr(node, "module", None) or ""]
+            assert not any(n.startswith("matplotlib") for n in names), stem
+    plot = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "plot")
+    assert "matplotlib" in ast.unparse(plot)
+
+
+@pytest.mark.parametrize("stem", PLOTTING)
+def test_sample_writes_a_png_when_asked(stem, tmp_path):
+    pytest.importorskip("matplotlib")
+    png = tmp_path / f"{stem}.png"
+    path = next(p for p in SAMPLES if p.stem == stem)
+    result = subprocess.run([sys.executable, str(path), str(png)], capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"plot written to {png}" in result.stdout
