@@ -29,6 +29,7 @@ import runtime
 from transpiler import ast_util as A
 from transpiler.analysis.activity import SHAPE_ATTRIBUTES, active_names, varied_names
 from transpiler.analysis.scalars import known_scalars
+from transpiler.analysis.shapes import invariant_shapes
 from transpiler.anno import Anno, getanno, hasanno, setanno
 from transpiler.calls import split_pair
 from transpiler.errors import NoRuleError, TranspileError, error_at
@@ -201,6 +202,7 @@ class _Reverse:
         return [gast.copy_location(primal, stmt)], [gast.copy_location(adjoint, stmt)]
 
     def loop(self, stmt) -> tuple[list, list]:
+        same_shape = invariant_shapes(stmt, self.scalars)
         body = list(stmt.body)
         exit_ = [body.pop()] if body and hasanno(body[-1], Anno.EXIT) else []
         split = len(body)
@@ -213,8 +215,12 @@ class _Reverse:
         if not (a_main or a_copies):
             stmt.body = p_main + p_copies + exit_
             return [stmt], []
-        saved = self.saved(a_copies + a_main, p_main + p_copies, stmt)
-        push, pop = self.tape(saved, _shape_only(a_copies + a_main, self.ctx), stmt)
+        # a value read only for a shape that every iteration shares is not saved: after the loop
+        # the variable holds the last iteration's value, of that shape
+        shape_only = _shape_only(a_copies + a_main, self.ctx)
+        saved = [n for n in self.saved(a_copies + a_main, p_main + p_copies, stmt)
+                 if n not in shape_only or n not in same_shape]
+        push, pop = self.tape(saved, shape_only, stmt)
         carried = [A.target_name(c) for c in copies]
         local = stored_names(main)
         loaded = {n for s in body for n in A.load_names(s)}
