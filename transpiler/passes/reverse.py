@@ -29,7 +29,7 @@ import runtime
 from transpiler import ast_util as A
 from transpiler.analysis.activity import SHAPE_ATTRIBUTES, active_names, varied_names
 from transpiler.analysis.scalars import known_scalars
-from transpiler.analysis.shapes import invariant_shapes
+from transpiler.analysis.shapes import ShapeKeys
 from transpiler.anno import Anno, getanno, hasanno, setanno
 from transpiler.calls import split_pair
 from transpiler.errors import NoRuleError, TranspileError, error_at
@@ -154,6 +154,7 @@ class _Reverse:
         # temporaries: together they let rt.unbroadcast(ones * y, x) drop the product.
         self.ones: set[str] = set()
         self.temporaries = frozenset(_fresh_values(primal))
+        self.shapes = ShapeKeys(list(primal), self.scalars, ctx.arrays, ctx.namer)
         self.loads = Counter(n for s in primal for n in A.load_names(s))
         self.stack: str | None = None
         self.primal_for: dict[int, list] = {}  # statements whose primal the adjoint rewrites
@@ -202,7 +203,6 @@ class _Reverse:
         return [gast.copy_location(primal, stmt)], [gast.copy_location(adjoint, stmt)]
 
     def loop(self, stmt) -> tuple[list, list]:
-        same_shape = invariant_shapes(stmt, self.scalars)
         body = list(stmt.body)
         exit_ = [body.pop()] if body and hasanno(body[-1], Anno.EXIT) else []
         split = len(body)
@@ -219,7 +219,7 @@ class _Reverse:
         # the variable holds the last iteration's value, of that shape
         shape_only = _shape_only(a_copies + a_main, self.ctx)
         saved = [n for n in self.saved(a_copies + a_main, p_main + p_copies, stmt)
-                 if n not in shape_only or n not in same_shape]
+                 if n not in shape_only or not self.shapes.known(n)]
         push, pop = self.tape(saved, shape_only, stmt)
         carried = [A.target_name(c) for c in copies]
         local = stored_names(main)
@@ -467,7 +467,8 @@ class _Reverse:
                            f"({', '.join(rule.params[1:])})") from e
         ctx = self.ctx
         partials = instantiate(rule, bound, target, self.grad_of, ctx.namer.fresh, ctx.bind,
-                               self.scalars, frozenset(self.ones), self.temporaries)
+                               self.scalars, frozenset(self.ones), self.temporaries,
+                               self.shapes.same)
         if self.grad_of(target) in self.ones:
             self.spread_ones(partials)
         # an active argument the rule gives no partial (constant in it) gets a zero gradient
