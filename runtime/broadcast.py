@@ -22,10 +22,10 @@ def unbroadcast(g, like):
     if type(g) is np.ndarray and (kind is np.ndarray or kind is ShapeOf):
         if g.shape == like.shape:  # the common case, kept cheap
             return g
-    elif kind in _SCALARS:
-        if type(g) in _SCALARS:
+    elif kind in _SCALARS or isinstance(like, np.generic):  # a number, or a NumPy scalar
+        if type(g) is not np.ndarray:
             return g
-        return g.sum() if type(g) is np.ndarray and g.ndim else g
+        return g.sum() if g.ndim else g
     if isinstance(like, CONTAINERS):
         raise TypeError(f"arithmetic on a {type(like).__name__} of differentiated values (such as "
                         "concatenating or repeating it) cannot be differentiated; use arrays")

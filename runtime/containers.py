@@ -69,6 +69,43 @@ def unindex_container(g, like, index):
     return out
 
 
+def sequence(items):
+    """What ``for v in items`` walks through, indexable: a dict's keys as a list, else itself."""
+    return list(items) if isinstance(items, dict) else items
+
+
+def unsequence(g, items):
+    """The gradient of ``sequence(items)`` for ``items`` (a dict's keys carry none)."""
+    return zeros_of(items) if isinstance(items, dict) else g
+
+
+def values(mapping):
+    """``list(mapping.values())``: ``for v in params.values()``."""
+    return list(mapping.values())
+
+
+def items(mapping):
+    """``list(mapping.items())``: ``for k, v in params.items()``."""
+    return list(mapping.items())
+
+
+def keys(mapping):
+    """``list(mapping.keys())``."""
+    return list(mapping.keys())
+
+
+def unvalues(g, mapping):
+    """The gradient of ``values(mapping)``: a dict gradient with each value's gradient."""
+    return GradDict({k: zeros_of(v) if _is_zero(gv) else gv
+                     for (k, v), gv in zip(mapping.items(), g, strict=True)})
+
+
+def unitems(g, mapping):
+    """The gradient of ``items(mapping)``: the second entry of each pair's gradient."""
+    return GradDict({k: zeros_of(v) if _is_zero(gp) or _is_zero(gp[1]) else gp[1]
+                     for (k, v), gp in zip(mapping.items(), g, strict=True)})
+
+
 def unget(g, mapping, key):
     """The gradient of ``mapping.get(key, default)`` for ``mapping``."""
     return unindex_container(g, mapping, key) if key in mapping else zeros_of(mapping)

@@ -394,6 +394,8 @@ def _keys_used(expr: str) -> list:
                 and isinstance(node.func.value, ast.Name) and node.func.value.id not in env \
                 and node.func.attr in METHODS:
             keys.append(METHODS[node.func.attr])  # a.sum() shares np.sum's rule
+        elif isinstance(node, ast.comprehension) and isinstance(node.iter, ast.Name):
+            keys.append(runtime.sequence)  # for v in xs walks rt.sequence(xs)
         elif isinstance(node, (ast.ListComp, ast.GeneratorExp)) or (
                 isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                 and node.func.attr == "append" and isinstance(node.func.value, ast.Name)

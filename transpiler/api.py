@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import inspect
 
+import numpy as np
+
 from transpiler import cache
 from transpiler.context import Options
 from transpiler.errors import TranspileError
@@ -40,9 +42,9 @@ _NOT_DIFFERENTIABLE = "ibuc"  # numpy dtype kinds: int, bool, unsigned, complex
 class GradientFunction:
     """A compiled-on-first-use gradient of ``fn``; call it like ``fn``.
 
-    ``.source`` is the generated Python source (compiling it if needed). A call whose positional
-    arguments are all Python floats or ints (and no keywords) runs a variant compiled for
-    scalars, in which no ``rt.unbroadcast`` is needed and the loop tape holds fewer values.
+    ``.source`` is the generated Python source (compiling it if needed). Each pattern of which
+    positional arguments are Python numbers and which NumPy arrays (with no keywords) runs its
+    own variant, compiled knowing that: fewer ``rt.unbroadcast`` calls and tape entries.
     """
 
     def __init__(self, fn, wrt, mode: str, options: Options):
@@ -55,33 +57,36 @@ class GradientFunction:
         self._wrt, positions, self._single = _normalise_wrt(fn, wrt)
         self._checks = tuple(zip(self._wrt, positions, strict=True))
         self._mode, self._options = mode, options
-        self._variants: dict[int, Compiled] = {}  # number of leading scalar arguments -> code
+        self._variants: dict[tuple, Compiled] = {}  # positions of Python-number arguments -> code
         self._code = None
         self._fast: tuple | None = None  # (number of arguments, function) of the float variant
 
-    def _compile(self, scalars: int = 0) -> Compiled:
+    def _compile(self, kinds: tuple[int, ...] = ()) -> Compiled:
         fn = self.__wrapped__
         if fn.__code__ is not self._code:
             self._variants, self._code, self._fast = {}, fn.__code__, None
-        names = frozenset(inspect.getfullargspec(fn).args[:scalars])
-        key = (self._wrt, self._mode, self._options, names)
-        compiled = cache.get_or_compile(
-            fn, key, lambda: compile_function(fn, self._wrt, self._mode, self._options, names))
-        self._variants[scalars] = compiled
-        if scalars and (self._single or len(self._wrt) > 1):  # its result needs no reshaping
-            self._fast = (scalars, compiled.function)
+        params = inspect.getfullargspec(fn).args
+        scalars = frozenset(p for p, k in zip(params, kinds, strict=False) if k == _NUMBER)
+        arrays = frozenset(p for p, k in zip(params, kinds, strict=False) if k == _ARRAY)
+        key = (self._wrt, self._mode, self._options, scalars, arrays)
+        compiled = cache.get_or_compile(fn, key, lambda: compile_function(
+            fn, self._wrt, self._mode, self._options, scalars, arrays=arrays))
+        self._variants[kinds] = compiled
+        if kinds and all(k == _NUMBER for k in kinds) and (
+                self._single or len(self._wrt) > 1):  # all numbers; the result needs no reshaping
+            self._fast = (len(kinds), compiled.function)
         return compiled
 
     @property
     def source(self) -> str:
         """The generated source of the general (any shapes) variant."""
-        return (self._variants.get(0) or self._compile()).source
+        return (self._variants.get(()) or self._compile()).source
 
     def source_for(self, *args, **kwargs) -> str:
-        """The generated source that a call with these arguments runs (the scalar variant when
-        they are all Python numbers)."""
-        scalars = _scalar_count(args, kwargs)
-        return (self._variants.get(scalars) or self._compile(scalars)).source
+        """The generated source that a call with these arguments runs (the variant for their
+        pattern of Python-number arguments)."""
+        kinds = _kinds(args, kwargs)
+        return (self._variants.get(kinds) or self._compile(kinds)).source
 
     def __call__(self, *args, **kwargs):
         fast = self._fast  # the all-floats variant, when it needs no argument checks
@@ -92,14 +97,10 @@ class GradientFunction:
                     break
             else:
                 return fast[1](*args)
-        scalars = 0 if kwargs else len(args)  # _scalar_count, inlined: this is the hot path
-        for a in args:
-            if type(a) is not float and type(a) is not int:
-                scalars = 0
-                break
-        compiled = self._variants.get(scalars)
+        kinds = _kinds(args, kwargs)
+        compiled = self._variants.get(kinds)
         if compiled is None or self.__wrapped__.__code__ is not self._code:
-            compiled = self._compile(scalars)
+            compiled = self._compile(kinds)
         for name, pos in self._checks:
             value = args[pos] if 0 <= pos < len(args) else kwargs.get(name)
             if type(value) is not float and _not_differentiable(value):
@@ -117,14 +118,16 @@ class GradientFunction:
         return f"<{self.__qualname__}, wrt={self._wrt if not self._single else self._wrt[0]!r}>"
 
 
-def _scalar_count(args: tuple, kwargs: dict) -> int:
-    """The variant key: how many leading arguments are Python numbers (0 unless all are)."""
+_OTHER, _NUMBER, _ARRAY = 0, 1, 2
+
+
+def _kinds(args: tuple, kwargs: dict) -> tuple[int, ...]:
+    """The variant key: for each positional argument, whether it is a Python number, a NumPy
+    array or anything else (empty, the general variant, when keywords are passed)."""
     if kwargs:
-        return 0
-    for a in args:
-        if type(a) is not float and type(a) is not int:
-            return 0
-    return len(args)
+        return ()
+    return tuple(_NUMBER if type(a) is float or type(a) is int else
+                 _ARRAY if type(a) is np.ndarray else _OTHER for a in args)
 
 
 def _check_function(fn) -> None:

@@ -103,6 +103,18 @@ def index_expression(node):
     return node
 
 
+def index_syntax(node):
+    """The inverse of ``index_expression``: ``slice(1, -1, None)`` -> ``1:-1`` (in tuples too)."""
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+            and node.func.id == "slice" and len(node.args) == 3 and not node.keywords:
+        lower, upper, step = (None if isinstance(a, gast.Constant) and a.value is None
+                              else copy_node(a) for a in node.args)
+        return gast.Slice(lower=lower, upper=upper, step=step)
+    if isinstance(node, gast.Tuple):
+        return gast.Tuple(elts=[index_syntax(e) for e in node.elts], ctx=gast.Load())
+    return copy_node(node)
+
+
 def stored_names_of(stmt) -> set[str]:
     """Names a simple statement assigns (not looking inside compound statements' bodies)."""
     if isinstance(stmt, gast.Assign):

@@ -31,6 +31,7 @@ class Context:
     bindings: dict[str, Any] = field(default_factory=dict)
     locals: set[str] = field(default_factory=set)  # parameters and assigned names of the function
     scalars: frozenset[str] = frozenset()  # parameters known to be Python numbers
+    arrays: frozenset[str] = frozenset()  # parameters known to be NumPy arrays
     # a helper compiled for one call pattern: (number of extra positional arguments, extra
     # keyword names) its *args and **kwargs receive (see passes/stars.py)
     varargs: tuple[int, tuple[str, ...]] | None = None

@@ -56,14 +56,16 @@ class Compiled:
 
 def compile_function(fn, wrt: tuple[str, ...], mode: str, options: Options,
                      scalars: frozenset[str] = frozenset(), debug: bool = False,
-                     varargs: tuple[int, tuple[str, ...]] | None = None) -> Compiled:
+                     varargs: tuple[int, tuple[str, ...]] | None = None,
+                     arrays: frozenset[str] = frozenset()) -> Compiled:
     """Run every pass over ``fn`` and load the result; ``scalars`` names parameters known to
-    be Python numbers (the scalar variant); ``varargs`` is a helper's call pattern."""
+    be Python numbers and ``arrays`` those known to be NumPy arrays (the variant); ``varargs`` is
+    a helper's call pattern."""
     node, filename, indent = parse_function(fn)
     user_names = names_in(node) | {a.id for a in node.args.args}
     ctx = Context(fn=fn, filename=filename, indent=indent, wrt=wrt, mode=mode, options=options,
                   namer=Namer(user_names), locals=_locals(node), scalars=scalars,
-                  varargs=varargs)
+                  varargs=varargs, arrays=arrays)
     debug = debug or bool(os.environ.get("TRANSPILER_DUMP"))
     for description, run in PIPELINE:
         if run is optimize.optimize and not options.optimize:

@@ -145,12 +145,15 @@ def _flatten(body, bound) -> list:
 def instantiate(rule: Rule, bound: dict, ans: str, grad_of: Callable[[str], str | None],
                 fresh: Callable[[str], str], module_name: Callable[[str, object], str],
                 scalars: frozenset[str] = frozenset(), ones: frozenset[str] = frozenset(),
-                temporaries: frozenset[str] = frozenset()) -> list:
+                temporaries: frozenset[str] = frozenset(),
+                same_shape: Callable[[gast.AST, gast.AST], bool] | None = None) -> list:
     """The adjoint statements of one call. Partials are Assigns annotated ACCUMULATE.
 
     ``scalars`` names variables known to be 0-d (see analysis.scalars). ``ones`` names
     gradients known to hold only ones (the seed of a sum): ``rt.unbroadcast(g * y, x)`` is then
     ``rt.unbroadcast(y, x)`` when ``y`` is one of the function's own ``temporaries``.
+    ``same_shape(a, b)`` tells when two expressions certainly have equal shapes (see
+    analysis.shapes): ``rt.unbroadcast(e, x)`` is then ``e``.
     """
     locals_: dict[str, str] = {}
     namespace = rule.namespace
@@ -176,6 +179,10 @@ def instantiate(rule: Rule, bound: dict, ans: str, grad_of: Callable[[str], str 
                 continue
             value = _elide_unbroadcast(stmt.value, target.slice.id, rule, bound, scalar_params)
             value = builder.build(value)
+            if same_shape is not None and isinstance(value, gast.Call) \
+                    and getanno(value, Anno.FUNC) is runtime.unbroadcast \
+                    and same_shape(value.args[0], value.args[1]):
+                value = value.args[0]
             if grad_of(ans) in ones:
                 value = _drop_ones(value, grad_of(ans), temporaries)
             new = A.assign(partial_of, value)

@@ -85,3 +85,21 @@ CASES.update({
     "list_built_with_append": (list_built_with_append, (_rng.uniform(-1, 1, 3),), (0,)),
     "nested_comprehension": (nested_comprehension, (_rng.uniform(-1, 1, 3),), (0,)),
 })
+
+
+# --- dicts walked by loops ------------------------------------------------------------------------
+
+def walks_a_dict(params, scale):
+    total = 0.0
+    for key in params:
+        total = total + np.sum(params[key] ** 2) * scale
+    for name, value in params.items():
+        if name == "w":
+            total = total + np.sum(np.sin(value))
+    return total + sum(np.sum(v) for v in params.values()) + len(list(params.keys()))
+
+
+CASES.update({
+    "walks_a_dict": (walks_a_dict, ({"w": np.array([0.5, -0.3]), "b": np.array([0.2])}, 1.5),
+                     (0, 1)),
+})

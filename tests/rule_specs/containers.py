@@ -1,4 +1,5 @@
-"""Specs of the container rules: list(...), tuple(...), xs.extend(ys), mapping.get(k, v)."""
+"""Specs of the container rules: list(...), tuple(...), xs.extend(ys), mapping.get(k, v),
+mapping.values()/.items(), and the sequence a loop walks (a list, an array's rows, a dict)."""
 
 import runtime
 from tests.rule_specs.common import OpSpec
@@ -14,6 +15,15 @@ SPECS = [
            shapes=(((), ()), ((3,), (3,)), ((2, 3), (3,)))),
     OpSpec(runtime.extended, "xs = [b]; xs.extend(a); np.stack(xs) * 2.0", 2,
            shapes=(((2, 3), (3,)),)),
+    OpSpec(runtime.sequence, "sum(r * b for r in a)", 2, shapes=(((2, 3), (3,)), ((4,), ()))),
+    OpSpec(runtime.sequence, "xs = [a, b * a]; sum(np.sum(x * x) for x in xs)", 2,
+           shapes=(((3,), (3,)), ((), ()))),
+    OpSpec(runtime.values, "p = {'u': a, 'v': b}; sum(np.sum(w * w) for w in p.values())", 2,
+           shapes=(((3,), (2,)), ((), ()))),
+    OpSpec(runtime.values, "p = {'u': a, 'v': b * a}; sum(p.values()) * a", 2,
+           shapes=(((3,), (3,)),)),
+    OpSpec(runtime.items, "p = {'uu': a, 'v': b}; sum(np.sum(w) * len(k) for k, w in p.items())",
+           2, shapes=(((3,), (2,)), ((), ()))),
     OpSpec(dict.get, "p = {'u': a, 'v': b}; p.get('u', b) * p.get('w', a) + p.get('v')", 2,
            shapes=(((), ()), ((3,), (3,)), ((2, 3), (3,)))),
 ]

@@ -8,6 +8,8 @@ shape queries produce values that are never varied.
 
 from __future__ import annotations
 
+import operator
+
 import gast
 
 from transpiler import ast_util as A
@@ -45,8 +47,18 @@ def _never_varied(value) -> bool:
     return False
 
 
+def _reads(value) -> set[str]:
+    """The names a value depends on differentiably: an index (``x[i]``, ``y[i] = v``) is an
+    integer position, piecewise constant, so it is left out."""
+    if isinstance(value, gast.Subscript):
+        return set(A.load_names(value.value))
+    if isinstance(value, gast.Call) and getanno(value, Anno.FUNC) is operator.setitem:
+        return set(A.load_names(value.args[0])) | set(A.load_names(value.args[2]))
+    return set(A.load_names(value))
+
+
 def _edges(body: list) -> list:
-    return [(set(_targets(n)), set(A.load_names(n.value)), _never_varied(n.value))
+    return [(set(_targets(n)), _reads(n.value), _never_varied(n.value))
             for s in body for n in A.walk(s) if isinstance(n, gast.Assign)]
 
 

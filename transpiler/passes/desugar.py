@@ -194,8 +194,26 @@ def _call_of(node, name: str) -> bool:
     return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id == name
 
 
+_DICT_VIEWS = {"values": runtime.values, "items": runtime.items, "keys": runtime.keys}
+
+
+def _walked(source, ctx):
+    """The indexable sequence ``for v in source`` walks: ``d.values()`` -> ``rt.values(d)``, and
+    a name (it may hold a dict, whose keys are walked) -> ``rt.sequence(name)``."""
+    view = source.func.attr if isinstance(source, gast.Call) and not source.args \
+        and isinstance(source.func, gast.Attribute) and source.func.attr in _DICT_VIEWS else None
+    if view is None and not isinstance(source, (gast.Name, gast.Attribute)):
+        return source
+    func = _DICT_VIEWS[view] if view else runtime.sequence
+    call = A.call(A.dotted(f"{ctx.bind('rt', runtime)}.{func.__name__}"),
+                  source.func.value if view else source)
+    setanno(call, Anno.FUNC, func)
+    return gast.copy_location(call, source)
+
+
 def _index_loop(stmt: gast.For, ctx) -> tuple[list, gast.For]:
-    """``for v in xs:`` -> ``_s = xs`` / ``for _i in range(len(_s)):`` / ``v = _s[_i]``."""
+    """``for v in xs:`` -> ``_s = rt.sequence(xs)`` / ``for _i in range(len(_s)):`` /
+    ``v = _s[_i]`` (``rt.sequence`` lists a dict's keys; ``d.items()`` becomes ``rt.items(d)``)."""
     index = ctx.namer.fresh("_i")
     iterable, target, offset = stmt.iter, stmt.target, None
     reverse = _call_of(iterable, "reversed")
@@ -205,7 +223,8 @@ def _index_loop(stmt: gast.For, ctx) -> tuple[list, gast.For]:
         offset = iterable.args[1] if len(iterable.args) > 1 else A.const(0)
         counter, target = target.elts
         iterable = iterable.args[0]
-    sources = iterable.args if _call_of(iterable, "zip") else [iterable]
+    sources = [_walked(s, ctx) for s in (iterable.args if _call_of(iterable, "zip")
+                                         else [iterable])]
     names = [ctx.namer.fresh("_seq") for _ in sources]
     before = [gast.copy_location(A.assign(n, s), stmt) for n, s in zip(names, sources, strict=True)]
     length = A.call(A.name("len"), A.name(names[0])) if len(names) == 1 else A.call(

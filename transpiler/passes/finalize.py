@@ -1,8 +1,9 @@
 """Give the generated function its name and the user's parameters, minus defaults; in split
 mode, cut it into a forward and a backward function.
 
-Defaults and annotations are dropped from the AST: the loader copies the user's default values
-onto the compiled function, so they are evaluated once, in the user's module, as Python does.
+Index expressions are written back as slices (``g[1:-1]``). Defaults and annotations are
+dropped from the AST: the loader copies the user's default values onto the compiled function,
+so they are evaluated once, in the user's module, as Python does.
 
 Split mode (used for calls to user functions) cuts at the SPLIT marker the reverse pass left
 between primal and adjoint:
@@ -25,6 +26,9 @@ from transpiler.passes.ssa import stored_names
 
 
 def finalize(fn: gast.FunctionDef, ctx):
+    for node in A.walk(fn):  # g[slice(1, -1, None)] -> g[1:-1]
+        if isinstance(node, gast.Subscript):
+            node.slice = A.index_syntax(node.slice)
     fn.args.defaults = []
     fn.args.kw_defaults = [None] * len(fn.args.kwonlyargs)
     for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs:

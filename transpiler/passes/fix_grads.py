@@ -13,7 +13,9 @@ here). Walking the adjoint in order with the set of gradients certainly defined:
 - a returned gradient that nothing wrote is zero. Never ``bx = 0`` followed by ``bx += ...``;
 - ``bx = bx + rt.unindex(p, x, i)`` becomes ``bx = rt.add_into(bx, i, p)`` (an in-place
   ``bx[i] += p``) when ``bx`` holds an array the adjoint just created (by ``rt.unindex`` or
-  ``rt.zero_index``) and nothing has read it since, in the same block.
+  ``rt.zero_index``) and nothing has read it since, in the same block; written out as
+  ``bx[i] += p`` when ``bx`` is certainly an array (made by ``rt.zero_index``) and ``i`` selects
+  each element at most once (numbers, slices, counters).
 
 >>> import gast
 >>> from transpiler.anno import Anno, setanno
@@ -79,6 +81,24 @@ class _Fixer:
         rt = self.ctx.bind("rt", runtime)
         return _rt_call(value, rt, "unindex") or _rt_call(value, rt, "zero_index")
 
+    def basic(self, index) -> bool:
+        """An index selecting each element at most once: ints, slices, ``None``, ``...``, and
+        names known to be numbers (loop counters), also in tuples."""
+        if isinstance(index, gast.Tuple):
+            return all(self.basic(e) for e in index.elts)
+        if isinstance(index, gast.Constant):
+            return type(index.value) is int or index.value is None or index.value is Ellipsis
+        if isinstance(index, gast.Name):
+            return index.id in self.ctx.known_scalars
+        if isinstance(index, gast.UnaryOp):
+            return isinstance(index.operand, gast.Constant) and type(index.operand.value) is int
+        return isinstance(index, gast.Call) and isinstance(index.func, gast.Name) \
+            and index.func.id == "slice" and all(
+                isinstance(a, gast.Constant) or (isinstance(a, gast.Name)
+                                                 and a.id in self.ctx.known_scalars)
+                or (isinstance(a, gast.UnaryOp) and isinstance(a.operand, gast.Constant))
+                for a in index.args)
+
     def spread(self, value, grad: str):
         """``rt.unindex(p, x, i)`` with ``x`` the variable of ``grad``: ``(p, i)``, else None."""
         rt = self.ctx.bind("rt", runtime)
@@ -114,6 +134,7 @@ class _Fixer:
         """Fix ``stmts``; ``after`` holds the names used once the block is done."""
         out: list = []
         owned: set[str] = set()  # gradients holding a fresh array no other name refers to
+        arrays: set[str] = set()  # owned gradients certainly NumPy arrays (from rt.zero_index)
         if not stmts:
             return out
         used_later = [after] * len(stmts)  # only compound statements need it exactly
@@ -136,6 +157,7 @@ class _Fixer:
                 continue
             if isinstance(stmt, (gast.If, gast.For, gast.While)):
                 owned.clear()  # ownership is tracked within one straight-line block
+                arrays.clear()
             if isinstance(stmt, gast.If):
                 in_body, in_else = set(defined), set(defined)
                 stmt.body = self.block(stmt.body, in_body, later) or [gast.Pass()]
@@ -153,12 +175,24 @@ class _Fixer:
                 in_place = False
                 if hasanno(stmt, Anno.ACCUMULATE) and grad in defined:
                     in_place = grad in owned and self.spread(stmt.value, grad) is not None
+                    if in_place and grad in arrays and self.basic(self.spread(stmt.value, grad)[1]):
+                        part, index = self.spread(stmt.value, grad)
+                        owned -= set(A.load_names(part))
+                        out.append(gast.copy_location(gast.AugAssign(
+                            target=gast.Subscript(value=A.name(grad), slice=A.index_syntax(index),
+                                                  ctx=gast.Store()), op=gast.Add(), value=part),
+                            stmt))
+                        continue
                     stmt.value = self.accumulate(grad, stmt.value, in_place)
                 owned -= set(A.load_names(stmt.value)) - ({grad} if in_place else set())
                 if in_place or (grad and self.fresh(stmt.value)):
                     owned.add(grad)
                 else:
                     owned.discard(grad)
+                if grad and _rt_call(stmt.value, self.ctx.bind("rt", runtime), "zero_index"):
+                    arrays.add(grad)
+                elif not in_place:
+                    arrays.discard(grad)
                 defined.update(n.id for t in stmt.targets for n in A.walk(t)
                                if isinstance(n, gast.Name) and self.ctx.namer.is_grad(n.id))
             out.append(stmt)

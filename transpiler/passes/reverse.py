@@ -29,6 +29,7 @@ import runtime
 from transpiler import ast_util as A
 from transpiler.analysis.activity import SHAPE_ATTRIBUTES, active_names, varied_names
 from transpiler.analysis.scalars import known_scalars
+from transpiler.analysis.shapes import ShapeKeys
 from transpiler.anno import Anno, getanno, hasanno, setanno
 from transpiler.calls import split_pair
 from transpiler.errors import NoRuleError, TranspileError, error_at
@@ -153,6 +154,7 @@ class _Reverse:
         # temporaries: together they let rt.unbroadcast(ones * y, x) drop the product.
         self.ones: set[str] = set()
         self.temporaries = frozenset(_fresh_values(primal))
+        self.shapes = ShapeKeys(list(primal), self.scalars, ctx.arrays, ctx.namer)
         self.loads = Counter(n for s in primal for n in A.load_names(s))
         self.stack: str | None = None
         self.primal_for: dict[int, list] = {}  # statements whose primal the adjoint rewrites
@@ -213,8 +215,12 @@ class _Reverse:
         if not (a_main or a_copies):
             stmt.body = p_main + p_copies + exit_
             return [stmt], []
-        saved = self.saved(a_copies + a_main, p_main + p_copies, stmt)
-        push, pop = self.tape(saved, _shape_only(a_copies + a_main, self.ctx), stmt)
+        # a value read only for a shape that every iteration shares is not saved: after the loop
+        # the variable holds the last iteration's value, of that shape
+        shape_only = _shape_only(a_copies + a_main, self.ctx)
+        saved = [n for n in self.saved(a_copies + a_main, p_main + p_copies, stmt)
+                 if n not in shape_only or not self.shapes.known(n)]
+        push, pop = self.tape(saved, shape_only, stmt)
         carried = [A.target_name(c) for c in copies]
         local = stored_names(main)
         loaded = {n for s in body for n in A.load_names(s)}
@@ -461,7 +467,8 @@ class _Reverse:
                            f"({', '.join(rule.params[1:])})") from e
         ctx = self.ctx
         partials = instantiate(rule, bound, target, self.grad_of, ctx.namer.fresh, ctx.bind,
-                               self.scalars, frozenset(self.ones), self.temporaries)
+                               self.scalars, frozenset(self.ones), self.temporaries,
+                               self.shapes.same)
         if self.grad_of(target) in self.ones:
             self.spread_ones(partials)
         # an active argument the rule gives no partial (constant in it) gets a zero gradient

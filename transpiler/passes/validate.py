@@ -90,12 +90,12 @@ def _check_statement(stmt, ctx, last: bool) -> None:
         _check_target(stmt.target, ctx)
         if isinstance(stmt.iter, gast.Call) and not (
                 isinstance(stmt.iter.func, gast.Name) and stmt.iter.func.id in _ITERATORS
-                and not stmt.iter.keywords):
+                and not stmt.iter.keywords) and not _dict_view(stmt.iter):
             raise error_at(stmt.iter, ctx, "a 'for' loop over a method call's result is not "
                            "supported yet" if isinstance(stmt.iter.func, gast.Attribute) else
                            "a 'for' loop over this call is not supported yet",
-                           "loop over range(...), a sequence, enumerate(...), zip(...) or "
-                           "reversed(...)")
+                           "loop over range(...), a sequence, a dict, d.items(), d.values(), "
+                           "enumerate(...), zip(...) or reversed(...)")
     if isinstance(stmt, gast.Return) and stmt.value is None:
         raise error_at(stmt, ctx, "'return' without a value", "return the value to differentiate")
     if isinstance(stmt, gast.Assign):
@@ -110,6 +110,12 @@ def _check_statement(stmt, ctx, last: bool) -> None:
     if isinstance(stmt, gast.AnnAssign):
         raise error_at(stmt, ctx, "annotated assignment is not supported",
                        "drop the annotation: 'x = ...'")
+
+
+def _dict_view(call) -> bool:
+    """``d.items()``, ``d.values()``, ``d.keys()``."""
+    return isinstance(call.func, gast.Attribute) and call.func.attr in ("items", "values", "keys") \
+        and not call.args and not call.keywords
 
 
 def _check_target(target, ctx) -> None:

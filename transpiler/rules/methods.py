@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+import runtime as rt
+
 METHODS = {
     "sum": np.sum, "mean": np.mean, "prod": np.prod, "max": np.max, "min": np.min,
     "var": np.var, "std": np.std, "cumsum": np.cumsum, "cumprod": np.cumprod,
@@ -16,6 +18,6 @@ METHODS = {
     "transpose": np.transpose, "reshape": np.reshape, "swapaxes": np.swapaxes,
     "copy": np.copy, "ravel": np.ravel, "flatten": np.ravel, "squeeze": np.squeeze,
     "clip": np.clip, "repeat": np.repeat, "take": np.take, "astype": np.ndarray.astype,
-    "get": dict.get,
+    "get": dict.get, "values": rt.values, "items": rt.items, "keys": rt.keys,
 }
 PACKED = frozenset({"transpose", "reshape"})

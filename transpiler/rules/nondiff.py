@@ -19,7 +19,10 @@ import math
 
 import numpy as np
 
+import runtime as rt
+
 NONDIFF: frozenset = frozenset({
+    rt.keys,  # a dict's keys
     # builtins
     builtins.len, builtins.int, builtins.bool, builtins.round, builtins.range, builtins.print,
     builtins.isinstance, builtins.type, builtins.any, builtins.all,
