@@ -18,6 +18,7 @@ class Anno(enum.Enum):
     PHI = "Marks a copy that ssa inserted where control flow joins (no comment of its own)."
     ZERO = "Marks a placeholder: gradient (name, of_var) must be defined here, zero if it is not."
     RESET = "Marks a placeholder: gradient name's value is dead here; the next write starts anew."
+    BUILTIN = "Marks a Name the compiler wrote for a builtin (len, range): bound in finalize."
 
 
 _KEY = "_anno"

@@ -59,7 +59,8 @@ class GradientFunction:
         self._mode, self._options = mode, options
         self._variants: dict[tuple, Compiled] = {}  # positions of Python-number arguments -> code
         self._code = None
-        self._fast: tuple | None = None  # (number of arguments, function) of the float variant
+        self._fast: tuple | None = None  # (argument count, function, Compiled if it has
+        # snapshots to check) of the all-floats variant
 
     def _compile(self, kinds: tuple[int, ...] = ()) -> Compiled:
         fn = self.__wrapped__
@@ -74,7 +75,7 @@ class GradientFunction:
         self._variants[kinds] = compiled
         if kinds and all(k == _NUMBER for k in kinds) and (
                 self._single or len(self._wrt) > 1):  # all numbers; the result needs no reshaping
-            self._fast = (len(kinds), compiled.function)
+            self._fast = (len(kinds), compiled.function, compiled if compiled.snapshots else None)
         return compiled
 
     @property
@@ -96,10 +97,12 @@ class GradientFunction:
                 if type(a) is not float:
                     break
             else:
-                return fast[1](*args)
+                if not fast[2] or not fast[2].stale(self.__wrapped__):
+                    return fast[1](*args)
         kinds = _kinds(args, kwargs)
         compiled = self._variants.get(kinds)
-        if compiled is None or self.__wrapped__.__code__ is not self._code:
+        if compiled is None or self.__wrapped__.__code__ is not self._code \
+                or compiled.stale(self.__wrapped__):
             compiled = self._compile(kinds)
         for name, pos in self._checks:
             value = args[pos] if 0 <= pos < len(args) else kwargs.get(name)
@@ -107,6 +110,8 @@ class GradientFunction:
                 raise TypeError(f"cannot differentiate with respect to '{name}': it is "
                                 f"{_describe(value)}; pass a float, a float array, or a tuple, "
                                 "list or dict of those")
+        if compiled.written:
+            _refuse_shared_memory(self.__wrapped__, compiled.written, args, kwargs)
         result = compiled.function(*args, **kwargs)
         if self._single:
             return result
@@ -128,6 +133,21 @@ def _kinds(args: tuple, kwargs: dict) -> tuple[int, ...]:
         return ()
     return tuple(_NUMBER if type(a) is float or type(a) is int else
                  _ARRAY if type(a) is np.ndarray else _OTHER for a in args)
+
+
+def _refuse_shared_memory(fn, written: frozenset[str], args: tuple, kwargs: dict) -> None:
+    """A function that writes into argument ``a`` (on a private copy) cannot be given another
+    argument sharing ``a``'s memory: NumPy would show the write through it, the copy would not."""
+    bound = inspect.signature(fn).bind(*args, **kwargs).arguments
+    arrays = [(n, v) for n, v in bound.items() if isinstance(v, np.ndarray)]
+    for name in sorted(written & bound.keys()):
+        for other, value in arrays:
+            if other != name and isinstance(bound[name], np.ndarray) \
+                    and np.shares_memory(bound[name], value):
+                raise ValueError(
+                    f"{fn.__name__} writes into its argument '{name}', which shares memory with "
+                    f"argument '{other}': NumPy would show the write through '{other}', the "
+                    f"compiled gradient writes into a copy. Pass a copy: {other}.copy()")
 
 
 def _check_function(fn) -> None:

@@ -92,12 +92,20 @@ def target_name(stmt) -> str | None:
     return None
 
 
+def builtin(name_: str) -> gast.Name:
+    """A Name for a builtin the compiler itself calls (``len``, ``range``): finalize binds it to
+    the real builtin, whatever the user's function calls ``len``."""
+    node = name(name_)
+    setanno(node, Anno.BUILTIN)
+    return node
+
+
 def index_expression(node):
     """An index as an ordinary expression: ``1:-1`` -> ``slice(1, -1, None)`` (also in tuples)."""
     if isinstance(node, gast.Slice):
         parts = [copy_node(p) if p is not None else const(None)
                  for p in (node.lower, node.upper, node.step)]
-        return gast.copy_location(call(name("slice"), *parts), node)
+        return gast.copy_location(call(builtin("slice"), *parts), node)
     if isinstance(node, gast.Tuple):
         return gast.Tuple(elts=[index_expression(e) for e in node.elts], ctx=gast.Load())
     return node

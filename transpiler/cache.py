@@ -1,7 +1,9 @@
-"""The compile cache: function object -> {(code, wrt, mode, options): Compiled}, thread-safe.
+"""The compile cache: function -> {(code, wrt, mode, options, ...): Compiled}, thread-safe.
 
-Entries are weakly keyed on the user's function, so they go away with it; keying on the code
-object too means an edited and re-executed function (new code) is compiled afresh.
+Each function's entries live on the function itself (in its ``__dict__``), so they go away with
+it, even though a compiled gradient refers back to the function's module globals (a weakly keyed
+global table would keep such functions alive forever). Keying on the code object too means an
+edited and re-executed function (new code) is compiled afresh.
 """
 
 from __future__ import annotations
@@ -9,37 +11,60 @@ from __future__ import annotations
 import threading
 import weakref
 
-_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_ATTR = "__transpiler_cache__"
+_FUNCTIONS: weakref.WeakSet = weakref.WeakSet()  # functions holding entries: for clear and size
 LOCK = threading.RLock()
+
+
+def _entries(fn, create: bool = False) -> dict:
+    entries = fn.__dict__.get(_ATTR)
+    if entries is None:
+        entries = {}
+        if create:
+            fn.__dict__[_ATTR] = entries
+            _FUNCTIONS.add(fn)
+    return entries
 
 
 def get_or_compile(fn, key: tuple, compile_):
     """The cached result for ``(fn, key)``; compile it once (under the lock) on a miss."""
     full = (fn.__code__,) + key
-    entries = _CACHE.get(fn)
-    if entries is not None and full in entries:
-        return entries[full]
+    found = _entries(fn).get(full)
+    if found is not None and not _stale(fn, found):
+        return found
     with LOCK:
-        entries = _CACHE.setdefault(fn, {})
-        if full not in entries:
+        entries = _entries(fn, create=True)
+        if full not in entries or _stale(fn, entries[full]):
             entries[full] = compile_()
         return entries[full]
 
 
+def _stale(fn, entry) -> bool:
+    """An entry compiled against globals the user has since rebound (see passes/resolve)."""
+    return hasattr(entry, "stale") and entry.stale(fn)
+
+
 def lookup(fn, key: tuple):
-    return _CACHE.get(fn, {}).get((fn.__code__,) + key)
+    return _entries(fn).get((fn.__code__,) + key)
 
 
 def store(fn, key: tuple, value) -> None:
     with LOCK:
-        _CACHE.setdefault(fn, {})[(fn.__code__,) + key] = value
+        _entries(fn, create=True)[(fn.__code__,) + key] = value
 
 
 def forget(fn, key: tuple) -> None:
     with LOCK:
-        _CACHE.get(fn, {}).pop((fn.__code__,) + key, None)
+        _entries(fn).pop((fn.__code__,) + key, None)
+
+
+def size() -> int:
+    """How many functions have cached compiles."""
+    return len(_FUNCTIONS)
 
 
 def clear() -> None:
     with LOCK:
-        _CACHE.clear()
+        for fn in list(_FUNCTIONS):
+            fn.__dict__.pop(_ATTR, None)
+        _FUNCTIONS.clear()

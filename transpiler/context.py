@@ -32,6 +32,8 @@ class Context:
     locals: set[str] = field(default_factory=set)  # parameters and assigned names of the function
     scalars: frozenset[str] = frozenset()  # parameters known to be Python numbers
     arrays: frozenset[str] = frozenset()  # parameters known to be NumPy arrays
+    written_params: set[str] = field(default_factory=set)  # check_writes: params written into
+    snapshots: dict[str, Any] = field(default_factory=dict)  # resolve: global root -> object
     # a helper compiled for one call pattern: (number of extra positional arguments, extra
     # keyword names) its *args and **kwargs receive (see passes/stars.py)
     varargs: tuple[int, tuple[str, ...]] | None = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import os
 import sys
 from collections.abc import Callable
@@ -30,6 +31,8 @@ from transpiler.passes import (
     validate,
 )
 
+_BUILTINS = vars(builtins)
+
 PIPELINE: tuple[tuple[str, Callable], ...] = (
     ("reject unsupported syntax", validate.validate),
     ("lift functions defined inside", lift.lift),
@@ -52,6 +55,13 @@ class Compiled:
     function: Callable  # the gradient function, or the forward half of a split pair
     source: str
     backward: Callable | None = None  # the backward half of a split pair
+    written: frozenset[str] = frozenset()  # parameters the function writes into (on a copy)
+    snapshots: tuple = ()  # (global name, object) the code was compiled against
+
+    def stale(self, fn) -> bool:
+        """Whether a global the code was compiled against now names another object."""
+        found = fn.__globals__
+        return any(found.get(name, _BUILTINS.get(name)) is not obj for name, obj in self.snapshots)
 
 
 def compile_function(fn, wrt: tuple[str, ...], mode: str, options: Options,
@@ -79,7 +89,8 @@ def compile_function(fn, wrt: tuple[str, ...], mode: str, options: Options,
     functions = emit.load(source, [d.name for d in defs], label, fn, ctx.bindings)
     for function in functions:
         function.source = source
-    return Compiled(functions[0], source, functions[1] if len(functions) > 1 else None)
+    return Compiled(functions[0], source, functions[1] if len(functions) > 1 else None,
+                    frozenset(ctx.written_params), tuple(ctx.snapshots.items()))
 
 
 def _locals(node) -> set[str]:

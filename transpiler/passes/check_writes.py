@@ -8,7 +8,9 @@ after the write, where NumPy would show the new values. Those programs are refus
 silently given other numbers.
 
 A function compiled for a call from another one (split mode) must not write into its own
-parameters: the caller would see the change in Python, and not here.
+parameters: the caller would see the change in Python, and not here. The parameters a function
+writes into are noted (``ctx.written_params``): a call whose arguments share memory with one
+of them is refused at run time, since the write would show through the other argument.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ def check_writes(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     for p, stmt, loops in writes:
         old = stmt.value.args[0].id if _is_setitem(stmt) else stmt.value.left.id
         new = A.target_name(stmt)
+        ctx.written_params |= _component(alias, old) & params
         if ctx.mode == "split" and _component(alias, old) & params:
             raise error_at(stmt, ctx, "a function called from a differentiated function may not "
                            "write into its arguments (the caller would see the change)",
@@ -59,7 +62,7 @@ def check_writes(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
                 other in A.load_names(s) for s, inner in order if loops[-1] in inner)
             if late or around:
                 theirs = ctx.versions.get(other, other)
-                if theirs.startswith("_"):  # a temporary of ours: say where it comes from
+                if theirs not in ctx.locals:  # a temporary of ours: say where it comes from
                     line = next((getanno(s, Anno.ORIGIN, s).lineno for s, _ in order
                                  if other in A.stored_names_of(s)), "?")
                     theirs = f"the view of it taken on line {line}"

@@ -227,8 +227,8 @@ def _index_loop(stmt: gast.For, ctx) -> tuple[list, gast.For]:
                                          else [iterable])]
     names = [ctx.namer.fresh("_seq") for _ in sources]
     before = [gast.copy_location(A.assign(n, s), stmt) for n, s in zip(names, sources, strict=True)]
-    length = A.call(A.name("len"), A.name(names[0])) if len(names) == 1 else A.call(
-        A.name("min"), *[A.call(A.name("len"), A.name(n)) for n in names])
+    length = A.call(A.builtin("len"), A.name(names[0])) if len(names) == 1 else A.call(
+        A.builtin("min"), *[A.call(A.builtin("len"), A.name(n)) for n in names])
     if reverse:
         bounds = [gast.BinOp(left=length, op=gast.Sub(), right=A.const(1)), A.const(-1),
                   A.const(-1)]
@@ -244,7 +244,7 @@ def _index_loop(stmt: gast.For, ctx) -> tuple[list, gast.For]:
     head = [gast.copy_location(h, stmt) for h in head]
     for h in head:
         setanno(h, Anno.ORIGIN, stmt)
-    loop = gast.For(target=A.name(index, store=True), iter=A.call(A.name("range"), *bounds),
+    loop = gast.For(target=A.name(index, store=True), iter=A.call(A.builtin("range"), *bounds),
                     body=head + stmt.body, orelse=stmt.orelse, type_comment=None)
     return before, gast.copy_location(loop, stmt)
 

@@ -1,9 +1,10 @@
 """Give the generated function its name and the user's parameters, minus defaults; in split
 mode, cut it into a forward and a backward function.
 
-Index expressions are written back as slices (``g[1:-1]``). Defaults and annotations are
-dropped from the AST: the loader copies the user's default values onto the compiled function,
-so they are evaluated once, in the user's module, as Python does.
+Index expressions are written back as slices (``g[1:-1]``); builtins the compiler calls
+(``len``, ``range``) are bound to the real ones even where the user's module redefines them.
+Defaults and annotations are dropped from the AST: the loader copies the user's default values
+onto the compiled function, so they are evaluated once, in the user's module, as Python does.
 
 Split mode (used for calls to user functions) cuts at the SPLIT marker the reverse pass left
 between primal and adjoint:
@@ -18,6 +19,8 @@ where ``(a, b)`` are the primal values (residuals) the adjoint reads.
 
 from __future__ import annotations
 
+import builtins
+
 import gast
 
 from transpiler import ast_util as A
@@ -29,6 +32,9 @@ def finalize(fn: gast.FunctionDef, ctx):
     for node in A.walk(fn):  # g[slice(1, -1, None)] -> g[1:-1]
         if isinstance(node, gast.Subscript):
             node.slice = A.index_syntax(node.slice)
+    for node in A.walk(fn):  # len(...) of the compiler's own means the builtin
+        if isinstance(node, gast.Name) and hasanno(node, Anno.BUILTIN):
+            node.id = ctx.bind(node.id, getattr(builtins, node.id))
     fn.args.defaults = []
     fn.args.kw_defaults = [None] * len(fn.args.kwonlyargs)
     for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs:

@@ -4,7 +4,9 @@
 function's closure, globals and builtins, and the object is stored on the Call as Anno.FUNC, so
 rules are found by identity. The root name of each resolved call (``np`` in ``np.sin``) is bound
 in the generated function to the object seen now: primal and adjoint always agree on which
-function was called, even if the user later rebinds the global.
+function was called. The global and builtin roots are listed (``ctx.snapshots``): when the
+user rebinds one (re-executes a helper's ``def``), the compiled gradient is stale and is
+compiled again on its next call.
 Calls on local values (methods) are left unresolved; the reverse pass decides about them.
 """
 
@@ -31,6 +33,8 @@ def resolve(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
             if obj is not None:
                 setanno(node, Anno.FUNC, obj)
                 ctx.bindings.setdefault(root, ctx.lookup(root))
+                if root not in ctx.fn.__code__.co_freevars:
+                    ctx.snapshots[root] = ctx.bindings[root]
     return fn
 
 

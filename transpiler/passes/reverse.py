@@ -237,10 +237,10 @@ class _Reverse:
             if exit_:  # left early: only the first _n values of the range ran
                 iterated = gast.Subscript(value=iterated, slice=gast.Slice(
                     lower=None, upper=A.name(count), step=None), ctx=gast.Load())
-            header = A.call(A.name("reversed"), iterated)
+            header = A.call(A.builtin("reversed"), iterated)
             target = A.name(stmt.target.id, store=True)
         else:
-            header = A.call(A.name("range"), A.name(count))
+            header = A.call(A.builtin("range"), A.name(count))
             target = A.name(self.ctx.namer.fresh("_"), store=True)
         # Values assigned on some paths of the body only: defined before the loop, so the push
         # never reads an unbound name (their adjoint reads them only on the same paths).
