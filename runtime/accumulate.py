@@ -11,10 +11,13 @@ from runtime.stand_in import ShapeOf
 def seed(out):
     """The gradient of a scalar result with respect to itself (1, in the result's dtype).
 
-    Raises TypeError when ``out`` is not a scalar: ``grad`` needs a single number.
+    Raises TypeError when ``out`` is not a real scalar: ``grad`` needs a single real number.
     """
     if type(out) is float:
         return 1.0
+    if type(out) is complex or getattr(getattr(out, "dtype", None), "kind", "") == "c":
+        raise TypeError("grad needs a real-valued function, but it returned a complex value; "
+                        "complex numbers are not supported")
     size = np.size(out)
     if size != 1 or isinstance(out, (tuple, list, dict)):
         kind = type(out).__name__
@@ -46,12 +49,20 @@ def grad_like(g, x):
     """
     if isinstance(x, np.ndarray):
         if type(g) is not np.ndarray or g.dtype != x.dtype or not g.flags.writeable:
+            _refuse_complex(g)
             g = np.array(np.broadcast_to(g, x.shape), dtype=x.dtype)
         elif g.shape != x.shape:
             g = g.reshape(x.shape)
         return g
-    if isinstance(x, np.generic):
-        return x.dtype.type(g)
     if isinstance(x, CONTAINERS):
         return plain(g, x)
+    _refuse_complex(g)
+    if isinstance(x, np.generic):
+        return x.dtype.type(g)
     return float(g)
+
+
+def _refuse_complex(g) -> None:
+    if type(g) is complex or getattr(getattr(g, "dtype", None), "kind", "") == "c":
+        raise TypeError("the gradient came out complex: the function computes with complex "
+                        "numbers, which is not supported")

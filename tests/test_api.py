@@ -296,3 +296,24 @@ def test_bad_rule_templates_are_refused_at_registration(body, message):
     with pytest.raises(RuleError, match=re.escape(message)) as info:
         adjoint(object())(template)
     assert "<test source" in str(info.value)  # the rule's own file and line
+
+
+def test_complex_arguments_and_results_are_refused():
+    f = make("def f(x, c):\n    return np.sum(np.abs(x * c))\n")
+    x = np.array([0.5, -1.0])
+    with pytest.raises(TypeError, match="complex argument"):
+        grad(f)(x, np.array([1j, 2.0]))
+    with pytest.raises(TypeError, match="complex argument"):
+        grad(f)(x, 1j)
+    g = make("def g(x):\n    return np.sum(np.exp(1j * x))\n")
+    with pytest.raises((TypeError, TranspileError), match="complex"):
+        grad(g)(x)
+
+
+def test_mixed_float32_and_float64_arguments_keep_their_dtypes():
+    f = make("def f(a, b):\n    return np.sum(np.sin(a) * b)\n")
+    a, b = np.array([0.5, 1.0], dtype=np.float32), np.array([2.0, -1.0])
+    ga, gb = grad(f, wrt=(0, 1))(a, b)
+    assert ga.dtype == np.float32 and gb.dtype == np.float64
+    np.testing.assert_allclose(ga, np.cos(a.astype(float)) * b, rtol=1e-6)
+    np.testing.assert_allclose(gb, np.sin(a), rtol=1e-6)

@@ -8,7 +8,7 @@ import pathlib
 import sys
 
 from transpiler.api import grad, value_and_grad
-from transpiler.coverage import BEGIN, END, markdown
+from transpiler.coverage import BEGIN, END, comparison, markdown
 from transpiler.errors import TranspileError
 
 
@@ -37,9 +37,13 @@ def main(argv: list[str] | None = None) -> int:
     show.add_argument("--value", action="store_true", help="show value_and_grad instead of grad")
     coverage = commands.add_parser("coverage", help="print the functions with rules (markdown)")
     coverage.add_argument("--update", metavar="FILE", help="rewrite the coverage section of FILE")
+    coverage.add_argument("--compare", action="store_true",
+                          help="count NumPy/SciPy/math functions with rules, beside autograd's")
     args = parser.parse_args(argv)
     if args.command == "coverage":
-        if args.update:
+        if args.compare:
+            print(comparison())
+        elif args.update:
             path = pathlib.Path(args.update)
             text = path.read_text()
             start, end = text.index(BEGIN), text.index(END) + len(END)

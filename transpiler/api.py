@@ -110,6 +110,11 @@ class GradientFunction:
                 raise TypeError(f"cannot differentiate with respect to '{name}': it is "
                                 f"{_describe(value)}; pass a float, a float array, or a tuple, "
                                 "list or dict of those")
+        for a in args:
+            if type(a) is complex or (type(a) is np.ndarray and a.dtype.kind == "c"):
+                raise TypeError(f"{self.__wrapped__.__name__} was given a complex argument; "
+                                "complex numbers are not supported (split real and imaginary "
+                                "parts into two real arrays)")
         if compiled.written:
             _refuse_shared_memory(self.__wrapped__, compiled.written, args, kwargs)
         result = compiled.function(*args, **kwargs)

@@ -45,12 +45,15 @@ def comment(text: str) -> gast.Expr:
 
 
 def walk(node):
-    """Every node under ``node`` (itself included), depth first; faster than ``ast.walk``."""
+    """Every node under ``node`` (itself included), depth first; faster than ``ast.walk``.
+    Expression contexts (``Load``/``Store`` markers) are not visited."""
     stack = [node]
     while stack:
         n = stack.pop()
         yield n
         for field in n._fields:
+            if field == "ctx":
+                continue
             value = getattr(n, field, None)
             if isinstance(value, list):
                 stack.extend(v for v in reversed(value) if isinstance(v, gast.AST))

@@ -17,6 +17,46 @@ def supported() -> list[str]:
     return sorted({key_name(key) for key in ADJOINTS})
 
 
+_LIBRARIES = ("numpy", "scipy", "math")
+
+
+def library_functions(names) -> list[str]:
+    """The names of NumPy, SciPy and ``math`` functions (and the differentiable builtins) among
+    ``names``: what is compared with other tools (operators and our own helpers are not)."""
+    builtin = {"abs", "sum", "min", "max", "pow", "float", "divmod"}
+    return sorted(n for n in names if n.split(".")[0] in _LIBRARIES or n in builtin)
+
+
+def autograd_supported() -> list[str] | None:
+    """The same count for HIPS autograd, read from its own VJP table (None if not installed):
+    every primitive with a reverse rule whose wrapped function is a NumPy/SciPy/math one."""
+    try:
+        import autograd.core
+        import autograd.numpy  # noqa: F401  (importing registers the rules)
+        import autograd.scipy.linalg  # noqa: F401
+        import autograd.scipy.signal  # noqa: F401
+        import autograd.scipy.special  # noqa: F401
+        import autograd.scipy.stats  # noqa: F401
+    except ImportError:
+        return None
+    wrapped = [getattr(p, "fun", None) for p in autograd.core.primitive_vjps]
+    return library_functions({key_name(f) for f in wrapped if f is not None})
+
+
+def comparison() -> str:
+    """``python -m transpiler coverage --compare``: our count beside autograd's."""
+    ours = library_functions(supported())
+    lines = [f"transpiler: {len(ours)} NumPy/SciPy/math functions with reverse rules"]
+    theirs = autograd_supported()
+    if theirs is None:
+        lines.append("autograd: not installed (pip install autograd to compare)")
+    else:
+        lines += [f"autograd:   {len(theirs)} NumPy/SciPy/math functions with reverse rules",
+                  f"in both: {len(set(ours) & set(theirs))}; only autograd: "
+                  + (", ".join(sorted(set(theirs) - set(ours))) or "none")]
+    return "\n".join(lines)
+
+
 def markdown() -> str:
     """The coverage section of the README, between its markers."""
     groups: dict[str, list[str]] = {}

@@ -71,8 +71,7 @@ def test_reassignment_keeps_old_values_and_accumulates():
             # grad of: x = x - x * x
             bx_1 = rt.unbroadcast(bx_2, x_1)
             b_t2 = rt.unbroadcast(-bx_2, _t2)
-            bx_1 = bx_1 + rt.unbroadcast(b_t2 * x_1, x_1)
-            bx_1 = bx_1 + rt.unbroadcast(b_t2 * x_1, x_1)
+            bx_1 = bx_1 + b_t2 * 2 * x_1
             # grad of: x = np.tanh(x @ w)
             b_t1 = bx_1 * (1.0 - x_1 * x_1)
             bw = rt.matmul_adjoint_b(b_t1, x, w)

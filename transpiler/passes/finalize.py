@@ -29,11 +29,10 @@ from transpiler.passes.ssa import stored_names
 
 
 def finalize(fn: gast.FunctionDef, ctx):
-    for node in A.walk(fn):  # g[slice(1, -1, None)] -> g[1:-1]
-        if isinstance(node, gast.Subscript):
+    for node in A.walk(fn):
+        if isinstance(node, gast.Subscript):  # g[slice(1, -1, None)] -> g[1:-1]
             node.slice = A.index_syntax(node.slice)
-    for node in A.walk(fn):  # len(...) of the compiler's own means the builtin
-        if isinstance(node, gast.Name) and hasanno(node, Anno.BUILTIN):
+        elif isinstance(node, gast.Name) and hasanno(node, Anno.BUILTIN):  # the real len(...)
             node.id = ctx.bind(node.id, getattr(builtins, node.id))
     fn.args.defaults = []
     fn.args.kw_defaults = [None] * len(fn.args.kwonlyargs)

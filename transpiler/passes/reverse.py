@@ -385,6 +385,10 @@ class _Reverse:
             return [self._partial(src, A.name(self.grad_of(target)))] if src else []
         if isinstance(value, gast.Constant):
             return []
+        if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult) \
+                and isinstance(value.left, gast.Name) and isinstance(value.right, gast.Name) \
+                and value.left.id == value.right.id:  # x * x: one partial, as for x ** 2
+            return self._rule(gast.Pow, [value.left, A.const(2)], {}, target, value)
         if isinstance(value, gast.BinOp):
             return self._rule(type(value.op), [value.left, value.right], {}, target, value)
         if isinstance(value, gast.UnaryOp):

@@ -21,6 +21,7 @@ Keys are callables (``np.sin``), gast operator classes (``gast.Mult``) or descri
 from __future__ import annotations
 
 import builtins
+import functools
 import inspect
 import sys
 import textwrap
@@ -67,6 +68,7 @@ class Rule:
         return namespace_of(self.template)
 
 
+@functools.cache
 def namespace_of(template: Callable) -> ChainMap:
     """Names a template body can use: its closure, then its module's globals."""
     code = template.__code__
