@@ -108,11 +108,16 @@ def nanprod_grad(g, a, axis=None, keepdims=False):
 
 def extremum_grad(g, a, ans, axis=None, keepdims=False):
     """Gradient of a max or min reduction with result ``ans``: to the elements equal to it,
-    split equally on ties. NaNs (ignored by nanmax/nanmin) get none."""
+    split equally on ties. NaNs (ignored by nanmax/nanmin) get none; a lane whose result is NaN
+    (np.max of a lane holding a NaN) gets a NaN gradient, as the result carries no slope."""
     a = np.asarray(a)
     axes = _axes(axis, a.ndim)
-    weights = _tie_weights(a == _expand(ans, axes, keepdims), axes)
-    return _expand(g, axes, keepdims) * weights.astype(_float_dtype(a))
+    full = _expand(ans, axes, keepdims)
+    weights = _tie_weights(a == full, axes)
+    out = _expand(g, axes, keepdims) * weights.astype(_float_dtype(a))
+    if np.isnan(ans).any():
+        out = np.where(np.isnan(full), np.nan, out)
+    return out
 
 
 def ptp_grad(g, a, axis=None, keepdims=False):

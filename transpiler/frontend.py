@@ -38,6 +38,30 @@ def parse_function(fn) -> tuple[gast.FunctionDef, str, int]:
             filename, lineno, indent,
             hint="lambdas and async functions are not supported; rewrite it as a plain 'def'",
         )
+    if not _same_code(fn, dedented):
+        raise TranspileError(
+            f"the source of {fn.__name__} in {filename} is not the code that runs (was the file "
+            "edited after it was imported?)", filename, lineno, indent,
+            hint="reload the module (importlib.reload) or restart, so code and source agree")
     gast.increment_lineno(module, lineno - 1)
     node.decorator_list = []
     return node, filename, indent
+
+
+def _same_code(fn, source: str) -> bool:
+    """Whether ``source`` compiles to what ``fn`` runs: the same constants and names (closure
+    variables compile as globals on their own, so free and global names are pooled)."""
+    try:
+        module = compile(source, "<source check>", "exec", dont_inherit=True)
+    except SyntaxError:
+        return True  # gast parsed it: leave the judgement to the passes
+    found = [c for c in module.co_consts if hasattr(c, "co_code") and c.co_name == fn.__name__]
+    free = set(fn.__code__.co_freevars)
+    return not found or _fingerprint(found[0], free) == _fingerprint(fn.__code__, free)
+
+
+def _fingerprint(code, free: set) -> tuple:
+    consts = tuple(_fingerprint(c, free) if hasattr(c, "co_code") else (type(c).__name__, repr(c))
+                   for c in code.co_consts)
+    return consts, tuple(sorted(code.co_varnames)), \
+        tuple(sorted((set(code.co_names) | set(code.co_freevars)) - free))

@@ -271,7 +271,7 @@ def adj_sum(ans, a, axis=None, dtype=None, *, keepdims=False):
 
 @adjoint(np.mean)
 def adj_mean(ans, a, axis=None, dtype=None, *, keepdims=False):
-    d[a] = rt.unreduce(d[ans], a, axis, keepdims) * (np.size(ans) / np.size(a))
+    d[a] = rt.unreduce(d[ans], a, axis, keepdims) * (np.size(ans) / max(np.size(a), 1))
 
 
 # --- linear algebra ---
