@@ -49,3 +49,12 @@ def test_readme_custom_rule_example_runs():
         assert "ba = b_t1 * (1.0 - 2.0 * a * _t1)" in grad(f).source
     finally:
         ADJOINTS.pop(sp.dawsn, None)
+
+
+def test_readme_heat_adjoint_is_what_the_compiler_prints():
+    from tests.benchmarks.bench_grad import heat
+
+    block = next(b for b in re.findall(r"```python\n(.*?)```", README, re.S)
+                 if b.startswith("    for step in reversed(_t1):"))
+    source = grad(heat, wrt=(0, 1)).source_for(np.ones(200), 0.2)
+    assert block.rstrip() in source
