@@ -61,7 +61,10 @@ class Compiled:
     def stale(self, fn) -> bool:
         """Whether a global the code was compiled against now names another object."""
         found = fn.__globals__
-        return any(found.get(name, _BUILTINS.get(name)) is not obj for name, obj in self.snapshots)
+        for name, obj in self.snapshots:  # a plain loop: this runs on every call
+            if found.get(name, _BUILTINS.get(name)) is not obj:
+                return True
+        return False
 
 
 def compile_function(fn, wrt: tuple[str, ...], mode: str, options: Options,

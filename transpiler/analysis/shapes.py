@@ -78,6 +78,12 @@ class ShapeKeys:
         key = self.keys.get(name)
         return key is not None and key is not _TOP
 
+    def parameter_like(self, name: str) -> str | None:
+        """A parameter with ``name``'s shape (known to be an array), to read instead of a
+        temporary whose shape alone is needed: the temporary can then be freed early."""
+        key = self.keys.get(name)
+        return key[1] if key is not None and key is not _TOP and key[0] == "name" else None
+
     def same(self, a, b) -> bool:
         """Whether expressions ``a`` and ``b`` certainly have the same shape."""
         ka, kb = self.of(a), self.of(b)

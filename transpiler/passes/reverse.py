@@ -475,12 +475,26 @@ class _Reverse:
                                self.shapes.same)
         if self.grad_of(target) in self.ones:
             self.spread_ones(partials)
+        self.shape_from_parameters(partials)
         # an active argument the rule gives no partial (constant in it) gets a zero gradient
         written = {A.target_name(s) for s in partials if hasanno(s, Anno.ACCUMULATE)}
         arguments = {n.id for v in bound.values() for n in A.walk(v) if isinstance(n, gast.Name)}
         zeros = [marker(Anno.ZERO, (self.grad_of(a), a), node) for a in sorted(arguments)
                  if self.grad_of(a) and self.grad_of(a) not in written]
         return partials + zeros
+
+    def shape_from_parameters(self, partials: list) -> None:
+        """``rt.unreduce(g, _t2)`` -> ``rt.unreduce(g, x)`` when ``_t2`` has parameter ``x``'s
+        shape: a temporary needed only for its shape need not live until the adjoint."""
+        for node in (n for s in partials for n in A.walk(s)):
+            func = getanno(node, Anno.FUNC) if isinstance(node, gast.Call) else None
+            position = 1 if func is runtime.unreduce or func is runtime.unbroadcast else -1
+            if getattr(func, "__module__", "").startswith("runtime") \
+                    and 0 <= position < len(node.args) \
+                    and isinstance(node.args[position], gast.Name):
+                like = self.shapes.parameter_like(node.args[position].id)
+                if like is not None:
+                    node.args[position] = A.name(like)
 
     def spread_ones(self, partials: list) -> None:
         """A partial that only spreads an all-ones gradient (``rt.unreduce(g, x)``, ``g``) is
