@@ -29,7 +29,9 @@ from transpiler.errors import error_at
 _VIEW_METHODS = frozenset({"reshape", "transpose", "ravel", "squeeze", "view", "swapaxes"})
 _VIEW_FUNCTIONS = (np.reshape, np.transpose, np.ravel, np.squeeze, np.asarray, np.atleast_1d,
                    np.atleast_2d, np.atleast_3d, np.swapaxes, np.moveaxis, np.expand_dims,
-                   np.broadcast_to, np.asanyarray)
+                   np.broadcast_to, np.asanyarray,
+                   # containers holding the same objects: what a loop walks, list(xs), ...
+                   runtime.sequence, runtime.values, runtime.items, list, tuple)
 
 
 def check_writes(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
