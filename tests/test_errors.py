@@ -22,6 +22,9 @@ REFUSED = [
     ("c = np.zeros(3)\n    np.multiply(x, 2.0, out=c)\n    y = c", "into an existing array", 3),
     ("xs = [x]\n    xs.insert(0, x)\n    y = np.sum(xs)", "result of this call is discarded", 3),
     ("xs = [x]\n    ys = xs\n    xs.append(x)\n    y = np.sum(ys)", "would also change 'ys'", 4),
+    # the loop walks x while x changes in place: each row seen is the updated one in NumPy
+    ("y = 0.0\n    for r in x:\n        x += 0.5\n        y = y + np.sum(r)", "would also change",
+     4),
     ("y = x.tolist()", "method call x.tolist(...)", 2),
     ("import math\n    y = x", "'import' inside the function", 2),
     ("y = undefined_function(x)", "name 'undefined_function' is not defined", 2),
