@@ -8,6 +8,7 @@ import numpy as np
 
 from transpiler import cache
 from transpiler.context import Options
+from transpiler.emit import note_origin
 from transpiler.errors import TranspileError
 from transpiler.pipeline import Compiled, compile_function
 
@@ -98,7 +99,11 @@ class GradientFunction:
                     break
             else:
                 if not fast[2] or not fast[2].stale(self.__wrapped__):
-                    return fast[1](*args)
+                    try:
+                        return fast[1](*args)
+                    except Exception as e:
+                        note_origin(e)  # name the user's line the failing statement came from
+                        raise
         kinds = _kinds(args, kwargs)
         compiled = self._variants.get(kinds)
         if compiled is None or self.__wrapped__.__code__ is not self._code \
@@ -117,7 +122,11 @@ class GradientFunction:
                                 "parts into two real arrays)")
         if compiled.written:
             _refuse_shared_memory(self.__wrapped__, compiled.written, args, kwargs)
-        result = compiled.function(*args, **kwargs)
+        try:
+            result = compiled.function(*args, **kwargs)
+        except Exception as e:
+            note_origin(e)
+            raise
         if self._single:
             return result
         if self._mode == "value_and_grad":

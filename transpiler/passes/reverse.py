@@ -220,6 +220,14 @@ class _Reverse:
         shape_only = _shape_only(a_copies + a_main, self.ctx)
         saved = [n for n in self.saved(a_copies + a_main, p_main + p_copies, stmt)
                  if n not in shape_only or not self.shapes.known(n)]
+        # x_2 of ``x_1 = x_2`` (the copy-back) is x_1 of the next iteration: when x_1 is taped,
+        # x_2 need not be; before the pop, x_1 still holds the value x_2 had
+        restores = []
+        for copy in copies:
+            carried_var, source = A.target_name(copy), getattr(copy.value, "id", None)
+            if source in saved and carried_var in saved and source != carried_var:
+                saved.remove(source)
+                restores.append(A.assign(source, A.name(carried_var), like=stmt))
         push, pop = self.tape(saved, shape_only, stmt)
         carried = [A.target_name(c) for c in copies]
         local = stored_names(main)
@@ -248,7 +256,8 @@ class _Reverse:
                          for n in stored_names([s])}
         before += [A.assign(n, A.const(None), like=stmt) for n in saved if n not in unconditional]
         stmt.body = p_main + push + p_copies + counter + exit_
-        adjoint = gast.For(target=target, iter=header, body=a_copies + pop + a_main + zeros,
+        adjoint = gast.For(target=target, iter=header,
+                           body=a_copies + restores + pop + a_main + zeros,
                            orelse=[], type_comment=None)
         return before + [stmt], zeros + [gast.copy_location(adjoint, stmt)]
 

@@ -11,13 +11,13 @@ Everything else raises TranspileError at the construct, with a hint.
 >>> import gast
 >>> from types import SimpleNamespace
 >>> ctx = SimpleNamespace(filename="<doc>", indent=0)
->>> fn = gast.parse("def f(x):\\n    for k, v in d.items():\\n        y = v\\n    return y").body[0]
+>>> fn = gast.parse("def f(x):\\n    for v in f.read():\\n        y = v\\n    return y").body[0]
 >>> try:
 ...     validate(fn, ctx)
 ... except TranspileError as e:
 ...     print(e)
-<doc>:2:17: a 'for' loop over a method call's result is not supported yet
-hint: loop over range(...), a sequence, enumerate(...), zip(...) or reversed(...)
+<doc>:2:14: a 'for' loop over a method call's result is not supported yet
+hint: loop over range(...), a sequence, a dict (or its .items()), enumerate, zip or reversed
 """
 
 from __future__ import annotations
@@ -94,8 +94,8 @@ def _check_statement(stmt, ctx, last: bool) -> None:
             raise error_at(stmt.iter, ctx, "a 'for' loop over a method call's result is not "
                            "supported yet" if isinstance(stmt.iter.func, gast.Attribute) else
                            "a 'for' loop over this call is not supported yet",
-                           "loop over range(...), a sequence, a dict, d.items(), d.values(), "
-                           "enumerate(...), zip(...) or reversed(...)")
+                           "loop over range(...), a sequence, a dict (or its .items()), "
+                           "enumerate, zip or reversed")
     if isinstance(stmt, gast.Return) and stmt.value is None:
         raise error_at(stmt, ctx, "'return' without a value", "return the value to differentiate")
     if isinstance(stmt, gast.Assign):
