@@ -758,25 +758,18 @@ def test_static_and_unbound_methods():
     np.testing.assert_allclose(grad(caller)(x), m.w * np.cos(x) + 3.0 * x ** 2, rtol=1e-14)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "grad(obj.method) is refused with the generic hint 'wrap it in a function: def f(x): "
-    "return np.sin(x)', but the wrapper 'def w(x): return m.loss(x)' then fails with "
-    "NoRuleError ('no gradient rule for m.loss'): calls of bound methods of user classes are "
-    "not resolved as user functions; only Model.loss(m, x) works"))
 @pytest.mark.parametrize("method", ["loss", "square"])
 def test_bound_methods_work_or_the_hint_does(method):
+    """grad(m.loss) differentiates the method with m passed first; m.loss(x) inside a
+    differentiated function is a call of Model.loss(m, x)."""
     Model = make(MODEL, name="Model")
     m = Model(np.array([1.0, 2.0]))
     x = np.array([0.3, 0.4])
     want = m.w * np.cos(x) if method == "loss" else 6.0 * x
     bound = getattr(m, method)
-    try:
-        got = grad(bound)(x)
-    except TranspileError as err:
-        assert f"Model.{method}" in str(err) and err.hint
-        wrapper = make(f"def w(x):\n    return m.{method}(x)\n", m=m)
-        got = grad(wrapper)(x)
-    np.testing.assert_allclose(got, want, rtol=1e-14)
+    np.testing.assert_allclose(grad(bound)(x), want, rtol=1e-14)
+    wrapper = make(f"def w(x):\n    return m.{method}(x)\n", m=m)
+    np.testing.assert_allclose(grad(wrapper)(x), want, rtol=1e-14)
 
 
 # --- __main__, exec, zip files, stale files ------------------------------------------------------

@@ -137,6 +137,31 @@ class GradientFunction:
         return f"<{self.__qualname__}, wrt={self._wrt if not self._single else self._wrt[0]!r}>"
 
 
+class BoundGradient:
+    """The gradient of a bound method ``obj.method``: the function's gradient with ``obj``
+    passed first (``wrt`` positions count the method's own arguments, as the caller sees them)."""
+
+    def __init__(self, method, wrt, mode: str, options: Options):
+        self.__self__ = method.__self__
+        def shift(w):  # a position past the receiver
+            return w + 1 if isinstance(w, int) and not isinstance(w, bool) and w >= 0 else w
+
+        wrt = tuple(shift(w) for w in wrt) if isinstance(wrt, (tuple, list)) else shift(wrt)
+        self._gradient = GradientFunction(method.__func__, wrt, mode, options)
+        self.__name__, self.__qualname__ = self._gradient.__name__, self._gradient.__qualname__
+        self.__wrapped__ = method
+
+    def __call__(self, *args, **kwargs):
+        return self._gradient(self.__self__, *args, **kwargs)
+
+    @property
+    def source(self) -> str:
+        return self._gradient.source
+
+    def source_for(self, *args, **kwargs) -> str:
+        return self._gradient.source_for(self.__self__, *args, **kwargs)
+
+
 _OTHER, _NUMBER, _ARRAY = 0, 1, 2
 
 
@@ -206,6 +231,8 @@ def _decorator(mode: str):
             return lambda g: make(g, wrt, optimize=optimize)
         if not callable(f):
             raise TypeError(f"{mode} expects a function, got {f!r}")
+        if inspect.ismethod(f) and inspect.isfunction(f.__func__):
+            return BoundGradient(f, wrt, mode, Options(optimize))
         return GradientFunction(f, wrt, mode, Options(optimize))
 
     make.__name__ = mode

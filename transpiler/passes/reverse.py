@@ -297,6 +297,11 @@ class _Reverse:
             return []
         target, value = stmt.targets[0], stmt.value
         func = getanno(value, Anno.FUNC) if isinstance(value, gast.Call) else None
+        if inspect.ismethod(func) and is_user_function(func.__func__) \
+                and isinstance(value.func, gast.Attribute):  # m.loss(x) is Model.loss(m, x)
+            value = gast.copy_location(gast.Call(func=value.func, args=[value.func.value]
+                                                 + value.args, keywords=value.keywords), value)
+            func = func.__func__
         if is_user_function(func):
             return self.user_call(func, value, target, stmt)
         if not isinstance(target, gast.Name):
