@@ -11,6 +11,7 @@ from transpiler.checking import check_grad
 from transpiler.coverage import supported
 from transpiler.errors import NoRuleError, TranspileError
 from transpiler.rules.registry import adjoint, d
+from transpiler.vjp import jacobian, vjp
 
-__all__ = ["NoRuleError", "TranspileError", "adjoint", "check_grad", "d", "grad", "supported",
-           "value_and_grad"]
+__all__ = ["NoRuleError", "TranspileError", "adjoint", "check_grad", "d", "grad", "jacobian",
+           "supported", "value_and_grad", "vjp"]

@@ -1,0 +1,70 @@
+"""Vector-Jacobian products and Jacobians, from the forward/backward pair of a function.
+
+``vjp(f, *args)`` runs ``f``'s compiled forward half once and returns its value with a pullback;
+``pullback(seed)`` runs the backward half (the forward again when called more than once: the
+tape of a loop is spent by one backward sweep). ``jacobian(f, wrt)`` pulls back one unit seed
+per output element.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+import runtime as rt
+from transpiler.api import _check_function, _not_differentiable
+from transpiler.calls import split_pair
+from transpiler.context import Options
+
+
+def vjp(f, *args, optimize: bool = True):
+    """``(value, pullback)``: ``pullback(seed)`` returns one gradient per positional argument
+    (JAX's convention), None for an argument that cannot be differentiated (an int, a bool).
+    ``f`` may return a scalar, an array or a tuple (then ``seed`` is a tuple)."""
+    _check_function(f)
+    params = [p.name for p in inspect.signature(f).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][:len(args)]
+    if len(params) < len(args):
+        raise TypeError(f"vjp: {f.__name__} takes {len(params)} positional arguments, "
+                        f"{len(args)} given")
+    active = tuple(p for p, a in zip(params, args, strict=True)
+                   if type(a) is float or not _not_differentiable(a))
+    pair = split_pair(f, active, Options(optimize))
+    value, residuals = pair.forward(*args)
+    spent = False
+
+    def pullback(seed):
+        nonlocal residuals, spent
+        if spent:  # one backward sweep consumes the tape: run forward again
+            residuals = pair.forward(*args)[1]
+        spent = True
+        grads = iter(pair.backward(residuals, seed))
+        return tuple(rt.grad_like(next(grads), a) if p in active else None
+                     for p, a in zip(params, args, strict=True))
+
+    return value, pullback
+
+
+def jacobian(f, wrt=0, optimize: bool = True):
+    """A function returning the Jacobian of ``f`` with respect to positional argument ``wrt``:
+    an array of shape ``out.shape + in.shape`` (one pullback per output element)."""
+    if not isinstance(wrt, int) or isinstance(wrt, bool):
+        raise TypeError(f"jacobian: wrt must be a position, got {wrt!r}")
+
+    def jacobian_of_f(*args):
+        value, pullback = vjp(f, *args, optimize=optimize)
+        out, x = np.asarray(value), args[wrt]
+        if np.iscomplexobj(out) or isinstance(value, (tuple, list, dict)):
+            raise TypeError("jacobian needs a function returning a real scalar or array")
+        rows = []
+        for i in range(out.size):
+            seed = np.zeros(out.shape, dtype=out.dtype if out.dtype.kind == "f" else float)
+            seed.flat[i] = 1.0
+            row = pullback(seed if out.ndim else float(seed))[wrt]
+            rows.append(np.asarray(row, dtype=float).reshape(np.shape(x)))
+        return np.stack(rows).reshape(out.shape + np.shape(x)) if rows else \
+            np.zeros(out.shape + np.shape(x))
+
+    jacobian_of_f.__name__ = f"jacobian_{f.__name__}"
+    return jacobian_of_f
