@@ -317,3 +317,47 @@ def test_mixed_float32_and_float64_arguments_keep_their_dtypes():
     assert ga.dtype == np.float32 and gb.dtype == np.float64
     np.testing.assert_allclose(ga, np.cos(a.astype(float)) * b, rtol=1e-6)
     np.testing.assert_allclose(gb, np.sin(a), rtol=1e-6)
+
+
+INLINE = """
+import math
+
+SCALE = 2.0
+
+def step(x, v, dt=0.1):
+    a = -math.sin(x) * SCALE
+    return x + dt * v, v + dt * a
+
+def early(x):
+    if x > 10.0:
+        return x
+    return x * x
+
+def simulate(x0, v0):
+    x, v = x0, v0
+    for i in range(20):
+        x, v = step(x, v)
+    y = early(x)
+    return y + 2.0 * early(v)
+
+def shadowing(x):
+    SCALE = 3.0
+    x, v = step(x, SCALE)
+    return x * v
+"""
+
+
+def test_whole_statement_calls_of_small_helpers_are_inlined():
+    simulate = make(INLINE, name="simulate")
+    g = grad(simulate, wrt=(0, 1))
+    source = g.source_for(0.3, -0.2)
+    assert "step_vjp" not in source and "step_x = " in source  # inlined, its names prefixed
+    assert "early_vjp.forward" in source  # an early return: compiled as a pair
+    check_grad(simulate, 0.3, -0.2, wrt=(0, 1))
+    check_grad(simulate, 0.3, -0.2, wrt=(0, 1), optimize=False)
+
+
+def test_a_helper_whose_globals_the_caller_shadows_is_not_inlined():
+    shadowing = make(INLINE, name="shadowing")
+    assert "step_vjp.forward" in grad(shadowing).source_for(0.4)
+    check_grad(shadowing, 0.4)

@@ -39,8 +39,8 @@ def spring(x, k, c=0.5):
 
 
 def energy(x, k):
-    f = spring(x, k)
-    g = spring(x, 2.0, c=DT)
+    f = 1.0 * spring(x, k)  # inside an expression: a forward/backward pair, not inlined
+    g = 1.0 * spring(x, 2.0, c=DT)
     return np.sum(WEIGHTS * f * g) + math.cos(DT * k)
 
 

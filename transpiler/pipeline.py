@@ -21,6 +21,7 @@ from transpiler.passes import (
     desugar,
     finalize,
     fix_grads,
+    inline,
     lift,
     lower_exits,
     optimize,
@@ -35,6 +36,7 @@ _BUILTINS = vars(builtins)
 
 PIPELINE: tuple[tuple[str, Callable], ...] = (
     ("reject unsupported syntax", validate.validate),
+    ("inline small helpers", inline.inline),
     ("lift functions defined inside", lift.lift),
     ("resolve called objects", resolve.resolve),
     ("spell out *args and **kwargs of known contents", stars.stars),

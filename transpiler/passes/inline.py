@@ -1,0 +1,122 @@
+"""Inline small helpers: ``x, v = step(x, v, dt)`` becomes the body of ``step``.
+
+A call of one of your functions otherwise costs a compiled forward/backward pair of Python
+calls each time; in a time-stepping loop that is most of the gradient's cost. A call is inlined
+when it is a whole statement (``y = helper(...)`` or ``a, b = helper(...)``) and the helper
+
+- lives in the same module (the same globals) and closes over nothing,
+- takes plain parameters, each given by the call or defaulting to a number, string or None,
+- ends with its only ``return``, defines no functions inside, is not the function itself,
+- and uses no global name that the calling function assigns.
+
+Its parameters and locals get fresh names (``step_x``), the arguments are assigned to them, and
+the returned value to the call's target. Helpers called by an inlined helper are inlined too,
+to a small depth; every other call stays a forward/backward pair.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import gast
+
+from transpiler import ast_util as A
+from transpiler.anno import Anno, setanno
+from transpiler.errors import TranspileError
+from transpiler.frontend import parse_function
+from transpiler.passes.validate import validate
+from transpiler.rules.registry import is_user_function
+
+_DEPTH = 4
+_SIMPLE = (int, float, str, bool, type(None))
+
+
+def inline(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
+    if ctx.mode == "split":  # a helper compiled as a pair inlines nothing of its own
+        return fn
+    local = {n.id for n in A.walk(fn) if isinstance(n, gast.Name)
+             and isinstance(n.ctx, (gast.Store, gast.Param))}
+    local |= {n.name for n in A.walk(fn) if isinstance(n, gast.FunctionDef) and n is not fn}
+    fn.body = _block(fn.body, ctx, local, depth=0, seen=(ctx.fn,))
+    return fn
+
+
+def _block(stmts: list, ctx, local: set[str], depth: int, seen: tuple) -> list:
+    out = []
+    for stmt in stmts:
+        for field in ("body", "orelse"):
+            if isinstance(getattr(stmt, field, None), list):
+                setattr(stmt, field, _block(getattr(stmt, field), ctx, local, depth, seen))
+        body = _inline(stmt, ctx, local, depth, seen) if depth < _DEPTH else None
+        out.extend(body if body is not None else [stmt])
+    return out
+
+
+def _inline(stmt, ctx, local: set[str], depth: int, seen: tuple) -> list | None:
+    """The statements replacing ``stmt``, or None to keep it."""
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.value, gast.Call) and isinstance(stmt.value.func, gast.Name)
+            and stmt.value.func.id not in local):
+        return None
+    call = stmt.value
+    try:
+        helper = ctx.lookup(call.func.id)
+    except (AttributeError, ValueError):
+        return None
+    if not _inlinable(helper, ctx, seen) or any(
+            isinstance(a, gast.Starred) for a in call.args) or any(
+            kw.arg is None for kw in call.keywords):
+        return None
+    try:
+        node, _, _ = parse_function(helper)
+        validate(node, ctx)
+    except TranspileError:
+        return None  # compiled as a pair, which reports the problem with its context
+    body, ret = node.body[:-1], node.body[-1]
+    if any(isinstance(n, (gast.Return, gast.FunctionDef, gast.Lambda)) for s in body
+           for n in A.walk(s)):
+        return None
+    assigned = {n.id for n in A.walk(node) if isinstance(n, gast.Name)
+                and isinstance(n.ctx, (gast.Store, gast.Param))}
+    free = {n.id for n in A.walk(node) if isinstance(n, gast.Name)} - assigned
+    if free & local:
+        return None  # a global of the helper's that the caller shadows with a local
+    try:
+        bound = inspect.signature(helper).bind(*call.args, **{k.arg: k.value
+                                                              for k in call.keywords})
+    except TypeError:
+        return None
+    bound.apply_defaults()
+    arguments = {}
+    for name, value in bound.arguments.items():
+        if not isinstance(value, gast.AST):
+            if not isinstance(value, _SIMPLE):
+                return None
+            value = A.const(value)
+        arguments[name] = value
+    renames = {name: ctx.namer.fresh(f"{helper.__name__}_{name}") for name in sorted(assigned)}
+    for n in A.walk(node):
+        if isinstance(n, gast.Name) and n.id in renames:
+            n.id = renames[n.id]
+    head = [gast.copy_location(A.assign(renames[p], A.copy_node(value)), stmt)
+            for p, value in arguments.items()]
+    result = gast.copy_location(gast.Assign(targets=stmt.targets, value=ret.value,
+                                            type_comment=None), ret)
+    for s in head:
+        setanno(s, Anno.ORIGIN, stmt)
+    local |= set(renames.values())
+    inner = _block(body, ctx, local, depth + 1, seen + (helper,))
+    return head + inner + [result]
+
+
+def _inlinable(helper, ctx, seen: tuple) -> bool:
+    if not inspect.isfunction(helper) or helper in seen or helper.__closure__:
+        return False
+    if helper.__globals__ is not ctx.fn.__globals__ or hasattr(helper, "__wrapped__") \
+            or helper.__code__.co_filename != ctx.fn.__code__.co_filename:
+        return False
+    if not is_user_function(helper):
+        return False
+    parameters = inspect.signature(helper).parameters.values()
+    return all(p.kind is p.POSITIONAL_OR_KEYWORD for p in parameters) \
+        and not (helper.__code__.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE))
