@@ -68,7 +68,10 @@ def markdown() -> str:
         else:
             group, short = "builtins", name
         groups.setdefault(group, []).append(short)
-    lines = [BEGIN, f"{len(supported())} functions and operators have reverse-mode rules:", ""]
+    names = supported()
+    lines = [BEGIN, f"{len(names)} functions and operators have reverse-mode rules, "
+             f"{len(library_functions(names))} of them NumPy, SciPy and `math` functions "
+             "(and differentiable builtins):", ""]
     for group in sorted(groups):
         lines.append(f"- **{group}**: " + ", ".join(f"`{n}`" for n in groups[group]))
     nondiff = sorted({key_name(k) for k in NONDIFF})
