@@ -30,6 +30,7 @@ from runtime.ops import (
                                 dot_adjoint_b,
                                 matmul_adjoint_a,
                                 matmul_adjoint_b,
+                         stop_gradient,
                                 unconcatenate,
                                 unstack,
 )
@@ -62,6 +63,7 @@ __all__ = [
     "seed",
     "sequence",
     "shape_of",
+    "stop_gradient",
     "unappend",
     "unbroadcast",
     "unconcatenate",

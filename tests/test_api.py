@@ -361,3 +361,23 @@ def test_a_helper_whose_globals_the_caller_shadows_is_not_inlined():
     shadowing = make(INLINE, name="shadowing")
     assert "step_vjp.forward" in grad(shadowing).source_for(0.4)
     check_grad(shadowing, 0.4)
+
+
+def test_stop_gradient_and_nondifferentiable():
+    from transpiler import nondifferentiable, stop_gradient
+
+    f = make("def f(x):\n    return np.sum(x * stop_gradient(x))\n", stop_gradient=stop_gradient)
+    x = np.array([0.5, -1.5, 2.0])
+    np.testing.assert_allclose(grad(f)(x), x)  # only the first factor is differentiated
+
+    def quantize(v):
+        return np.round(v * 4.0) / 4.0
+
+    g = make("def g(x):\n    return np.sum(quantize(x) * x)\n", quantize=quantize)
+    try:
+        nondifferentiable(quantize)
+        np.testing.assert_allclose(grad(g)(x), quantize(x))
+        assert "quantize_vjp" not in grad(g).source
+    finally:
+        from transpiler.rules.nondiff import NONDIFF
+        NONDIFF.discard(quantize)

@@ -5,13 +5,15 @@
     df(x); print(df.source)
 """
 
+from runtime import stop_gradient
 from transpiler import rules  # noqa: F401  (registers the built-in rules)
 from transpiler.api import grad, value_and_grad
 from transpiler.checking import check_grad
 from transpiler.coverage import supported
 from transpiler.errors import NoRuleError, TranspileError
+from transpiler.rules.nondiff import nondifferentiable
 from transpiler.rules.registry import adjoint, d
 from transpiler.vjp import jacobian, vjp
 
 __all__ = ["NoRuleError", "TranspileError", "adjoint", "check_grad", "d", "grad", "jacobian",
-           "supported", "value_and_grad", "vjp"]
+           "nondifferentiable", "stop_gradient", "supported", "value_and_grad", "vjp"]

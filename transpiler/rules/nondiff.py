@@ -21,8 +21,9 @@ import numpy as np
 
 import runtime as rt
 
-NONDIFF: frozenset = frozenset({
+NONDIFF: set = {
     rt.keys,  # a dict's keys
+    rt.stop_gradient,  # transpiler.stop_gradient(x): the value, with no gradient
     # builtins
     builtins.len, builtins.int, builtins.bool, builtins.round, builtins.range, builtins.print,
     builtins.isinstance, builtins.type, builtins.any, builtins.all,
@@ -50,4 +51,13 @@ NONDIFF: frozenset = frozenset({
     # math: integers and booleans
     math.floor, math.ceil, math.trunc, math.factorial, math.comb, math.perm, math.gcd,
     math.lcm, math.isqrt, math.isclose, math.isfinite, math.isnan, math.isinf,
-})
+}
+
+
+def nondifferentiable(func):
+    """Mark ``func`` as carrying no gradient (piecewise constant, or deliberately not
+    differentiated): calls of it on differentiated values give an inactive result, and its
+    source is not compiled. Like an entry above, it counts as free of side effects. Returns
+    ``func``, so it works as a decorator. Gradients compiled before the call do not see it."""
+    NONDIFF.add(func)
+    return func

@@ -35,6 +35,7 @@ import numpy as np
 
 from transpiler import ast_util as A
 from transpiler.anno import Anno, setanno
+from transpiler.rules.nondiff import NONDIFF
 
 
 class _GradOf:
@@ -165,7 +166,7 @@ def is_user_function(func) -> bool:
     if not inspect.isfunction(func):
         return False
     try:
-        if func in ADJOINTS:
+        if func in ADJOINTS or func in NONDIFF:
             return False
     except TypeError:
         return False
