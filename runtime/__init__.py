@@ -6,7 +6,15 @@ without the compiler installed.
 
 from runtime import linalg, reductions, shapes, special
 from runtime.accumulate import grad_like, seed, zeros_like_grad
-from runtime.broadcast import add_into, unbroadcast, unindex, unreduce, zero_index
+from runtime.broadcast import (
+                               add_into,
+                               broadcast_like,
+                               reduce_like,
+                               unbroadcast,
+                               unindex,
+                               unreduce,
+                               zero_index,
+)
 from runtime.containers import (
                                 appended,
                                 cotangent,
@@ -46,6 +54,7 @@ __all__ = [
     "add_into",
     "appended",
     "balanced_eq",
+    "broadcast_like",
     "cotangent",
     "dot_adjoint_a",
     "dot_adjoint_b",
@@ -60,6 +69,7 @@ __all__ = [
     "last",
     "matmul_adjoint_a",
     "matmul_adjoint_b",
+    "reduce_like",
     "seed",
     "sequence",
     "shape_of",

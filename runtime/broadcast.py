@@ -116,3 +116,19 @@ def add_into(g, index, part):
             np.add.at(g, index, part)
         return g
     return g + unindex_container(part, g, index)
+
+
+def broadcast_like(d, g):
+    """The transpose of ``unbroadcast(g, like)``: ``d`` spread back to ``g``'s shape."""
+    shape = np.shape(g)
+    return d if np.shape(d) == shape else np.broadcast_to(d, shape)
+
+
+def reduce_like(d, g, axis=None, keepdims=False):
+    """The transpose of ``unreduce(g, like, axis, keepdims)``: ``d`` summed over the axes the
+    reduction removed, back to ``g``'s shape."""
+    if np.ndim(d) == np.ndim(g):
+        return d if axis is None and np.shape(d) == np.shape(g) else \
+            np.sum(d, axis=axis, keepdims=True).reshape(np.shape(g))
+    summed = np.sum(d, axis=axis, keepdims=keepdims)
+    return summed.reshape(np.shape(g)) if np.ndim(g) else summed

@@ -1,5 +1,7 @@
 """vjp and jacobian: pullbacks and Jacobians from a function's forward/backward pair."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -67,3 +69,27 @@ def test_jacobian_of_a_scalar_function_is_its_gradient():
 def test_jacobian_wrt_must_be_a_position():
     with pytest.raises(TypeError, match="position"):
         jacobian(LOOP, wrt="x")
+
+
+def test_hessian_and_hvp_by_differentiating_the_gradient():
+    from transpiler import hessian, hvp
+
+    f = make("""
+def f(x, W):
+    y = np.tanh(W @ x)
+    s = np.sum(y * y)
+    if s > 10.0:
+        s = s * 0.5
+    return s + np.sum(np.sin(x) * x) + np.dot(x, x) ** 2
+""")
+    H = hessian(f)(X, W)
+    assert H.shape == (3, 3)
+    g = grad(f)
+    eps = 1e-6
+    fd = np.stack([(g(X + eps * e, W) - g(X - eps * e, W)) / (2 * eps) for e in np.eye(3)])
+    np.testing.assert_allclose(H, fd, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(H, H.T, rtol=1e-12, atol=1e-12)
+    v = np.array([1.0, -2.0, 0.5])
+    np.testing.assert_allclose(hvp(f)(X, W, v), H @ v, rtol=1e-12, atol=1e-12)
+    s = make("def s(a, b):\n    return a * a * b + math.sin(a)\n")
+    assert hessian(s)(0.5, 2.0) == pytest.approx(2.0 * 2.0 - math.sin(0.5), rel=1e-12)

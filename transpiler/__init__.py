@@ -13,7 +13,8 @@ from transpiler.coverage import supported
 from transpiler.errors import NoRuleError, TranspileError
 from transpiler.rules.nondiff import nondifferentiable
 from transpiler.rules.registry import adjoint, d
-from transpiler.vjp import jacobian, vjp
+from transpiler.vjp import hessian, hvp, jacobian, vjp
 
 __all__ = ["NoRuleError", "TranspileError", "adjoint", "check_grad", "d", "grad", "jacobian",
-           "nondifferentiable", "stop_gradient", "supported", "value_and_grad", "vjp"]
+           "hessian", "hvp", "nondifferentiable", "stop_gradient", "supported", "value_and_grad",
+           "vjp"]

@@ -1,4 +1,5 @@
-"""Vector-Jacobian products and Jacobians, from the forward/backward pair of a function.
+"""Vector-Jacobian products, Jacobians, and (by differentiating a generated gradient)
+Hessian-vector products and Hessians.
 
 ``vjp(f, *args)`` runs ``f``'s compiled forward half once and returns its value with a pullback;
 ``pullback(seed)`` runs the backward half (the forward again when called more than once: the
@@ -9,11 +10,13 @@ per output element.
 from __future__ import annotations
 
 import inspect
+import itertools
+import linecache
 
 import numpy as np
 
 import runtime as rt
-from transpiler.api import _check_function, _not_differentiable
+from transpiler.api import _check_function, _not_differentiable, grad
 from transpiler.calls import split_pair
 from transpiler.context import Options
 
@@ -68,3 +71,60 @@ def jacobian(f, wrt=0, optimize: bool = True):
 
     jacobian_of_f.__name__ = f"jacobian_{f.__name__}"
     return jacobian_of_f
+
+
+def hvp(f, wrt: int = 0, optimize: bool = True):
+    """A function ``(*args, v)`` returning the Hessian-vector product H·v for argument ``wrt``
+    (an int position), without forming H: the gradient of ``<grad f(args), v>``, by
+    differentiating the generated gradient itself (reverse over reverse; ``f`` without loops)."""
+    if not isinstance(wrt, int) or isinstance(wrt, bool):
+        raise TypeError(f"hvp: wrt must be a position, got {wrt!r}")
+    gradient = grad(f, wrt=wrt, optimize=optimize)
+    made: dict = {}
+
+    def hvp_of_f(*args):
+        *xs, v = args
+        gradient(*xs)  # compiles the variant for these argument kinds
+        inner = next(c.function for c in gradient._variants.values()
+                     if c.source == gradient.source_for(*xs))
+        key = id(inner)
+        if key not in made:
+            made[key] = grad(_contracted(inner, len(xs), f.__name__), wrt=wrt,
+                             optimize=optimize)
+        return made[key](*xs, v)
+
+    hvp_of_f.__name__ = f"hvp_{f.__name__}"
+    return hvp_of_f
+
+
+def hessian(f, wrt: int = 0, optimize: bool = True):
+    """A function returning the Hessian of ``f`` for argument ``wrt``: shape
+    ``in.shape + in.shape`` (one Hessian-vector product per element of the argument)."""
+    product = hvp(f, wrt, optimize)
+
+    def hessian_of_f(*args):
+        x = args[wrt]
+        if np.ndim(x) == 0:
+            return product(*args, 1.0)
+        rows = [product(*args, np.eye(np.size(x))[i].reshape(np.shape(x)))
+                for i in range(np.size(x))]
+        return np.stack(rows).reshape(np.shape(x) + np.shape(x))
+
+    hessian_of_f.__name__ = f"hessian_{f.__name__}"
+    return hessian_of_f
+
+
+_counter = itertools.count(1)
+
+
+def _contracted(gradient_function, n: int, name: str):
+    """``def h(a0, ..., v): return np.sum(gradient_function(a0, ...) * v)``, with its source in
+    linecache so that it can be compiled like any function."""
+    params = ", ".join(f"a{i}" for i in range(n))
+    source = (f"def contracted_{name}({params}, v):\n"
+              f"    return np.sum(gradient_of_{name}({params}) * v)\n")
+    filename = f"<hvp of {name} #{next(_counter)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"np": np, f"gradient_of_{name}": gradient_function}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace[f"contracted_{name}"]

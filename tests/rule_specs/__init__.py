@@ -15,13 +15,15 @@ import pkgutil
 
 import numpy as np
 
+import runtime
+
 try:
     import scipy.special as special
 except ImportError:  # the scipy.special rules are not registered either
     special = None
 
 ARG_NAMES = "abc"
-SPEC_GLOBALS = {"np": np, "math": math, "special": special}
+SPEC_GLOBALS = {"np": np, "math": math, "special": special, "rt": runtime}
 
 
 def discovered(table: str = "SPECS") -> list:

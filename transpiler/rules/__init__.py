@@ -8,6 +8,7 @@ from transpiler.rules import (  # noqa: F401
     numpy_rules,
     operator_rules,
     reduction_rules,
+    runtime_rules,
     scipy_rules,
     shape_rules,
 )

@@ -24,6 +24,7 @@ import runtime as rt
 NONDIFF: set = {
     rt.keys,  # a dict's keys
     rt.stop_gradient,  # transpiler.stop_gradient(x): the value, with no gradient
+    rt.seed, rt.zeros_like_grad,  # ones and zeros shaped like a value (in generated gradients)
     # builtins
     builtins.len, builtins.int, builtins.bool, builtins.round, builtins.range, builtins.print,
     builtins.isinstance, builtins.type, builtins.any, builtins.all,
