@@ -21,7 +21,7 @@ import tokenize
 
 import numpy as np
 
-from transpiler.api import GradientFunction, _kinds, _normalise_wrt, grad, value_and_grad
+from transpiler.api import GradientFunction, _normalise_wrt, grad, value_and_grad
 from transpiler.coverage import BEGIN, END, comparison, markdown
 from transpiler.errors import TranspileError
 
@@ -123,11 +123,7 @@ def _gradient(args) -> tuple:
 def _compiled(gradient: GradientFunction, example: tuple | None):
     """The Compiled variant that ``example`` runs (the general one without arguments)."""
     try:
-        if example is None:
-            gradient.source  # noqa: B018  (compiles the general variant)
-            return gradient._variants[()]
-        gradient.source_for(*example)
-        return gradient._variants[_kinds(example, {})]
+        return gradient.compiled_for(*(example or ()))  # no arguments: the general variant
     except (TranspileError, ValueError, TypeError) as e:
         raise Failure(str(e)) from e
 

@@ -87,8 +87,12 @@ class GradientFunction:
     def source_for(self, *args, **kwargs) -> str:
         """The generated source that a call with these arguments runs (the variant for their
         pattern of Python-number arguments)."""
+        return self.compiled_for(*args, **kwargs).source
+
+    def compiled_for(self, *args, **kwargs) -> Compiled:
+        """The compiled variant a call with these arguments runs (compiling it if needed)."""
         kinds = _kinds(args, kwargs)
-        return (self._variants.get(kinds) or self._compile(kinds)).source
+        return self._variants.get(kinds) or self._compile(kinds)
 
     def __call__(self, *args, **kwargs):
         fast = self._fast  # the all-floats variant, when it needs no argument checks

@@ -84,9 +84,7 @@ def hvp(f, wrt: int = 0, optimize: bool = True):
 
     def hvp_of_f(*args):
         *xs, v = args
-        gradient(*xs)  # compiles the variant for these argument kinds
-        inner = next(c.function for c in gradient._variants.values()
-                     if c.source == gradient.source_for(*xs))
+        inner = gradient.compiled_for(*xs).function
         key = id(inner)
         if key not in made:
             made[key] = grad(_contracted(inner, len(xs), f.__name__), wrt=wrt,

@@ -519,7 +519,7 @@ def _count_statements(fn) -> int:
 def bench_overhead(cfg: Config) -> None:
     g = grad(h_trivial)
     g(1.0)
-    raw = g._variants[(1,)].function  # the scalar variant that grad(h)(1.0) runs
+    raw = g.compiled_for(1.0).function  # the scalar variant that grad(h)(1.0) runs
     assert g(1.0) == raw(1.0) == 2.0
     npf = np.float64(1.0)  # a NumPy scalar takes the wrapper's dtype-check path
     assert g(npf) == raw(npf) == 2.0
@@ -693,8 +693,8 @@ class _TapeRecorder(list):
 def tape_probe(g, *args):
     """Run a copy of the generated source ``g`` runs for ``args`` whose tape is a _TapeRecorder;
     return (the recorder, the copy's result). ``g`` must already have run on these arguments."""
-    source = g.source_for(*args)
-    fn = next(c.function for c in g._variants.values() if c.source == source)
+    compiled = g.compiled_for(*args)
+    source, fn = compiled.source, compiled.function
     if "_stack = []" not in source:  # nothing is taped
         return _TapeRecorder(), fn(*args)
     assert source.count("_stack = []") == 1, "tape probe: expected one `_stack = []`"

@@ -502,13 +502,11 @@ class _Reverse:
         shape: a temporary needed only for its shape need not live until the adjoint."""
         for node in (n for s in partials for n in A.walk(s)):
             func = getanno(node, Anno.FUNC) if isinstance(node, gast.Call) else None
-            position = 1 if func is runtime.unreduce or func is runtime.unbroadcast else -1
-            if getattr(func, "__module__", "").startswith("runtime") \
-                    and 0 <= position < len(node.args) \
-                    and isinstance(node.args[position], gast.Name):
-                like = self.shapes.parameter_like(node.args[position].id)
+            if (func is runtime.unreduce or func is runtime.unbroadcast) \
+                    and len(node.args) > 1 and isinstance(node.args[1], gast.Name):
+                like = self.shapes.parameter_like(node.args[1].id)
                 if like is not None:
-                    node.args[position] = A.name(like)
+                    node.args[1] = A.name(like)
 
     def spread_ones(self, partials: list) -> None:
         """A partial that only spreads an all-ones gradient (``rt.unreduce(g, x)``, ``g``) is
