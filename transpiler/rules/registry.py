@@ -14,6 +14,14 @@ adjoint, with its parameters replaced by the names at the call site.
 - Every partial of an argument that can broadcast is wrapped in ``rt.unbroadcast(..., x)``.
 - Other names in the body resolve in the rule module's globals (``np``, ``math``, ``rt``).
 
+A tangent rule (forward mode) is a template of the same shape: ``d[x]`` reads the tangent of
+argument ``x`` and each ``d[ans] = term`` states one term of the result's tangent. The compiler
+sums the terms, drops a term whose tangents are all of inactive or constant arguments, and gives
+an inactive argument a zero tangent (``rt.zeros_tangent(x)``) in a term that reads several. Every
+term has the shape of ``ans``: a term that passes an argument's tangent through unchanged, where
+that argument can broadcast, is wrapped in ``rt.broadcast(term, ans)``. ``ans`` is computed before
+the tangent and may be read.
+
 Keys are callables (``np.sin``), gast operator classes (``gast.Mult``) or descriptors
 (``np.ndarray.T``). A key without a rule raises NoRuleError at compile time, naming the call.
 """
@@ -78,6 +86,7 @@ def namespace_of(template: Callable) -> ChainMap:
 
 
 ADJOINTS: dict[Any, Rule] = {}
+TANGENTS: dict[Any, Rule] = {}
 
 
 _TEMPLATE_STATEMENTS = (gast.Assign, gast.If, gast.Expr, gast.For)
@@ -97,7 +106,8 @@ def _parse(template: Callable) -> tuple[list, str, int]:
     return body, inspect.getsourcefile(template), lineno
 
 
-def _check(template: Callable, body: list, params: list[str], where: str) -> None:
+def _check(template: Callable, body: list, params: list[str], where: str,
+           forward: bool = False) -> None:
     """Validate a template's placeholders against its parameters and globals."""
     if not params or params[0] != "ans":
         raise RuleError(f"{where}: the first parameter of a rule must be 'ans'")
@@ -122,8 +132,13 @@ def _check(template: Callable, body: list, params: list[str], where: str) -> Non
                     and n.value.id == "d":
                 if not (isinstance(n.slice, gast.Name) and n.slice.id in params):
                     raise RuleError(f"{where}: d[...] must name a parameter of the rule")
-                if isinstance(n.ctx, gast.Load) and n.slice.id != "ans":
-                    raise RuleError(f"{where}: only d[ans] can be read; d[{n.slice.id}] is written")
+                reads_ans = isinstance(n.ctx, gast.Load) == (n.slice.id == "ans")
+                if forward and reads_ans:
+                    raise RuleError(f"{where}: a tangent rule reads d[x] of arguments and only "
+                                    "writes d[ans]")
+                if not forward and not reads_ans:
+                    raise RuleError(f"{where}: only d[ans] can be read; d[{n.slice.id}] is "
+                                    "written")
             if isinstance(n, gast.Name) and n.id not in local:
                 if n.id not in namespace and not hasattr(builtins, n.id):
                     raise RuleError(f"{where}: unknown name '{n.id}' in the rule body")
@@ -144,20 +159,28 @@ def resolve_calls(stmt, namespace) -> None:
                 setanno(node, Anno.FUNC, obj)
 
 
-def adjoint(*keys) -> Callable[[Callable], Callable]:
-    """Register the decorated template as the adjoint rule of every key."""
-
+def _registrar(table: dict, keys: tuple, forward: bool) -> Callable[[Callable], Callable]:
     def register(template: Callable) -> Callable:
         body, filename, lineno = _parse(template)
         signature = inspect.signature(template)
-        _check(template, body, list(signature.parameters), f"{filename}:{lineno}")
+        _check(template, body, list(signature.parameters), f"{filename}:{lineno}", forward)
         for stmt in body:
             resolve_calls(stmt, namespace_of(template))
         for key in keys:
-            ADJOINTS[key] = Rule(key, template, body, signature, filename, lineno)
+            table[key] = Rule(key, template, body, signature, filename, lineno)
         return template
 
     return register
+
+
+def adjoint(*keys) -> Callable[[Callable], Callable]:
+    """Register the decorated template as the adjoint (reverse-mode) rule of every key."""
+    return _registrar(ADJOINTS, keys, forward=False)
+
+
+def tangent(*keys) -> Callable[[Callable], Callable]:
+    """Register the decorated template as the tangent (forward-mode) rule of every key."""
+    return _registrar(TANGENTS, keys, forward=True)
 
 
 def is_user_function(func) -> bool:
@@ -166,7 +189,7 @@ def is_user_function(func) -> bool:
     if not inspect.isfunction(func):
         return False
     try:
-        if func in ADJOINTS or func in NONDIFF:
+        if func in ADJOINTS or func in TANGENTS or func in NONDIFF:
             return False
     except TypeError:
         return False
