@@ -2,13 +2,15 @@
 
 Parameters mirror NumPy's signatures; those after an ``out=`` parameter are keyword-only here,
 so a positional ``out``, ``initial=``, ``where=`` or ``overwrite_input=`` is refused at compile
-time instead of being misread. Helpers live in ``runtime/reductions.py``.
+time instead of being misread. Helpers live in ``runtime/reductions.py`` (adjoints) and
+``runtime/tangents.py`` (tangents).
 """
 
 import numpy as np
 
 import runtime as rt
-from transpiler.rules.registry import adjoint, d
+import runtime.tangents  # noqa: F401  (rt.tangents)
+from transpiler.rules.registry import adjoint, d, tangent
 
 # --- products, extrema ------------------------------------------------------------------------
 
@@ -17,9 +19,19 @@ def adj_prod(ans, a, axis=None, dtype=None, *, keepdims=False):
     d[a] = rt.reductions.prod_grad(d[ans], a, axis, keepdims)
 
 
+@tangent(np.prod)
+def tan_prod(ans, a, axis=None, dtype=None, *, keepdims=False):
+    d[ans] = rt.tangents.prod(d[a], a, ans, axis, keepdims)
+
+
 @adjoint(np.nanprod)
 def adj_nanprod(ans, a, axis=None, dtype=None, *, keepdims=False):
     d[a] = rt.reductions.nanprod_grad(d[ans], a, axis, keepdims)
+
+
+@tangent(np.nanprod)
+def tan_nanprod(ans, a, axis=None, dtype=None, *, keepdims=False):
+    d[ans] = rt.tangents.nanprod(d[a], a, ans, axis, keepdims)
 
 
 @adjoint(np.max, np.amax, np.min, np.amin, np.nanmax, np.nanmin)
@@ -27,9 +39,19 @@ def adj_max(ans, a, axis=None, *, keepdims=False):
     d[a] = rt.reductions.extremum_grad(d[ans], a, ans, axis, keepdims)
 
 
+@tangent(np.max, np.amax, np.min, np.amin, np.nanmax, np.nanmin)
+def tan_max(ans, a, axis=None, *, keepdims=False):
+    d[ans] = rt.tangents.extremum(d[a], a, ans, axis, keepdims)
+
+
 @adjoint(np.ptp)
 def adj_ptp(ans, a, axis=None, *, keepdims=False):
     d[a] = rt.reductions.ptp_grad(d[ans], a, axis, keepdims)
+
+
+@tangent(np.ptp)
+def tan_ptp(ans, a, axis=None, *, keepdims=False):
+    d[ans] = rt.tangents.ptp(d[a], a, ans, axis, keepdims)
 
 
 # --- NaN-ignoring sums, moments ---------------------------------------------------------------
@@ -39,9 +61,19 @@ def adj_nansum(ans, a, axis=None, dtype=None, *, keepdims=False):
     d[a] = rt.unreduce(d[ans], a, axis, keepdims) * ~np.isnan(a)
 
 
+@tangent(np.nansum)
+def tan_nansum(ans, a, axis=None, dtype=None, *, keepdims=False):
+    d[ans] = np.sum(d[a] * ~np.isnan(a), axis, dtype, keepdims=keepdims)
+
+
 @adjoint(np.nanmean)
 def adj_nanmean(ans, a, axis=None, dtype=None, *, keepdims=False):
     d[a] = rt.reductions.nanmean_grad(d[ans], a, axis, keepdims)
+
+
+@tangent(np.nanmean)
+def tan_nanmean(ans, a, axis=None, dtype=None, *, keepdims=False):
+    d[ans] = rt.tangents.nanmean(d[a], a, ans, axis, keepdims)
 
 
 @adjoint(np.var)
@@ -49,9 +81,19 @@ def adj_var(ans, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
     d[a] = rt.reductions.var_grad(d[ans], a, axis, ddof, keepdims)
 
 
+@tangent(np.var)
+def tan_var(ans, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
+    d[ans] = rt.tangents.var(d[a], a, ans, axis, ddof, keepdims)
+
+
 @adjoint(np.std)
 def adj_std(ans, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
     d[a] = rt.reductions.var_grad(d[ans] * 0.5 / ans, a, axis, ddof, keepdims)  # std = sqrt(var)
+
+
+@tangent(np.std)
+def tan_std(ans, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
+    d[ans] = rt.tangents.var(d[a], a, ans, axis, ddof, keepdims) * 0.5 / ans
 
 
 @adjoint(np.nanvar)
@@ -59,9 +101,19 @@ def adj_nanvar(ans, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
     d[a] = rt.reductions.nanvar_grad(d[ans], a, axis, ddof, keepdims)
 
 
+@tangent(np.nanvar)
+def tan_nanvar(ans, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
+    d[ans] = rt.tangents.nanvar(d[a], a, ans, axis, ddof, keepdims)
+
+
 @adjoint(np.nanstd)
 def adj_nanstd(ans, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
     d[a] = rt.reductions.nanvar_grad(d[ans] * 0.5 / ans, a, axis, ddof, keepdims)
+
+
+@tangent(np.nanstd)
+def tan_nanstd(ans, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
+    d[ans] = rt.tangents.nanvar(d[a], a, ans, axis, ddof, keepdims) * 0.5 / ans
 
 
 @adjoint(np.average)
@@ -71,6 +123,14 @@ def adj_average(ans, a, axis=None, weights=None, returned=False, *, keepdims=Fal
     d[weights] = gw
 
 
+@tangent(np.average)
+def tan_average(ans, a, axis=None, weights=None, returned=False, *, keepdims=False):
+    d[ans] = rt.tangents.average(d[a], a, ans, axis, weights, returned, keepdims)
+    if weights is not None:
+        d[ans] = rt.tangents.average_weights(d[weights], a, ans, axis, weights, returned,
+                                             keepdims)
+
+
 # --- cumulative, differences ------------------------------------------------------------------
 
 @adjoint(np.cumsum)
@@ -78,9 +138,19 @@ def adj_cumsum(ans, a, axis=None, dtype=None):
     d[a] = rt.reductions.cumsum_grad(d[ans], a, axis)
 
 
+@tangent(np.cumsum)
+def tan_cumsum(ans, a, axis=None, dtype=None):
+    d[ans] = np.cumsum(d[a], axis, dtype)
+
+
 @adjoint(np.nancumsum)
 def adj_nancumsum(ans, a, axis=None, dtype=None):
     d[a] = rt.reductions.cumsum_grad(d[ans], a, axis) * ~np.isnan(a)
+
+
+@tangent(np.nancumsum)
+def tan_nancumsum(ans, a, axis=None, dtype=None):
+    d[ans] = np.cumsum(d[a] * ~np.isnan(a), axis, dtype)
 
 
 @adjoint(np.cumprod)
@@ -88,9 +158,19 @@ def adj_cumprod(ans, a, axis=None, dtype=None):
     d[a] = rt.reductions.cumprod_grad(d[ans], a, ans, axis)
 
 
+@tangent(np.cumprod)
+def tan_cumprod(ans, a, axis=None, dtype=None):
+    d[ans] = rt.tangents.cumprod(d[a], a, ans, axis)
+
+
 @adjoint(np.nancumprod)
 def adj_nancumprod(ans, a, axis=None, dtype=None):
     d[a] = rt.reductions.nancumprod_grad(d[ans], a, ans, axis)
+
+
+@tangent(np.nancumprod)
+def tan_nancumprod(ans, a, axis=None, dtype=None):
+    d[ans] = rt.tangents.nancumprod(d[a], a, ans, axis)
 
 
 @adjoint(np.diff)
@@ -101,12 +181,39 @@ def adj_diff(ans, a, n=1, axis=-1, prepend=None, append=None):
     d[append] = gq
 
 
+@tangent(np.diff)
+def tan_diff(ans, a, n=1, axis=-1, prepend=None, append=None):
+    # linear in (a, prepend, append): one term, zero tangents for the inactive ones
+    if prepend is None:
+        if append is None:
+            d[ans] = np.diff(d[a], n, axis)
+        else:
+            d[ans] = np.diff(d[a], n, axis, append=d[append])
+    elif append is None:
+        d[ans] = np.diff(d[a], n, axis, prepend=d[prepend])
+    else:
+        d[ans] = np.diff(d[a], n, axis, prepend=d[prepend], append=d[append])
+
+
 @adjoint(np.ediff1d)
 def adj_ediff1d(ans, ary, to_end=None, to_begin=None):
     ga, ge, gb = rt.reductions.ediff1d_grads(d[ans], ary, to_end, to_begin)
     d[ary] = ga
     d[to_end] = ge
     d[to_begin] = gb
+
+
+@tangent(np.ediff1d)
+def tan_ediff1d(ans, ary, to_end=None, to_begin=None):
+    if to_end is None:
+        if to_begin is None:
+            d[ans] = np.ediff1d(d[ary])
+        else:
+            d[ans] = np.ediff1d(d[ary], to_begin=d[to_begin])
+    elif to_begin is None:
+        d[ans] = np.ediff1d(d[ary], d[to_end])
+    else:
+        d[ans] = np.ediff1d(d[ary], d[to_end], d[to_begin])
 
 
 @adjoint(np.gradient)
@@ -119,6 +226,28 @@ def adj_gradient(ans, f, s1=None, s2=None, s3=None, s4=None, *, axis=None, edge_
     d[s4] = rt.reductions.constant_only("the spacing of np.gradient")
 
 
+@tangent(np.gradient)
+def tan_gradient(ans, f, s1=None, s2=None, s3=None, s4=None, *, axis=None, edge_order=1):
+    if s1 is None:
+        d[ans] = np.gradient(d[f], axis=axis, edge_order=edge_order)
+    elif s2 is None:
+        d[ans] = np.gradient(d[f], s1, axis=axis, edge_order=edge_order)
+    elif s3 is None:
+        d[ans] = np.gradient(d[f], s1, s2, axis=axis, edge_order=edge_order)
+    elif s4 is None:
+        d[ans] = np.gradient(d[f], s1, s2, s3, axis=axis, edge_order=edge_order)
+    else:
+        d[ans] = np.gradient(d[f], s1, s2, s3, s4, axis=axis, edge_order=edge_order)
+    if s1 is not None:
+        d[ans] = rt.tangents.constant_only(d[s1], "the spacing of np.gradient")
+    if s2 is not None:
+        d[ans] = rt.tangents.constant_only(d[s2], "the spacing of np.gradient")
+    if s3 is not None:
+        d[ans] = rt.tangents.constant_only(d[s3], "the spacing of np.gradient")
+    if s4 is not None:
+        d[ans] = rt.tangents.constant_only(d[s4], "the spacing of np.gradient")
+
+
 # --- norms ------------------------------------------------------------------------------------
 
 @adjoint(np.linalg.norm)
@@ -126,14 +255,29 @@ def adj_norm(ans, x, ord=None, axis=None, keepdims=False):
     d[x] = rt.reductions.norm_grad(d[ans], x, ans, ord, axis, keepdims)
 
 
+@tangent(np.linalg.norm)
+def tan_norm(ans, x, ord=None, axis=None, keepdims=False):
+    d[ans] = rt.tangents.norm(d[x], x, ans, ord, axis, keepdims)
+
+
 @adjoint(np.linalg.vector_norm)
 def adj_vector_norm(ans, x, /, *, axis=None, keepdims=False, ord=2):
     d[x] = rt.reductions.vector_norm_grad(d[ans], x, ans, axis, keepdims, ord)
 
 
+@tangent(np.linalg.vector_norm)
+def tan_vector_norm(ans, x, /, *, axis=None, keepdims=False, ord=2):
+    d[ans] = rt.tangents.vector_norm(d[x], x, ans, axis, keepdims, ord)
+
+
 @adjoint(np.linalg.matrix_norm)
 def adj_matrix_norm(ans, x, /, *, keepdims=False, ord="fro"):
     d[x] = rt.reductions.norm_grad(d[ans], x, ans, ord, (-2, -1), keepdims)
+
+
+@tangent(np.linalg.matrix_norm)
+def tan_matrix_norm(ans, x, /, *, keepdims=False, ord="fro"):
+    d[ans] = rt.tangents.matrix_norm(d[x], x, ans, keepdims, ord)
 
 
 # --- integration, order statistics ------------------------------------------------------------
@@ -146,9 +290,24 @@ def adj_trapezoid(ans, y, x=None, dx=1.0, axis=-1):
     d[dx] = gdx
 
 
+@tangent(np.trapezoid)
+def tan_trapezoid(ans, y, x=None, dx=1.0, axis=-1):
+    # bilinear in y and the spacing (x or dx; dx is ignored when x is given)
+    d[ans] = np.trapezoid(d[y], x, dx, axis)
+    if x is None:
+        d[ans] = np.trapezoid(y, None, d[dx], axis)
+    else:
+        d[ans] = np.trapezoid(y, d[x], dx, axis)
+
+
 @adjoint(np.median)
 def adj_median(ans, a, axis=None, *, keepdims=False):
     d[a] = rt.reductions.quantile_grads(d[ans], a, 0.5, axis, "linear", keepdims)[0]
+
+
+@tangent(np.median)
+def tan_median(ans, a, axis=None, *, keepdims=False):
+    d[ans] = rt.tangents.quantile(d[a], a, 0.5, ans, axis, "linear", keepdims)
 
 
 @adjoint(np.quantile)
@@ -158,11 +317,23 @@ def adj_quantile(ans, a, q, axis=None, *, method="linear", keepdims=False):
     d[q] = gq
 
 
+@tangent(np.quantile)
+def tan_quantile(ans, a, q, axis=None, *, method="linear", keepdims=False):
+    d[ans] = rt.tangents.quantile(d[a], a, q, ans, axis, method, keepdims)
+    d[ans] = rt.tangents.quantile_q(d[q], a, q, ans, axis, method, keepdims)
+
+
 @adjoint(np.percentile)
 def adj_percentile(ans, a, q, axis=None, *, method="linear", keepdims=False):
     ga, gq = rt.reductions.quantile_grads(d[ans], a, q, axis, method, keepdims, 0.01)
     d[a] = ga
     d[q] = gq
+
+
+@tangent(np.percentile)
+def tan_percentile(ans, a, q, axis=None, *, method="linear", keepdims=False):
+    d[ans] = rt.tangents.quantile(d[a], a, q, ans, axis, method, keepdims, 0.01)
+    d[ans] = rt.tangents.quantile_q(d[q], a, q, ans, axis, method, keepdims, 0.01)
 
 
 # --- statistics of several variables ----------------------------------------------------------
@@ -174,11 +345,25 @@ def adj_cov(ans, m, y=None, rowvar=True, bias=False, ddof=None):
     d[y] = gy
 
 
+@tangent(np.cov)
+def tan_cov(ans, m, y=None, rowvar=True, bias=False, ddof=None):
+    d[ans] = rt.tangents.cov(d[m], None, m, y, ans, rowvar, bias, ddof)
+    if y is not None:
+        d[ans] = rt.tangents.cov(None, d[y], m, y, ans, rowvar, bias, ddof)
+
+
 @adjoint(np.corrcoef)
 def adj_corrcoef(ans, x, y=None, rowvar=True):
     gx, gy = rt.reductions.corrcoef_grads(d[ans], x, ans, y, rowvar)
     d[x] = gx
     d[y] = gy
+
+
+@tangent(np.corrcoef)
+def tan_corrcoef(ans, x, y=None, rowvar=True):
+    d[ans] = rt.tangents.corrcoef(d[x], None, x, ans, y, rowvar)
+    if y is not None:
+        d[ans] = rt.tangents.corrcoef(None, d[y], x, ans, y, rowvar)
 
 
 # --- signals, interpolation, polynomials, vectors ---------------------------------------------
@@ -190,11 +375,23 @@ def adj_convolve(ans, a, v, mode="full"):
     d[v] = gv
 
 
+@tangent(np.convolve)
+def tan_convolve(ans, a, v, mode="full"):
+    d[ans] = np.convolve(d[a], v, mode)
+    d[ans] = np.convolve(a, d[v], mode)
+
+
 @adjoint(np.correlate)
 def adj_correlate(ans, a, v, mode="valid"):
     ga, gv = rt.reductions.correlate_grads(d[ans], a, v, mode)
     d[a] = ga
     d[v] = gv
+
+
+@tangent(np.correlate)
+def tan_correlate(ans, a, v, mode="valid"):
+    d[ans] = np.correlate(d[a], v, mode)
+    d[ans] = np.correlate(a, d[v], mode)
 
 
 @adjoint(np.interp)
@@ -207,6 +404,17 @@ def adj_interp(ans, x, xp, fp, left=None, right=None, period=None):
     d[xp] = rt.reductions.constant_only("the sample points xp of np.interp")
 
 
+@tangent(np.interp)
+def tan_interp(ans, x, xp, fp, left=None, right=None, period=None):
+    d[ans] = rt.tangents.interp_x(d[x], x, xp, fp, ans, period)
+    d[ans] = rt.tangents.interp_fp(d[fp], x, xp, ans, left, right, period)
+    if left is not None:
+        d[ans] = rt.tangents.interp_left(d[left], x, xp, ans, period)
+    if right is not None:
+        d[ans] = rt.tangents.interp_right(d[right], x, xp, ans, period)
+    d[ans] = rt.tangents.constant_only(d[xp], "the sample points xp of np.interp")
+
+
 @adjoint(np.polyval)
 def adj_polyval(ans, p, x):
     gp, gx = rt.reductions.polyval_grads(d[ans], p, x)
@@ -214,8 +422,20 @@ def adj_polyval(ans, p, x):
     d[x] = gx
 
 
+@tangent(np.polyval)
+def tan_polyval(ans, p, x):
+    d[ans] = np.polyval(d[p], x)
+    d[ans] = rt.tangents.polyval_x(d[x], p, x, ans)
+
+
 @adjoint(np.cross)
 def adj_cross(ans, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     ga, gb = rt.reductions.cross_grads(d[ans], a, b, axisa, axisb, axisc, axis)
     d[a] = ga
     d[b] = gb
+
+
+@tangent(np.cross)
+def tan_cross(ans, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    d[ans] = np.cross(d[a], b, axisa, axisb, axisc, axis)
+    d[ans] = np.cross(a, d[b], axisa, axisb, axisc, axis)

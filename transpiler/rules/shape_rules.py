@@ -2,13 +2,15 @@
 
 Ops that only move elements around get their gradient from ``rt.shapes.ungather``: the same op
 applied to the ids of the input's elements tells where each output element came from.
-(``np.concat`` and ``np.permute_dims`` are ``np.concatenate`` and ``np.transpose``.)
+(``np.concat`` and ``np.permute_dims`` are ``np.concatenate`` and ``np.transpose``.) Their
+tangents apply the same op to the tangent; helpers live in ``runtime/tangents.py``.
 """
 
 import numpy as np
 
 import runtime as rt
-from transpiler.rules.registry import adjoint, d
+import runtime.tangents  # noqa: F401  (rt.tangents)
+from transpiler.rules.registry import adjoint, d, tangent
 
 # --- axes -------------------------------------------------------------------------------------
 
@@ -17,9 +19,19 @@ def adj_swapaxes(ans, a, axis1, axis2):
     d[a] = np.swapaxes(d[ans], axis1, axis2)
 
 
+@tangent(np.swapaxes)
+def tan_swapaxes(ans, a, axis1, axis2):
+    d[ans] = np.swapaxes(d[a], axis1, axis2)
+
+
 @adjoint(np.moveaxis)
 def adj_moveaxis(ans, a, source, destination):
     d[a] = np.moveaxis(d[ans], destination, source)
+
+
+@tangent(np.moveaxis)
+def tan_moveaxis(ans, a, source, destination):
+    d[ans] = np.moveaxis(d[a], source, destination)
 
 
 @adjoint(np.rollaxis)
@@ -27,9 +39,19 @@ def adj_rollaxis(ans, a, axis, start=0):
     d[a] = rt.shapes.unrollaxis(d[ans], np.ndim(a), axis, start)
 
 
+@tangent(np.rollaxis)
+def tan_rollaxis(ans, a, axis, start=0):
+    d[ans] = np.rollaxis(d[a], axis, start)
+
+
 @adjoint(np.expand_dims)
 def adj_expand_dims(ans, a, axis):
     d[a] = np.reshape(d[ans], np.shape(a))
+
+
+@tangent(np.expand_dims)
+def tan_expand_dims(ans, a, axis):
+    d[ans] = np.expand_dims(d[a], axis)
 
 
 @adjoint(np.atleast_1d, np.atleast_2d, np.atleast_3d)
@@ -42,9 +64,24 @@ def adj_atleast(ans, a, b=None, c=None):  # NumPy's *arys: up to three arrays he
         d[c] = rt.shapes.reshape_like(d[ans][2], c)
 
 
+@tangent(np.atleast_1d, np.atleast_2d, np.atleast_3d)
+def tan_atleast(ans, a, b=None, c=None):  # only adds axes: each tangent reshaped like its result
+    if b is None:
+        d[ans] = np.reshape(d[a], np.shape(ans))
+    elif c is None:  # several arrays give a tuple
+        d[ans] = rt.tangents.reshape_each(ans, d[a], d[b])
+    else:
+        d[ans] = rt.tangents.reshape_each(ans, d[a], d[b], d[c])
+
+
 @adjoint(np.broadcast_to)
 def adj_broadcast_to(ans, array, shape, subok=False):
     d[array] = rt.unbroadcast(d[ans], array)
+
+
+@tangent(np.broadcast_to)
+def tan_broadcast_to(ans, array, shape, subok=False):
+    d[ans] = np.broadcast_to(d[array], shape, subok)
 
 
 @adjoint(np.broadcast_arrays)
@@ -54,6 +91,16 @@ def adj_broadcast_arrays(ans, a, b=None, c=None, *, subok=False):  # *args: up t
     d[c] = rt.shapes.unbroadcast_item(d[ans], 2, c)
 
 
+@tangent(np.broadcast_arrays)
+def tan_broadcast_arrays(ans, a, b=None, c=None, *, subok=False):  # *args: up to three
+    if b is None:
+        d[ans] = rt.tangents.broadcast_arrays(ans, d[a])
+    elif c is None:
+        d[ans] = rt.tangents.broadcast_arrays(ans, d[a], d[b])
+    else:
+        d[ans] = rt.tangents.broadcast_arrays(ans, d[a], d[b], d[c])
+
+
 # --- assembly and splitting -------------------------------------------------------------------
 
 @adjoint(np.hstack)
@@ -61,9 +108,19 @@ def adj_hstack(ans, tup, *, dtype=None, casting="same_kind"):
     d[tup] = rt.shapes.unjoin(d[ans], tup, "hstack")
 
 
+@tangent(np.hstack)
+def tan_hstack(ans, tup, *, dtype=None, casting="same_kind"):
+    d[ans] = np.hstack(d[tup], dtype=dtype, casting=casting)
+
+
 @adjoint(np.vstack)
 def adj_vstack(ans, tup, *, dtype=None, casting="same_kind"):
     d[tup] = rt.shapes.unjoin(d[ans], tup, "vstack")
+
+
+@tangent(np.vstack)
+def tan_vstack(ans, tup, *, dtype=None, casting="same_kind"):
+    d[ans] = np.vstack(d[tup], dtype=dtype, casting=casting)
 
 
 @adjoint(np.dstack)
@@ -71,9 +128,19 @@ def adj_dstack(ans, tup):
     d[tup] = rt.shapes.unjoin(d[ans], tup, "dstack")
 
 
+@tangent(np.dstack)
+def tan_dstack(ans, tup):
+    d[ans] = np.dstack(d[tup])
+
+
 @adjoint(np.column_stack)
 def adj_column_stack(ans, tup):
     d[tup] = rt.shapes.unjoin(d[ans], tup, "column_stack")
+
+
+@tangent(np.column_stack)
+def tan_column_stack(ans, tup):
+    d[ans] = np.column_stack(d[tup])
 
 
 @adjoint(np.block)
@@ -81,9 +148,20 @@ def adj_block(ans, arrays):
     d[arrays] = rt.shapes.unblock(d[ans], arrays)
 
 
+@tangent(np.block)
+def tan_block(ans, arrays):
+    d[ans] = np.block(d[arrays])
+
+
 @adjoint(np.split, np.array_split)
 def adj_split(ans, ary, indices_or_sections, axis=0):
     d[ary] = rt.shapes.unsplit(d[ans], ans, axis)
+
+
+@tangent(np.split, np.array_split)
+def tan_split(ans, ary, indices_or_sections, axis=0):
+    # array_split cuts where split does whenever split succeeds
+    d[ans] = rt.tangents.listed(np.array_split(d[ary], indices_or_sections, axis))
 
 
 @adjoint(np.hsplit)
@@ -91,14 +169,29 @@ def adj_hsplit(ans, ary, indices_or_sections):
     d[ary] = rt.shapes.unsplit(d[ans], ans, 1 if np.ndim(ary) > 1 else 0)
 
 
+@tangent(np.hsplit)
+def tan_hsplit(ans, ary, indices_or_sections):
+    d[ans] = rt.tangents.listed(np.hsplit(d[ary], indices_or_sections))
+
+
 @adjoint(np.vsplit)
 def adj_vsplit(ans, ary, indices_or_sections):
     d[ary] = rt.shapes.unsplit(d[ans], ans, 0)
 
 
+@tangent(np.vsplit)
+def tan_vsplit(ans, ary, indices_or_sections):
+    d[ans] = rt.tangents.listed(np.vsplit(d[ary], indices_or_sections))
+
+
 @adjoint(np.dsplit)
 def adj_dsplit(ans, ary, indices_or_sections):
     d[ary] = rt.shapes.unsplit(d[ans], ans, 2)
+
+
+@tangent(np.dsplit)
+def tan_dsplit(ans, ary, indices_or_sections):
+    d[ans] = rt.tangents.listed(np.dsplit(d[ary], indices_or_sections))
 
 
 @adjoint(np.append)
@@ -108,6 +201,11 @@ def adj_append(ans, arr, values, axis=None):
     d[values] = parts[1]
 
 
+@tangent(np.append)
+def tan_append(ans, arr, values, axis=None):
+    d[ans] = np.append(d[arr], d[values], axis)
+
+
 @adjoint(np.insert)
 def adj_insert(ans, arr, obj, values, axis=None):
     parts = rt.shapes.uninsert(d[ans], arr, obj, values, axis)
@@ -115,9 +213,19 @@ def adj_insert(ans, arr, obj, values, axis=None):
     d[values] = parts[1]
 
 
+@tangent(np.insert)
+def tan_insert(ans, arr, obj, values, axis=None):
+    d[ans] = np.insert(d[arr], obj, d[values], axis)
+
+
 @adjoint(np.delete)
 def adj_delete(ans, arr, obj, axis=None):
     d[arr] = rt.shapes.ungather(d[ans], arr, np.delete(rt.shapes.element_ids(arr), obj, axis))
+
+
+@tangent(np.delete)
+def tan_delete(ans, arr, obj, axis=None):
+    d[ans] = np.delete(d[arr], obj, axis)
 
 
 @adjoint(np.pad)
@@ -125,6 +233,11 @@ def adj_pad(ans, array, pad_width, mode="constant", *, constant_values=0):
     parts = rt.shapes.unpad(d[ans], array, pad_width, mode, constant_values)
     d[array] = parts[0]
     d[constant_values] = parts[1]
+
+
+@tangent(np.pad)
+def tan_pad(ans, array, pad_width, mode="constant", *, constant_values=0):
+    d[ans] = rt.tangents.pad(d[array], pad_width, mode, d[constant_values], ans)
 
 
 # --- conversion -------------------------------------------------------------------------------
@@ -135,9 +248,21 @@ def adj_array(ans, object, dtype=None, *, copy=True, order="K", subok=False, ndm
     d[object] = rt.shapes.unarray(d[ans], object)
 
 
+@tangent(np.array)
+def tan_array(ans, object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0,
+              ndmax=0, like=None):
+    d[ans] = np.array(d[object], dtype, copy=copy, order=order, subok=subok, ndmin=ndmin,
+                      ndmax=ndmax, like=like)
+
+
 @adjoint(np.asarray)
 def adj_asarray(ans, a, dtype=None, order=None, *, device=None, copy=None, like=None):
     d[a] = rt.shapes.unarray(d[ans], a)
+
+
+@tangent(np.asarray)
+def tan_asarray(ans, a, dtype=None, order=None, *, device=None, copy=None, like=None):
+    d[ans] = np.asarray(d[a], dtype, order, device=device, copy=copy, like=like)
 
 
 @adjoint(np.ascontiguousarray)
@@ -145,9 +270,19 @@ def adj_ascontiguousarray(ans, a, dtype=None, *, like=None):
     d[a] = rt.shapes.unarray(d[ans], a)
 
 
+@tangent(np.ascontiguousarray)
+def tan_ascontiguousarray(ans, a, dtype=None, *, like=None):
+    d[ans] = np.ascontiguousarray(d[a], dtype, like=like)
+
+
 @adjoint(np.ndarray.astype)
 def adj_astype(ans, a, dtype, order="K", casting="unsafe", subok=True, copy=True):
     d[a] = rt.shapes.uncast(d[ans], a, dtype)
+
+
+@tangent(np.ndarray.astype)
+def tan_astype(ans, a, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    d[ans] = rt.tangents.cast(d[a], ans)
 
 
 # --- reordering, repetition and selection -----------------------------------------------------
@@ -157,9 +292,19 @@ def adj_flip(ans, m, axis=None):
     d[m] = np.flip(d[ans], axis)
 
 
+@tangent(np.flip)
+def tan_flip(ans, m, axis=None):
+    d[ans] = np.flip(d[m], axis)
+
+
 @adjoint(np.fliplr)
 def adj_fliplr(ans, m):
     d[m] = np.fliplr(d[ans])
+
+
+@tangent(np.fliplr)
+def tan_fliplr(ans, m):
+    d[ans] = np.fliplr(d[m])
 
 
 @adjoint(np.flipud)
@@ -167,9 +312,19 @@ def adj_flipud(ans, m):
     d[m] = np.flipud(d[ans])
 
 
+@tangent(np.flipud)
+def tan_flipud(ans, m):
+    d[ans] = np.flipud(d[m])
+
+
 @adjoint(np.roll)
 def adj_roll(ans, a, shift, axis=None):
     d[a] = np.roll(d[ans], np.negative(shift), axis)
+
+
+@tangent(np.roll)
+def tan_roll(ans, a, shift, axis=None):
+    d[ans] = np.roll(d[a], shift, axis)
 
 
 @adjoint(np.rot90)
@@ -177,9 +332,19 @@ def adj_rot90(ans, m, k=1, axes=(0, 1)):
     d[m] = np.rot90(d[ans], -k, axes)
 
 
+@tangent(np.rot90)
+def tan_rot90(ans, m, k=1, axes=(0, 1)):
+    d[ans] = np.rot90(d[m], k, axes)
+
+
 @adjoint(np.tile)
 def adj_tile(ans, A, reps):
     d[A] = rt.shapes.untile(d[ans], A, reps)
+
+
+@tangent(np.tile)
+def tan_tile(ans, A, reps):
+    d[ans] = np.tile(d[A], reps)
 
 
 @adjoint(np.repeat)
@@ -187,9 +352,19 @@ def adj_repeat(ans, a, repeats, axis=None):
     d[a] = rt.shapes.ungather(d[ans], a, np.repeat(rt.shapes.element_ids(a), repeats, axis))
 
 
+@tangent(np.repeat)
+def tan_repeat(ans, a, repeats, axis=None):
+    d[ans] = np.repeat(d[a], repeats, axis)
+
+
 @adjoint(np.resize)
 def adj_resize(ans, a, new_shape):
     d[a] = rt.shapes.ungather(d[ans], a, np.resize(rt.shapes.element_ids(a), new_shape))
+
+
+@tangent(np.resize)
+def tan_resize(ans, a, new_shape):
+    d[ans] = np.resize(d[a], new_shape)
 
 
 @adjoint(np.take)
@@ -200,16 +375,34 @@ def adj_take(ans, a, indices, axis=None, out=None, mode="raise"):
                                                  mode=mode))
 
 
+@tangent(np.take)
+def tan_take(ans, a, indices, axis=None, out=None, mode="raise"):
+    if out is not None:
+        d[ans] = rt.tangents.unsupported(d[a], "np.take(..., out=...)")
+    else:
+        d[ans] = np.take(d[a], indices, axis, mode=mode)
+
+
 @adjoint(np.take_along_axis)
 def adj_take_along_axis(ans, arr, indices, axis=-1):
     d[arr] = rt.shapes.ungather(d[ans], arr, np.take_along_axis(rt.shapes.element_ids(arr),
                                                                 indices, axis))
 
 
+@tangent(np.take_along_axis)
+def tan_take_along_axis(ans, arr, indices, axis=-1):
+    d[ans] = np.take_along_axis(d[arr], indices, axis)
+
+
 @adjoint(np.sort)
 def adj_sort(ans, a, axis=-1, kind=None, order=None, *, stable=None):
     d[a] = rt.shapes.ungather(d[ans], a, np.take_along_axis(
         rt.shapes.element_ids(a), np.argsort(a, axis=axis, kind="stable"), axis))
+
+
+@tangent(np.sort)
+def tan_sort(ans, a, axis=-1, kind=None, order=None, *, stable=None):
+    d[ans] = np.take_along_axis(d[a], np.argsort(a, axis=axis, kind="stable"), axis)
 
 
 @adjoint(np.compress)
@@ -219,9 +412,22 @@ def adj_compress(ans, condition, a, axis=None, out=None):
     d[a] = rt.shapes.ungather(d[ans], a, np.compress(condition, rt.shapes.element_ids(a), axis))
 
 
+@tangent(np.compress)
+def tan_compress(ans, condition, a, axis=None, out=None):
+    if out is not None:
+        d[ans] = rt.tangents.unsupported(d[a], "np.compress(..., out=...)")
+    else:
+        d[ans] = np.compress(condition, d[a], axis)
+
+
 @adjoint(np.extract)
 def adj_extract(ans, condition, arr):
     d[arr] = rt.shapes.ungather(d[ans], arr, np.extract(condition, rt.shapes.element_ids(arr)))
+
+
+@tangent(np.extract)
+def tan_extract(ans, condition, arr):
+    d[ans] = np.extract(condition, d[arr])
 
 
 @adjoint(np.select)
@@ -231,6 +437,16 @@ def adj_select(ans, condlist, choicelist, default=0):
     d[default] = parts[1]
 
 
+@tangent(np.select)
+def tan_select(ans, condlist, choicelist, default=0):
+    d[ans] = rt.tangents.select(condlist, d[choicelist], d[default], ans)
+
+
 @adjoint(np.piecewise)
 def adj_piecewise(ans, x, condlist, funclist):  # constant values only (functions raise)
     d[x] = rt.shapes.unpiecewise(d[ans], x, funclist)
+
+
+@tangent(np.piecewise)
+def tan_piecewise(ans, x, condlist, funclist):
+    d[ans] = rt.tangents.piecewise(d[x], ans, funclist)
