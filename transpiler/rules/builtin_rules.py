@@ -1,11 +1,12 @@
-"""Adjoints of Python builtins and of indexing (``x[i]`` is ``operator.getitem(x, i)``)."""
+"""Adjoints and tangents of Python builtins and of indexing (``x[i]`` is
+``operator.getitem(x, i)``)."""
 
 import operator
 
 import numpy as np
 
 import runtime as rt
-from transpiler.rules.registry import adjoint, d
+from transpiler.rules.registry import adjoint, d, tangent
 
 
 @adjoint(abs)
@@ -13,10 +14,21 @@ def adj_abs(ans, x):
     d[x] = d[ans] * np.sign(x)
 
 
+@tangent(abs)
+def tan_abs(ans, x):
+    d[ans] = d[x] * np.sign(x)
+
+
 @adjoint(sum)
 def adj_builtin_sum(ans, iterable, start=0):
     d[iterable] = rt.unsum(d[ans], iterable)
     d[start] = rt.unbroadcast(d[ans], start)
+
+
+@tangent(sum)
+def tan_builtin_sum(ans, iterable, start=0):
+    d[ans] = rt.broadcast_like(sum(d[iterable]), ans)
+    d[ans] = rt.broadcast_like(d[start], ans)
 
 
 # max(iterable, *, default, key) or max(arg1, arg2, *args, key): up to six separate arguments.
@@ -38,10 +50,35 @@ def adj_builtin_max(ans, arg1, arg2=None, arg3=None, arg4=None, arg5=None, arg6=
         d[arg6] = parts[5]
 
 
+# Each item's tangent weighs 1/k if it is one of the k items equal to the result, else 0: the
+# transpose of the adjoint's even split.
+@tangent(max, min)
+def tan_builtin_max(ans, arg1, arg2=None, arg3=None, arg4=None, arg5=None, arg6=None, *,
+                    key=None, default=None):
+    if arg2 is None:
+        d[ans] = np.dot(rt.special.tie_split(1.0, ans, arg1, key), d[arg1])
+        if default is not None:
+            d[ans] = rt.special.default_partial(d[default], arg1, ans)
+    else:
+        weights = rt.special.tie_split(1.0, ans, (arg1, arg2, arg3, arg4, arg5, arg6), key)
+        d[ans] = d[arg1] * weights[0]
+        d[ans] = d[arg2] * weights[1]
+        d[ans] = d[arg3] * weights[2]
+        d[ans] = d[arg4] * weights[3]
+        d[ans] = d[arg5] * weights[4]
+        d[ans] = d[arg6] * weights[5]
+
+
 @adjoint(divmod)  # (x // y, x % y): the quotient is piecewise constant
 def adj_divmod(ans, x, y):
     d[x] = rt.unbroadcast(d[ans][1], x)
     d[y] = rt.unbroadcast(-d[ans][1] * ans[0], y)
+
+
+@tangent(divmod)
+def tan_divmod(ans, x, y):
+    # one term for both arguments: a tuple is not summed item by item
+    d[ans] = (rt.zeros_like_grad(ans[0]), rt.broadcast_like(d[x], ans[1]) - d[y] * ans[0])
 
 
 @adjoint(rt.appended)  # xs.append(v) and comprehensions build lists with it
@@ -50,9 +87,20 @@ def adj_appended(ans, items, item):
     d[item] = d[ans][-1]
 
 
+@tangent(rt.appended)
+def tan_appended(ans, items, item):
+    # one term for both arguments: lists are not summed item by item
+    d[ans] = rt.appended(d[items], d[item])
+
+
 @adjoint(float)
 def adj_float(ans, x):
     d[x] = d[ans]
+
+
+@tangent(float)
+def tan_float(ans, x):
+    d[ans] = float(d[x])
 
 
 @adjoint(operator.getitem)
@@ -60,7 +108,20 @@ def adj_getitem(ans, a, index):
     d[a] = rt.unindex(d[ans], a, index)
 
 
+@tangent(operator.getitem)
+def tan_getitem(ans, a, index):
+    d[ans] = d[a][index]
+
+
 @adjoint(operator.setitem)  # y = <setitem>(a, index, value): a copy of a with a[index] = value
 def adj_setitem(ans, a, index, value):
     d[a] = rt.zero_index(d[ans], index)
     d[value] = rt.unbroadcast(d[ans][index], value)
+
+
+@tangent(operator.setitem)
+def tan_setitem(ans, a, index, value):
+    d[ans] = rt.zero_index(d[a], index)
+    # scattered like the adjoint gathers (an index repeated in an integer array adds up)
+    d[ans] = rt.unindex(rt.broadcast_like(d[value], ans[index]), ans, index)
+
