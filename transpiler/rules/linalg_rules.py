@@ -8,7 +8,8 @@ matrix (cholesky, eigh, eigvalsh) get the gradient of that triangle: the other o
 import numpy as np
 
 import runtime as rt
-from transpiler.rules.registry import adjoint, d
+import runtime.linalg_tangents  # noqa: F401  (rt.linalg_tangents in tangent templates)
+from transpiler.rules.registry import adjoint, d, tangent
 
 # --- products and contractions ------------------------------------------------------------------
 
@@ -18,10 +19,22 @@ def adj_vdot(ans, a, b, /):
     d[b] = np.reshape(d[ans] * a, np.shape(b))
 
 
+@tangent(np.vdot)
+def tan_vdot(ans, a, b, /):
+    d[ans] = np.vdot(d[a], b)
+    d[ans] = np.vdot(a, d[b])
+
+
 @adjoint(np.inner)
 def adj_inner(ans, a, b, /):
     d[a] = rt.linalg.inner_adjoint(d[ans], a, b, 0)
     d[b] = rt.linalg.inner_adjoint(d[ans], a, b, 1)
+
+
+@tangent(np.inner)
+def tan_inner(ans, a, b, /):
+    d[ans] = np.inner(d[a], b)
+    d[ans] = np.inner(a, d[b])
 
 
 @adjoint(np.outer)
@@ -30,10 +43,22 @@ def adj_outer(ans, a, b, out=None):
     d[b] = np.reshape(np.ravel(a) @ d[ans], np.shape(b))
 
 
+@tangent(np.outer)
+def tan_outer(ans, a, b, out=None):
+    d[ans] = np.outer(d[a], b)
+    d[ans] = np.outer(a, d[b])
+
+
 @adjoint(np.linalg.outer)
 def adj_linalg_outer(ans, x1, x2, /):
     d[x1] = d[ans] @ x2
     d[x2] = x1 @ d[ans]
+
+
+@tangent(np.linalg.outer)
+def tan_linalg_outer(ans, x1, x2, /):
+    d[ans] = np.linalg.outer(d[x1], x2)
+    d[ans] = np.linalg.outer(x1, d[x2])
 
 
 @adjoint(np.tensordot)
@@ -42,10 +67,22 @@ def adj_tensordot(ans, a, b, axes=2):
     d[b] = rt.linalg.tensordot_adjoint(d[ans], a, b, axes, 1)
 
 
+@tangent(np.tensordot)
+def tan_tensordot(ans, a, b, axes=2):
+    d[ans] = np.tensordot(d[a], b, axes)
+    d[ans] = np.tensordot(a, d[b], axes)
+
+
 @adjoint(np.linalg.tensordot)
 def adj_linalg_tensordot(ans, x1, x2, /, *, axes=2):
     d[x1] = rt.linalg.tensordot_adjoint(d[ans], x1, x2, axes, 0)
     d[x2] = rt.linalg.tensordot_adjoint(d[ans], x1, x2, axes, 1)
+
+
+@tangent(np.linalg.tensordot)
+def tan_linalg_tensordot(ans, x1, x2, /, *, axes=2):
+    d[ans] = np.linalg.tensordot(d[x1], x2, axes=axes)
+    d[ans] = np.linalg.tensordot(x1, d[x2], axes=axes)
 
 
 @adjoint(np.linalg.matmul)
@@ -54,10 +91,22 @@ def adj_linalg_matmul(ans, x1, x2, /):
     d[x2] = rt.matmul_adjoint_b(d[ans], x1, x2)
 
 
+@tangent(np.linalg.matmul)
+def tan_linalg_matmul(ans, x1, x2, /):
+    d[ans] = np.linalg.matmul(d[x1], x2)
+    d[ans] = np.linalg.matmul(x1, d[x2])
+
+
 @adjoint(np.linalg.vecdot)
 def adj_linalg_vecdot(ans, x1, x2, /, *, axis=-1):
     d[x1] = rt.linalg.vecdot_adjoint(d[ans], x1, x2, 0, axis)
     d[x2] = rt.linalg.vecdot_adjoint(d[ans], x1, x2, 1, axis)
+
+
+@tangent(np.linalg.vecdot)
+def tan_linalg_vecdot(ans, x1, x2, /, *, axis=-1):
+    d[ans] = np.linalg.vecdot(d[x1], x2, axis=axis)
+    d[ans] = np.linalg.vecdot(x1, d[x2], axis=axis)
 
 
 @adjoint(np.vecdot)
@@ -67,11 +116,24 @@ def adj_vecdot(ans, x1, x2, /, out=None, *, axes=None, axis=None, keepdims=False
     d[x2] = rt.linalg.vecdot_adjoint(d[ans], x1, x2, 1, axis, keepdims, axes)
 
 
+@tangent(np.vecdot)
+def tan_vecdot(ans, x1, x2, /, out=None, *, axes=None, axis=None, keepdims=False,
+               casting="same_kind", order="K", dtype=None, subok=True, signature=None):
+    d[ans] = rt.linalg_tangents.vecdot(d[x1], x2, axis, keepdims, axes, dtype)
+    d[ans] = rt.linalg_tangents.vecdot(x1, d[x2], axis, keepdims, axes, dtype)
+
+
 @adjoint(np.linalg.cross)
 def adj_linalg_cross(ans, x1, x2, /, *, axis=-1):
     # g . (x1 x x2) = x1 . (x2 x g) = x2 . (g x x1)
     d[x1] = rt.unbroadcast(np.linalg.cross(x2, d[ans], axis=axis), x1)
     d[x2] = rt.unbroadcast(np.linalg.cross(d[ans], x1, axis=axis), x2)
+
+
+@tangent(np.linalg.cross)
+def tan_linalg_cross(ans, x1, x2, /, *, axis=-1):
+    d[ans] = np.linalg.cross(d[x1], x2, axis=axis)
+    d[ans] = np.linalg.cross(x1, d[x2], axis=axis)
 
 
 @adjoint(np.kron)
@@ -80,9 +142,20 @@ def adj_kron(ans, a, b):
     d[b] = rt.linalg.kron_adjoint(d[ans], a, b, 1)
 
 
+@tangent(np.kron)
+def tan_kron(ans, a, b):
+    d[ans] = np.kron(d[a], b)
+    d[ans] = np.kron(a, d[b])
+
+
 @adjoint(np.linalg.multi_dot)
 def adj_multi_dot(ans, arrays, *, out=None):
     d[arrays] = rt.linalg.multi_dot_adjoint(d[ans], arrays)
+
+
+@tangent(np.linalg.multi_dot)
+def tan_multi_dot(ans, arrays, *, out=None):
+    d[ans] = rt.linalg_tangents.multi_dot(d[arrays], arrays, ans)
 
 
 # np.einsum(*operands) as fixed slots: a rule cannot take *args. The first slot is the subscripts
@@ -108,6 +181,27 @@ def adj_einsum(ans, subscripts, x0=None, x1=None, x2=None, x3=None, x4=None, x5=
     d[x11] = rt.linalg.einsum_adjoint(d[ans], 12, args, optimize)
 
 
+@tangent(np.einsum)
+def tan_einsum(ans, subscripts, x0=None, x1=None, x2=None, x3=None, x4=None, x5=None, x6=None,
+               x7=None, x8=None, x9=None, x10=None, x11=None, *, out=None, optimize=False,
+               dtype=None, order="K", casting="safe"):
+    # one term per operand: the einsum with that operand replaced by its tangent
+    args = (subscripts, x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11)
+    d[ans] = rt.linalg_tangents.einsum(d[subscripts], 0, args, optimize, dtype)
+    d[ans] = rt.linalg_tangents.einsum(d[x0], 1, args, optimize, dtype)
+    d[ans] = rt.linalg_tangents.einsum(d[x1], 2, args, optimize, dtype)
+    d[ans] = rt.linalg_tangents.einsum(d[x2], 3, args, optimize, dtype)
+    d[ans] = rt.linalg_tangents.einsum(d[x3], 4, args, optimize, dtype)
+    d[ans] = rt.linalg_tangents.einsum(d[x4], 5, args, optimize, dtype)
+    d[ans] = rt.linalg_tangents.einsum(d[x5], 6, args, optimize, dtype)
+    d[ans] = rt.linalg_tangents.einsum(d[x6], 7, args, optimize, dtype)
+    d[ans] = rt.linalg_tangents.einsum(d[x7], 8, args, optimize, dtype)
+    d[ans] = rt.linalg_tangents.einsum(d[x8], 9, args, optimize, dtype)
+    d[ans] = rt.linalg_tangents.einsum(d[x9], 10, args, optimize, dtype)
+    d[ans] = rt.linalg_tangents.einsum(d[x10], 11, args, optimize, dtype)
+    d[ans] = rt.linalg_tangents.einsum(d[x11], 12, args, optimize, dtype)
+
+
 # --- diagonals, traces, triangles, transposes ---------------------------------------------------
 
 @adjoint(np.trace)
@@ -115,9 +209,19 @@ def adj_trace(ans, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     d[a] = rt.linalg.untrace(d[ans], a, offset, axis1, axis2)
 
 
+@tangent(np.trace)
+def tan_trace(ans, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    d[ans] = np.trace(d[a], offset, axis1, axis2, dtype)
+
+
 @adjoint(np.linalg.trace)
 def adj_linalg_trace(ans, x, /, *, offset=0, dtype=None):
     d[x] = rt.linalg.untrace(d[ans], x, offset, -2, -1)
+
+
+@tangent(np.linalg.trace)
+def tan_linalg_trace(ans, x, /, *, offset=0, dtype=None):
+    d[ans] = np.linalg.trace(d[x], offset=offset, dtype=dtype)
 
 
 @adjoint(np.diagonal)
@@ -125,9 +229,19 @@ def adj_diagonal(ans, a, offset=0, axis1=0, axis2=1):
     d[a] = rt.linalg.undiagonal(d[ans], a, offset, axis1, axis2)
 
 
+@tangent(np.diagonal)
+def tan_diagonal(ans, a, offset=0, axis1=0, axis2=1):
+    d[ans] = np.diagonal(d[a], offset, axis1, axis2)
+
+
 @adjoint(np.linalg.diagonal)
 def adj_linalg_diagonal(ans, x, /, *, offset=0):
     d[x] = rt.linalg.undiagonal(d[ans], x, offset, -2, -1)
+
+
+@tangent(np.linalg.diagonal)
+def tan_linalg_diagonal(ans, x, /, *, offset=0):
+    d[ans] = np.linalg.diagonal(d[x], offset=offset)
 
 
 @adjoint(np.diag)
@@ -135,9 +249,19 @@ def adj_diag(ans, v, k=0):
     d[v] = rt.linalg.diag_adjoint(d[ans], v, k)
 
 
+@tangent(np.diag)
+def tan_diag(ans, v, k=0):
+    d[ans] = np.diag(d[v], k)
+
+
 @adjoint(np.tril)
 def adj_tril(ans, m, k=0):
     d[m] = rt.unbroadcast(np.tril(d[ans], k), m)  # a 1-D m is broadcast to rows
+
+
+@tangent(np.tril)
+def tan_tril(ans, m, k=0):
+    d[ans] = np.tril(d[m], k)  # a 1-D m gives the same rows as its tangent
 
 
 @adjoint(np.triu)
@@ -145,9 +269,19 @@ def adj_triu(ans, m, k=0):
     d[m] = rt.unbroadcast(np.triu(d[ans], k), m)
 
 
+@tangent(np.triu)
+def tan_triu(ans, m, k=0):
+    d[ans] = np.triu(d[m], k)
+
+
 @adjoint(np.linalg.matrix_transpose, np.matrix_transpose)
 def adj_matrix_transpose(ans, x, /):
     d[x] = np.swapaxes(d[ans], -1, -2)
+
+
+@tangent(np.linalg.matrix_transpose, np.matrix_transpose)
+def tan_matrix_transpose(ans, x, /):
+    d[ans] = np.swapaxes(d[x], -1, -2)
 
 
 # --- solvers, inverses, determinants, powers ----------------------------------------------------
@@ -159,9 +293,21 @@ def adj_solve(ans, a, b):
     d[b] = gb
 
 
+@tangent(np.linalg.solve)
+def tan_solve(ans, a, b):
+    # dx = a^-1 (db - da x)
+    d[ans] = rt.linalg_tangents.solve_a(d[a], a, b, ans)
+    d[ans] = np.linalg.solve(a, d[b])
+
+
 @adjoint(np.linalg.inv)
 def adj_inv(ans, a):
     d[a] = -np.swapaxes(ans, -1, -2) @ d[ans] @ np.swapaxes(ans, -1, -2)
+
+
+@tangent(np.linalg.inv)
+def tan_inv(ans, a):
+    d[ans] = -ans @ d[a] @ ans
 
 
 @adjoint(np.linalg.det)
@@ -169,9 +315,19 @@ def adj_det(ans, a):
     d[a] = rt.linalg.det_adjoint(d[ans], a, ans)
 
 
+@tangent(np.linalg.det)
+def tan_det(ans, a):
+    d[ans] = rt.linalg_tangents.det(d[a], a, ans)
+
+
 @adjoint(np.linalg.slogdet)
 def adj_slogdet(ans, a):
     d[a] = rt.linalg.slogdet_adjoint(d[ans], a)
+
+
+@tangent(np.linalg.slogdet)
+def tan_slogdet(ans, a):
+    d[ans] = rt.linalg_tangents.slogdet(d[a], a, ans)
 
 
 @adjoint(np.linalg.matrix_power)
@@ -179,15 +335,31 @@ def adj_matrix_power(ans, a, n):
     d[a] = rt.linalg.matrix_power_adjoint(d[ans], a, n)
 
 
+@tangent(np.linalg.matrix_power)
+def tan_matrix_power(ans, a, n):
+    d[ans] = rt.linalg_tangents.matrix_power(d[a], a, n, ans)
+
+
 @adjoint(np.linalg.pinv)
 def adj_pinv(ans, a, rcond=None, hermitian=False, *, rtol=None):
     d[a] = rt.linalg.pinv_adjoint(d[ans], a, ans, hermitian, rcond, rtol)
+
+
+@tangent(np.linalg.pinv)
+def tan_pinv(ans, a, rcond=None, hermitian=False, *, rtol=None):
+    d[ans] = rt.linalg_tangents.pinv(d[a], a, ans, hermitian, rcond, rtol)
 
 
 @adjoint(np.linalg.lstsq)
 def adj_lstsq(ans, a, b, rcond=None):
     d[a] = rt.linalg.lstsq_adjoint(d[ans], a, b, ans, 0)
     d[b] = rt.linalg.lstsq_adjoint(d[ans], a, b, ans, 1)
+
+
+@tangent(np.linalg.lstsq)
+def tan_lstsq(ans, a, b, rcond=None):
+    # one term for both arguments: the result is a tuple
+    d[ans] = rt.linalg_tangents.lstsq(d[a], d[b], a, b, ans)
 
 
 # --- decompositions -----------------------------------------------------------------------------
@@ -197,9 +369,19 @@ def adj_cholesky(ans, a, /, *, upper=False):
     d[a] = rt.linalg.cholesky_adjoint(d[ans], ans, upper)
 
 
+@tangent(np.linalg.cholesky)
+def tan_cholesky(ans, a, /, *, upper=False):
+    d[ans] = rt.linalg_tangents.cholesky(d[a], ans, upper)
+
+
 @adjoint(np.linalg.eigh)
 def adj_eigh(ans, a, UPLO="L"):
     d[a] = rt.linalg.eigh_adjoint(d[ans], ans, UPLO)
+
+
+@tangent(np.linalg.eigh)
+def tan_eigh(ans, a, UPLO="L"):
+    d[ans] = rt.linalg_tangents.eigh(d[a], ans, UPLO)
 
 
 @adjoint(np.linalg.eigvalsh)
@@ -207,9 +389,19 @@ def adj_eigvalsh(ans, a, UPLO="L"):
     d[a] = rt.linalg.eigvalsh_adjoint(d[ans], a, UPLO)
 
 
+@tangent(np.linalg.eigvalsh)
+def tan_eigvalsh(ans, a, UPLO="L"):
+    d[ans] = rt.linalg_tangents.eigvalsh(d[a], a, UPLO)
+
+
 @adjoint(np.linalg.qr)
 def adj_qr(ans, a, mode="reduced"):
     d[a] = rt.linalg.qr_adjoint(d[ans], ans, a, mode)
+
+
+@tangent(np.linalg.qr)
+def tan_qr(ans, a, mode="reduced"):
+    d[ans] = rt.linalg_tangents.qr(d[a], ans, a, mode)
 
 
 @adjoint(np.linalg.svd)
@@ -217,6 +409,16 @@ def adj_svd(ans, a, full_matrices=True, compute_uv=True, hermitian=False):
     d[a] = rt.linalg.svd_adjoint(d[ans], ans, a, full_matrices, compute_uv, hermitian)
 
 
+@tangent(np.linalg.svd)
+def tan_svd(ans, a, full_matrices=True, compute_uv=True, hermitian=False):
+    d[ans] = rt.linalg_tangents.svd(d[a], ans, a, full_matrices, compute_uv, hermitian)
+
+
 @adjoint(np.linalg.svdvals)
 def adj_svdvals(ans, x, /):
     d[x] = rt.linalg.svdvals_adjoint(d[ans], x)
+
+
+@tangent(np.linalg.svdvals)
+def tan_svdvals(ans, x, /):
+    d[ans] = rt.linalg_tangents.svdvals(d[x], x)
