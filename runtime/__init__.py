@@ -4,8 +4,8 @@ It depends on NumPy only and never imports ``transpiler``, so an exported gradie
 without the compiler installed.
 """
 
-from runtime import linalg, reductions, shapes, special
-from runtime.accumulate import grad_like, seed, zeros_like_grad
+from runtime import linalg, reductions, shapes, special, tangents
+from runtime.accumulate import grad_like, seed, tangent_like, zeros_like_grad
 from runtime.broadcast import (
                                add_into,
                                broadcast_like,
@@ -74,6 +74,8 @@ __all__ = [
     "sequence",
     "shape_of",
     "stop_gradient",
+    "tangents",
+    "tangent_like",
     "unappend",
     "unbroadcast",
     "unconcatenate",

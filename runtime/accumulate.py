@@ -66,3 +66,17 @@ def _refuse_complex(g) -> None:
     if type(g) is complex or getattr(getattr(g, "dtype", None), "kind", "") == "c":
         raise TypeError("the gradient came out complex: the function computes with complex "
                         "numbers, which is not supported")
+
+
+def tangent_like(t, value):
+    """Return tangent ``t`` shaped and typed like the result ``value`` it belongs to (a float
+    for a number, an array of the value's shape and floating dtype, a tuple/list for one)."""
+    if isinstance(value, (tuple, list)):
+        return type(value)(tangent_like(a, v) for a, v in zip(t, value, strict=True))
+    if isinstance(value, dict):
+        return {k: tangent_like(t[k], v) for k, v in value.items()}
+    if isinstance(value, np.ndarray) and value.dtype.kind != "f":
+        return np.array(np.broadcast_to(t, value.shape), dtype=float)
+    if isinstance(value, (bool, int, np.integer, np.bool_)):
+        return float(t)
+    return grad_like(t, value)

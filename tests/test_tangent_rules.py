@@ -17,10 +17,14 @@ import numpy as np
 import pytest
 
 from tests.rule_specs import ARG_NAMES, SPEC_GLOBALS
-from tests.test_rules import CASES, _seed, make_args
+from tests.test_rules import CASES as REVERSE_CASES
+from tests.test_rules import _seed, make_args
 from tests.util import make, rand
 from transpiler import jvp, vjp
 from transpiler.rules.registry import ADJOINTS, TANGENTS, key_name
+
+# The known bugs marked in the adjoint specs are reverse-mode bugs: forward mode runs them all.
+CASES = [pytest.param(*case.values, id=case.id) for case in REVERSE_CASES]
 
 
 def _leaves(value) -> list:

@@ -1,4 +1,4 @@
-"""Source-to-source reverse-mode differentiation of Python/NumPy functions.
+"""Source-to-source differentiation of Python/NumPy functions, in reverse and forward mode.
 
     from transpiler import grad
     df = grad(f)          # compiled on first call, cached
@@ -11,10 +11,11 @@ from transpiler.api import grad, value_and_grad
 from transpiler.checking import check_grad
 from transpiler.coverage import supported
 from transpiler.errors import NoRuleError, TranspileError
+from transpiler.jvp import forward, jvp
 from transpiler.rules.nondiff import nondifferentiable
-from transpiler.rules.registry import adjoint, d
+from transpiler.rules.registry import adjoint, d, tangent
 from transpiler.vjp import hessian, hvp, jacobian, vjp
 
-__all__ = ["NoRuleError", "TranspileError", "adjoint", "check_grad", "d", "grad", "jacobian",
-           "hessian", "hvp", "nondifferentiable", "stop_gradient", "supported", "value_and_grad",
-           "vjp"]
+__all__ = ["NoRuleError", "TranspileError", "adjoint", "check_grad", "d", "forward", "grad",
+           "hessian", "hvp", "jacobian", "jvp", "nondifferentiable", "stop_gradient", "supported",
+           "tangent", "value_and_grad", "vjp"]

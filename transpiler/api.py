@@ -108,7 +108,22 @@ class GradientFunction:
                     except Exception as e:
                         note_origin(e)  # name the user's line the failing statement came from
                         raise
-        kinds = _kinds(args, kwargs)
+        compiled = self._checked(_kinds(args, kwargs), args, kwargs)
+        try:
+            result = compiled.function(*args, **kwargs)
+        except Exception as e:
+            note_origin(e)
+            raise
+        if self._single:
+            return result
+        if self._mode == "value_and_grad":
+            return result[0], result[1] if len(self._wrt) > 1 else (result[1],)
+        return result if len(self._wrt) > 1 else (result,)
+
+    def _checked(self, kinds: tuple[int, ...], args: tuple, kwargs: dict) -> Compiled:
+        """The variant for ``kinds``, (re)compiled if needed, once the arguments pass the
+        checks: differentiated ones are real floats, none is complex, none shares memory with
+        one the function writes into."""
         compiled = self._variants.get(kinds)
         if compiled is None or self.__wrapped__.__code__ is not self._code \
                 or compiled.stale(self.__wrapped__):
@@ -126,16 +141,7 @@ class GradientFunction:
                                 "parts into two real arrays)")
         if compiled.written:
             _refuse_shared_memory(self.__wrapped__, compiled.written, args, kwargs)
-        try:
-            result = compiled.function(*args, **kwargs)
-        except Exception as e:
-            note_origin(e)
-            raise
-        if self._single:
-            return result
-        if self._mode == "value_and_grad":
-            return result[0], result[1] if len(self._wrt) > 1 else (result[1],)
-        return result if len(self._wrt) > 1 else (result,)
+        return compiled
 
     def __repr__(self) -> str:
         return f"<{self.__qualname__}, wrt={self._wrt if not self._single else self._wrt[0]!r}>"

@@ -1,4 +1,5 @@
-"""Calls to the user's own functions: each callee is compiled once into a forward/backward pair.
+"""Calls to the user's own functions: each callee is compiled once into a forward/backward pair
+(reverse mode) or a forward-mode function.
 
 ``y = helper(a, b)`` in a differentiated function becomes ``y, _res1 = helper_vjp.forward(a, b)``
 in the primal and ``_g = helper_vjp.backward(_res1, by)`` in the adjoint, whose entries are the
@@ -46,3 +47,38 @@ def split_pair(fn, active: tuple[str, ...], options,
         pair.forward, pair.backward, pair.source = (compiled.function, compiled.backward,
                                                     compiled.source)
     return pair
+
+
+class TangentFunction:
+    """``call(*args, **tangents) -> (value, tangent)``: a user function in forward mode. Its
+    tangent parameters are keyword-only, named by ``naming.tangent_parameters``."""
+
+    __slots__ = ("call", "source", "__weakref__")
+
+    def __init__(self):
+        self.call = None
+        self.source = ""
+
+    def __repr__(self) -> str:
+        return f"<forward mode {getattr(self.call, '__name__', '(compiling)')}>"
+
+
+def tangent_function(fn, active: tuple[str, ...], options,
+                     varargs: tuple[int, tuple[str, ...]] | None = None) -> TangentFunction:
+    """The forward-mode function of ``fn`` for tangents of ``active`` (compiled once)."""
+    from transpiler.pipeline import compile_function
+
+    key = (active, "tangent", options, frozenset(), varargs)
+    holder = TangentFunction()
+    with cache.LOCK:
+        existing = cache.lookup(fn, key)
+        if existing is not None:
+            return existing
+        cache.store(fn, key, holder)  # visible to a recursive call compiled below
+        try:
+            compiled = compile_function(fn, active, "tangent", options, varargs=varargs)
+        except BaseException:
+            cache.forget(fn, key)
+            raise
+        holder.call, holder.source = compiled.function, compiled.source
+    return holder

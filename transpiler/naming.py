@@ -20,6 +20,7 @@ class Namer:
     def __init__(self, taken: set[str]):
         self.taken = set(taken)
         self._grads: dict[str, str] = {}
+        self._tangents: dict[str, str] = {}
         self._temps = 0
 
     def fresh(self, base: str) -> str:
@@ -51,3 +52,22 @@ class Namer:
         if var not in self._grads:
             self._grads[var] = self.fresh(f"b{var}")
         return self._grads[var]
+
+    def tangent(self, var: str) -> str:
+        """The tangent variable of ``var`` (always the same one for the same ``var``)."""
+        if var not in self._tangents:
+            self._tangents[var] = self.fresh(f"d{var}")
+        return self._tangents[var]
+
+
+def tangent_parameters(fn, wrt: tuple[str, ...]) -> dict[str, str]:
+    """The keyword-only parameters through which a forward-mode function of ``fn`` receives the
+    tangents of ``wrt``: ``dx`` for ``x`` unless ``fn`` uses that name. Computed from the code
+    object alone, so a caller knows them before (or while) ``fn`` is compiled."""
+    names, codes = set(), [fn.__code__]
+    while codes:  # nested functions, lambdas and comprehensions too
+        code = codes.pop()
+        names |= {*code.co_varnames, *code.co_names, *code.co_freevars, *code.co_cellvars}
+        codes += [c for c in code.co_consts if hasattr(c, "co_varnames")]
+    namer = Namer(names)
+    return {w: namer.tangent(w) for w in wrt}

@@ -21,6 +21,7 @@ from transpiler.passes import (
     desugar,
     finalize,
     fix_grads,
+    forward,
     inline,
     lift,
     lower_exits,
@@ -34,7 +35,7 @@ from transpiler.passes import (
 
 _BUILTINS = vars(builtins)
 
-PIPELINE: tuple[tuple[str, Callable], ...] = (
+FRONT: tuple[tuple[str, Callable], ...] = (
     ("reject unsupported syntax", validate.validate),
     ("inline small helpers", inline.inline),
     ("lift functions defined inside", lift.lift),
@@ -45,11 +46,19 @@ PIPELINE: tuple[tuple[str, Callable], ...] = (
     ("one operation per statement", anf.anf),
     ("one name per value", ssa.ssa),
     ("refuse writes seen through views", check_writes.check_writes),
+)
+PIPELINE: tuple[tuple[str, Callable], ...] = FRONT + (  # reverse mode: grad, split pairs
     ("build primal and adjoint", reverse.reverse),  # runs analysis.activity
     ("initialise and accumulate gradients", fix_grads.fix_grads),
     ("optimize to a fixed point", optimize.optimize),
     ("assemble the signature (split: forward and backward)", finalize.finalize),
 )
+FORWARD_PIPELINE: tuple[tuple[str, Callable], ...] = FRONT + (  # forward mode: jvp
+    ("interleave primal and tangent", forward.forward),
+    ("optimize to a fixed point", optimize.optimize),
+    ("assemble the signature", finalize.finalize),
+)
+FORWARD_MODES = frozenset({"jvp", "tangent"})  # tangent: a user function called in forward mode
 
 
 @dataclass(frozen=True)
@@ -82,7 +91,7 @@ def compile_function(fn, wrt: tuple[str, ...], mode: str, options: Options,
                   namer=Namer(user_names), locals=_locals(node), scalars=scalars,
                   varargs=varargs, arrays=arrays)
     debug = debug or bool(os.environ.get("TRANSPILER_DUMP"))
-    for description, run in PIPELINE:
+    for description, run in FORWARD_PIPELINE if mode in FORWARD_MODES else PIPELINE:
         if run is optimize.optimize and not options.optimize:
             continue
         node = run(node, ctx)

@@ -43,9 +43,11 @@ class _Builder:
     """Copy a template statement in one pass: substitute names, expand ``d[ans]``, fold
     constants, drop default arguments and mark calls pure."""
 
-    def __init__(self, bound: dict, ans: str, grad_ans: str | None, locals_: dict, names):
+    def __init__(self, bound: dict, ans: str, grad_ans: str | None, locals_: dict, names,
+                 tangents: dict | None = None):
         self.bound, self.ans, self.grad_ans = bound, ans, grad_ans
         self.locals, self.names = locals_, names
+        self.tangents = tangents  # forward mode: parameter -> its tangent's expression
 
     def build(self, node):
         if isinstance(node, list):
@@ -61,7 +63,9 @@ class _Builder:
                 return A.name(self.locals[node.id], store=isinstance(node.ctx, gast.Store))
             return A.name(self.names(node.id))
         if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
-                and node.value.id == "d":  # d[ans]
+                and node.value.id == "d":  # d[ans], or d[x] in a tangent rule
+            if self.tangents is not None:
+                return A.copy_node(self.tangents[node.slice.id])
             return A.name(self.grad_ans)
         new = type(node).__new__(type(node))
         for field in node._fields:
@@ -259,3 +263,63 @@ def _fold_binop(node):
     if op is gast.Mult and is_number(left) and left.value == 1:
         return right
     return node
+
+
+def instantiate_tangent(rule: Rule, bound: dict, ans: str, tangent_of: Callable[[gast.AST],
+                        gast.AST | None], zero_of: Callable[[gast.AST], gast.AST],
+                        fresh: Callable[[str], str], module_name: Callable[[str, object], str],
+                        scalars: frozenset[str] = frozenset(),
+                        same_shape: Callable[[gast.AST, gast.AST], bool] | None = None
+                        ) -> tuple[list, list]:
+    """The tangent of one call: (statements computing local values, the terms of ``d[ans]``).
+
+    ``tangent_of(node)`` is the tangent expression of an argument (None when it has none:
+    inactive, or a constant); ``zero_of(node)`` a zero tangent for it. A term whose tangents are
+    all None is dropped; in a term that keeps some, the others are zeros.
+    ``rt.broadcast_like(d[x], ans)`` is ``d[x]`` when ``x`` certainly has ``ans``'s shape.
+    """
+    locals_: dict[str, str] = {}
+    namespace = rule.namespace
+
+    def names(n: str) -> str:
+        return module_name(n, namespace[n]) if n in namespace else n
+
+    own = {p: tangent_of(v) for p, v in bound.items()}
+    scalar_params = {p for p, v in bound.items() if is_scalar(v, scalars)}
+    elementwise = isinstance(rule.key, np.ufunc) or (
+        isinstance(rule.key, type) and issubclass(rule.key, gast.AST))
+    setup, terms = [], []
+    for stmt in _flatten(rule.body, bound):
+        read = [n.slice.id for n in A.walk(stmt.value) if isinstance(n, gast.Subscript)
+                and isinstance(n.value, gast.Name) and n.value.id == "d"]
+        target = stmt.targets[0] if isinstance(stmt, gast.Assign) else None
+        is_term = isinstance(target, gast.Subscript)
+        if is_term and read and all(own[p] is None for p in read):
+            continue  # a term of inactive or constant arguments only
+        tangents = {p: own[p] if own[p] is not None else zero_of(bound[p]) for p in read}
+        builder = _Builder(bound, ans, None, locals_, names, tangents)
+        if not is_term:
+            for n in A.walk(stmt):
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                    locals_.setdefault(n.id, fresh(n.id))
+            setup.append(builder.build(stmt))
+            continue
+        value = stmt.value
+        if _is_broadcast(value, namespace) and isinstance(value.args[0], gast.Subscript):
+            param = value.args[0].slice.id
+            others = [p for p in bound if p != param]
+            same = (param in scalar_params and ans in scalars) or (
+                elementwise and others and all(p in scalar_params or isinstance(
+                    bound[p], gast.Constant) for p in others)) or (
+                same_shape is not None and same_shape(bound[param], A.name(ans)))
+            if same:
+                value = value.args[0]
+        terms.append(builder.build(value))
+    return setup, terms
+
+
+def _is_broadcast(value, namespace) -> bool:
+    return (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)
+            and isinstance(value.func.value, gast.Name)
+            and namespace.get(value.func.value.id) is runtime
+            and value.func.attr == "broadcast_like")

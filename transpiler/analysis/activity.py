@@ -26,7 +26,7 @@ def _targets(stmt) -> list[str]:
     return []
 
 
-def _never_varied(value) -> bool:
+def never_varied(value) -> bool:
     if isinstance(value, (gast.Compare, gast.BoolOp)):
         return True
     if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.Not):
@@ -47,7 +47,7 @@ def _never_varied(value) -> bool:
     return False
 
 
-def _reads(value) -> set[str]:
+def reads(value) -> set[str]:
     """The names a value depends on differentiably: an index (``x[i]``, ``y[i] = v``) is an
     integer position, piecewise constant, so it is left out."""
     if isinstance(value, gast.Subscript):
@@ -58,7 +58,7 @@ def _reads(value) -> set[str]:
 
 
 def _edges(body: list) -> list:
-    return [(set(_targets(n)), _reads(n.value), _never_varied(n.value))
+    return [(set(_targets(n)), reads(n.value), never_varied(n.value))
             for s in body for n in A.walk(s) if isinstance(n, gast.Assign)]
 
 

@@ -32,7 +32,7 @@ _SIMPLE = (int, float, str, bool, type(None))
 
 
 def inline(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
-    if ctx.mode == "split":  # a helper compiled as a pair inlines nothing of its own
+    if ctx.mode in ("split", "tangent"):  # a helper compiled for a call inlines nothing
         return fn
     local = {n.id for n in A.walk(fn) if isinstance(n, gast.Name)
              and isinstance(n.ctx, (gast.Store, gast.Param))}

@@ -31,7 +31,7 @@ import gast
 from transpiler import ast_util as A
 from transpiler.anno import Anno, getanno, hasanno
 from transpiler.rules.nondiff import NONDIFF
-from transpiler.rules.registry import ADJOINTS
+from transpiler.rules.registry import ADJOINTS, TANGENTS
 
 _MAX_ROUNDS = 10
 _COMPOUND = (gast.If, gast.For, gast.While)
@@ -97,7 +97,8 @@ def _pure(value) -> bool:
         if isinstance(n, gast.Call) and not hasanno(n, Anno.PURE):
             func = getanno(n, Anno.FUNC)
             try:
-                known = func in ADJOINTS or (func in NONDIFF and func is not print)
+                known = func in ADJOINTS or func in TANGENTS or (
+                    func in NONDIFF and func is not print)
             except TypeError:
                 known = False
             if not known:

@@ -295,14 +295,9 @@ class _Reverse:
         targets = [n.id for t in stmt.targets for n in A.walk(t) if isinstance(n, gast.Name)]
         if not any(t in self.active for t in targets):
             return []
-        target, value = stmt.targets[0], stmt.value
-        func = getanno(value, Anno.FUNC) if isinstance(value, gast.Call) else None
-        if inspect.ismethod(func) and is_user_function(func.__func__) \
-                and isinstance(value.func, gast.Attribute):  # m.loss(x) is Model.loss(m, x)
-            value = gast.copy_location(gast.Call(func=value.func, args=[value.func.value]
-                                                 + value.args, keywords=value.keywords), value)
-            func = func.__func__
-        if is_user_function(func):
+        target = stmt.targets[0]
+        func, value = user_callee(stmt.value)
+        if func is not None:
             return self.user_call(func, value, target, stmt)
         if not isinstance(target, gast.Name):
             raise error_at(stmt, self.ctx, "unpacking a differentiated value is not supported yet",
@@ -315,7 +310,7 @@ class _Reverse:
                 isinstance(e, gast.Name) for e in target.elts))):
             raise error_at(stmt, self.ctx, "assign the result of a call to a name or a tuple of "
                            "names", "y = helper(x)  or  a, b = helper(x)")
-        arguments, varargs, call = self.bind_helper(func, call)
+        arguments, varargs, call = bind_helper(self.ctx, func, call)
         active = [p for p, node in arguments.items()
                   if any(n.id in self.active for n in A.walk(node) if isinstance(n, gast.Name))]
         for p in active:
@@ -351,47 +346,6 @@ class _Reverse:
             adjoint.append(self._partial(self.grad_of(arguments[p].id), gast.Subscript(
                 value=A.name(pieces), slice=A.const(i), ctx=gast.Load())))
         return adjoint + [marker(Anno.RESET, g, stmt) for g in grads if g]
-
-    def bind_helper(self, func, call) -> tuple[dict, tuple | None, gast.Call]:
-        """Each parameter of helper ``func`` and the argument node a call passes to it.
-
-        A helper with ``*args``/``**kwargs`` is compiled for this call's pattern: its extra
-        arguments bind to spelled-out parameters (``args_0``, ``kwargs_key``; passes/stars.py),
-        which the returned call passes by keyword."""
-        if any(isinstance(a, gast.Starred) for a in call.args) or any(
-                kw.arg is None for kw in call.keywords):
-            raise error_at(call, self.ctx, f"calling {func.__name__} with *args or **kwargs "
-                           "of unknown contents is not supported", "pass the arguments one by "
-                           "one, or a tuple/dict written out in this function")
-        signature = inspect.signature(func)
-        try:
-            bound = signature.bind(*call.args, **{kw.arg: kw.value for kw in call.keywords})
-        except TypeError as e:
-            raise error_at(call, self.ctx, f"this call does not match {func.__name__}'s "
-                           f"parameters: {e}", "check the arguments") from e
-        kinds = {p.name: p.kind for p in signature.parameters.values()}
-        if not any(k in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
-                   for k in kinds.values()):
-            return dict(bound.arguments), None, call
-        star = next((p for p, k in kinds.items() if k is inspect.Parameter.VAR_POSITIONAL), "")
-        dstar = next((p for p, k in kinds.items() if k is inspect.Parameter.VAR_KEYWORD), "")
-        extra = bound.arguments.get(star, ())
-        keys = tuple(bound.arguments.get(dstar, {}))
-        positional, keyword = vararg_names(func, len(extra), keys)
-        arguments = {}
-        for p, node in bound.arguments.items():
-            if p == star:
-                arguments.update(zip(positional, node, strict=True))
-            elif p == dstar:
-                arguments.update(zip(keyword, node.values(), strict=True))
-            else:
-                arguments[p] = node
-        leading = [a for a, (p, k) in zip(call.args, kinds.items(), strict=False)
-                   if k is inspect.Parameter.POSITIONAL_ONLY]
-        call = gast.copy_location(gast.Call(func=call.func, args=leading, keywords=[
-            gast.keyword(arg=p, value=node) for p, node in list(arguments.items())[len(leading):]]),
-            call)
-        return arguments, (len(extra), keys), call
 
     def partials(self, target: str, value) -> list:
         if isinstance(value, gast.Name):
@@ -447,24 +401,7 @@ class _Reverse:
         return stmt
 
     def _call(self, call, target: str) -> list:
-        func = getanno(call, Anno.FUNC)
-        args = list(call.args)
-        if func is operator.setitem:
-            args[1] = A.index_expression(args[1])
-        if func is None and isinstance(call.func, gast.Attribute) and call.func.attr in METHODS:
-            func, method = METHODS[call.func.attr], call.func.attr
-            if method in PACKED and len(args) > 1:
-                args = [gast.Tuple(elts=args, ctx=gast.Load())]
-            args = [call.func.value] + args
-        if func is None:
-            spelled = gast.unparse(call.func).strip()
-            raise error_at(call, self.ctx, f"the method call {spelled}(...) on a differentiated "
-                           "value is not supported", "supported methods: " + ", ".join(
-                               sorted(METHODS)) + "; or call the NumPy function")
-        if any(kw.arg is None for kw in call.keywords):
-            raise error_at(call, self.ctx, "'**kwargs' in a call is not supported yet",
-                           "pass keyword arguments explicitly")
-        keywords = {kw.arg: kw.value for kw in call.keywords}
+        func, args, keywords = rule_call(call, self.ctx)
         return self._rule(func, args, keywords, target, call, gast.unparse(call.func))
 
     def _rule(self, key, args, keywords, target, node, spelled: str = "") -> list:
@@ -520,6 +457,84 @@ class _Reverse:
                 var = self.ctx.namer.var_of(A.target_name(stmt))
                 if self.loads[var] == 1:
                     self.ones.add(A.target_name(stmt))
+
+
+
+def rule_call(call, ctx) -> tuple:
+    """(key, arguments, keywords) under which a call finds its rule: ``x.sum(axis=0)`` is
+    ``np.sum(x, axis=0)``; an index argument is an index expression."""
+    func = getanno(call, Anno.FUNC)
+    args = list(call.args)
+    if func is operator.setitem:
+        args[1] = A.index_expression(args[1])
+    if func is None and isinstance(call.func, gast.Attribute) and call.func.attr in METHODS:
+        func, method = METHODS[call.func.attr], call.func.attr
+        if method in PACKED and len(args) > 1:
+            args = [gast.Tuple(elts=args, ctx=gast.Load())]
+        args = [call.func.value] + args
+    if func is None:
+        spelled = gast.unparse(call.func).strip()
+        raise error_at(call, ctx, f"the method call {spelled}(...) on a differentiated "
+                       "value is not supported", "supported methods: " + ", ".join(
+                           sorted(METHODS)) + "; or call the NumPy function")
+    if any(kw.arg is None for kw in call.keywords):
+        raise error_at(call, ctx, "'**kwargs' in a call is not supported yet",
+                       "pass keyword arguments explicitly")
+    return func, args, {kw.arg: kw.value for kw in call.keywords}
+
+
+def user_callee(value):
+    """The user function a call statement's value calls (None for rules): ``m.loss(x)`` is
+    ``Model.loss(m, x)``. Returns (function, call) with the call rewritten accordingly."""
+    func = getanno(value, Anno.FUNC) if isinstance(value, gast.Call) else None
+    if inspect.ismethod(func) and is_user_function(func.__func__) \
+            and isinstance(value.func, gast.Attribute):
+        value = gast.copy_location(gast.Call(func=value.func, args=[value.func.value]
+                                             + value.args, keywords=value.keywords), value)
+        func = func.__func__
+    return (func, value) if is_user_function(func) else (None, value)
+
+
+def bind_helper(ctx, func, call) -> tuple[dict, tuple | None, gast.Call]:
+    """Each parameter of helper ``func`` and the argument node a call passes to it.
+
+    A helper with ``*args``/``**kwargs`` is compiled for this call's pattern: its extra
+    arguments bind to spelled-out parameters (``args_0``, ``kwargs_key``; passes/stars.py),
+    which the returned call passes by keyword."""
+    if any(isinstance(a, gast.Starred) for a in call.args) or any(
+            kw.arg is None for kw in call.keywords):
+        raise error_at(call, ctx, f"calling {func.__name__} with *args or **kwargs "
+                       "of unknown contents is not supported", "pass the arguments one by "
+                       "one, or a tuple/dict written out in this function")
+    signature = inspect.signature(func)
+    try:
+        bound = signature.bind(*call.args, **{kw.arg: kw.value for kw in call.keywords})
+    except TypeError as e:
+        raise error_at(call, ctx, f"this call does not match {func.__name__}'s "
+                       f"parameters: {e}", "check the arguments") from e
+    kinds = {p.name: p.kind for p in signature.parameters.values()}
+    if not any(k in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+               for k in kinds.values()):
+        return dict(bound.arguments), None, call
+    star = next((p for p, k in kinds.items() if k is inspect.Parameter.VAR_POSITIONAL), "")
+    dstar = next((p for p, k in kinds.items() if k is inspect.Parameter.VAR_KEYWORD), "")
+    extra = bound.arguments.get(star, ())
+    keys = tuple(bound.arguments.get(dstar, {}))
+    positional, keyword = vararg_names(func, len(extra), keys)
+    arguments = {}
+    for p, node in bound.arguments.items():
+        if p == star:
+            arguments.update(zip(positional, node, strict=True))
+        elif p == dstar:
+            arguments.update(zip(keyword, node.values(), strict=True))
+        else:
+            arguments[p] = node
+    leading = [a for a, (p, k) in zip(call.args, kinds.items(), strict=False)
+               if k is inspect.Parameter.POSITIONAL_ONLY]
+    call = gast.copy_location(gast.Call(func=call.func, args=leading, keywords=[
+        gast.keyword(arg=p, value=node) for p, node in list(arguments.items())[len(leading):]]),
+        call)
+    return arguments, (len(extra), keys), call
 
 
 def _fresh_values(body: list) -> set[str]:

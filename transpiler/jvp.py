@@ -1,0 +1,94 @@
+"""Forward mode: Jacobian-vector products by a generated function that carries tangents.
+
+``forward(f, wrt)`` compiles ``f`` into ``jvp_f(<f's parameters>, *, dx, ...)`` returning
+``(value, tangent)``: the tangent of the result along the tangents ``dx`` given for the ``wrt``
+arguments. ``jvp(f, args, tangents)`` is JAX's convention on top of it.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from transpiler import cache
+from transpiler.api import GradientFunction, _check_function, _kinds, _not_differentiable
+from transpiler.context import Options
+from transpiler.emit import note_origin
+from transpiler.naming import tangent_parameters
+
+
+class ForwardFunction(GradientFunction):
+    """``f`` in forward mode: call it with ``f``'s arguments and, by keyword, one tangent per
+    ``wrt`` argument (``dx`` for ``x``; ``.tangent_names`` lists them); it returns
+    ``(f(*args), J @ tangents)``, the tangent shaped like the value. ``.source`` is the code."""
+
+    def __init__(self, fn, wrt, options: Options):
+        super().__init__(fn, wrt, "jvp", options)
+        self.tangent_names = tangent_parameters(fn, self._wrt)
+        self.__name__ = f"jvp_{fn.__name__}"
+        self.__qualname__ = f"forward({fn.__qualname__})"
+
+    def __call__(self, *args, **kwargs):
+        tangents = {k: kwargs.pop(k) for k in list(kwargs) if k in self.tangent_names.values()}
+        compiled = self._checked(_kinds(args, kwargs), args, kwargs)
+        try:
+            return compiled.function(*args, **kwargs, **tangents)
+        except Exception as e:
+            note_origin(e)
+            raise
+
+
+def forward(f=None, wrt=0, *, optimize: bool = True):
+    """Forward mode of ``f`` with respect to argument(s) ``wrt``: ``forward(f)(x, dx=v)`` is
+    ``(f(x), J v)``. Use as ``forward(f)``, ``@forward`` or ``@forward(wrt=(0, 1))``."""
+    if f is None:
+        return lambda g: forward(g, wrt, optimize=optimize)
+    if not callable(f):
+        raise TypeError(f"forward expects a function, got {f!r}")
+    return ForwardFunction(f, wrt, Options(optimize))
+
+
+def jvp(f, args, tangents, optimize: bool = True):
+    """``(f(*args), tangent)``: the Jacobian of ``f`` at ``args`` times ``tangents`` (one per
+    positional argument, shaped like it; None, or an integer argument, means "held fixed")."""
+    _check_function(f)
+    args, tangents = tuple(args), tuple(tangents)
+    if len(args) != len(tangents):
+        raise ValueError(f"jvp: {len(args)} arguments but {len(tangents)} tangents")
+    params = [p.name for p in inspect.signature(f).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(params) < len(args):
+        raise TypeError(f"jvp: {f.__name__} takes {len(params)} positional arguments, "
+                        f"{len(args)} given")
+    active = []
+    for p, a, t in zip(params, args, tangents, strict=False):
+        if t is None:
+            continue
+        if type(a) is not float and _not_differentiable(a):
+            raise TypeError(f"jvp: argument '{p}' is {type(a).__name__} and cannot have a "
+                            "tangent; pass None for it")
+        _same_shape(p, a, t)
+        active.append(p)
+    options = Options(optimize)
+    key = ("forward", tuple(active), options)
+    with cache.LOCK:
+        function = cache.lookup(f, key)
+        if function is None:
+            function = ForwardFunction(f, tuple(active), options)
+            cache.store(f, key, function)
+    given = dict(zip(params, tangents, strict=False))
+    return function(*args, **{function.tangent_names[p]: given[p] for p in active})
+
+
+def _same_shape(name: str, arg, tangent) -> None:
+    if isinstance(arg, (tuple, list)) and isinstance(tangent, (tuple, list)) \
+            and len(arg) == len(tangent):
+        for a, t in zip(arg, tangent, strict=True):
+            _same_shape(name, a, t)
+    elif isinstance(arg, dict) and isinstance(tangent, dict) and arg.keys() == tangent.keys():
+        for k in arg:
+            _same_shape(name, arg[k], tangent[k])
+    elif np.shape(arg) != np.shape(tangent) or isinstance(arg, (tuple, list, dict)):
+        raise ValueError(f"jvp: the tangent of '{name}' must have its shape and structure "
+                         f"({np.shape(arg)}), got {np.shape(tangent)}")

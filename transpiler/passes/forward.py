@@ -1,0 +1,242 @@
+"""Build the forward-mode function: each statement of the primal followed by its tangent.
+
+Input: ANF, SSA code ending in ``return name``. Output: the same statements in the same order,
+each assignment of a value that depends on a differentiated argument followed by the assignment
+of its tangent (``dy = dx * np.cos(x)`` after ``y = np.sin(x)``), and ``return value, tangent``.
+The tangents of ``wrt`` arrive as keyword-only parameters (``dx``).
+
+- An assignment's tangent is its rule's tangent template: the sum of the terms of the arguments
+  that have tangents (templates.instantiate_tangent).
+- Control flow stays as it is: a branch or loop runs once, carrying primal and tangent together,
+  so forward mode needs no tape.
+- ``y[i] = v`` writes a copy (``y_1 = y.copy(); y_1[i] = v``) and so does its tangent.
+- A value that has a tangent on some paths only (``s = 0.0`` before a loop that makes it depend
+  on ``x``) gets a zero tangent where it has none: ``ds = 0.0`` or ``rt.zeros_like_grad(s)``.
+- A call of a user function calls its forward-mode function (calls.tangent_function), which
+  returns ``(value, tangent)``.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import gast
+import numpy as np
+
+import runtime
+from transpiler import ast_util as A
+from transpiler.analysis.activity import (
+    SHAPE_ATTRIBUTES,
+    active_names,
+    never_varied,
+    reads,
+    varied_names,
+)
+from transpiler.analysis.scalars import is_scalar, known_scalars
+from transpiler.analysis.shapes import ShapeKeys
+from transpiler.calls import tangent_function
+from transpiler.errors import NoRuleError, TranspileError, error_at
+from transpiler.naming import tangent_parameters
+from transpiler.passes.reverse import (
+    _is_setitem,
+    _refuse_discarded_calls,
+    _unsupported,
+    _write,
+    bind_helper,
+    rule_call,
+    user_callee,
+)
+from transpiler.rules.registry import TANGENTS, key_name
+from transpiler.templates import bind_call, instantiate_tangent
+
+_RULE_HINT = ("register a tangent rule for it:\n"
+              "    from transpiler import tangent, d\n"
+              "    @tangent({name})\n"
+              "    def tan_{short}(ans, x):\n"
+              "        d[ans] = d[x] * ...  # the partial derivative times the argument's tangent")
+
+
+def forward(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
+    *primal, ret = fn.body
+    elements = ret.value.elts if isinstance(ret.value, gast.Tuple) else [ret.value]
+    results = [e.id for e in elements if isinstance(e, gast.Name)]
+    _refuse_discarded_calls(primal, varied_names(primal, ctx.wrt), ctx)
+    # only values that depend on wrt and reach the result carry a tangent
+    active = active_names(primal, ctx.wrt, results)
+    builder = _Forward(ctx, active, known_scalars(primal, ctx.scalars), primal)
+    names = tangent_parameters(ctx.fn, ctx.wrt)
+    for w in ctx.wrt:  # the tangent parameters are named before anything else is
+        ctx.namer._tangents[w] = names[w]
+        ctx.namer.taken.add(names[w])
+    body = builder.block(primal)
+    fn.args.kwonlyargs += [gast.Name(id=names[w], ctx=gast.Param(), annotation=None,
+                                     type_comment=None) for w in ctx.wrt]
+    fn.args.kw_defaults += [None] * len(ctx.wrt)
+    fn.body = body + [builder.result(ret)]
+    return fn
+
+
+class _Forward:
+    def __init__(self, ctx, varied: set[str], scalars: set[str], primal: list):
+        self.ctx, self.varied, self.scalars = ctx, varied, frozenset(scalars)
+        self.shapes = ShapeKeys(list(primal), self.scalars, ctx.arrays, ctx.namer)
+
+    def name(self, var: str) -> str:
+        return self.ctx.namer.tangent(var)
+
+    def tangent_of(self, node):
+        """The tangent of an argument, or None when it has none (inactive or a constant)."""
+        if isinstance(node, gast.Name):
+            return A.name(self.name(node.id)) if node.id in self.varied else None
+        if isinstance(node, (gast.Tuple, gast.List)):
+            if not any(self.tangent_of(e) is not None for e in node.elts):
+                return None
+            return type(node)(elts=[self.tangent_of(e) or self.zero_of(e) for e in node.elts],
+                              ctx=gast.Load())
+        return None
+
+    def zero_of(self, node):
+        """A zero tangent for the value of ``node``."""
+        if is_scalar(node, self.scalars) or (isinstance(node, gast.Constant)
+                                             and node.value is None):
+            return A.const(0.0)
+        if isinstance(node, (gast.Tuple, gast.List)):
+            return type(node)(elts=[self.zero_of(e) for e in node.elts], ctx=gast.Load())
+        return A.call(A.dotted(f"{self.ctx.bind('rt', runtime)}.zeros_like_grad"),
+                      A.copy_node(node))
+
+    # --- statements ---
+
+    def block(self, stmts: list) -> list:
+        return [s for stmt in stmts for s in self.statement(stmt)]
+
+    def statement(self, stmt) -> list:
+        if isinstance(stmt, gast.If):
+            stmt.body = self.block(stmt.body) or [gast.Pass()]
+            stmt.orelse = self.block(stmt.orelse)
+            return [stmt]
+        if isinstance(stmt, (gast.For, gast.While)):
+            stmt.body = self.block(stmt.body) or [gast.Pass()]
+            stmt.orelse = self.block(stmt.orelse)
+            return [stmt]
+        if not isinstance(stmt, gast.Assign):
+            return [stmt]
+        primal = _write(stmt) if _is_setitem(stmt) else [stmt]
+        targets = [n.id for t in stmt.targets for n in A.walk(t) if isinstance(n, gast.Name)]
+        if not any(t in self.varied for t in targets):
+            return primal
+        func, value = user_callee(stmt.value)
+        if func is not None:
+            return self.user_call(func, value, stmt.targets[0], stmt)
+        target = stmt.targets[0]
+        if not isinstance(target, gast.Name):
+            raise error_at(stmt, self.ctx, "unpacking a differentiated value is not supported yet",
+                           "assign each element separately")
+        tangent = [gast.copy_location(s, stmt) for s in self.tangent(target.id, value)]
+        return primal + tangent
+
+    def tangent(self, target: str, value) -> list:
+        """The statements that compute the tangent of ``target = value``."""
+        own = A.name(self.name(target), store=True)
+        if not (set(reads(value)) & self.varied) or never_varied(value):
+            return [gast.Assign(targets=[own], value=self.zero_of(value), type_comment=None)]
+        if isinstance(value, gast.Name):
+            return [gast.Assign(targets=[own], value=self.tangent_of(value), type_comment=None)]
+        if isinstance(value, (gast.Tuple, gast.List)):
+            return [gast.Assign(targets=[own], value=self.tangent_of(value), type_comment=None)]
+        if isinstance(value, gast.Dict):
+            if any(k is None for k in value.keys):
+                raise error_at(value, self.ctx, "'**' in a dict of differentiated values is not "
+                               "supported", "write the keys out")
+            tangents = gast.Dict(keys=[A.copy_node(k) for k in value.keys],
+                                 values=[self.tangent_of(v) or self.zero_of(v)
+                                         for v in value.values])
+            return [gast.Assign(targets=[own], value=tangents, type_comment=None)]
+        if isinstance(value, gast.BinOp):
+            return self.rule(type(value.op), [value.left, value.right], {}, target, value)
+        if isinstance(value, gast.UnaryOp):
+            return self.rule(type(value.op), [value.operand], {}, target, value)
+        if isinstance(value, gast.Call):
+            func, args, keywords = rule_call(value, self.ctx)
+            return self.rule(func, args, keywords, target, value, gast.unparse(value.func))
+        if isinstance(value, gast.Subscript):
+            index = A.index_expression(value.slice)
+            return self.rule(operator.getitem, [value.value, index], {}, target, value)
+        if isinstance(value, gast.Attribute) and value.attr not in SHAPE_ATTRIBUTES:
+            key = getattr(np.ndarray, value.attr, None)
+            return self.rule(key, [value.value], {}, target, value, f".{value.attr}")
+        raise error_at(value, self.ctx, _unsupported(value),
+                       "rewrite it with functions that have rules (see transpiler.supported())")
+
+    def rule(self, key, args, keywords, target: str, node, spelled: str = "") -> list:
+        try:
+            rule = TANGENTS.get(key)
+        except TypeError:  # unhashable
+            rule = None
+        if rule is None:
+            name = key_name(key) if key is not None else spelled
+            short = name.rsplit(".", 1)[-1].strip("<>") or "f"
+            raise error_at(node, self.ctx, f"no tangent (forward-mode) rule for {spelled or name}"
+                           f" ({name})", _RULE_HINT.format(name=spelled or name, short=short),
+                           cls=NoRuleError)
+        try:
+            bound = bind_call(rule, args, keywords)
+        except TypeError as e:
+            raise error_at(node, self.ctx, f"the tangent rule of {key_name(key)} does not accept "
+                           f"these arguments: {e}", "pass only the arguments the rule lists "
+                           f"({', '.join(rule.params[1:])})") from e
+        ctx = self.ctx
+        setup, terms = instantiate_tangent(rule, bound, target, self.tangent_of, self.zero_of,
+                                           ctx.namer.fresh, ctx.bind, self.scalars,
+                                           self.shapes.same)
+        value = terms[0] if terms else self.zero_of(A.name(target))
+        for term in terms[1:]:
+            value = gast.BinOp(left=value, op=gast.Add(), right=term)
+        return setup + [A.assign(self.name(target), value)]
+
+    def user_call(self, func, call, target, stmt) -> list:
+        """``y = helper(a, b)`` -> ``y, dy = helper_jvp.call(a, b, da=da_1)``."""
+        if not (isinstance(target, gast.Name) or (isinstance(target, gast.Tuple) and all(
+                isinstance(e, gast.Name) for e in target.elts))):
+            raise error_at(stmt, self.ctx, "assign the result of a call to a name or a tuple of "
+                           "names", "y = helper(x)  or  a, b = helper(x)")
+        arguments, varargs, call = bind_helper(self.ctx, func, call)
+        active = [p for p, node in arguments.items()
+                  if any(n.id in self.varied for n in A.walk(node) if isinstance(n, gast.Name))]
+        for p in active:
+            if not isinstance(arguments[p], gast.Name):
+                raise error_at(call, self.ctx, f"argument '{p}' of {func.__name__} must be a "
+                               "name to be differentiated through", "assign it to a variable")
+        try:
+            holder = tangent_function(func, tuple(active), self.ctx.options, varargs)
+        except TranspileError as e:
+            raise TranspileError(f"{e.message}\n(in {func.__qualname__}, called from "
+                                 f"{self.ctx.filename}:{call.lineno})", e.filename, e.lineno,
+                                 e.col, e.hint) from e
+        name = self.ctx.bind(f"{func.__name__}_jvp", holder)
+        names = tangent_parameters(func, tuple(active))
+        keywords = list(call.keywords) + [
+            gast.keyword(arg=names[p], value=A.name(self.name(arguments[p].id))) for p in active]
+        value = gast.Call(func=A.attr(A.name(name), "call"), args=call.args, keywords=keywords)
+        if isinstance(target, gast.Name):
+            tangent_target = A.name(self.name(target.id), store=True)
+        else:
+            tangent_target = gast.Tuple(elts=[A.name(self.name(e.id), store=True)
+                                              for e in target.elts], ctx=gast.Store())
+        lhs = gast.Tuple(elts=[A.copy_node(target), tangent_target], ctx=gast.Store())
+        return [gast.copy_location(gast.Assign(targets=[lhs], value=value, type_comment=None),
+                                   stmt)]
+
+    def result(self, ret) -> gast.Return:
+        """``return value, tangent``; at the top level the tangent is shaped like the value."""
+        elements = ret.value.elts if isinstance(ret.value, gast.Tuple) else [ret.value]
+        tangents = [self.tangent_of(e) or self.zero_of(e) for e in elements]
+        if self.ctx.mode == "jvp":
+            like = A.dotted(f"{self.ctx.bind('rt', runtime)}.tangent_like")
+            tangents = [t if is_scalar(e, self.scalars) or isinstance(t, gast.Constant)
+                        else A.call(A.copy_node(like), t, A.copy_node(e))
+                        for t, e in zip(tangents, elements, strict=True)]
+        tangent = tangents[0] if not isinstance(ret.value, gast.Tuple) else gast.Tuple(
+            elts=tangents, ctx=gast.Load())
+        value = gast.Tuple(elts=[ret.value, tangent], ctx=gast.Load())
+        return gast.copy_location(gast.Return(value=value), ret)
