@@ -4,7 +4,7 @@ It depends on NumPy only and never imports ``transpiler``, so an exported gradie
 without the compiler installed.
 """
 
-from runtime import linalg, reductions, shapes, special, tangents
+from runtime import linalg, linalg_tangents, reductions, shapes, special, tangents
 from runtime.accumulate import grad_like, seed, tangent_like, zeros_like_grad
 from runtime.broadcast import (
                                add_into,
@@ -60,6 +60,7 @@ __all__ = [
     "dot_adjoint_b",
     "extended",
     "linalg",
+    "linalg_tangents",
     "reductions",
     "shapes",
     "special",
