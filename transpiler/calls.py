@@ -16,23 +16,26 @@ from transpiler import cache
 class SplitFunction:
     """``forward(*args) -> (value, residuals)``; ``backward(residuals, cotangent) -> grads``."""
 
-    __slots__ = ("forward", "backward", "source", "__weakref__")
+    __slots__ = ("forward", "backward", "source", "written", "__weakref__")
 
     def __init__(self):
         self.forward = self.backward = None
         self.source = ""
+        self.written = frozenset()  # parameters it writes into (on a copy)
 
     def __repr__(self) -> str:
         return f"<split pair {getattr(self.forward, '__name__', '(compiling)')}>"
 
 
 def split_pair(fn, active: tuple[str, ...], options,
-               varargs: tuple[int, tuple[str, ...]] | None = None) -> SplitFunction:
+               varargs: tuple[int, tuple[str, ...]] | None = None,
+               called: bool = True) -> SplitFunction:
     """The forward/backward pair of ``fn`` differentiated w.r.t. ``active`` (compiled once per
-    call pattern ``varargs`` of a helper with ``*args``/``**kwargs``)."""
+    call pattern ``varargs`` of a helper with ``*args``/``**kwargs``). ``called``: for a call
+    from a compiled function (not ``vjp``'s own), which may not write into its arguments."""
     from transpiler.pipeline import compile_function  # the pipeline calls back into here
 
-    key = (active, "split", options, frozenset(), varargs)
+    key = (active, "split", options, frozenset(), varargs, called)
     pair = SplitFunction()
     with cache.LOCK:
         existing = cache.lookup(fn, key)
@@ -40,12 +43,14 @@ def split_pair(fn, active: tuple[str, ...], options,
             return existing
         cache.store(fn, key, pair)  # visible to a recursive call compiled below
         try:
-            compiled = compile_function(fn, active, "split", options, varargs=varargs)
+            compiled = compile_function(fn, active, "split", options, varargs=varargs,
+                                        called=called)
         except BaseException:
             cache.forget(fn, key)
             raise
         pair.forward, pair.backward, pair.source = (compiled.function, compiled.backward,
                                                     compiled.source)
+        pair.written = compiled.written
     return pair
 
 
@@ -76,7 +81,8 @@ def tangent_function(fn, active: tuple[str, ...], options,
             return existing
         cache.store(fn, key, holder)  # visible to a recursive call compiled below
         try:
-            compiled = compile_function(fn, active, "tangent", options, varargs=varargs)
+            compiled = compile_function(fn, active, "tangent", options, varargs=varargs,
+                                        called=True)
         except BaseException:
             cache.forget(fn, key)
             raise

@@ -37,6 +37,7 @@ class Context:
     # a helper compiled for one call pattern: (number of extra positional arguments, extra
     # keyword names) its *args and **kwargs receive (see passes/stars.py)
     varargs: tuple[int, tuple[str, ...]] | None = None
+    called: bool = False  # compiled for a call from a compiled function (its writes would show)
     known_scalars: frozenset[str] = frozenset()  # every value known to be a number (reverse)
     versions: dict[str, str] = field(default_factory=dict)  # ssa: version -> user variable
     residuals: str = ""  # split mode: the backward's parameter holding the saved primal values

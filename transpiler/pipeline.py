@@ -81,15 +81,15 @@ class Compiled:
 def compile_function(fn, wrt: tuple[str, ...], mode: str, options: Options,
                      scalars: frozenset[str] = frozenset(), debug: bool = False,
                      varargs: tuple[int, tuple[str, ...]] | None = None,
-                     arrays: frozenset[str] = frozenset()) -> Compiled:
+                     arrays: frozenset[str] = frozenset(), called: bool = False) -> Compiled:
     """Run every pass over ``fn`` and load the result; ``scalars`` names parameters known to
     be Python numbers and ``arrays`` those known to be NumPy arrays (the variant); ``varargs`` is
-    a helper's call pattern."""
+    a helper's call pattern; ``called`` marks a function compiled for a call from another."""
     node, filename, indent = parse_function(fn)
     user_names = names_in(node) | {a.id for a in node.args.args}
     ctx = Context(fn=fn, filename=filename, indent=indent, wrt=wrt, mode=mode, options=options,
                   namer=Namer(user_names), locals=_locals(node), scalars=scalars,
-                  varargs=varargs, arrays=arrays)
+                  varargs=varargs, arrays=arrays, called=called)
     debug = debug or bool(os.environ.get("TRANSPILER_DUMP"))
     for description, run in FORWARD_PIPELINE if mode in FORWARD_MODES else PIPELINE:
         if run is optimize.optimize and not options.optimize:

@@ -1,4 +1,4 @@
-"""Vector-Jacobian products, Jacobians, and (by differentiating a generated gradient)
+"""Vector-Jacobian products, Jacobians, and (by running a generated gradient in forward mode)
 Hessian-vector products and Hessians.
 
 ``vjp(f, *args)`` runs ``f``'s compiled forward half once and returns its value with a pullback;
@@ -10,15 +10,14 @@ per output element.
 from __future__ import annotations
 
 import inspect
-import itertools
-import linecache
 
 import numpy as np
 
 import runtime as rt
-from transpiler.api import _check_function, _not_differentiable, grad
+from transpiler.api import _check_function, _not_differentiable, _refuse_shared_memory, grad
 from transpiler.calls import split_pair
 from transpiler.context import Options
+from transpiler.jvp import forward
 
 
 def vjp(f, *args, optimize: bool = True):
@@ -33,7 +32,9 @@ def vjp(f, *args, optimize: bool = True):
                         f"{len(args)} given")
     active = tuple(p for p, a in zip(params, args, strict=True)
                    if type(a) is float or not _not_differentiable(a))
-    pair = split_pair(f, active, Options(optimize))
+    pair = split_pair(f, active, Options(optimize), called=False)
+    if pair.written:
+        _refuse_shared_memory(f, pair.written, args, {})
     value, residuals = pair.forward(*args)
     spent = False
 
@@ -75,8 +76,8 @@ def jacobian(f, wrt=0, optimize: bool = True):
 
 def hvp(f, wrt: int = 0, optimize: bool = True):
     """A function ``(*args, v)`` returning the Hessian-vector product H·v for argument ``wrt``
-    (an int position), without forming H: the gradient of ``<grad f(args), v>``, by
-    differentiating the generated gradient itself (reverse over reverse; ``f`` without loops)."""
+    (an int position), without forming H: the generated gradient of ``f``, run in forward mode
+    along ``v`` (forward over reverse; one gradient's cost, a few times over)."""
     if not isinstance(wrt, int) or isinstance(wrt, bool):
         raise TypeError(f"hvp: wrt must be a position, got {wrt!r}")
     gradient = grad(f, wrt=wrt, optimize=optimize)
@@ -85,11 +86,11 @@ def hvp(f, wrt: int = 0, optimize: bool = True):
     def hvp_of_f(*args):
         *xs, v = args
         inner = gradient.compiled_for(*xs).function
-        key = id(inner)
-        if key not in made:
-            made[key] = grad(_contracted(inner, len(xs), f.__name__), wrt=wrt,
-                             optimize=optimize)
-        return made[key](*xs, v)
+        product = made.get(id(inner))
+        if product is None or product.__wrapped__ is not inner:
+            product = made[id(inner)] = forward(inner, wrt=wrt, optimize=optimize)
+        tangent = product.tangent_names[product._wrt[0]]
+        return product(*xs, **{tangent: v})[1]
 
     hvp_of_f.__name__ = f"hvp_{f.__name__}"
     return hvp_of_f
@@ -110,19 +111,3 @@ def hessian(f, wrt: int = 0, optimize: bool = True):
 
     hessian_of_f.__name__ = f"hessian_{f.__name__}"
     return hessian_of_f
-
-
-_counter = itertools.count(1)
-
-
-def _contracted(gradient_function, n: int, name: str):
-    """``def h(a0, ..., v): return np.sum(gradient_function(a0, ...) * v)``, with its source in
-    linecache so that it can be compiled like any function."""
-    params = ", ".join(f"a{i}" for i in range(n))
-    source = (f"def contracted_{name}({params}, v):\n"
-              f"    return np.sum(gradient_of_{name}({params}) * v)\n")
-    filename = f"<hvp of {name} #{next(_counter)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = {"np": np, f"gradient_of_{name}": gradient_function}
-    exec(compile(source, filename, "exec"), namespace)
-    return namespace[f"contracted_{name}"]

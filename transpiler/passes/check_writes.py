@@ -47,7 +47,7 @@ def check_writes(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
         old = stmt.value.args[0].id if _is_setitem(stmt) else stmt.value.left.id
         new = A.target_name(stmt)
         ctx.written_params |= _component(alias, old) & params
-        if ctx.mode in ("split", "tangent") and _component(alias, old) & params:
+        if ctx.called and _component(alias, old) & params:
             raise error_at(stmt, ctx, "a function called from a differentiated function may not "
                            "write into its arguments (the caller would see the change)",
                            "work on a copy (a = a.copy()) and return the new array")

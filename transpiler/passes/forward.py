@@ -60,9 +60,13 @@ def forward(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     *primal, ret = fn.body
     elements = ret.value.elts if isinstance(ret.value, gast.Tuple) else [ret.value]
     results = [e.id for e in elements if isinstance(e, gast.Name)]
-    _refuse_discarded_calls(primal, varied_names(primal, ctx.wrt), ctx)
+    stacks = _stacks(primal, ctx)
+    pushes = [A.assign(stack, gast.BinOp(left=A.name(stack), op=gast.Add(), right=item))
+              for stack, item in stacks]  # for the analyses only: the stack holds its items
+    allowed = frozenset(id(n) for s in primal for n in A.walk(s) if _push(n, ctx))
+    _refuse_discarded_calls(primal, varied_names(primal + pushes, ctx.wrt), ctx, allowed)
     # only values that depend on wrt and reach the result carry a tangent
-    active = active_names(primal, ctx.wrt, results)
+    active = active_names(primal + pushes, ctx.wrt, results)
     builder = _Forward(ctx, active, known_scalars(primal, ctx.scalars), primal)
     names = tangent_parameters(ctx.fn, ctx.wrt)
     for w in ctx.wrt:  # the tangent parameters are named before anything else is
@@ -74,6 +78,33 @@ def forward(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     fn.args.kw_defaults += [None] * len(ctx.wrt)
     fn.body = body + [builder.result(ret)]
     return fn
+
+
+def _push(stmt, ctx) -> tuple[str, object] | None:
+    """``(stack, item)`` of a statement ``stack.append(item)`` on a local list."""
+    if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
+        func = stmt.value.func
+        if isinstance(func, gast.Attribute) and func.attr == "append" \
+                and isinstance(func.value, gast.Name) and func.value.id in ctx.locals \
+                and len(stmt.value.args) == 1 and not stmt.value.keywords:
+            return func.value.id, stmt.value.args[0]
+    return None
+
+
+def _stacks(body: list, ctx) -> list[tuple[str, object]]:
+    """The ``stack.append(item)`` statements of local lists used as stacks (a generated
+    gradient's tape): forward mode keeps a tangent stack beside each, pushed and popped with it.
+    """
+    return [p for s in body for n in A.walk(s) if (p := _push(n, ctx)) is not None]
+
+
+def _pop(value) -> str | None:
+    """The stack of a value ``stack.pop()``."""
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
+            and value.func.attr == "pop" and isinstance(value.func.value, gast.Name) \
+            and not value.args and not value.keywords:
+        return value.func.value.id
+    return None
 
 
 class _Forward:
@@ -119,8 +150,19 @@ class _Forward:
             stmt.body = self.block(stmt.body) or [gast.Pass()]
             stmt.orelse = self.block(stmt.orelse)
             return [stmt]
+        push = _push(stmt, self.ctx)
+        if push is not None and push[0] in self.varied:  # the tangent stack keeps step
+            stack, item = push
+            tangent = A.call(A.attr(A.name(self.name(stack)), "append"),
+                             self.tangent_of(item) or self.zero_of(item))
+            return [stmt, gast.copy_location(gast.Expr(value=tangent), stmt)]
         if not isinstance(stmt, gast.Assign):
             return [stmt]
+        stack = _pop(stmt.value)
+        if stack is not None and stack in self.varied:  # popped whether or not it is needed
+            pop = A.call(A.attr(A.name(self.name(stack)), "pop"))
+            return [stmt, gast.copy_location(A.assign(self.name(A.target_name(stmt)), pop),
+                                             stmt)]
         primal = _write(stmt) if _is_setitem(stmt) else [stmt]
         targets = [n.id for t in stmt.targets for n in A.walk(t) if isinstance(n, gast.Name)]
         if not any(t in self.varied for t in targets):

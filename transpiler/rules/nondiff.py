@@ -25,6 +25,7 @@ NONDIFF: set = {
     rt.keys,  # a dict's keys
     rt.stop_gradient,  # transpiler.stop_gradient(x): the value, with no gradient
     rt.seed, rt.zeros_like_grad,  # ones and zeros shaped like a value (in generated gradients)
+    rt.shape_of, rt.balanced_eq,  # a stand-in for a shape on a tape; a tie mask
     # builtins
     builtins.len, builtins.int, builtins.bool, builtins.round, builtins.range, builtins.print,
     builtins.isinstance, builtins.type, builtins.any, builtins.all,
