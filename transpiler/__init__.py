@@ -5,17 +5,18 @@
     df(x); print(df.source)
 """
 
-from runtime import stop_gradient
+from runtime import on_gradient, stop_gradient
 from transpiler import rules  # noqa: F401  (registers the built-in rules)
 from transpiler.api import grad, value_and_grad
 from transpiler.checking import check_grad
 from transpiler.coverage import supported
 from transpiler.errors import NoRuleError, TranspileError
 from transpiler.jvp import forward, jvp
+from transpiler.rules.custom import black_box
 from transpiler.rules.nondiff import nondifferentiable
 from transpiler.rules.registry import adjoint, d, tangent
 from transpiler.vjp import hessian, hvp, jacobian, vjp
 
-__all__ = ["NoRuleError", "TranspileError", "adjoint", "check_grad", "d", "forward", "grad",
-           "hessian", "hvp", "jacobian", "jvp", "nondifferentiable", "stop_gradient", "supported",
-           "tangent", "value_and_grad", "vjp"]
+__all__ = ["NoRuleError", "TranspileError", "adjoint", "black_box", "check_grad", "d", "forward",
+           "grad", "hessian", "hvp", "jacobian", "jvp", "nondifferentiable", "on_gradient",
+           "stop_gradient", "supported", "tangent", "value_and_grad", "vjp"]

@@ -218,6 +218,8 @@ def _drop_default_arguments(stmt) -> None:
                 break
             node.args.pop()
         by_name = {p.name: p.default for p in params}
+        if by_name.get("keepdims") is np._NoValue:  # NumPy's reductions: not passed is False
+            by_name["keepdims"] = False
         node.keywords = [kw for kw in node.keywords if not (
             isinstance(kw.value, gast.Constant) and kw.arg in by_name
             and type(kw.value.value) is type(by_name[kw.arg])

@@ -3,6 +3,7 @@
 from transpiler.rules import (  # noqa: F401
     builtin_rules,
     container_rules,
+    custom,
     linalg_rules,
     math_rules,
     numpy_rules,

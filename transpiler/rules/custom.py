@@ -1,0 +1,139 @@
+"""What a user adds to the rule tables besides templates: opaque functions with a VJP (and JVP)
+written as ordinary Python, and hooks run on a gradient during the backward sweep.
+
+``black_box(f, vjp=f_vjp, jvp=f_jvp)`` makes ``f`` opaque: its source is never read, calls of it
+run it as it is, and its derivatives come from the user's functions:
+
+- ``f_vjp(ans, g, *args)`` returns one gradient per parameter of ``f`` (a tuple; None for a
+  parameter with no gradient), given the result ``ans`` and the gradient ``g`` arriving at it;
+- ``f_jvp(ans, args, tangents)`` returns the tangent of the result, given the argument tuple and
+  one tangent per argument (zeros for arguments that are held fixed).
+
+The rules are ordinary templates (``registry.Rule``), written here from the parameter names of
+``f``, which are identifiers: nothing the user wrote is pasted into code.
+
+``on_gradient(x, hook)`` is ``x``; in the backward sweep the gradient reaching it becomes
+``hook(gradient)``, in the spirit of Tangent's ``insert_grad_of``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+from collections.abc import Callable
+
+import gast
+
+import runtime as rt
+from transpiler.rules.registry import (
+    ADJOINTS,
+    TANGENTS,
+    Rule,
+    RuleError,
+    _check,
+    adjoint,
+    d,
+    resolve_calls,
+    tangent,
+)
+
+
+@adjoint(rt.on_gradient)
+def adj_on_gradient(ans, x, hook):
+    d[x] = hook(d[ans])
+
+
+@tangent(rt.on_gradient)
+def tan_on_gradient(ans, x, hook):
+    d[ans] = d[x]
+
+
+def black_box(f: Callable | None = None, *, vjp: Callable | None = None,
+              jvp: Callable | None = None):
+    """Register ``vjp`` (reverse mode) and/or ``jvp`` (forward mode) as the derivatives of the
+    opaque function ``f``; returns ``f``, so it also works as ``@black_box(vjp=...)``."""
+    if f is None:
+        return lambda g: black_box(g, vjp=vjp, jvp=jvp)
+    if vjp is None and jvp is None:
+        raise RuleError("black_box needs vjp=..., jvp=... or both")
+    try:
+        params = list(inspect.signature(f).parameters.values())
+    except (TypeError, ValueError) as e:
+        raise RuleError(f"black_box: {f!r} has no signature to bind calls to; wrap it in a "
+                        "def with named parameters") from e
+    where = _where(f)
+    names = [p.name for p in params]
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        raise RuleError(f"{where}: black_box needs a function with named parameters, not "
+                        "*args/**kwargs")
+    if {"ans", "d"} & set(names):
+        raise RuleError(f"{where}: black_box cannot take a function with a parameter named "
+                        "'ans' or 'd'; rename it")
+    signature = inspect.Signature(
+        [inspect.Parameter("ans", inspect.Parameter.POSITIONAL_ONLY)]
+        + [p.replace(annotation=p.empty) for p in params])
+    arguments = ", ".join(names)
+    if vjp is not None:
+        _check_arity(vjp, len(names) + 2, "vjp(ans, g, " + arguments + ")")
+        call = _alias(vjp, "user_vjp")
+        body = (f"_parts = rt.partials({call}(ans, d[ans], {arguments}), {len(names)}, {call})\n"
+                + "".join(f"d[{n}] = rt.partial_of(_parts, {i}, {n})\n"
+                          for i, n in enumerate(names)))
+        _register(ADJOINTS, f, vjp, call, body, signature, forward=False)
+    if jvp is not None:
+        _check_arity(jvp, 3, "jvp(ans, args, tangents)")
+        call = _alias(jvp, "user_jvp")
+        tangents = ", ".join(f"d[{n}]" for n in names)
+        comma = "," if len(names) == 1 else ""
+        body = f"d[ans] = {call}(ans, ({arguments}{comma}), ({tangents}{comma}))\n"
+        _register(TANGENTS, f, jvp, call, body, signature, forward=True)
+    return f
+
+
+def _register(table: dict, f, derivative, alias: str, body: str, signature, forward: bool):
+    template = types.FunctionType(_template.__code__, {alias: derivative, "rt": rt},
+                                  f"{alias}_of_{f.__name__}")
+    stmts = gast.parse(body).body
+    filename, lineno = inspect.getsourcefile(derivative) or "<unknown>", _line(derivative)
+    for stmt in stmts:
+        gast.increment_lineno(stmt, lineno - 1)
+    where = f"{filename}:{lineno}"
+    _check(template, stmts, list(signature.parameters), where, forward)
+    for stmt in stmts:
+        resolve_calls(stmt, {alias: derivative, "rt": rt})
+    table[f] = Rule(f, template, stmts, signature, filename, lineno)
+
+
+def _alias(function, default: str) -> str:
+    """The name a generated gradient calls the user's function by (its own, when it has one)."""
+    name = getattr(function, "__name__", "")
+    return name if name.isidentifier() and name not in ("ans", "d", "rt", "_parts") \
+        else default
+
+
+def _template():  # the code object black-box rules share; their bodies are built above
+    pass
+
+
+def _check_arity(function, n: int, expected: str) -> None:
+    if not callable(function):
+        raise RuleError(f"black_box: {function!r} is not callable")
+    try:
+        inspect.signature(function).bind(*range(n))
+    except TypeError as e:
+        raise RuleError(f"{_where(function)}: {getattr(function, '__name__', function)} must "
+                        f"accept {expected}: {e}") from e
+    except ValueError:  # no signature (a builtin): trust it
+        pass
+
+
+def _where(function) -> str:
+    try:
+        return f"{inspect.getsourcefile(function)}:{_line(function)}"
+    except TypeError:
+        return repr(function)
+
+
+def _line(function) -> int:
+    code = getattr(function, "__code__", None)
+    return code.co_firstlineno if code is not None else 0
