@@ -179,8 +179,6 @@ BAD_IN_PROCESSES = {
     "missing file": (["show", "missing.py:f"], ["no such file: missing.py"]),
     "unknown option": (["show", "cli_sim.py:energy", "--bogus"],
                        ["unrecognized arguments: --bogus"]),
-    "forward mode": (["show", "cli_sim.py:energy", "--mode", "forward"],
-                     ["forward mode is not available yet"]),
 }
 BAD_INPUTS = {
     "missing function": (["show", "cli_sim.py:nothing"], ["defines no function 'nothing'",
@@ -198,8 +196,8 @@ BAD_INPUTS = {
     "check without --args": (["check", "cli_sim.py:energy"], ["--args"]),
     "unwritable output": (["export", "cli_sim.py:energy", "-o", "no/such/dir/out.py"],
                           ["cannot write"]),
-    "export forward mode": (["export", "cli_sim.py:energy", "-o", "f.py", "--mode", "forward"],
-                            ["forward mode is not available yet"]),
+    "--value in forward mode": (["export", "cli_sim.py:energy", "-o", "f.py", "--mode",
+                                 "forward", "--value"], ["--value is for reverse mode"]),
 }
 
 
@@ -227,6 +225,12 @@ def runs(project, tmp_path_factory):
                                    "2.0, 0.5"]),
         "export scaled": (project, ["export", "cli_sim.py:scaled", "-o",
                                     str(exported / "scaled_grad.py")]),
+        "export forward": (project, ["export", "cli_sim.py:energy", "-o",
+                                     str(exported / "energy_jvp.py"), "--wrt", "x,k", "--mode",
+                                     "forward"]),
+        "show forward": (project, ["show", "cli_sim.py:energy", "--mode", "forward"]),
+        "check forward": (project, ["check", "cli_sim.py:energy", "--wrt", "x,k", "--args",
+                                    "np.linspace(0.1, 0.9, 3), 1.5", "--mode", "forward"]),
     })
     for i, twin in enumerate(twins):  # the same command in two folders: the same bytes
         commands[f"twin {i}"] = (twin, ["export", target, "--wrt", "k", "--args",
@@ -356,6 +360,16 @@ def test_check_agrees(runs):
     assert lines[-1].startswith("ok: the gradient agrees with central finite differences")
 
 
+def test_show_and_check_in_forward_mode(runs):
+    shown = runs["show forward"]
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.startswith("def jvp_energy(x, k, *, dx):")  # --wrt 0: x's tangent
+    assert "spring_jvp.call(" in shown.stdout  # the helper in forward mode
+    checked = runs["check forward"]
+    assert checked.returncode == 0, checked.stderr
+    assert checked.stdout.splitlines()[-1].startswith("ok: the gradient agrees")
+
+
 def test_check_disagrees_with_a_wrong_rule(runs):
     result = runs["check disagrees"]
     assert result.returncode == 1
@@ -369,22 +383,24 @@ _STANDALONE = """
 import sys
 sys.modules["transpiler"] = None  # import transpiler fails from here on
 import numpy as np
-import energy_grad, final_grad, scaled_grad
+import energy_grad, energy_jvp, final_grad, scaled_grad
 x, k = np.linspace(0.1, 0.9, 3), 1.5
 gx, gk = energy_grad.grad_energy(x, k)
 value, gfin = final_grad.value_and_grad_final_energy(2.0, 0.5)
+fvalue, ftangent = energy_jvp.jvp_energy(x, 1.5, dx=np.ones(3), dk=0.5)
 gs = scaled_grad.grad_scaled(x)
 gs3 = scaled_grad.grad_scaled(x, 3, scale=2.0)
 assert sys.modules["transpiler"] is None
 assert not [m for m in sys.modules if m.startswith("transpiler.")]
-np.savez(sys.argv[1], gx=gx, gk=gk, value=value, gfin=gfin, gs=gs, gs3=gs3)
+np.savez(sys.argv[1], gx=gx, gk=gk, value=value, gfin=gfin, gs=gs, gs3=gs3, fvalue=fvalue,
+         ftangent=ftangent)
 """
 
 
 def test_export_runs_without_the_transpiler(runs, project, sim, tmp_path):
     out = runs["exported"]
     for key, name in (("export energy", "energy_grad.py"), ("export final", "final_grad.py"),
-                      ("export scaled", "scaled_grad.py")):
+                      ("export scaled", "scaled_grad.py"), ("export forward", "energy_jvp.py")):
         assert runs[key].returncode == 0, runs[key].stderr
         assert runs[key].stdout.startswith(f"wrote {out / name}: ")
     text = (out / "energy_grad.py").read_text()
@@ -408,6 +424,9 @@ def test_export_runs_without_the_transpiler(runs, project, sim, tmp_path):
     assert float(got["gk"]) == gk and float(got["value"]) == value and float(got["gfin"]) == gfin
     np.testing.assert_array_equal(got["gs"], grad(sim.scaled)(x))
     np.testing.assert_array_equal(got["gs3"], grad(sim.scaled)(x, 3, scale=2.0))
+    assert float(got["ftangent"]) == pytest.approx(float(np.sum(gx) + 0.5 * gk), rel=1e-12)
+    assert float(got["fvalue"]) == float(sim.energy(x, k))
+    assert "def jvp_energy(x, k, *, dx, dk):" in (out / "energy_jvp.py").read_text()
 
 
 def test_export_is_deterministic(runs):

@@ -24,6 +24,7 @@ import numpy as np
 from transpiler.api import GradientFunction, _normalise_wrt, grad, value_and_grad
 from transpiler.coverage import BEGIN, END, comparison, markdown
 from transpiler.errors import TranspileError
+from transpiler.jvp import forward, jvp
 
 
 class UsageError(Exception):
@@ -100,19 +101,17 @@ def _arguments(text: str | None, fn, module) -> tuple | None:
     return args
 
 
-def _mode(args) -> None:
-    if args.mode == "forward":
-        raise UsageError("forward mode is not available yet; only --mode reverse (the default) "
-                         "is implemented")
-
-
 def _gradient(args) -> tuple:
-    """(module, function, gradient function, example arguments or None) for show/export/check."""
-    _mode(args)
+    """(module, function, gradient function, example arguments or None) for show/export/check;
+    in forward mode the "gradient" is the forward-mode function (value and tangent)."""
     module, fn = _load(args.target)
     wrt = _wrt(args.wrt, fn)
     example = _arguments(args.args, fn, module)
-    make = value_and_grad if getattr(args, "value", False) else grad
+    if args.mode == "forward" and getattr(args, "value", False):
+        raise UsageError("--value is for reverse mode; forward mode returns the value with "
+                         "the tangent already")
+    make = forward if args.mode == "forward" else \
+        value_and_grad if getattr(args, "value", False) else grad
     try:
         gradient = make(fn, wrt=wrt)
     except TranspileError as e:
@@ -201,11 +200,14 @@ def _header(args, fn, compiled, wrt: tuple[str, ...]) -> str:
     command = ["python", "-m", "transpiler", "export", args.target, "-o", args.output]
     if args.wrt != "0":
         command += ["--wrt", args.wrt]
+    if args.mode == "forward":
+        command += ["--mode", "forward"]
     if args.value:
         command.append("--value")
     if args.args is not None:
         command += ["--args", args.args]
-    what = "value and gradient" if args.value else "gradient"
+    what = "forward mode (value and tangent)" if args.mode == "forward" else \
+        "value and gradient" if args.value else "gradient"
     variant = (f"the variant for arguments like ({args.args})" if args.args is not None
                else "the general variant (arguments of any kind)")
     return "\n".join([
@@ -229,7 +231,8 @@ def _check(args) -> int:
         raise UsageError("check differentiates positional parameters only (--wrt names a "
                          "keyword-only one)")
     try:
-        computed = grad(fn, wrt=positions)(*example)
+        computed = grad(fn, wrt=positions)(*example) if args.mode == "reverse" else \
+            [_forward_gradient(fn, example, p) for p in positions]
         expected = [numeric_grad(fn, example, p) for p in positions]
     except TranspileError as e:
         raise Failure(str(e)) from e
@@ -268,6 +271,21 @@ def _check(args) -> int:
     return 0
 
 
+def _forward_gradient(fn, example: tuple, position: int):
+    """The gradient for argument ``position`` by forward mode: one tangent per element."""
+    x = example[position]
+    if not isinstance(x, (float, int, np.ndarray)):
+        raise UsageError("check --mode forward takes float and array arguments only")
+    tangents = [None] * len(example)
+    entries = []
+    for i in range(np.size(x)):
+        unit = np.zeros(np.shape(x))
+        unit.flat[i] = 1.0
+        tangents[position] = unit if isinstance(x, np.ndarray) else 1.0
+        entries.append(float(jvp(fn, example, tangents)[1]))
+    return np.reshape(entries, np.shape(x)) if isinstance(x, np.ndarray) else entries[0]
+
+
 def _coverage(args) -> int:
     if args.compare:
         print(comparison())
@@ -290,7 +308,8 @@ def _coverage(args) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m transpiler",
-        description="Reverse-mode gradients of Python/NumPy functions, as readable source.",
+        description="Gradients (reverse mode) and tangents (forward mode) of Python/NumPy "
+                    "functions, as readable source.",
         epilog="exit codes: 0 success, 1 the operation failed (cannot differentiate, gradient "
                "mismatch, cannot export), 2 usage error")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -301,7 +320,8 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("--wrt", default="0", metavar="A,B",
                          help="comma-separated parameter names or positions (default: 0)")
         sub.add_argument("--mode", choices=("reverse", "forward"), default="reverse",
-                         help="differentiation mode (only reverse is available)")
+                         help="reverse: the gradient (grad_FUNCTION); forward: value and "
+                              "tangent (jvp_FUNCTION, tangents as keyword arguments dx, ...)")
         sub.add_argument("--args", metavar="EXPR", help=args_help, required=required)
 
     args_help = ("example arguments, a Python expression evaluated with np, math and the "

@@ -27,7 +27,7 @@ import textwrap
 import tokenize
 import types
 
-from transpiler.calls import SplitFunction
+from transpiler.calls import SplitFunction, TangentFunction
 
 
 class ExportError(Exception):
@@ -41,9 +41,11 @@ def export_module(compiled, header: str) -> str:
 
 
 class _Unit:
-    """One piece of generated source: the gradient, or a helper's forward/backward pair."""
+    """One piece of generated source: the gradient, or a helper's forward/backward pair (or its
+    forward-mode function)."""
 
-    def __init__(self, functions: list, source: str, pair: SplitFunction | None = None):
+    def __init__(self, functions: list, source: str,
+                 pair: SplitFunction | TangentFunction | None = None):
         self.functions, self.source, self.pair = functions, source, pair
         self.renames: dict[str, str] = {}
 
@@ -118,10 +120,12 @@ class _Exporter:
         if old != new:
             unit.renames[old] = new
 
-    def pair_name(self, pair: SplitFunction, preferred: str) -> str:
+    def pair_name(self, pair: SplitFunction | TangentFunction, preferred: str) -> str:
         if id(pair) not in self.pairs:
             name = self.claim(("pair", id(pair)), preferred)
-            unit = _Unit([pair.forward, pair.backward], pair.source, pair)
+            functions = [pair.call] if isinstance(pair, TangentFunction) else [pair.forward,
+                                                                             pair.backward]
+            unit = _Unit(functions, pair.source, pair)
             self.pairs[id(pair)] = (unit, name)
             self.units.append(unit)
         return self.pairs[id(pair)][1]
@@ -140,8 +144,8 @@ class _Exporter:
 
     def what(self, value, name: str, module_globals: dict, closure: bool) -> tuple:
         """What the generated code's ``name`` stands for, as something an import can give."""
-        if isinstance(value, SplitFunction):
-            if value.forward is None:
+        if isinstance(value, (SplitFunction, TangentFunction)):
+            if getattr(value, "forward", None) is None and getattr(value, "call", None) is None:
                 raise ExportError(f"'{name}' is still being compiled")
             return ("pair", id(value))
         if isinstance(value, types.ModuleType):
@@ -203,6 +207,18 @@ class _Exporter:
                 out += _defaults(self.names[("def", id(unit.functions[0]))], unit.functions[0])
                 continue
             _, name = self.pairs[id(unit.pair)]
+            if isinstance(unit.pair, TangentFunction):
+                call = self.names[("def", id(unit.functions[0]))]
+                out += ["", "", _rename(unit.source, unit.renames).rstrip()]
+                out += _defaults(call, unit.functions[0])
+                helper = (f"{unit.functions[0].__globals__.get('__name__')}."
+                          f"{unit.functions[0].__name__.removeprefix('tangent_')}")
+                out += ["", "", f"class {name}:",
+                        f'    """{helper} in forward mode: call(*args, **tangents) -> (value, '
+                        'tangent)."""',
+                        "",
+                        f"    call = staticmethod({call})"]
+                continue
             forward, backward = (self.names[("def", id(f))] for f in unit.functions)
             out += ["", "", _rename(unit.source, unit.renames).rstrip()]
             out += _defaults(forward, unit.functions[0])

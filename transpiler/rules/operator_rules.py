@@ -80,8 +80,8 @@ def adj_matmul(ans, x, y):
 
 @tangent(gast.MatMult, np.matmul)
 def tan_matmul(ans, x, y):
-    d[ans] = np.matmul(d[x], y)
-    d[ans] = np.matmul(x, d[y])
+    d[ans] = d[x] @ y
+    d[ans] = x @ d[y]
 
 
 # --- unary operators ---
