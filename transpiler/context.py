@@ -15,6 +15,7 @@ class Options:
     """Compile options; part of the cache key."""
 
     optimize: bool = True
+    value: bool = True  # forward mode: return the value with the tangent (hvp: the tangent)
 
 
 @dataclass

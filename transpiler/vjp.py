@@ -17,7 +17,7 @@ import runtime as rt
 from transpiler.api import _check_function, _not_differentiable, _refuse_shared_memory, grad
 from transpiler.calls import split_pair
 from transpiler.context import Options
-from transpiler.jvp import forward
+from transpiler.jvp import ForwardFunction
 
 
 def vjp(f, *args, optimize: bool = True):
@@ -88,9 +88,8 @@ def hvp(f, wrt: int = 0, optimize: bool = True):
         inner = gradient.compiled_for(*xs).function
         product = made.get(id(inner))
         if product is None or product.__wrapped__ is not inner:
-            product = made[id(inner)] = forward(inner, wrt=wrt, optimize=optimize)
-        tangent = product.tangent_names[product._wrt[0]]
-        return product(*xs, **{tangent: v})[1]
+            product = made[id(inner)] = ForwardFunction(inner, wrt, Options(optimize, False))
+        return product(*xs, **{product.tangent_names[product._wrt[0]]: v})
 
     hvp_of_f.__name__ = f"hvp_{f.__name__}"
     return hvp_of_f

@@ -21,6 +21,8 @@ Sections:
   6. Explicit 1-D heat equation, 200 cells x 500 steps, in-place slice update and concatenate
      formulations; gradient w.r.t. (u0, r), plus the bytes our generated code puts on its tape.
   7. Newton iteration in a ``while`` loop to tolerance; gradient of the root w.r.t. (a, b).
+  8. Hessian-vector product of the MLP loss (forward over reverse; target <= 5x the primal) and
+     a forward-mode JVP of it, beside autograd's and JAX's.
 
 Timing: warm-up calls first, then ``timeit`` repeats (gc disabled during a repeat, as timeit
 does); repeats of all rows of a section are interleaved round-robin; each row reports the best and
@@ -368,9 +370,9 @@ def _blocker():
 PRIMAL, OURS, HAND = "primal (NumPy)", "ours: grad", "hand-written adjoint"
 
 
-def print_table(title, names, results, skipped):
+def print_table(title, names, results, skipped, ours_name=OURS, hand_name=HAND):
     """One section's table; ``results`` from measure_group, ``skipped``: [(name, reason)]."""
-    base, hand = results[PRIMAL][1], results[HAND][1]
+    base, hand = results[PRIMAL][1], results[hand_name][1]
     print(f"\n{title}")
     header = (f"  {'':26s} {'best ms':>10s} {'median ms':>10s} {'best/primal':>12s} "
               f"{'best/hand':>10s}")
@@ -382,15 +384,16 @@ def print_table(title, names, results, skipped):
               f"{best / hand:10.2f}")
     for name, reason in skipped:
         print(f"  {name:26s} {'skipped':>10s}  ({reason})")
-    ours = results[OURS][1]
+    ours = results[ours_name][1]
     print(f"  => ours / hand-written = {ours / hand:.2f}x  (best-of; medians: "
-          f"{results[OURS][0] / results[HAND][0]:.2f}x);  ours / primal = {ours / base:.2f}x, "
-          f"hand-written / primal = {hand / base:.2f}x")
+          f"{results[ours_name][0] / results[hand_name][0]:.2f}x);  ours / primal = "
+          f"{ours / base:.2f}x, hand-written / primal = {hand / base:.2f}x")
 
 
-def _run_section(title, candidates, skipped, cfg):
+def _run_section(title, candidates, skipped, cfg, ours_name=OURS, hand_name=HAND):
     results = measure_group(candidates, cfg)
-    print_table(title, [name for name, _ in candidates], results, skipped)
+    print_table(title, [name for name, _ in candidates], results, skipped, ours_name, hand_name)
+    return results
 
 
 # --------------------------------------------------------------------------------------------
@@ -472,6 +475,74 @@ def bench_mlp(cfg: Config) -> None:
 
     _run_section(f"2. two-layer tanh MLP loss, X {n}x{d_in}, hidden {d_hidden}, out {d_out}; "
                  f"grad w.r.t. (W1, b1, W2, b2)", cands, skipped, cfg)
+
+
+def mlp_hvp_hand(W1, b1, W2, b2, X, y, V):
+    """Hand-written Hessian-vector product of mlp_loss w.r.t. W1 along V."""
+    h = np.tanh(X @ W1 + b1)
+    r = h @ W2 + b2 - y
+    dout = r * (2.0 / r.size)
+    s = 1.0 - h * h
+    dh = s * (X @ V)
+    ddout = (dh @ W2) * (2.0 / r.size)
+    return X.T @ ((ddout @ W2.T) * s - (dout @ W2.T) * (2.0 * h * dh))
+
+
+def bench_hvp(cfg: Config) -> None:
+    """Forward mode and forward-over-reverse on the MLP loss of section 2, w.r.t. W1."""
+    from transpiler import forward, hvp
+
+    rng = np.random.default_rng(0)
+    n, d_in, d_hidden, d_out = 256, 32, 64, 1
+    X = rng.standard_normal((n, d_in))
+    y = rng.standard_normal((n, d_out))
+    W1 = rng.standard_normal((d_in, d_hidden)) / np.sqrt(d_in)
+    b1 = 0.1 * rng.standard_normal(d_hidden)
+    W2 = rng.standard_normal((d_hidden, d_out)) / np.sqrt(d_hidden)
+    b2 = 0.1 * rng.standard_normal(d_out)
+    V = rng.standard_normal(W1.shape)
+    args = (W1, b1, W2, b2, X, y)
+
+    ours_hvp = hvp(mlp_loss, wrt=0)
+    expected = mlp_hvp_hand(*args, V)
+    gradient = grad(mlp_loss, wrt=0)
+    h = 1e-6
+    numeric = (gradient(W1 + h * V, *args[1:]) - gradient(W1 - h * V, *args[1:])) / (2 * h)
+    assert np.allclose(expected, numeric, rtol=1e-5, atol=1e-8), "hand-written hvp is wrong"
+    assert_same_grad("mlp hvp ours", ours_hvp(*args, V), expected)
+    ours_jvp = forward(mlp_loss, wrt=0)
+    tangent = ours_jvp(*args, dW1=V)[1]
+    assert np.isclose(tangent, np.sum(gradient(*args) * V), rtol=1e-10), "jvp is wrong"
+
+    cands = [(PRIMAL, lambda: mlp_loss(*args)), ("ours: hvp", lambda: ours_hvp(*args, V)),
+             ("hand-written hvp", lambda: mlp_hvp_hand(*args, V)),
+             ("ours: forward (jvp)", lambda: ours_jvp(*args, dW1=V)),
+             (OURS, lambda: gradient(*args))]
+    skipped = []
+    if autograd is not None:
+        from autograd import hessian_vector_product
+
+        ag = hessian_vector_product(mlp_loss_autograd, argnum=0)
+        assert_same_grad("mlp hvp autograd", ag(*args, V), expected)
+        cands.append(("autograd hvp", lambda: ag(*args, V)))
+    else:
+        skipped.append(("autograd hvp", f"not importable: {_AUTOGRAD_ERROR}"))
+    if jax is not None:
+        block = _blocker()
+        jargs = tuple(jax.device_put(a) for a in args)
+
+        def jhvp(*a):
+            return jax.jvp(lambda w: jax.grad(mlp_loss_jax)(w, *a[1:-1]), (a[0],), (a[-1],))[1]
+
+        jhvp_jit = jax.jit(jhvp)
+        assert_same_grad("mlp hvp jax", np.asarray(jhvp(*jargs, V)), expected)
+        cands.append(("jax jvp(grad) (un-jitted)", lambda: block(jhvp(*jargs, V))))
+        cands.append(("jax.jit(jvp(grad))", lambda: block(jhvp_jit(*jargs, V))))
+    else:
+        skipped.append(("jax hvp", f"not importable: {_JAX_ERROR}"))
+    _run_section("8. Hessian-vector product of the MLP loss of section 2 w.r.t. W1 "
+                 "(forward over reverse), and a forward-mode JVP", cands, skipped, cfg,
+                 "ours: hvp", "hand-written hvp")
 
 
 def bench_compile(cfg: Config) -> None:
@@ -891,7 +962,7 @@ def main(argv=None) -> int:
     print(_environment())
     sections = {"f1": bench_f1, "mlp": bench_mlp, "compile": bench_compile,
                 "overhead": bench_overhead, "rk4": bench_rk4, "heat": bench_heat,
-                "newton": bench_newton}
+                "newton": bench_newton, "hvp": bench_hvp}
     chosen = opts.only.split(",") if opts.only else list(sections)
     for name in chosen:
         sections[name](cfg)

@@ -18,7 +18,9 @@ The tangents of ``wrt`` arrive as keyword-only parameters (``dx``).
 
 from __future__ import annotations
 
+import dataclasses
 import operator
+from collections import Counter
 
 import gast
 import numpy as np
@@ -111,6 +113,13 @@ class _Forward:
     def __init__(self, ctx, varied: set[str], scalars: set[str], primal: list):
         self.ctx, self.varied, self.scalars = ctx, varied, frozenset(scalars)
         self.shapes = ShapeKeys(list(primal), self.scalars, ctx.arrays, ctx.namer)
+        # Values assigned once whose tangent is certainly zero (a rule with no term for the
+        # arguments that have tangents, as rt.unreduce(1.0, x) in x's shape): they get no
+        # tangent variable, and terms that read it are dropped like those of constants.
+        stores = Counter(n.id for s in primal for n in A.walk(s) if isinstance(n, gast.Name)
+                         and isinstance(n.ctx, gast.Store))
+        self.once = {n for n, k in stores.items() if k == 1}
+        self.zeros: set[str] = set()
 
     def name(self, var: str) -> str:
         return self.ctx.namer.tangent(var)
@@ -118,7 +127,8 @@ class _Forward:
     def tangent_of(self, node):
         """The tangent of an argument, or None when it has none (inactive or a constant)."""
         if isinstance(node, gast.Name):
-            return A.name(self.name(node.id)) if node.id in self.varied else None
+            return A.name(self.name(node.id)) if node.id in self.varied \
+                and node.id not in self.zeros else None
         if isinstance(node, (gast.Tuple, gast.List)):
             if not any(self.tangent_of(e) is not None for e in node.elts):
                 return None
@@ -180,7 +190,10 @@ class _Forward:
     def tangent(self, target: str, value) -> list:
         """The statements that compute the tangent of ``target = value``."""
         own = A.name(self.name(target), store=True)
-        if not (set(reads(value)) & self.varied) or never_varied(value):
+        if not (set(reads(value)) & (self.varied - self.zeros)) or never_varied(value):
+            if target in self.once:
+                self.zeros.add(target)
+                return []
             return [gast.Assign(targets=[own], value=self.zero_of(value), type_comment=None)]
         if isinstance(value, gast.Name):
             return [gast.Assign(targets=[own], value=self.tangent_of(value), type_comment=None)]
@@ -235,6 +248,9 @@ class _Forward:
         setup, terms = instantiate_tangent(rule, bound, target, self.tangent_of, self.zero_of,
                                            ctx.namer.fresh, ctx.bind, self.scalars,
                                            self.shapes.same)
+        if not terms and target in self.once:
+            self.zeros.add(target)
+            return setup
         value = terms[0] if terms else self.zero_of(A.name(target))
         for term in terms[1:]:
             value = gast.BinOp(left=value, op=gast.Add(), right=term)
@@ -248,13 +264,15 @@ class _Forward:
                            "names", "y = helper(x)  or  a, b = helper(x)")
         arguments, varargs, call = bind_helper(self.ctx, func, call)
         active = [p for p, node in arguments.items()
-                  if any(n.id in self.varied for n in A.walk(node) if isinstance(n, gast.Name))]
+                  if any(self.tangent_of(n) is not None for n in A.walk(node)
+                         if isinstance(n, gast.Name))]
         for p in active:
             if not isinstance(arguments[p], gast.Name):
                 raise error_at(call, self.ctx, f"argument '{p}' of {func.__name__} must be a "
                                "name to be differentiated through", "assign it to a variable")
         try:
-            holder = tangent_function(func, tuple(active), self.ctx.options, varargs)
+            options = dataclasses.replace(self.ctx.options, value=True)
+            holder = tangent_function(func, tuple(active), options, varargs)
         except TranspileError as e:
             raise TranspileError(f"{e.message}\n(in {func.__qualname__}, called from "
                                  f"{self.ctx.filename}:{call.lineno})", e.filename, e.lineno,
@@ -274,15 +292,20 @@ class _Forward:
                                    stmt)]
 
     def result(self, ret) -> gast.Return:
-        """``return value, tangent``; at the top level the tangent is shaped like the value."""
+        """``return value, tangent`` (``return tangent`` when the options say so); at the top
+        level the tangent is shaped like the value."""
         elements = ret.value.elts if isinstance(ret.value, gast.Tuple) else [ret.value]
         tangents = [self.tangent_of(e) or self.zero_of(e) for e in elements]
-        if self.ctx.mode == "jvp":
+        if self.ctx.mode == "jvp" and self.ctx.options.value:
             like = A.dotted(f"{self.ctx.bind('rt', runtime)}.tangent_like")
             tangents = [t if is_scalar(e, self.scalars) or isinstance(t, gast.Constant)
                         else A.call(A.copy_node(like), t, A.copy_node(e))
                         for t, e in zip(tangents, elements, strict=True)]
         tangent = tangents[0] if not isinstance(ret.value, gast.Tuple) else gast.Tuple(
             elts=tangents, ctx=gast.Load())
+        if self.ctx.mode == "jvp" and not self.ctx.options.value:
+            # the tangent alone, as computed (for hvp, whose last step, rt.grad_like, shapes
+            # it): the value's own last steps are dead code
+            return gast.copy_location(gast.Return(value=tangent), ret)
         value = gast.Tuple(elts=[ret.value, tangent], ctx=gast.Load())
         return gast.copy_location(gast.Return(value=value), ret)
