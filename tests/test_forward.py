@@ -586,8 +586,7 @@ GOLDEN = make("""
 
 
 def test_golden_source_of_a_loop_with_a_branch():
-    # Enshrined as it is; reported as redundant: rt.broadcast_like on both terms of a sum
-    # (their sum already has the result's shape), the phi copies s_4/ds_4 then s_1/ds_1, and
+    # Still redundant: the phi copies s_4/ds_4 then s_1/ds_1 (as in the primal, from SSA), and
     # the copy s_1 = s of a constant.
     assert forward(GOLDEN).source == textwrap.dedent("""
         def jvp_f(x, n, *, dx):
@@ -603,7 +602,7 @@ def test_golden_source_of_a_loop_with_a_branch():
                     _t4 = _t3 * i
                     d_t4 = d_t3 * i
                     s_2 = s_1 + _t4
-                    ds_2 = rt.broadcast_like(ds_1, s_2) + rt.broadcast_like(d_t4, s_2)
+                    ds_2 = ds_1 + d_t4
                     s_4 = s_2
                     ds_4 = ds_2
                 else:

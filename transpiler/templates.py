@@ -290,17 +290,29 @@ def instantiate_tangent(rule: Rule, bound: dict, ans: str, tangent_of: Callable[
     scalar_params = {p for p, v in bound.items() if is_scalar(v, scalars)}
     elementwise = isinstance(rule.key, np.ufunc) or (
         isinstance(rule.key, type) and issubclass(rule.key, gast.AST))
-    setup, terms = [], []
-    for stmt in _flatten(rule.body, bound):
-        read = [n.slice.id for n in A.walk(stmt.value) if isinstance(n, gast.Subscript)
+    body = _flatten(rule.body, bound)
+
+    def reads(stmt) -> list[str]:
+        return [n.slice.id for n in A.walk(stmt.value) if isinstance(n, gast.Subscript)
                 and isinstance(n.value, gast.Name) and n.value.id == "d"]
-        target = stmt.targets[0] if isinstance(stmt, gast.Assign) else None
-        is_term = isinstance(target, gast.Subscript)
-        if is_term and read and all(own[p] is None for p in read):
+
+    def is_term(stmt) -> bool:
+        return isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript)
+
+    kept = {p for stmt in body if is_term(stmt) and any(own[q] is not None for q in reads(stmt))
+            for p in reads(stmt)}
+    # An operator or ufunc's result has the broadcast shape of its operands; so does the sum of
+    # the terms when every operand without one is a scalar: no term needs rt.broadcast_like.
+    summed = elementwise and all(p in kept or p in scalar_params
+                                 or isinstance(bound[p], gast.Constant) for p in bound)
+    setup, terms = [], []
+    for stmt in body:
+        read = reads(stmt) if isinstance(stmt, gast.Assign) else []
+        if is_term(stmt) and read and all(own[p] is None for p in read):
             continue  # a term of inactive or constant arguments only
         tangents = {p: own[p] if own[p] is not None else zero_of(bound[p]) for p in read}
         builder = _Builder(bound, ans, None, locals_, names, tangents)
-        if not is_term:
+        if not is_term(stmt):
             for n in A.walk(stmt):
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                     locals_.setdefault(n.id, fresh(n.id))
@@ -309,10 +321,7 @@ def instantiate_tangent(rule: Rule, bound: dict, ans: str, tangent_of: Callable[
         value = stmt.value
         if _is_broadcast(value, namespace) and isinstance(value.args[0], gast.Subscript):
             param = value.args[0].slice.id
-            others = [p for p in bound if p != param]
-            same = (param in scalar_params and ans in scalars) or (
-                elementwise and others and all(p in scalar_params or isinstance(
-                    bound[p], gast.Constant) for p in others)) or (
+            same = summed or (param in scalar_params and ans in scalars) or (
                 same_shape is not None and same_shape(bound[param], A.name(ans)))
             if same:
                 value = value.args[0]

@@ -36,6 +36,7 @@ from transpiler.analysis.activity import (
 )
 from transpiler.analysis.scalars import is_scalar, known_scalars
 from transpiler.analysis.shapes import ShapeKeys
+from transpiler.anno import Anno, getanno
 from transpiler.calls import tangent_function
 from transpiler.errors import NoRuleError, TranspileError, error_at
 from transpiler.naming import tangent_parameters
@@ -80,6 +81,10 @@ def forward(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     fn.args.kw_defaults += [None] * len(ctx.wrt)
     fn.body = body + [builder.result(ret)]
     return fn
+
+
+def _is_setitem_value(value) -> bool:
+    return isinstance(value, gast.Call) and getanno(value, Anno.FUNC) is operator.setitem
 
 
 def _push(stmt, ctx) -> tuple[str, object] | None:
@@ -215,6 +220,14 @@ class _Forward:
             return self.rule(type(value.op), [value.left, value.right], {}, target, value)
         if isinstance(value, gast.UnaryOp):
             return self.rule(type(value.op), [value.operand], {}, target, value)
+        if _is_setitem_value(value):  # as the primal: a copy, written into
+            array, index, item = value.args
+            copy = A.call(A.attr(self.tangent_of(array), "copy")) \
+                if self.tangent_of(array) is not None else self.zero_of(array)
+            put = gast.Assign(targets=[gast.Subscript(value=A.name(self.name(target)),
+                                                      slice=A.copy_node(index), ctx=gast.Store())],
+                              value=self.tangent_of(item) or A.const(0.0), type_comment=None)
+            return [gast.Assign(targets=[own], value=copy, type_comment=None), put]
         if isinstance(value, gast.Call):
             func, args, keywords = rule_call(value, self.ctx)
             return self.rule(func, args, keywords, target, value, gast.unparse(value.func))
