@@ -241,6 +241,9 @@ def _decorator(mode: str):
             return lambda g: make(g, wrt, optimize=optimize)
         if not callable(f):
             raise TypeError(f"{mode} expects a function, got {f!r}")
+        if isinstance(f, GradientFunction) and f._mode == "grad":  # grad(grad(f))
+            from transpiler.vjp import GradientOfGradient
+            return GradientOfGradient(f, wrt, mode, Options(optimize))
         if inspect.ismethod(f) and inspect.isfunction(f.__func__):
             return BoundGradient(f, wrt, mode, Options(optimize))
         return GradientFunction(f, wrt, mode, Options(optimize))

@@ -146,6 +146,7 @@ def load(source: str, names: list[str], filename: str, fn, bindings: dict) -> li
                                       fn.__defaults__ if i == 0 else None, cells)
         if i == 0:
             function.__kwdefaults__ = fn.__kwdefaults__
+        function.generated_by_transpiler = True  # its writes all go into fresh copies
         out.append(function)
     linecache.cache[filename] = (len(factory), None, factory.splitlines(keepends=True), filename)
     emitted = getattr(_LAST, "emitted", None)

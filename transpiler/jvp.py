@@ -56,11 +56,16 @@ def jvp(f, args, tangents, optimize: bool = True):
     args, tangents = tuple(args), tuple(tangents)
     if len(args) != len(tangents):
         raise ValueError(f"jvp: {len(args)} arguments but {len(tangents)} tangents")
-    params = [p.name for p in inspect.signature(f).parameters.values()
-              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    if len(params) < len(args):
+    signature = inspect.signature(f).parameters.values()
+    params = [p.name for p in signature if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    star = any(p.kind is p.VAR_POSITIONAL for p in signature)
+    if len(params) < len(args) and not star:
         raise TypeError(f"jvp: {f.__name__} takes {len(params)} positional arguments, "
                         f"{len(args)} given")
+    if any(t is not None for t in tangents[len(params):]):
+        raise TypeError(f"jvp: the arguments {f.__name__} receives as *{_star_name(f)} are held "
+                        "fixed here (pass None as their tangents); forward(f, wrt=...) "
+                        "differentiates named parameters")
     active = []
     for p, a, t in zip(params, args, tangents, strict=False):
         if t is None:
@@ -92,3 +97,8 @@ def _same_shape(name: str, arg, tangent) -> None:
     elif np.shape(arg) != np.shape(tangent) or isinstance(arg, (tuple, list, dict)):
         raise ValueError(f"jvp: the tangent of '{name}' must have its shape and structure "
                          f"({np.shape(arg)}), got {np.shape(tangent)}")
+
+
+def _star_name(f) -> str:
+    return next(p.name for p in inspect.signature(f).parameters.values()
+                if p.kind is p.VAR_POSITIONAL)

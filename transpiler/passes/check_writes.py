@@ -35,6 +35,8 @@ _VIEW_FUNCTIONS = (np.reshape, np.transpose, np.ravel, np.squeeze, np.asarray, n
 
 
 def check_writes(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
+    if getattr(ctx.fn, "generated_by_transpiler", False):
+        return fn  # generated code (a gradient, differentiated again) writes into copies only
     order: list[tuple[object, tuple]] = []  # (statement, enclosing loops), in program order
     _flatten(fn.body, (), order)
     writes = [(i, s, loops) for i, (s, loops) in enumerate(order)
