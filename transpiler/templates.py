@@ -319,10 +319,12 @@ def instantiate_tangent(rule: Rule, bound: dict, ans: str, tangent_of: Callable[
             setup.append(builder.build(stmt))
             continue
         value = stmt.value
-        if _is_broadcast(value, namespace) and isinstance(value.args[0], gast.Subscript):
-            param = value.args[0].slice.id
-            same = summed or (param in scalar_params and ans in scalars) or (
-                same_shape is not None and same_shape(bound[param], A.name(ans)))
+        if _is_broadcast(value, namespace):  # rt.broadcast_like(<term of d[x]>, ans)
+            param = read[0] if len(read) == 1 else None
+            same = summed or param is not None and (
+                (param in scalar_params and ans in scalars) or (
+                    same_shape is not None and isinstance(value.args[0], gast.Subscript)
+                    and same_shape(bound[param], A.name(ans))))
             if same:
                 value = value.args[0]
         terms.append(builder.build(value))

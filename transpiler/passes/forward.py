@@ -265,8 +265,10 @@ class _Forward:
             self.zeros.add(target)
             return setup
         value = terms[0] if terms else self.zero_of(A.name(target))
-        for term in terms[1:]:
-            value = gast.BinOp(left=value, op=gast.Add(), right=term)
+        for term in terms[1:]:  # a + -b is a - b
+            negated = isinstance(term, gast.UnaryOp) and isinstance(term.op, gast.USub)
+            value = gast.BinOp(left=value, op=gast.Sub() if negated else gast.Add(),
+                               right=term.operand if negated else term)
         return setup + [A.assign(self.name(target), value)]
 
     def user_call(self, func, call, target, stmt) -> list:
