@@ -58,3 +58,36 @@ def test_readme_heat_adjoint_is_what_the_compiler_prints():
                  if b.startswith("    for step in reversed(_t1):"))
     source = grad(heat, wrt=(0, 1)).source_for(np.ones(200), 0.2)
     assert block.rstrip() in source
+
+
+def test_readme_forward_example_is_what_the_compiler_prints():
+    from transpiler import forward, jvp
+
+    blocks = re.findall(r"```python\n(.*?)```", README, re.S)
+    user = next(b for b in blocks if b.startswith("def drag"))
+    shown = next(b for b in blocks if b.startswith("def jvp_drag"))
+    f = make(user)
+    assert forward(f, wrt=(0, 1)).source_for(3.0, 0.2, 10) == shown.strip()
+    value, tangent = jvp(f, (3.0, 0.2, 10), (1.0, 0.0, None))
+    assert f"`({value:.4f}..., {tangent:.4f}...)`" in README
+    assert tangent == pytest.approx(grad(f)(3.0, 0.2, 10), rel=1e-12)
+
+
+def test_readme_black_box_example_runs():
+    pytest.importorskip("scipy.integrate")
+    from transpiler import jvp
+    from transpiler.rules.registry import ADJOINTS, TANGENTS
+
+    block = next(b for b in re.findall(r"```python\n(.*?)```", README, re.S) if "black_box(" in b)
+    f = make(block, name="misfit")
+    try:
+        k, y0 = 0.5, 1.0
+        y = y0 * np.exp(-k)
+        expected = (2 * (y - 0.3) * -y, 2 * (y - 0.3) * np.exp(-k))
+        np.testing.assert_allclose(grad(f, wrt=(0, 1))(k, y0), expected, rtol=1e-7)
+        np.testing.assert_allclose(jvp(f, (k, y0), (1.0, 0.0))[1], expected[0], rtol=1e-7)
+        assert "decay_vjp(_t1, b_t2, k, y0)" in grad(f, wrt=(0, 1)).source
+    finally:
+        decay = f.__globals__["decay"]
+        ADJOINTS.pop(decay, None)
+        TANGENTS.pop(decay, None)

@@ -7,7 +7,7 @@ equal to it, so the list is never maintained by hand.
 from __future__ import annotations
 
 from transpiler.rules.nondiff import NONDIFF
-from transpiler.rules.registry import ADJOINTS, key_name
+from transpiler.rules.registry import ADJOINTS, TANGENTS, key_name
 
 BEGIN, END = "<!-- coverage:begin -->", "<!-- coverage:end -->"
 
@@ -69,9 +69,12 @@ def markdown() -> str:
             group, short = "builtins", name
         groups.setdefault(group, []).append(short)
     names = supported()
+    missing = sum(1 for key in ADJOINTS if key not in TANGENTS)
+    both = "every one of them also has a forward-mode (tangent) rule" if not missing else \
+        f"all but {missing} of them also have a forward-mode (tangent) rule"
     lines = [BEGIN, f"{len(names)} functions and operators have reverse-mode rules, "
              f"{len(library_functions(names))} of them NumPy, SciPy and `math` functions "
-             "(and differentiable builtins):", ""]
+             f"(and differentiable builtins); {both}:", ""]
     for group in sorted(groups):
         lines.append(f"- **{group}**: " + ", ".join(f"`{n}`" for n in groups[group]))
     nondiff = sorted({key_name(k) for k in NONDIFF})
