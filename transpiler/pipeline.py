@@ -26,6 +26,7 @@ from transpiler.passes import (
     lift,
     lower_exits,
     optimize,
+    release,
     resolve,
     reverse,
     ssa,
@@ -51,11 +52,13 @@ PIPELINE: tuple[tuple[str, Callable], ...] = FRONT + (  # reverse mode: grad, sp
     ("build primal and adjoint", reverse.reverse),  # runs analysis.activity
     ("initialise and accumulate gradients", fix_grads.fix_grads),
     ("optimize to a fixed point", optimize.optimize),
+    ("release arrays once dead", release.release),
     ("assemble the signature (split: forward and backward)", finalize.finalize),
 )
 FORWARD_PIPELINE: tuple[tuple[str, Callable], ...] = FRONT + (  # forward mode: jvp
     ("interleave primal and tangent", forward.forward),
     ("optimize to a fixed point", optimize.optimize),
+    ("release arrays once dead", release.release),
     ("assemble the signature", finalize.finalize),
 )
 FORWARD_MODES = frozenset({"jvp", "tangent"})  # tangent: a user function called in forward mode
@@ -92,7 +95,7 @@ def compile_function(fn, wrt: tuple[str, ...], mode: str, options: Options,
                   varargs=varargs, arrays=arrays, called=called)
     debug = debug or bool(os.environ.get("TRANSPILER_DUMP"))
     for description, run in FORWARD_PIPELINE if mode in FORWARD_MODES else PIPELINE:
-        if run is optimize.optimize and not options.optimize:
+        if run in (optimize.optimize, release.release) and not options.optimize:
             continue
         node = run(node, ctx)
         if debug:

@@ -28,6 +28,7 @@ from collections import Counter
 
 import gast
 
+import runtime
 from transpiler import ast_util as A
 from transpiler.anno import Anno, getanno, hasanno
 from transpiler.rules.nondiff import NONDIFF
@@ -40,6 +41,7 @@ _COMPOUND = (gast.If, gast.For, gast.While)
 def optimize(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     for _ in range(_MAX_ROUNDS):
         changed = _propagate_copies(fn)
+        changed |= _scale_before_spreading(fn)
         changed |= _eliminate_dead_code(fn)
         changed |= _drop_empty_comments(fn)
         if not changed:
@@ -90,6 +92,61 @@ def _copies_in(stmts: list, stores: Counter, loads: Counter) -> bool:
     if dead:
         stmts[:] = [s for i, s in enumerate(stmts) if i not in dead]
     return changed
+
+
+def _scale_before_spreading(fn) -> bool:
+    """``g = rt.unreduce(s, x); h = g * 2.0`` -> ``h = rt.unreduce(s * 2.0, x)`` for a number
+    ``s`` and ``g`` read once: the product is taken on the number, before it is spread into an
+    array of ``x``'s shape (which ``rt.unreduce`` does without copying)."""
+    names = [n for n in A.walk(fn) if isinstance(n, gast.Name)]
+    stores = Counter(n.id for n in names if not isinstance(n.ctx, gast.Load))
+    loads = Counter(n.id for n in names if isinstance(n.ctx, gast.Load))
+    assigns = [n for n in A.walk(fn) if isinstance(n, gast.Assign)]
+    numbers = {A.target_name(s): s.value for s in assigns  # b_t3 = 1.0, the seed
+               if _number(s.value) and stores[A.target_name(s)] == 1}
+    spreads = {}
+    for stmt in assigns:
+        value, target = stmt.value, A.target_name(stmt)
+        if target and stores[target] == 1 and loads[target] == 1 \
+                and isinstance(value, gast.Call) and getanno(value, Anno.FUNC) is runtime.unreduce \
+                and len(value.args) == 2 and not value.keywords:
+            first = value.args[0]
+            if isinstance(first, gast.Name) and first.id in numbers:
+                first = A.copy_node(numbers[first.id])
+            if _number(first):
+                spreads[target] = (value, first)
+    changed = False
+    for stmt in (n for n in A.walk(fn) if isinstance(n, gast.Assign)):
+        value = stmt.value
+        if not (isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Mult, gast.Div))):
+            continue
+        for side, other in (("left", value.right), ("right", value.left)):
+            spread = getattr(value, side)
+            if isinstance(spread, gast.Name) and spread.id in spreads and _number(other) \
+                    and (side == "left" or isinstance(value.op, gast.Mult)):
+                call, number = spreads.pop(spread.id)
+                scaled = gast.BinOp(left=number, op=value.op, right=other) \
+                    if side == "left" else gast.BinOp(left=other, op=value.op, right=number)
+                call.args[0] = _fold(scaled)
+                stmt.value = call
+                changed = True
+                break
+    return changed
+
+
+def _number(node) -> bool:
+    return isinstance(node, gast.Constant) and type(node.value) in (int, float)
+
+
+def _fold(node):
+    if _number(node.left) and _number(node.right):
+        try:
+            result = node.left.value * node.right.value if isinstance(node.op, gast.Mult) \
+                else node.left.value / node.right.value
+        except ZeroDivisionError:
+            return node
+        return A.const(float(result))
+    return node
 
 
 def _pure(value) -> bool:

@@ -1,0 +1,47 @@
+"""Release arrays as soon as they are dead: ``del _t1`` after the last statement that reads it.
+
+A Python function keeps every local alive until it returns, so without this an adjoint holds
+each array the primal computed through the whole backward sweep, next to the gradients it is
+computing. Only names certainly holding arrays (analysis.shapes knows their shape: the variant
+for array arguments) are released, only at the top level of the function (in a loop each
+iteration rebinds them anyway), and only names some top-level statement assigns, so the name is
+bound wherever the ``del`` runs. Scalar code and the general variant are left as they are.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from transpiler import ast_util as A
+from transpiler.analysis.shapes import SCALAR, ShapeKeys
+
+
+def release(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
+    body = fn.body
+    keys = ShapeKeys(body, ctx.known_scalars, ctx.arrays, ctx.namer)
+    params = {a.id for a in fn.args.args + fn.args.kwonlyargs}
+    assigned = {A.target_name(s) for s in body if isinstance(s, gast.Assign)} - {None}
+    arrays = {n for n in assigned - params if keys.known(n) and keys.keys.get(n) != SCALAR}
+    if not arrays:
+        return fn
+    last: dict[str, int] = {}
+    for i, stmt in enumerate(body):
+        for n in A.walk(stmt):
+            if isinstance(n, gast.Name) and n.id in arrays:
+                last[n.id] = i
+    after: dict[int, list[str]] = {}
+    end = len(body) - 1 if body and isinstance(body[-1], gast.Return) else len(body)
+    for name, i in last.items():  # (just before the return, a del frees nothing sooner)
+        if i < end - 1 and i >= min(
+                k for k, s in enumerate(body) if A.target_name(s) == name):
+            after.setdefault(i, []).append(name)
+    out = []
+    for i, stmt in enumerate(body):
+        out.append(stmt)
+        if i in after:
+            targets = [A.name(n) for n in sorted(after[i])]
+            for t in targets:
+                t.ctx = gast.Del()
+            out.append(gast.copy_location(gast.Delete(targets=targets), stmt))
+    fn.body = out
+    return fn
