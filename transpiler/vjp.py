@@ -24,7 +24,7 @@ from transpiler.api import (
 )
 from transpiler.calls import split_pair
 from transpiler.context import Options
-from transpiler.jvp import ForwardFunction
+from transpiler.jvp import ForwardFunction, jvp
 
 
 def vjp(f, *args, optimize: bool = True):
@@ -57,17 +57,26 @@ def vjp(f, *args, optimize: bool = True):
     return value, pullback
 
 
-def jacobian(f, wrt=0, optimize: bool = True):
+def jacobian(f, wrt=0, optimize: bool = True, mode: str = "auto"):
     """A function returning the Jacobian of ``f`` with respect to positional argument ``wrt``:
-    an array of shape ``out.shape + in.shape`` (one pullback per output element)."""
+    an array of shape ``out.shape + in.shape``. ``mode="reverse"`` pulls back one unit seed per
+    output element, ``"forward"`` pushes one unit tangent per input element; ``"auto"`` takes
+    whichever needs fewer sweeps (reverse on a tie: its first sweep also gives the value)."""
     if not isinstance(wrt, int) or isinstance(wrt, bool):
         raise TypeError(f"jacobian: wrt must be a position, got {wrt!r}")
+    if mode not in ("auto", "forward", "reverse"):
+        raise ValueError(f"jacobian: mode must be 'auto', 'forward' or 'reverse', got {mode!r}")
 
     def jacobian_of_f(*args):
+        x = args[wrt]
+        if mode == "forward":
+            return _forward_jacobian(f, args, wrt, optimize)
         value, pullback = vjp(f, *args, optimize=optimize)
-        out, x = np.asarray(value), args[wrt]
+        out = np.asarray(value)
         if np.iscomplexobj(out) or isinstance(value, (tuple, list, dict)):
             raise TypeError("jacobian needs a function returning a real scalar or array")
+        if mode == "auto" and np.size(x) < out.size:
+            return _forward_jacobian(f, args, wrt, optimize)
         rows = []
         for i in range(out.size):
             seed = np.zeros(out.shape, dtype=out.dtype if out.dtype.kind == "f" else float)
@@ -79,6 +88,27 @@ def jacobian(f, wrt=0, optimize: bool = True):
 
     jacobian_of_f.__name__ = f"jacobian_{f.__name__}"
     return jacobian_of_f
+
+
+def _forward_jacobian(f, args: tuple, wrt: int, optimize: bool) -> np.ndarray:
+    """One forward sweep per element of ``args[wrt]``: the Jacobian's columns."""
+    x = args[wrt]
+    columns, out_shape = [], None
+    for i in range(max(np.size(x), 1) if np.ndim(x) else 1):
+        unit = np.zeros(np.shape(x))
+        unit.flat[i] = 1.0
+        tangents = [None] * len(args)
+        tangents[wrt] = unit if isinstance(x, np.ndarray) else 1.0
+        value, column = jvp(f, args, tangents, optimize=optimize)
+        if np.iscomplexobj(value) or isinstance(value, (tuple, list, dict)):
+            raise TypeError("jacobian needs a function returning a real scalar or array")
+        out_shape = np.shape(value)
+        columns.append(np.asarray(column, dtype=float))
+    if np.size(x) == 0:
+        value = f(*args)
+        return np.zeros(np.shape(value) + np.shape(x))
+    stacked = np.stack(columns, axis=-1)  # out.shape + (in.size,)
+    return stacked.reshape(out_shape + np.shape(x))
 
 
 def hvp(f, wrt: int = 0, optimize: bool = True):
