@@ -43,7 +43,7 @@ def _to_lanes(a, axes: tuple[int, ...]):
     kept = [i for i in range(a.ndim) if i not in axes]
     perm = kept + list(axes)
     moved = np.transpose(a, perm)
-    lanes = moved.reshape(moved.shape[:len(kept)] + (-1,))
+    lanes = moved.reshape(moved.shape[:len(kept)] + (math.prod(moved.shape[len(kept):]),))
 
     def back(x):
         return np.transpose(x.reshape(moved.shape), np.argsort(perm))
@@ -146,8 +146,11 @@ def var_grad(g, a, axis=None, ddof=0, keepdims=False):
     a = np.asarray(a)
     axes = _axes(axis, a.ndim)
     n = math.prod(a.shape[i] for i in axes)
+    if n == 0:  # an empty lane: nothing to differentiate (np.var gives nan)
+        return np.zeros(a.shape, _float_dtype(a))
     centered = a - np.mean(a, axis=axes, keepdims=True)
-    return _expand(g, axes, keepdims) * centered * (2.0 / (n - ddof))
+    scale = 2.0 / (n - ddof) if n != ddof else np.inf  # var is nan then: so is its gradient
+    return _expand(g, axes, keepdims) * centered * scale
 
 
 def nanvar_grad(g, a, axis=None, ddof=0, keepdims=False):
@@ -203,9 +206,14 @@ def nancumprod_grad(g, a, ans, axis=None):
 def diff_grads(g, a, n=1, axis=-1, prepend=None, append=None):
     """Gradients ``(a, prepend, append)`` of ``np.diff(a, n, axis, prepend, append)``."""
     g = np.asarray(g)
-    for _ in range(n):
-        g = _undiff(g, axis)
     axis = axis % g.ndim
+    length = np.shape(a)[axis] + sum(0 if p is None else 1 if np.ndim(p) == 0
+                                     else np.shape(p)[axis] for p in (prepend, append))
+    if length < n:  # fewer elements than differences: an empty result, no gradient
+        g = np.zeros(g.shape[:axis] + (length,) + g.shape[axis + 1:], g.dtype)
+    else:
+        for _ in range(n):
+            g = _undiff(g, axis)
     sizes = [0 if p is None else 1 if np.ndim(p) == 0 else np.shape(p)[axis]
              for p in (prepend, append)]
     ga = np.take(g, np.arange(sizes[0], g.shape[axis] - sizes[1]), axis=axis)

@@ -155,17 +155,12 @@ _LANES = ("runtime.reductions._to_lanes reshapes with -1, which NumPy refuses fo
 @pytest.mark.parametrize("body,shape", [
     ("np.sum(np.mean(x, axis=1))", (0, 3)),
     ("np.mean(x)", (0,)),
-    pytest.param("np.var(x)", (0,), marks=pytest.mark.xfail(strict=True, reason=_MEAN)),
-    pytest.param("np.sum(np.prod(x, axis=1))", (0, 3), marks=pytest.mark.xfail(
-        strict=True, reason="prod_grad: " + _LANES)),
-    pytest.param("np.sum(np.nanprod(x, axis=0))", (3, 0), marks=pytest.mark.xfail(
-        strict=True, reason="nanprod_grad: " + _LANES)),
-    pytest.param("np.sum(np.median(x, axis=1))", (0, 3), marks=pytest.mark.xfail(
-        strict=True, reason="the median rule: " + _LANES)),
-    pytest.param("np.sum(np.diff(x, axis=0))", (0, 3), marks=pytest.mark.xfail(
-        strict=True, reason="runtime.reductions.diff_grads pads the gradient of the (0, 3) "
-        "difference back to one row (size 3) for a 0-row input; rt.grad_like then raises "
-        "ValueError 'cannot reshape array of size 3 into shape (0,3)' (the primal is 0.0)")),
+    ("np.var(x)", (0,)),
+    ("np.sum(np.prod(x, axis=1))", (0, 3)),
+    ("np.sum(np.nanprod(x, axis=0))", (3, 0)),
+    ("np.sum(np.median(x, axis=1))", (0, 3)),
+    ("np.sum(np.diff(x, axis=0))", (0, 3)),
+    ("np.sum(np.diff(x, n=3, axis=1))", (2, 2)),  # more differences than elements
     ("np.sum(np.max(x, axis=0))", (3, 0)),
     ("np.sum(np.cumprod(x, axis=1))", (0, 3)),
     ("np.sum(np.sort(x, axis=0))", (0, 3)),
