@@ -8,6 +8,7 @@ import pytest
 
 from tests.util import make
 from transpiler import (
+    adjoint,
     black_box,
     check_grad,
     d,
@@ -150,3 +151,35 @@ def test_stop_gradient_and_nondifferentiable_in_forward_mode():
 
     g = make("def g(x):\n    return np.sum(rounded(x) * x)\n", rounded=rounded)
     assert jvp(g, (x,), (np.ones(2),))[1] == pytest.approx(np.sum(rounded(x)))
+
+
+def test_rules_for_a_function_of_the_users_own_module_replace_its_source(registered):
+    module = make("""
+        def softplus(x):
+            return np.log(1.0 + np.exp(x))
+
+        def loss(x):
+            return np.sum(softplus(x) * x)
+    """, name="loss")
+    softplus = module.__globals__["softplus"]
+    calls = []
+
+    def logistic(x):
+        calls.append(1)
+        return 1.0 / (1.0 + np.exp(-x))
+
+    @adjoint(softplus)
+    def adj_softplus(ans, x):
+        d[x] = d[ans] * logistic(x)
+
+    @tangent(softplus)
+    def tan_softplus(ans, x):
+        d[ans] = d[x] * logistic(x)
+
+    registered.append(softplus)
+    x = np.array([0.2, -0.7])
+    expected = softplus(x) + x / (1.0 + np.exp(-x))
+    np.testing.assert_allclose(grad(module)(x), expected)
+    assert "logistic(" in grad(module).source and "softplus_vjp" not in grad(module).source
+    assert jvp(module, (x,), (np.ones(2),))[1] == pytest.approx(np.sum(expected))
+    assert calls  # the rules ran, not the compiled source of softplus
