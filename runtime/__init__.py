@@ -4,7 +4,7 @@ It depends on NumPy only and never imports ``transpiler``, so an exported gradie
 without the compiler installed.
 """
 
-from runtime import linalg, linalg_tangents, reductions, shapes, special, tangents
+from runtime import helper_tangents, linalg, linalg_tangents, reductions, shapes, special, tangents
 from runtime.accumulate import grad_like, seed, tangent_like, zeros_like_grad
 from runtime.broadcast import (
                                add_into,
@@ -68,6 +68,7 @@ __all__ = [
     "shapes",
     "special",
     "grad_like",
+    "helper_tangents",
     "items",
     "keys",
     "last",

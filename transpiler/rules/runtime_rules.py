@@ -286,3 +286,330 @@ def tan_eigh_adjoint(ans, g, res, uplo="L"):
 def tan_eigvalsh_adjoint(ans, g, a, uplo="L"):
     d[ans] = rt.linalg.eigvalsh_adjoint(d[g], a, uplo)
     d[ans] = rt.linalg_tangents.eigvalsh_adjoint(g, d[a], a, uplo)
+
+
+# --- tangents of the helpers of the reductions, shapes and special rules' adjoints (forward over
+# reverse: hvp, hessian). A helper linear in g and reading its other arguments only for their
+# shape, a mask, an index or a tie pattern (piecewise constant) has one term: itself on d[g].
+# One that also reads primal values nonlinearly has a second term (runtime/helper_tangents.py),
+# or one term for everything when it returns a tuple (tuples of terms would not add up). A
+# parameter named ``ans`` in the helper (its primal's result) is renamed ``res``: generated code
+# passes it by position.
+
+@tangent(rt.reductions.prod_grad)
+def tan_prod_grad(ans, g, a, axis=None, keepdims=False):
+    d[ans] = rt.reductions.prod_grad(d[g], a, axis, keepdims)
+    d[ans] = rt.helper_tangents.prod_grad(g, d[a], a, axis, keepdims)
+
+
+@tangent(rt.reductions.nanprod_grad)
+def tan_nanprod_grad(ans, g, a, axis=None, keepdims=False):
+    d[ans] = rt.reductions.nanprod_grad(d[g], a, axis, keepdims)
+    d[ans] = rt.helper_tangents.nanprod_grad(g, d[a], a, axis, keepdims)
+
+
+@tangent(rt.reductions.extremum_grad)  # a tie mask of a and res
+def tan_extremum_grad(ans, g, a, res, axis=None, keepdims=False):
+    d[ans] = rt.reductions.extremum_grad(d[g], a, res, axis, keepdims)
+
+
+@tangent(rt.reductions.ptp_grad)
+def tan_ptp_grad(ans, g, a, axis=None, keepdims=False):
+    d[ans] = rt.reductions.ptp_grad(d[g], a, axis, keepdims)
+
+
+@tangent(rt.reductions.nanmean_grad)
+def tan_nanmean_grad(ans, g, a, axis=None, keepdims=False):
+    d[ans] = rt.reductions.nanmean_grad(d[g], a, axis, keepdims)
+
+
+@tangent(rt.reductions.var_grad)  # bilinear in g and a (centred)
+def tan_var_grad(ans, g, a, axis=None, ddof=0, keepdims=False):
+    d[ans] = rt.reductions.var_grad(d[g], a, axis, ddof, keepdims)
+    d[ans] = rt.reductions.var_grad(g, d[a], axis, ddof, keepdims)
+
+
+@tangent(rt.reductions.nanvar_grad)
+def tan_nanvar_grad(ans, g, a, axis=None, ddof=0, keepdims=False):
+    d[ans] = rt.reductions.nanvar_grad(d[g], a, axis, ddof, keepdims)
+    d[ans] = rt.helper_tangents.nanvar_grad(g, d[a], a, axis, ddof, keepdims)
+
+
+@tangent(rt.reductions.average_grads)
+def tan_average_grads(ans, g, a, res, axis=None, weights=None, returned=False, keepdims=False):
+    d[ans] = rt.helper_tangents.average_grads(g, d[g], a, d[a], res, d[res], axis, weights,
+                                              d[weights], returned, keepdims)
+
+
+@tangent(rt.reductions.cumsum_grad)
+def tan_cumsum_grad(ans, g, a, axis=None):
+    d[ans] = rt.reductions.cumsum_grad(d[g], a, axis)
+
+
+@tangent(rt.reductions.cumprod_grad)
+def tan_cumprod_grad(ans, g, a, res, axis=None):
+    d[ans] = rt.reductions.cumprod_grad(d[g], a, res, axis)
+    d[ans] = rt.helper_tangents.cumprod_grad(g, d[a], d[res], a, res, axis)
+
+
+@tangent(rt.reductions.nancumprod_grad)
+def tan_nancumprod_grad(ans, g, a, res, axis=None):
+    d[ans] = rt.reductions.nancumprod_grad(d[g], a, res, axis)
+    d[ans] = rt.helper_tangents.nancumprod_grad(g, d[a], d[res], a, res, axis)
+
+
+@tangent(rt.reductions.diff_grads)
+def tan_diff_grads(ans, g, a, n=1, axis=-1, prepend=None, append=None):
+    d[ans] = rt.reductions.diff_grads(d[g], a, n, axis, prepend, append)
+
+
+@tangent(rt.reductions.ediff1d_grads)
+def tan_ediff1d_grads(ans, g, ary, to_end=None, to_begin=None):
+    d[ans] = rt.reductions.ediff1d_grads(d[g], ary, to_end, to_begin)
+
+
+@tangent(rt.reductions.gradient_grad)  # the spacing is constant (or refused)
+def tan_gradient_grad(ans, g, f, spacing=(), axis=None, edge_order=1):
+    d[ans] = rt.reductions.gradient_grad(d[g], f, spacing, axis, edge_order)
+
+
+@tangent(rt.reductions.norm_grad)
+def tan_norm_grad(ans, g, x, res, ord=None, axis=None, keepdims=False):
+    d[ans] = rt.reductions.norm_grad(d[g], x, res, ord, axis, keepdims)
+    d[ans] = rt.helper_tangents.norm_grad(g, d[x], d[res], x, res, ord, axis, keepdims)
+
+
+@tangent(rt.reductions.vector_norm_grad)
+def tan_vector_norm_grad(ans, g, x, res, axis=None, keepdims=False, ord=2):
+    d[ans] = rt.reductions.vector_norm_grad(d[g], x, res, axis, keepdims, ord)
+    d[ans] = rt.helper_tangents.vector_norm_grad(g, d[x], d[res], x, res, axis, keepdims, ord)
+
+
+@tangent(rt.reductions.trapezoid_grads)
+def tan_trapezoid_grads(ans, g, y, x=None, dx=1.0, axis=-1):
+    d[ans] = rt.helper_tangents.trapezoid_grads(g, d[g], y, d[y], x, d[x], dx, d[dx], axis)
+
+
+@tangent(rt.reductions.quantile_grads)
+def tan_quantile_grads(ans, g, a, q, axis=None, method="linear", keepdims=False, scale=1.0):
+    d[ans] = rt.helper_tangents.quantile_grads(g, d[g], a, d[a], q, d[q], axis, method,
+                                               keepdims, scale)
+
+
+@tangent(rt.reductions.cov_grads)
+def tan_cov_grads(ans, g, m, y=None, rowvar=True, bias=False, ddof=None):
+    d[ans] = rt.helper_tangents.cov_grads(g, d[g], m, d[m], y, d[y], rowvar, bias, ddof)
+
+
+@tangent(rt.reductions.corrcoef_grads)
+def tan_corrcoef_grads(ans, g, x, res, y=None, rowvar=True):
+    d[ans] = rt.helper_tangents.corrcoef_grads(g, d[g], x, d[x], res, d[res], y, d[y], rowvar)
+
+
+@tangent(rt.reductions.convolve_grads)
+def tan_convolve_grads(ans, g, a, v, mode="full"):
+    d[ans] = rt.helper_tangents.convolve_grads(g, d[g], a, d[a], v, d[v], mode)
+
+
+@tangent(rt.reductions.correlate_grads)
+def tan_correlate_grads(ans, g, a, v, mode="valid"):
+    d[ans] = rt.helper_tangents.correlate_grads(g, d[g], a, d[a], v, d[v], mode)
+
+
+@tangent(rt.reductions.interp_grads)  # xp is constant (or refused)
+def tan_interp_grads(ans, g, x, xp, fp, left=None, right=None, period=None):
+    d[ans] = rt.helper_tangents.interp_grads(g, d[g], x, d[x], xp, fp, d[fp], left, right,
+                                             period)
+
+
+@tangent(rt.reductions.polyval_grads)
+def tan_polyval_grads(ans, g, p, x):
+    d[ans] = rt.helper_tangents.polyval_grads(g, d[g], p, d[p], x, d[x])
+
+
+@tangent(rt.reductions.cross_grads)
+def tan_cross_grads(ans, g, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    d[ans] = rt.helper_tangents.cross_grads(g, d[g], a, d[a], b, d[b], axisa, axisb, axisc,
+                                            axis)
+
+
+# shapes: every helper moves, sums or drops elements of g (linear in g alone)
+
+@tangent(rt.shapes.ungather)
+def tan_ungather(ans, g, like, picked):
+    d[ans] = rt.shapes.ungather(d[g], like, picked)
+
+
+@tangent(rt.shapes.reshape_like)
+def tan_reshape_like(ans, g, x):
+    d[ans] = rt.shapes.reshape_like(d[g], x)
+
+
+@tangent(rt.shapes.uncast)
+def tan_uncast(ans, g, x, dtype=None):
+    d[ans] = rt.shapes.uncast(d[g], x, dtype)
+
+
+@tangent(rt.shapes.unarray)
+def tan_unarray(ans, g, obj):
+    d[ans] = rt.shapes.unarray(d[g], obj)
+
+
+@tangent(rt.shapes.unjoin)
+def tan_unjoin(ans, g, arrays, how):
+    d[ans] = rt.shapes.unjoin(d[g], arrays, how)
+
+
+@tangent(rt.shapes.unsplit)
+def tan_unsplit(ans, g, pieces, axis=0):
+    d[ans] = rt.shapes.unsplit(d[g], pieces, axis)
+
+
+@tangent(rt.shapes.unblock)
+def tan_unblock(ans, g, arrays):
+    d[ans] = rt.shapes.unblock(d[g], arrays)
+
+
+@tangent(rt.shapes.untile)
+def tan_untile(ans, g, like, reps):
+    d[ans] = rt.shapes.untile(d[g], like, reps)
+
+
+@tangent(rt.shapes.unrollaxis)
+def tan_unrollaxis(ans, g, ndim, axis, start=0):
+    d[ans] = rt.shapes.unrollaxis(d[g], ndim, axis, start)
+
+
+@tangent(rt.shapes.unselect)
+def tan_unselect(ans, g, condlist, choicelist, default):
+    d[ans] = rt.shapes.unselect(d[g], condlist, choicelist, default)
+
+
+@tangent(rt.shapes.unpad)
+def tan_unpad(ans, g, array, pad_width, mode, constant_values):
+    d[ans] = rt.shapes.unpad(d[g], array, pad_width, mode, constant_values)
+
+
+@tangent(rt.shapes.unpiecewise)
+def tan_unpiecewise(ans, g, x, funclist):
+    d[ans] = rt.shapes.unpiecewise(d[g], x, funclist)
+
+
+@tangent(rt.shapes.unbroadcast_item)
+def tan_unbroadcast_item(ans, g, i, like):
+    d[ans] = rt.shapes.unbroadcast_item(d[g], i, like)
+
+
+@tangent(rt.shapes.unappend)
+def tan_shapes_unappend(ans, g, arr, values, axis=None):
+    d[ans] = rt.shapes.unappend(d[g], arr, values, axis)
+
+
+@tangent(rt.shapes.uninsert)
+def tan_uninsert(ans, g, arr, obj, values, axis=None):
+    d[ans] = rt.shapes.uninsert(d[g], arr, obj, values, axis)
+
+
+# special: clip's and min/max's partials are g times tie masks
+
+@tangent(rt.special.clip_partials)
+def tan_clip_partials(ans, g, a, a_min=None, a_max=None, min=None, max=None):
+    d[ans] = rt.special.clip_partials(d[g], a, a_min, a_max, min, max)
+
+
+@tangent(rt.special.tie_split)
+def tan_tie_split(ans, g, res, items, key=None):
+    d[ans] = rt.special.tie_split(d[g], res, items, key)
+
+
+@tangent(rt.special.default_partial)
+def tan_default_partial(ans, g, items, default):
+    d[ans] = rt.special.default_partial(d[g], items, default)
+
+
+@tangent(rt.special.prod_grad)  # math.prod: multilinear in the items and start
+def tan_math_prod_grad(ans, g, items, start=1):
+    d[ans] = rt.special.prod_grad(d[g], items, start)
+    d[ans] = rt.helper_tangents.math_prod_grad(g, items, d[items], start, d[start])
+
+
+@tangent(rt.special.dist_grad)
+def tan_dist_grad(ans, g, p, q, res):
+    d[ans] = rt.special.dist_grad(d[g], p, q, res)
+    d[ans] = rt.helper_tangents.dist_grad(g, d[p], d[q], d[res], p, q, res)
+
+
+@tangent(rt.special.digamma)
+def tan_digamma(ans, x):
+    d[ans] = d[x] * rt.helper_tangents.trigamma(x)
+
+
+@tangent(rt.special.sinc_grad)
+def tan_sinc_grad(ans, x):
+    d[ans] = d[x] * rt.helper_tangents.sinc_second(x)
+
+
+# linalg: the decompositions' adjoints read the factors (and a) nonlinearly
+
+@tangent(rt.linalg.svdvals_adjoint)
+def tan_svdvals_adjoint(ans, g, a, hermitian=False):
+    d[ans] = rt.linalg.svdvals_adjoint(d[g], a, hermitian)
+    d[ans] = rt.helper_tangents.svdvals_adjoint(g, d[a], a, hermitian)
+
+
+@tangent(rt.linalg.svd_adjoint)
+def tan_svd_adjoint(ans, g, res, a, full_matrices=True, compute_uv=True, hermitian=False):
+    d[ans] = rt.helper_tangents.svd_adjoint(g, d[g], res, d[res], a, d[a], full_matrices,
+                                            compute_uv, hermitian)
+
+
+@tangent(rt.linalg.qr_adjoint)
+def tan_qr_adjoint(ans, g, res, a, mode="reduced"):
+    d[ans] = rt.helper_tangents.qr_adjoint(g, d[g], res, d[res], a, d[a], mode)
+
+
+@tangent(rt.linalg.lstsq_adjoint)
+def tan_lstsq_adjoint(ans, g, a, b, res, wrt=0):
+    d[ans] = rt.helper_tangents.lstsq_adjoint(g, d[g], a, d[a], b, d[b], res, d[res], wrt)
+
+
+# scipy.special functions that only adjoint templates call (derivatives of i0, j0, gammaln ...):
+# the derivative in the argument; the order (exponent) must be constant, or the call raises.
+try:
+    import scipy.special as special
+except ImportError:  # no SciPy: the rules that call these are not registered either
+    special = None
+
+if special is not None:
+
+    @tangent(special.iv)
+    def tan_iv(ans, v, z):
+        d[ans] = rt.tangents.constant_only(d[v], "the order of scipy.special.iv")
+        d[ans] = d[z] * 0.5 * (special.iv(v - 1.0, z) + special.iv(v + 1.0, z))
+
+    @tangent(special.ive)  # iv(v, z) exp(-|z|)
+    def tan_ive(ans, v, z):
+        d[ans] = rt.tangents.constant_only(d[v], "the order of scipy.special.ive")
+        d[ans] = d[z] * (0.5 * (special.ive(v - 1.0, z) + special.ive(v + 1.0, z))
+                         - np.sign(z) * ans)
+
+    @tangent(special.jv)
+    def tan_jv(ans, v, z):
+        d[ans] = rt.tangents.constant_only(d[v], "the order of scipy.special.jv")
+        d[ans] = d[z] * 0.5 * (special.jv(v - 1.0, z) - special.jv(v + 1.0, z))
+
+    @tangent(special.yv)
+    def tan_yv(ans, v, z):
+        d[ans] = rt.tangents.constant_only(d[v], "the order of scipy.special.yv")
+        d[ans] = d[z] * 0.5 * (special.yv(v - 1.0, z) - special.yv(v + 1.0, z))
+
+    @tangent(special.kv)
+    def tan_kv(ans, v, z):
+        d[ans] = rt.tangents.constant_only(d[v], "the order of scipy.special.kv")
+        d[ans] = -d[z] * 0.5 * (special.kv(v - 1.0, z) + special.kv(v + 1.0, z))
+
+    @tangent(special.zeta)  # Hurwitz zeta(x, q): d/dq = -x zeta(x + 1, q)
+    def tan_zeta(ans, x, q=None):
+        d[ans] = rt.tangents.constant_only(d[x], "the exponent of scipy.special.zeta")
+        if q is not None:
+            d[ans] = -d[q] * x * special.zeta(x + 1.0, q)
