@@ -39,6 +39,7 @@ class Context:
     # keyword names) its *args and **kwargs receive (see passes/stars.py)
     varargs: tuple[int, tuple[str, ...]] | None = None
     called: bool = False  # compiled for a call from a compiled function (its writes would show)
+    shape_keys: Any = None  # the reverse/forward pass's analysis.shapes.ShapeKeys, for release
     known_scalars: frozenset[str] = frozenset()  # every value known to be a number (reverse)
     versions: dict[str, str] = field(default_factory=dict)  # ssa: version -> user variable
     residuals: str = ""  # split mode: the backward's parameter holding the saved primal values

@@ -117,7 +117,8 @@ def _pop(value) -> str | None:
 class _Forward:
     def __init__(self, ctx, varied: set[str], scalars: set[str], primal: list):
         self.ctx, self.varied, self.scalars = ctx, varied, frozenset(scalars)
-        self.shapes = ShapeKeys(list(primal), self.scalars, ctx.arrays, ctx.namer)
+        self.shapes = ctx.shape_keys = ShapeKeys(list(primal), self.scalars, ctx.arrays,
+                                                 ctx.namer)
         # Values assigned once whose tangent is certainly zero (a rule with no term for the
         # arguments that have tangents, as rt.unreduce(1.0, x) in x's shape): they get no
         # tangent variable, and terms that read it are dropped like those of constants.

@@ -39,9 +39,9 @@ _COMPOUND = (gast.If, gast.For, gast.While)
 
 
 def optimize(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
+    _scale_before_spreading(fn)
     for _ in range(_MAX_ROUNDS):
         changed = _propagate_copies(fn)
-        changed |= _scale_before_spreading(fn)
         changed |= _eliminate_dead_code(fn)
         changed |= _drop_empty_comments(fn)
         if not changed:
@@ -98,10 +98,11 @@ def _scale_before_spreading(fn) -> bool:
     """``g = rt.unreduce(s, x); h = g * 2.0`` -> ``h = rt.unreduce(s * 2.0, x)`` for a number
     ``s`` and ``g`` read once: the product is taken on the number, before it is spread into an
     array of ``x``'s shape (which ``rt.unreduce`` does without copying)."""
-    names = [n for n in A.walk(fn) if isinstance(n, gast.Name)]
+    nodes = list(A.walk(fn))
+    names = [n for n in nodes if isinstance(n, gast.Name)]
     stores = Counter(n.id for n in names if not isinstance(n.ctx, gast.Load))
     loads = Counter(n.id for n in names if isinstance(n.ctx, gast.Load))
-    assigns = [n for n in A.walk(fn) if isinstance(n, gast.Assign)]
+    assigns = [n for n in nodes if isinstance(n, gast.Assign)]
     numbers = {A.target_name(s): s.value for s in assigns  # b_t3 = 1.0, the seed
                if _number(s.value) and stores[A.target_name(s)] == 1}
     spreads = {}
@@ -116,7 +117,9 @@ def _scale_before_spreading(fn) -> bool:
             if _number(first):
                 spreads[target] = (value, first)
     changed = False
-    for stmt in (n for n in A.walk(fn) if isinstance(n, gast.Assign)):
+    if not spreads:
+        return False
+    for stmt in assigns:
         value = stmt.value
         if not (isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Mult, gast.Div))):
             continue

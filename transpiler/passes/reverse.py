@@ -156,7 +156,8 @@ class _Reverse:
         # temporaries: together they let rt.unbroadcast(ones * y, x) drop the product.
         self.ones: set[str] = set()
         self.temporaries = frozenset(_fresh_values(primal))
-        self.shapes = ShapeKeys(list(primal), self.scalars, ctx.arrays, ctx.namer)
+        self.shapes = ctx.shape_keys = ShapeKeys(list(primal), self.scalars, ctx.arrays,
+                                                 ctx.namer)
         self.loads = Counter(n for s in primal for n in A.load_names(s))
         self.stack: str | None = None
         self.primal_for: dict[int, list] = {}  # statements whose primal the adjoint rewrites
