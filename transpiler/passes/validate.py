@@ -52,7 +52,7 @@ _STARRED = ("a starred item here is not supported", "unpack into names (first, *
 
 
 def validate(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
-    if getattr(ctx.fn, "generated_by_transpiler", False):  # a gradient differentiated again:
+    if getattr(getattr(ctx, "fn", None), "generated_by_transpiler", False):  # a gradient, again:
         fn.body = [s for s in fn.body if not isinstance(s, gast.Delete)]  # its dels only free
     body = fn.body
     _check_block(body, ctx, top=True)
