@@ -765,3 +765,12 @@ def test_hessian_of_a_scalar_function_is_its_second_derivative(expr):
 def test_grad_of_grad_is_the_second_derivative(expr):
     f = make(f"def f(x):\n    return {expr}\n")
     assert grad(grad(f))(0.7) == pytest.approx(SECOND_DERIVATIVES[expr](0.7), rel=1e-12)
+
+
+def test_an_error_in_forward_mode_names_the_users_line():
+    f = make("def f(a, x):\n    y = a @ x\n    z = np.linalg.solve(a, y)\n    return np.sum(z)\n")
+    with pytest.raises(np.linalg.LinAlgError) as info:
+        jvp(f, (np.zeros((2, 2)), np.ones(2)), (np.ones((2, 2)), None))
+    note = info.value.__notes__[-1]
+    assert note.startswith(f"in {f.__code__.co_filename}:3 or its tangent (forward mode): ")
+    assert note.endswith("z = np.linalg.solve(a, y)")

@@ -190,18 +190,21 @@ def origin_of(filename: str, lineno: int) -> tuple[str, int, bool] | None:
 def note_origin(exc: BaseException) -> None:
     """Add to ``exc`` a note naming the user's line behind the innermost generated frame of its
     traceback (nothing when no generated frame is found); its type and message are kept."""
-    where = None
+    where, forward = None, False
     tb = exc.__traceback__
     while tb is not None:
-        if tb.tb_frame.f_code.co_filename in _ORIGINS:
-            found = origin_of(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
-            where = found or where
+        filename = tb.tb_frame.f_code.co_filename
+        if filename in _ORIGINS:
+            found = origin_of(filename, tb.tb_lineno)
+            if found:
+                where, forward = found, filename.startswith(("<jvp of", "<tangent of"))
         tb = tb.tb_next
     if where is None or not hasattr(exc, "add_note"):  # add_note: Python 3.11
         return
     user_file, line, adjoint = where
     text = linecache.getline(user_file, line).strip()
-    note = (f"in the gradient of {user_file}:{line}: {text}" if adjoint else
+    note = (f"in {user_file}:{line} or its tangent (forward mode): {text}" if forward else
+            f"in the gradient of {user_file}:{line}: {text}" if adjoint else
             f"in {user_file}:{line} (computed again by the gradient): {text}")
     if note not in getattr(exc, "__notes__", ()):
         exc.add_note(note)
