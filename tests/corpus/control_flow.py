@@ -382,3 +382,19 @@ CASES.update({
     "return_ifexp_true": (returns_a_conditional_expression, (0.4,), (0,)),
     "return_ifexp_false": (returns_a_conditional_expression, (-0.4,), (0,)),
 })
+
+
+def while_min_of_where(x, y):
+    """A carried array the loop's adjoint reads for its shape only, whose previous value (the
+    copy-back's source) it reads in full: the tape must keep the value (random program 205706)."""
+    n = 0
+    while n < 5 and not (y.mean() * x) > 0.2:
+        n += 1
+        y = np.minimum(np.where(x > -0.3, n, y), 0.9)
+    return x + np.sum(y * y)
+
+
+CASES.update({
+    "while_min_of_where": (while_min_of_where, (-0.388, np.array([-0.011, 0.391, -0.517])),
+                           (1,)),
+})

@@ -231,6 +231,7 @@ class _Reverse:
             if source in saved and carried_var in saved and source != carried_var:
                 saved.remove(source)
                 restores.append(A.assign(source, A.name(carried_var), like=stmt))
+                shape_only.discard(carried_var)  # the restore reads its value, not its shape
         push, pop = self.tape(saved, shape_only, stmt)
         carried = [A.target_name(c) for c in copies]
         local = stored_names(main)
