@@ -83,6 +83,17 @@ def forward(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     return fn
 
 
+def _negation_pulled(term) -> tuple[bool, object]:
+    """``-b * c / d`` -> (True, ``b * c / d``): a leading minus of a product or quotient."""
+    if isinstance(term, gast.UnaryOp) and isinstance(term.op, gast.USub):
+        return True, term.operand
+    if isinstance(term, gast.BinOp) and isinstance(term.op, (gast.Mult, gast.Div)):
+        negated, left = _negation_pulled(term.left)
+        if negated:
+            return True, gast.BinOp(left=left, op=term.op, right=term.right)
+    return False, term
+
+
 def _is_setitem_value(value) -> bool:
     return isinstance(value, gast.Call) and getanno(value, Anno.FUNC) is operator.setitem
 
@@ -266,10 +277,9 @@ class _Forward:
             self.zeros.add(target)
             return setup
         value = terms[0] if terms else self.zero_of(A.name(target))
-        for term in terms[1:]:  # a + -b is a - b
-            negated = isinstance(term, gast.UnaryOp) and isinstance(term.op, gast.USub)
-            value = gast.BinOp(left=value, op=gast.Sub() if negated else gast.Add(),
-                               right=term.operand if negated else term)
+        for term in terms[1:]:  # a + -b * c is a - b * c
+            negated, term = _negation_pulled(term)
+            value = gast.BinOp(left=value, op=gast.Sub() if negated else gast.Add(), right=term)
         return setup + [A.assign(self.name(target), value)]
 
     def user_call(self, func, call, target, stmt) -> list:
