@@ -81,6 +81,9 @@ def _desugar(stmt, ctx) -> list:
         return out
     if _is_append(stmt):
         call = stmt.value
+        if call.func.attr == "append" and getattr(getattr(ctx, "fn", None),
+                                                  "generated_by_transpiler", False):
+            return [stmt]  # a generated gradient's tape: forward mode keeps a tangent stack
         build = _appended if call.func.attr == "append" else _extended
         return [gast.copy_location(A.assign(call.func.value.id, build(
             ctx, A.name(call.func.value.id), call.args[0])), stmt)]

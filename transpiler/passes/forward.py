@@ -71,6 +71,7 @@ def forward(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     # only values that depend on wrt and reach the result carry a tangent
     active = active_names(primal + pushes, ctx.wrt, results)
     builder = _Forward(ctx, active, known_scalars(primal, ctx.scalars), primal)
+    builder.stacks = {stack for stack, _ in stacks} & active
     names = tangent_parameters(ctx.fn, ctx.wrt)
     for w in ctx.wrt:  # the tangent parameters are named before anything else is
         ctx.namer._tangents[w] = names[w]
@@ -99,7 +100,10 @@ def _is_setitem_value(value) -> bool:
 
 
 def _push(stmt, ctx) -> tuple[str, object] | None:
-    """``(stack, item)`` of a statement ``stack.append(item)`` on a local list."""
+    """``(stack, item)`` of a statement ``stack.append(item)`` on a local list of a generated
+    gradient (the user's own ``xs.append(v)`` is rewritten before, by desugar)."""
+    if not getattr(ctx.fn, "generated_by_transpiler", False):
+        return None
     if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
         func = stmt.value.func
         if isinstance(func, gast.Attribute) and func.attr == "append" \
@@ -137,6 +141,7 @@ class _Forward:
                          and isinstance(n.ctx, gast.Store))
         self.once = {n for n, k in stores.items() if k == 1}
         self.zeros: set[str] = set()
+        self.stacks: set[str] = set()  # a generated gradient's tapes, with tangents too
 
     def name(self, var: str) -> str:
         return self.ctx.namer.tangent(var)
@@ -180,16 +185,21 @@ class _Forward:
         push = _push(stmt, self.ctx)
         if push is not None and push[0] in self.varied:  # the tangent stack keeps step
             stack, item = push
-            tangent = A.call(A.attr(A.name(self.name(stack)), "append"),
-                             self.tangent_of(item) or self.zero_of(item))
+            items = item.elts if isinstance(item, gast.Tuple) else [item]
+            tangents = [A.const(None) if isinstance(e, gast.Call) and never_varied(e)
+                        else self.tangent_of(e) or self.zero_of(e) for e in items]  # shapes: None
+            tangent = A.call(A.attr(A.name(self.name(stack)), "append"), tangents[0] if not
+                             isinstance(item, gast.Tuple) else gast.Tuple(elts=tangents,
+                                                                         ctx=gast.Load()))
             return [stmt, gast.copy_location(gast.Expr(value=tangent), stmt)]
         if not isinstance(stmt, gast.Assign):
             return [stmt]
         stack = _pop(stmt.value)
-        if stack is not None and stack in self.varied:  # popped whether or not it is needed
+        if stack is not None and stack in self.stacks:  # popped whether needed or not
             pop = A.call(A.attr(A.name(self.name(stack)), "pop"))
-            return [stmt, gast.copy_location(A.assign(self.name(A.target_name(stmt)), pop),
-                                             stmt)]
+            tangent = gast.Assign(targets=[self.tangent_target(stmt.targets[0])], value=pop,
+                                  type_comment=None)
+            return [stmt, gast.copy_location(tangent, stmt)]
         primal = _write(stmt) if _is_setitem(stmt) else [stmt]
         targets = [n.id for t in stmt.targets for n in A.walk(t) if isinstance(n, gast.Name)]
         if not any(t in self.varied for t in targets):
@@ -208,7 +218,7 @@ class _Forward:
         """The statements that compute the tangent of ``target = value``."""
         own = A.name(self.name(target), store=True)
         if not (set(reads(value)) & (self.varied - self.zeros)) or never_varied(value):
-            if target in self.once:
+            if target in self.once and target not in self.stacks:
                 self.zeros.add(target)
                 return []
             return [gast.Assign(targets=[own], value=self.zero_of(value), type_comment=None)]
@@ -282,6 +292,12 @@ class _Forward:
             value = gast.BinOp(left=value, op=gast.Sub() if negated else gast.Add(), right=term)
         return setup + [A.assign(self.name(target), value)]
 
+    def tangent_target(self, target):
+        """``a`` -> ``da``, ``(a, (b, c))`` -> ``(da, (db, dc))``."""
+        if isinstance(target, gast.Name):
+            return A.name(self.name(target.id), store=True)
+        return gast.Tuple(elts=[self.tangent_target(e) for e in target.elts], ctx=gast.Store())
+
     def user_call(self, func, call, target, stmt) -> list:
         """``y = helper(a, b)`` -> ``y, dy = helper_jvp.call(a, b, da=da_1)``."""
         if not (isinstance(target, gast.Name) or (isinstance(target, gast.Tuple) and all(
@@ -308,12 +324,8 @@ class _Forward:
         keywords = list(call.keywords) + [
             gast.keyword(arg=names[p], value=A.name(self.name(arguments[p].id))) for p in active]
         value = gast.Call(func=A.attr(A.name(name), "call"), args=call.args, keywords=keywords)
-        if isinstance(target, gast.Name):
-            tangent_target = A.name(self.name(target.id), store=True)
-        else:
-            tangent_target = gast.Tuple(elts=[A.name(self.name(e.id), store=True)
-                                              for e in target.elts], ctx=gast.Store())
-        lhs = gast.Tuple(elts=[A.copy_node(target), tangent_target], ctx=gast.Store())
+        lhs = gast.Tuple(elts=[A.copy_node(target), self.tangent_target(target)],
+                         ctx=gast.Store())
         return [gast.copy_location(gast.Assign(targets=[lhs], value=value, type_comment=None),
                                    stmt)]
 
