@@ -1,4 +1,5 @@
-"""Random programs, differentiated and checked against finite differences.
+"""Random programs, differentiated in reverse and forward mode and checked against finite
+differences and against each other.
 
 A seeded generator (``random.Random(seed)``, so every failure is reproducible from its seed) writes
 small functions of 1-3 arguments (Python floats, arrays of shape (3,) or (2, 3)) from the supported
@@ -7,27 +8,42 @@ slices and element writes, tuples/lists/dicts, helper calls, comprehensions fed 
 ``if``/``elif``/``else``, conditional expressions, ``for``/``while`` loops with ``break``,
 ``continue``, ``else`` and early ``return``. Every program returns a scalar.
 
-Each program is checked with ``check_grad`` (optimize=True and False) against central finite
-differences, and its gradients are cross-checked: optimized vs unoptimized, all-arguments vs
-one-argument ``wrt``, the scalar variant (all Python floats) vs the general one (``np.float64``
-arguments), and the arguments must come back unmodified.
+Reverse mode: each program is checked with ``check_grad`` (optimize=True and False) against
+central finite differences, and its gradients are cross-checked: optimized vs unoptimized,
+all-arguments vs one-argument ``wrt``, the scalar variant (all Python floats) vs the general one
+(``np.float64`` arguments), and the arguments must come back unmodified.
+
+Forward mode, on every program reverse mode got right: a random tangent ``v`` per argument (its
+shape; a Python float for a float argument, drawn from the argument values so that shrinking
+keeps it) and ``jvp(f, args, v)`` (optimize=True and False) must return f's value, a tangent
+equal to the central finite difference of ``f`` along ``v`` and, to 1e-9 of the terms' size
+(``DOT_RTOL``), to the sum over arguments of ``<grad_i, v_i>`` from the reverse gradient; the
+optimized and unoptimized forward code must agree, and arguments and tangents come back
+unmodified. Programs with several arguments are also run with one argument's tangent alone (the
+others None, held fixed): all of them in a soak or a ``--seed`` check, ``ONE_TANGENT_SHARE`` of
+them in the default run. Forward mode refusing (TranspileError) a program reverse mode accepted
+is a disagreement; a refusal both modes share for the same ``wrt`` counts as a refusal.
 
 Programs are skipped (not counted) when the primal raises, is not finite or is large, or when a
 branch decision or a non-smooth kink (``np.maximum``, ``abs``, masks, ``np.where``) changes between
-the sample point and the finite-difference points: an instrumented copy of the program records
-every comparison result and every kink side, and these traces must be identical at all points.
+the sample point and the finite-difference points (each coordinate moved alone, and all moved
+along the tangent): an instrumented copy of the program records every comparison result and
+every kink side, and these traces must be identical at all points.
 
-A mismatch with finite differences is confirmed with several step sizes and a 5-point stencil
-before it counts as a disagreement; a program whose finite differences cannot judge (estimates
-with different steps disagree, or a gradient entry above 1e6) is skipped as ill-conditioned.
-A program the compiler refuses (TranspileError) is not counted either: refusals are reported by
-message. Crashes (exceptions from the compiler or the generated code) and wrong numbers count.
+A mismatch with finite differences (a gradient entry, or the tangent) is confirmed with several
+step sizes and a 5-point stencil before it counts as a disagreement; a program whose finite
+differences cannot judge (estimates with different steps disagree, or a gradient entry or the
+tangent above 1e6) is skipped as ill-conditioned. A program the compiler refuses in reverse mode
+is not counted either: refusals are reported by message. Crashes (exceptions from the compiler or
+the generated code) and wrong numbers count, in either mode. Reduced bugs the tester found live
+in ``tests/test_random_regressions.py``.
 
 ``TRANSPILER_GEN_DISABLE=ifexp,return`` (see ``DISABLE``) switches generator constructs off, to
 look past a known bug; ``--shrink`` reduces a failing program by deleting statements and
-simplifying expressions while it keeps failing the same way.
+simplifying expressions while it keeps failing the same way. A soak of 1000 programs or more
+prints a progress line every 500 programs and each failure as it is found.
 
-    python -m pytest tests/test_random_programs.py                      # ~200 programs
+    python -m pytest tests/test_random_programs.py                      # 200 programs
     TRANSPILER_SOAK=3000 python -m pytest tests/test_random_programs.py -k soak -s
     TRANSPILER_SOAK=3000 TRANSPILER_SOAK_SEED=50000 python tests/test_random_programs.py
     python tests/test_random_programs.py --seed 1234 [--shrink]   # one program and its verdict
@@ -56,7 +72,7 @@ if __package__ in (None, ""):  # run as a script
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from tests.util import make  # noqa: E402
-from transpiler import TranspileError, check_grad, grad  # noqa: E402
+from transpiler import TranspileError, check_grad, grad, jvp  # noqa: E402
 
 # --------------------------------------------------------------------------------------------
 # Kinds of values the generator tracks: a Python float, a NumPy scalar, and arrays of shape
@@ -846,6 +862,96 @@ def confirmed_mismatch(f, args, grads, rtol=1e-4, atol=1e-6) -> str | None:
 
 
 # --------------------------------------------------------------------------------------------
+# Forward mode: a random tangent per argument, and finite differences along it.
+
+def tangents_for(args) -> tuple:
+    """A random tangent for every argument (its shape; a Python float for a float), drawn from
+    the argument values, so that a program keeps its tangents while it is shrunk."""
+    rng = random.Random(repr(args))
+    out = []
+    for a in args:
+        if isinstance(a, np.ndarray):
+            out.append(np.array([round(rng.uniform(-1.0, 1.0), 3) for _ in range(a.size)],
+                                dtype=float).reshape(a.shape))
+        else:
+            out.append(round(rng.uniform(-1.0, 1.0), 3))
+    return tuple(out)
+
+
+def _along(args, v, t):
+    """``args + t * v`` (fresh copies: the program may write into its arguments)."""
+    return [float(a + t * d) if not isinstance(a, np.ndarray) else
+            np.asarray(a, float) + t * np.asarray(d, float) for a, d in zip(args, v, strict=True)]
+
+
+def _scale(args) -> float:
+    return max([1.0] + [float(np.max(np.abs(a))) for a in args])
+
+
+def directional_fd(f, args, v, h=1e-6) -> float:
+    hh = h * _scale(args)
+    return (float(np.sum(f(*_along(args, v, hh))))
+            - float(np.sum(f(*_along(args, v, -hh))))) / (2 * hh)
+
+
+def _directional_estimates(f, args, v):
+    """Directional-derivative estimates with several steps (central and 5-point stencil)."""
+    def at(t):
+        return float(np.sum(f(*_along(args, v, t))))
+
+    scale = _scale(args)
+    out = []
+    for h in (1e-4, 1e-5, 1e-6, 1e-7):
+        hh = h * scale
+        out.append((at(hh) - at(-hh)) / (2 * hh))
+    for h in (1e-3, 1e-4):
+        hh = h * scale
+        out.append((-at(2 * hh) + 8 * at(hh) - 8 * at(-hh) + at(-2 * hh)) / (12 * hh))
+    return out
+
+
+def branch_stable_along(source: str, args, v, steps=(1e-6, 1e-5, 1e-7)) -> bool:
+    """The branch and kink trace is the same at ``args +- h v`` as at ``args``."""
+    fn, trace = instrumented(source)
+    fn(*copy.deepcopy(args))
+    base = list(trace.events)
+    for h in steps:
+        for sign in (1, -1):
+            trace.events = []
+            fn(*_along(args, v, sign * h * _scale(args)))
+            if trace.events != base:
+                return False
+    return True
+
+
+def forward_fd_verdict(f, args, v, tangent, rtol=1e-4, atol=1e-6) -> str | None:
+    """None when the tangent agrees with finite differences along ``v`` (one step, or failing
+    that some robust estimate), "ill-conditioned" when finite differences cannot judge, else a
+    description of the disagreement."""
+    got = float(np.sum(tangent))
+    with np.errstate(all="ignore"):
+        fd = directional_fd(f, args, v)
+        if abs(got - fd) <= atol + rtol * abs(fd):
+            return None
+        est = _directional_estimates(f, args, v)
+    if any(abs(got - e) <= atol + rtol * abs(e) for e in est):
+        return None
+    central = est[1:4]  # steps 1e-5 .. 1e-7
+    if abs(got) > 1e6 or not all(map(math.isfinite, central)) or \
+            max(central) - min(central) > 1e-5 + 1e-3 * max(abs(e) for e in central):
+        return "ill-conditioned"
+    return (f"tangent {got!r}, finite differences along the tangent "
+            f"{', '.join(f'{e:.10g}' for e in est)}")
+
+
+def dot_terms(grads, v) -> tuple[float, float]:
+    """sum_i <grad_i, v_i> and the magnitude of its terms, sum_i |grad_i| . |v_i|."""
+    terms = [np.asarray(g, float) * np.asarray(d, float) for g, d in zip(grads, v, strict=True)]
+    return (float(sum(np.sum(t) for t in terms)),
+            float(sum(np.sum(np.abs(t)) for t in terms)))
+
+
+# --------------------------------------------------------------------------------------------
 # Checking one program.
 
 @dataclass
@@ -911,6 +1017,11 @@ def _check_program(source: str, args: tuple) -> Outcome:
                 return Outcome("skip", f"primal raises {type(exc).__name__}: {exc}")
         if not math.isfinite(value) or abs(value) > 1e4:
             return Outcome("skip", f"primal value {value}")
+        with np.errstate(all="raise", under="ignore"):
+            try:  # an intermediate overflows (or is invalid) yet the value is finite: the
+                f(*copy.deepcopy(args))  # generated code would warn there too, rightly
+            except FloatingPointError as exc:
+                return Outcome("skip", f"primal warns: {exc}")
         try:
             if not branch_stable(source, args):
                 return Outcome("skip", "branch or kink changes near the point")
@@ -927,7 +1038,7 @@ def _check_program(source: str, args: tuple) -> Outcome:
                 grads[optimize] = check_grad(f, *args, wrt=wrt, optimize=optimize,
                                              rtol=1e-4, atol=1e-6)
         except TranspileError as exc:
-            return Outcome("refused", str(exc).splitlines()[0].split(": ", 1)[-1])
+            return Outcome("refused", _refusal(exc))
         except AssertionError as exc:
             computed = grad(f, wrt=wrt, optimize=optimize)(*args)
             why = confirmed_mismatch(f, args, computed)
@@ -962,10 +1073,113 @@ def _check_program(source: str, args: tuple) -> Outcome:
                                                f"{a!r}, Python floats give {b!r} for argument "
                                                f"{pos}", "variant")
     except TranspileError as exc:
-        return Outcome("refused", str(exc).splitlines()[0].split(": ", 1)[-1])
+        return Outcome("refused", _refusal(exc))
     except Exception as exc:
         return _crash("cross-check", exc)
+    return _check_forward(source, f, args, grads[True])
+
+
+def _refusal(exc: TranspileError) -> str:
+    return str(exc).splitlines()[0].split(": ", 1)[-1]
+
+
+def _check_forward(source: str, f, args: tuple, grads: tuple) -> Outcome:
+    """Forward mode of a program reverse mode got right: ``jvp`` along a random tangent must
+    give f's value, agree with finite differences along the tangent and with the reverse
+    gradient (sum of <grad_i, v_i>), agree between optimize=True and False, leave arguments
+    and tangents alone; and forward mode must not refuse what reverse mode accepted."""
+    v = tangents_for(args)
+    saved, saved_v = copy.deepcopy(args), copy.deepcopy(v)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with np.errstate(all="ignore"):
+            expected = f(*copy.deepcopy(args))
+            try:
+                if not branch_stable_along(source, args, v):
+                    return Outcome("skip", "branch or kink changes along the tangent")
+            except Exception as exc:
+                return Outcome("skip", f"instrumented primal raises {type(exc).__name__}: {exc}")
+
+    def call(tangents, optimize, stage, wrt):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", RuntimeWarning)
+                out = jvp(f, args, tangents, optimize=optimize)
+        except TranspileError as exc:
+            try:  # is the refusal forward mode's alone? (reverse mode accepted all of wrt)
+                if wrt != tuple(range(len(args))):
+                    grad(f, wrt=wrt, optimize=optimize)(*args)
+            except TranspileError:  # reverse mode refuses this wrt too: a refusal, as there
+                return Outcome("refused", f"with wrt={wrt} only, in both modes: "
+                                          f"{_refusal(exc)}")
+            except Exception:
+                pass
+            return Outcome("mismatch", f"{stage}: forward mode refuses a program reverse mode "
+                                       f"accepts: {_refusal(exc)}", "forward-refused")
+        except Exception as exc:
+            return _crash(f"forward {stage}", exc)
+        if not all(_close(a, b) for a, b in zip(saved, args, strict=True)):
+            return Outcome("mismatch", f"{stage}: an argument was modified by the forward call",
+                           "forward-mutation")
+        if not all(_close(a, b) for a, b in zip(saved_v, v, strict=True)):
+            return Outcome("mismatch", f"{stage}: a tangent was modified by the forward call",
+                           "forward-mutation")
+        if not (isinstance(out, tuple) and len(out) == 2):
+            return Outcome("mismatch", f"{stage}: jvp returned {out!r}, not (value, tangent)",
+                           "forward-value")
+        value, tangent = out
+        if not _close(value, expected, rtol=1e-9):
+            return Outcome("mismatch", f"{stage}: forward value {value!r}, f gives {expected!r}",
+                           "forward-value")
+        if np.shape(tangent) != np.shape(value):
+            return Outcome("mismatch", f"{stage}: tangent shape {np.shape(tangent)}, value shape "
+                                       f"{np.shape(value)}", "forward-value")
+        return out
+
+    results = {}
+    for optimize in (True, False):
+        out = call(v, optimize, f"optimize={optimize}", tuple(range(len(args))))
+        if isinstance(out, Outcome):
+            return out
+        results[optimize] = out
+    for part, a, b in zip(("value", "tangent"), results[True], results[False], strict=True):
+        if not _close(a, b):
+            return Outcome("mismatch", f"optimized and unoptimized forward code give the {part}s "
+                                       f"{a!r} vs {b!r}", "forward-opt-vs-noopt")
+    tangent = float(np.sum(results[True][1]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        verdict = forward_fd_verdict(f, args, v, tangent)
+    if verdict == "ill-conditioned":
+        return Outcome("skip", "ill-conditioned along the tangent: finite differences disagree "
+                               "with each other, or the tangent is huge")
+    if verdict is not None:
+        return Outcome("mismatch", f"forward tangent vs finite differences: {verdict}",
+                       "forward-fd")
+    dot, size = dot_terms(grads, v)
+    if not abs(tangent - dot) <= DOT_RTOL * size + 1e-12:
+        return Outcome("mismatch", f"forward tangent {tangent!r}, reverse gradient . tangent "
+                                   f"{dot!r} (terms of size {size:.3g})", "forward-dot")
+    rng = random.Random(repr(args) + "one")  # the arguments' draw: stable while shrinking
+    if len(args) > 1 and rng.random() < ONE_TANGENT_SHARE:
+        # one argument's tangent alone, the others held fixed (None): activity analysis differs
+        pos = rng.randrange(len(args))
+        out = call(tuple(d if i == pos else None for i, d in enumerate(v)), True,
+                   f"tangent for argument {pos} only", pos)
+        if isinstance(out, Outcome):
+            return out
+        dot, size = dot_terms(grads[pos:pos + 1], v[pos:pos + 1])
+        one = float(np.sum(out[1]))
+        if not abs(one - dot) <= DOT_RTOL * size + 1e-12:
+            return Outcome("mismatch", f"tangent for argument {pos} only: {one!r}, reverse "
+                                       f"gradient . tangent {dot!r}", "forward-wrt")
     return Outcome("ok")
+
+
+DOT_RTOL = 1e-9  # forward tangent vs reverse gradient . tangent, relative to the terms' size
+# The share of programs with several arguments whose forward mode is also run with one tangent
+# alone: all of them in a soak or a single seed's check, some in the default run (time).
+ONE_TANGENT_SHARE = 0.3
 
 
 # --------------------------------------------------------------------------------------------
@@ -1113,12 +1327,23 @@ class Report:
                 self.failures.append((seed, source, args, outcome))
 
 
-def run(seeds, target: int | None = None, report: Report | None = None) -> Report:
-    """Check the programs of ``seeds``; with ``target``, stop once that many were checked."""
+def run(seeds, target: int | None = None, report: Report | None = None,
+        progress: int = 0) -> Report:
+    """Check the programs of ``seeds``; with ``target``, stop once that many were checked.
+    With ``progress``, print a line every ``progress`` checked programs and every failure."""
     report = report or Report()
+    t0 = time.time()
     for seed in seeds:
         source, args, _ = generate(seed)
-        report.add(seed, source, args, check_program(source, args))
+        outcome = check_program(source, args)
+        report.add(seed, source, args, outcome)
+        if progress and outcome.failed:
+            print(f"  seed {seed}: {outcome.kind}: {outcome.detail.splitlines()[0][:200]}",
+                  flush=True)
+        if progress and outcome.status not in ("skip", "refused") \
+                and report.checked % progress == 0:
+            print(f"  {report.checked} programs, {len(report.failures)} disagreements, "
+                  f"seed {seed}, {time.time() - t0:.0f} s", flush=True)
         if target is not None and report.checked >= target:
             break
     return report
@@ -1129,12 +1354,14 @@ def describe(seed, source, args, outcome: Outcome) -> str:
             f"--- source ---\n{source}")
 
 
-CHUNKS, PER_CHUNK = 20, 10
+# The default run checks 200 programs: chunk c takes the first PER_CHUNK programs of seeds
+# c * SEEDS_PER_CHUNK ... that are checked (not skipped or refused).
+CHUNKS, PER_CHUNK, SEEDS_PER_CHUNK = 20, 10, 25
 
 
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_random_programs(chunk):
-    report = run(range(chunk * PER_CHUNK, (chunk + 1) * PER_CHUNK))
+    report = run(range(chunk * SEEDS_PER_CHUNK, (chunk + 1) * SEEDS_PER_CHUNK), target=PER_CHUNK)
     if report.failures:
         pytest.fail("\n\n".join(describe(*f) for f in report.failures), pytrace=False)
 
@@ -1145,9 +1372,20 @@ def test_generator_stays_in_the_language():
     assert report.checked >= 20, (report.skipped, report.refused)
 
 
+def _tally(counts: dict) -> dict:
+    """Counts by message with names and numbers blanked, most frequent first."""
+    out: dict = {}
+    for message, n in counts.items():
+        key = re.sub(r"-?(\b\d[\d.e+-]*|\b(inf|nan)\b)", "N", _normalise(message))
+        out[key] = out.get(key, 0) + n
+    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+
+
 def soak(n: int, seed0: int, shrink_first: bool = True) -> Report:
+    global ONE_TANGENT_SHARE
+    ONE_TANGENT_SHARE = 1.0
     t0 = time.time()
-    report = run(range(seed0, seed0 + 50 * n), target=n)
+    report = run(range(seed0, seed0 + 50 * n), target=n, progress=500 if n >= 1000 else 0)
     elapsed = time.time() - t0
     print(f"\n{report.checked} programs, {len(report.failures)} disagreements "
           f"(seeds {seed0}..., {report.generated} generated, "
@@ -1155,8 +1393,8 @@ def soak(n: int, seed0: int, shrink_first: bool = True) -> Report:
           f"{elapsed:.0f} s)")
     if DISABLE:
         print("generator constructs disabled:", ",".join(sorted(DISABLE)))
-    print("skipped:", report.skipped)
-    print("refused:", report.refused)
+    print("skipped:", _tally(report.skipped))
+    print("refused:", _tally(report.refused))
     groups: dict = {}
     for seed, _, _, o in report.failures:
         key = _signature(o) if o.kind == "crash" else (o.kind,)
@@ -1181,6 +1419,7 @@ def test_soak():
 
 if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[1] == "--seed":
+        ONE_TANGENT_SHARE = 1.0
         src, a, feats = generate(int(sys.argv[2]))
         print(src, a, sorted(feats), sep="\n")
         out = check_program(src, a)

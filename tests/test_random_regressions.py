@@ -1,0 +1,62 @@
+"""Compiler bugs found by the random-program tester (tests/test_random_programs.py), reduced.
+
+Each test is a minimal program and the seed it came from; bugs not fixed yet are strict xfails
+(they start failing, as XPASS, once the compiler is fixed: then drop the mark).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.util import make
+from transpiler import TranspileError, grad, jvp
+
+# Seed 191 (default run): an early return, then a write into an argument, then the argument's
+# name bound to a view of another array. Nothing aliases at the write, yet the write is refused,
+# in both modes, and only for some ``wrt``: with y * 2.0 only when x alone is differentiated
+# ("the view of it taken on line ?", a line of the compiler's own); with y itself, always.
+EARLY_RETURN_WRITE_THEN_VIEW = """
+def f(x, y):
+    if y[0] > 0.0:
+        return 0.5
+    x[1] = 0.5
+    x = np.reshape({source}, (3,))
+    return np.sum(x)
+"""
+
+
+def _run(mode: str, src: str, wrt: int):
+    f = make(src, name="f")
+    args = (-np.ones(3), -np.ones(3))
+    if mode == "reverse":
+        return grad(f, wrt=wrt)(*args)
+    return jvp(f, args, tuple(np.ones(3) if i == wrt else None for i in range(2)))[1]
+
+
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+def test_early_return_write_then_view_of_a_temporary_accepted_for_y(mode):
+    src = EARLY_RETURN_WRITE_THEN_VIEW.format(source="y * 2.0")
+    expected = 6.0 if mode == "forward" else 2.0 * np.ones(3)
+    np.testing.assert_allclose(_run(mode, src, 1), expected)
+
+
+@pytest.mark.xfail(strict=True, raises=TranspileError, reason=(
+    "seed 191: a write into an argument after an early return is refused as aliasing a view "
+    "bound to the name afterwards, when only x is differentiated"))
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+def test_early_return_write_then_view_of_a_temporary(mode):
+    src = EARLY_RETURN_WRITE_THEN_VIEW.format(source="y * 2.0")
+    np.testing.assert_allclose(_run(mode, src, 0), 0.0)
+
+
+@pytest.mark.xfail(strict=True, raises=TranspileError, reason=(
+    "seed 191: a write into an argument after an early return is refused as aliasing the "
+    "array whose view is bound to the name afterwards"))
+@pytest.mark.parametrize("wrt", [0, 1])
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+def test_early_return_write_then_view_of_an_argument(mode, wrt):
+    src = EARLY_RETURN_WRITE_THEN_VIEW.format(source="y")
+    expected = (0.0 if wrt == 0 else 3.0) if mode == "forward" else \
+        (np.zeros(3) if wrt == 0 else np.ones(3))
+    np.testing.assert_allclose(_run(mode, src, wrt), expected)
