@@ -1,11 +1,12 @@
-"""Quick start: the gradient of a small NumPy function, and the code that computes it.
+"""Quick start: the gradient of a small NumPy function, and the code that computes it; then the
+same function in forward mode (a directional derivative, and its code).
 
 Run:  python samples/quickstart.py
 """
 
 import numpy as np
 
-from transpiler import check_grad, grad
+from transpiler import check_grad, forward, grad
 
 
 def energy(x, k):
@@ -15,7 +16,7 @@ def energy(x, k):
 
 
 def main() -> None:
-    x = np.linspace(-1.0, 1.0, 5)
+    x = np.linspace(-0.5, 1.0, 4)
     denergy = grad(energy)  # with respect to the first argument, x
     print("x             =", x)
     print("d energy / dx =", denergy(x, 2.0))
@@ -24,6 +25,12 @@ def main() -> None:
     print()
     print("generated source of grad(energy):")
     print(denergy.source)
+    print()
+    tangent = forward(energy, wrt="k")  # d energy / dk along dk, in one forward sweep
+    value, slope = tangent(x, 2.0, dk=1.0)
+    print("energy =", value, "  d energy / dk =", slope)
+    print("generated source of forward(energy, wrt='k'):")
+    print(tangent.source)
 
 
 if __name__ == "__main__":

@@ -46,6 +46,16 @@ def test_quickstart_prints_a_gradient_and_its_source():
                          check=True).stdout
     assert "d energy / dx" in out and "def grad_energy(x, k):" in out
     assert "# grad of:" in out
+    assert "def jvp_energy(x, k, *, dk):" in out  # and in forward mode
+    import re
+
+    import numpy as np
+    slope = float(re.search(r"d energy / dk = (\S+)", out).group(1))
+    x, h = np.linspace(-0.5, 1.0, 4), 1e-6
+
+    def energy(k):
+        return np.sum(np.sin(k * x) * np.exp(-(k * x) ** 2)) + 0.5 * np.sum(x * x)
+    assert abs(slope - (energy(2.0 + h) - energy(2.0 - h)) / (2 * h)) < 1e-6
 
 
 def test_ode_fit_recovers_stiffness_and_damping():
