@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 SAMPLES = sorted((pathlib.Path(__file__).parent.parent / "samples").glob("*.py"))
@@ -47,9 +48,6 @@ def test_quickstart_prints_a_gradient_and_its_source():
     assert "d energy / dx" in out and "def grad_energy(x, k):" in out
     assert "# grad of:" in out
     assert "def jvp_energy(x, k, *, dk):" in out  # and in forward mode
-    import re
-
-    import numpy as np
     slope = float(re.search(r"d energy / dk = (\S+)", out).group(1))
     x, h = np.linspace(-0.5, 1.0, 4), 1e-6
 
