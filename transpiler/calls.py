@@ -35,23 +35,14 @@ def split_pair(fn, active: tuple[str, ...], options,
     from a compiled function (not ``vjp``'s own), which may not write into its arguments."""
     from transpiler.pipeline import compile_function  # the pipeline calls back into here
 
-    key = (active, "split", options, frozenset(), varargs, called)
+    def fill(compiled) -> None:
+        pair.forward, pair.backward = compiled.function, compiled.backward
+        pair.source, pair.written = compiled.source, compiled.written
+
     pair = SplitFunction()
-    with cache.LOCK:
-        existing = cache.lookup(fn, key)
-        if existing is not None:
-            return existing
-        cache.store(fn, key, pair)  # visible to a recursive call compiled below
-        try:
-            compiled = compile_function(fn, active, "split", options, varargs=varargs,
-                                        called=called)
-        except BaseException:
-            cache.forget(fn, key)
-            raise
-        pair.forward, pair.backward, pair.source = (compiled.function, compiled.backward,
-                                                    compiled.source)
-        pair.written = compiled.written
-    return pair
+    return _compiled_once(fn, (active, "split", options, frozenset(), varargs, called), pair,
+                          lambda: compile_function(fn, active, "split", options,
+                                                   varargs=varargs, called=called), fill)
 
 
 class TangentFunction:
@@ -73,18 +64,27 @@ def tangent_function(fn, active: tuple[str, ...], options,
     """The forward-mode function of ``fn`` for tangents of ``active`` (compiled once)."""
     from transpiler.pipeline import compile_function
 
-    key = (active, "tangent", options, frozenset(), varargs)
+    def fill(compiled) -> None:
+        holder.call, holder.source = compiled.function, compiled.source
+
     holder = TangentFunction()
+    return _compiled_once(fn, (active, "tangent", options, frozenset(), varargs), holder,
+                          lambda: compile_function(fn, active, "tangent", options,
+                                                   varargs=varargs, called=True), fill)
+
+
+def _compiled_once(fn, key: tuple, holder, compile_, fill):
+    """The cached holder for ``(fn, key)``; on a miss, store ``holder`` first (so a recursive
+    call compiled below finds it), compile, and ``fill`` it (forget it if compiling fails)."""
     with cache.LOCK:
         existing = cache.lookup(fn, key)
         if existing is not None:
             return existing
-        cache.store(fn, key, holder)  # visible to a recursive call compiled below
+        cache.store(fn, key, holder)
         try:
-            compiled = compile_function(fn, active, "tangent", options, varargs=varargs,
-                                        called=True)
+            compiled = compile_()
         except BaseException:
             cache.forget(fn, key)
             raise
-        holder.call, holder.source = compiled.function, compiled.source
+        fill(compiled)
     return holder
