@@ -1,6 +1,7 @@
 """The public API: wrt forms, decorator forms, value_and_grad, .source, caching, dtypes."""
 
 import inspect
+import math
 import re
 import threading
 
@@ -9,6 +10,7 @@ import pytest
 
 from tests.util import make, rand
 from transpiler import TranspileError, check_grad, grad, supported, value_and_grad
+from transpiler.api import GradientFunction
 
 F = make("""
 def f(x, y, z=2.0):
@@ -381,3 +383,50 @@ def test_stop_gradient_and_nondifferentiable():
     finally:
         from transpiler.rules.nondiff import NONDIFF
         NONDIFF.discard(quantize)
+
+
+# --- the direct path for Python-float arguments ------------------------------------------------
+
+def test_float_calls_take_the_direct_path_and_anything_else_the_checked_one():
+    f = make("def f(x, y=2.0):\n    return x * x * y\n")
+    g = grad(f, wrt=(0, 1))
+    assert g(3.0, 2.0) == (12.0, 9.0)
+    assert type(g).__call__ is not GradientFunction.__call__  # a dispatcher of its own
+    assert g(3.0) == (12.0, 9.0)  # default argument
+    assert g(x=3.0, y=2.0) == (12.0, 9.0)  # keywords
+    assert g(np.float64(3.0), 2.0) == (12.0, 9.0)
+    assert g(np.array([3.0]), 2.0)[0] == pytest.approx([12.0])
+    with pytest.raises(TypeError, match="cannot differentiate with respect to 'x'"):
+        g(3, 2.0)
+    with pytest.raises(TypeError):
+        g(3.0, 2.0, 1.0)
+    assert isinstance(g, GradientFunction) and repr(g) == "<grad(f), wrt=('x', 'y')>"
+
+
+def test_rebinding_a_global_the_gradient_was_compiled_against_recompiles_it():
+    f = make("def f(x):\n    return helper(x) + abs(x)\n",
+             helper=make("def helper(x):\n    return x * x\n"))
+    g = grad(f)
+    assert g(3.0) == 7.0
+    f.__globals__["helper"] = make("def helper(x):\n    return x * x * x\n")
+    assert g(3.0) == 28.0  # the direct path checks the snapshot
+    f.__globals__["abs"] = make("def abs(x):\n    return -x\n")  # shadows the builtin
+    assert g(3.0) == 26.0
+    assert g(np.array([3.0])) == pytest.approx([26.0])
+
+
+def test_globals_named_like_the_dispatchers_own_names():
+    f = make("def f(x):\n    return kwargs(x) * args(x) + e * dispatch(x)\n",
+             kwargs=make("def kwargs(x):\n    return x * x\n"),
+             args=make("def args(x):\n    return 2.0 * x\n"), e=0.5,
+             dispatch=make("def dispatch(x):\n    return math.sin(x)\n"))
+    assert grad(f)(1.5) == pytest.approx(6.0 * 1.5 ** 2 + 0.5 * math.cos(1.5), rel=1e-14)
+
+
+def test_errors_on_the_direct_path_name_the_users_line():
+    f = make("def f(x):\n    y = math.log(x)\n    return y * y\n")
+    g = grad(f)
+    g(2.0)
+    with pytest.raises(ValueError) as info:
+        g(-1.0)
+    assert any(":2" in note for note in getattr(info.value, "__notes__", []))

@@ -55,7 +55,7 @@ def test_readme_heat_adjoint_is_what_the_compiler_prints():
     from tests.benchmarks.bench_grad import heat
 
     block = next(b for b in re.findall(r"```python\n(.*?)```", README, re.S)
-                 if b.startswith("    for step in reversed(_t1):"))
+                 if b.startswith("    for _t8 in reversed(_tape):"))
     source = grad(heat, wrt=(0, 1)).source_for(np.ones(200), 0.2)
     assert block.rstrip() in source
 

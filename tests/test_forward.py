@@ -583,13 +583,11 @@ GOLDEN = make("""
 
 
 def test_golden_source_of_a_loop_with_a_branch():
-    # Still redundant: the phi copies s_4/ds_4 then s_1/ds_1 (as in the primal, from SSA), and
-    # the copy s_1 = s of a constant.
+    # Still redundant: the phi copies s_4/ds_4 then s_1/ds_1 (as in the primal, from SSA).
     assert forward(GOLDEN).source == textwrap.dedent("""
         def jvp_f(x, n, *, dx):
-            s = 0.0
             _t1 = range(n)
-            s_1 = s
+            s_1 = 0.0
             ds_1 = 0.0
             for i in _t1:
                 _t2 = x > 0.5

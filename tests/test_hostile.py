@@ -421,8 +421,9 @@ def f(x, bx, b_t1, _stack):
     ans = d + _g
     sum = 0.0
     len = 3
+    _tape = 1.0
     for i in range(len):
-        sum = sum + ans * grad_f + _stack * i
+        sum = sum + ans * grad_f + _stack * i * _tape
         _n = _n + 1
     _t2 = sum / _n
     return numpy.sum(_t2 * _res + _t2 * x)

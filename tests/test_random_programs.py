@@ -1054,6 +1054,10 @@ def _check_program(source: str, args: tuple) -> Outcome:
         if not all(_close(a, b) for a, b in zip(saved, args, strict=True)):
             return Outcome("mismatch", "an argument was modified by the gradient call",
                            "mutation")
+    for g, arg, pos in zip(grads[True], args, wrt, strict=True):
+        if type(arg) is float and type(g) is not float:
+            return Outcome("mismatch", f"the gradient of float argument {pos} is a "
+                                       f"{type(g).__name__}, not a float", "type")
     for a, b, pos in zip(grads[True], grads[False], wrt, strict=True):
         if not _close(a, b):
             return Outcome("mismatch", f"optimized and unoptimized gradients differ for argument "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import types
 
 import numpy as np
 
@@ -60,13 +61,11 @@ class GradientFunction:
         self._mode, self._options = mode, options
         self._variants: dict[tuple, Compiled] = {}  # positions of Python-number arguments -> code
         self._code = None
-        self._fast: tuple | None = None  # (argument count, function, Compiled if it has
-        # snapshots to check) of the all-floats variant
 
     def _compile(self, kinds: tuple[int, ...] = ()) -> Compiled:
         fn = self.__wrapped__
         if fn.__code__ is not self._code:
-            self._variants, self._code, self._fast = {}, fn.__code__, None
+            self._variants, self._code = {}, fn.__code__
         params = inspect.getfullargspec(fn).args
         scalars = frozenset(p for p, k in zip(params, kinds, strict=False) if k == _NUMBER)
         arrays = frozenset(p for p, k in zip(params, kinds, strict=False) if k == _ARRAY)
@@ -76,8 +75,23 @@ class GradientFunction:
         self._variants[kinds] = compiled
         if kinds and all(k == _NUMBER for k in kinds) and (
                 self._single or len(self._wrt) > 1):  # all numbers; the result needs no reshaping
-            self._fast = (len(kinds), compiled.function, compiled if compiled.snapshots else None)
+            self._call_directly(compiled, len(kinds))
         return compiled
+
+    def _call_directly(self, compiled: Compiled, count: int, keywords: frozenset = frozenset()):
+        """Calls with ``count`` float arguments (and exactly the keyword arguments ``keywords``)
+        go straight to ``compiled``'s function, through a dispatcher of its own (see
+        ``fast_path``) installed as this object's ``__call__``: such calls then cost two Python
+        calls, not the general path's argument checks."""
+        call = fast_path(self.__wrapped__, compiled, count, keywords, self._call)
+        if call is None:
+            return
+        cls = type(self)
+        if "_own_class" not in cls.__dict__:  # Python finds __call__ on the type
+            cls = type(cls.__name__, (cls,), {"_own_class": True, "__module__": cls.__module__,
+                                              "__qualname__": cls.__qualname__})
+            self.__class__ = cls
+        cls.__call__ = staticmethod(call)
 
     @property
     def source(self) -> str:
@@ -95,19 +109,9 @@ class GradientFunction:
         return self._variants.get(kinds) or self._compile(kinds)
 
     def __call__(self, *args, **kwargs):
-        fast = self._fast  # the all-floats variant, when it needs no argument checks
-        if fast is not None and not kwargs and len(args) == fast[0] \
-                and self.__wrapped__.__code__ is self._code:
-            for a in args:
-                if type(a) is not float:
-                    break
-            else:
-                if not fast[2] or not fast[2].stale(self.__wrapped__):
-                    try:
-                        return fast[1](*args)
-                    except Exception as e:
-                        note_origin(e)  # name the user's line the failing statement came from
-                        raise
+        return self._call(*args, **kwargs)
+
+    def _call(self, *args, **kwargs):
         compiled = self._checked(_kinds(args, kwargs), args, kwargs)
         try:
             result = compiled.function(*args, **kwargs)
@@ -170,6 +174,54 @@ class BoundGradient:
 
     def source_for(self, *args, **kwargs) -> str:
         return self._gradient.source_for(self.__self__, *args, **kwargs)
+
+
+_DISPATCH = """\
+def _make(_fast_, _slow_, _fn_, _code_, _note_, _keywords_, _missing_, _type_, _float_{cells}):
+    def dispatch({params}, /, *args, **kwargs):
+        if {floats} and not args and {keywords} and _fn_.__code__ is _code_{fresh}:
+            try:
+                return _fast_({values}{pass_keywords})
+            except Exception as e:
+                _note_(e)  # name the user's line the failing statement came from
+                raise
+        return _slow_(*[a for a in ({values},) if a is not _missing_], *args, **kwargs)
+    return dispatch
+"""
+_DISPATCH_NAMES = {"_make", "_fast_", "_slow_", "_fn_", "_code_", "_note_", "_keywords_",
+                   "_missing_", "_type_", "_float_", "dispatch", "args", "kwargs", "e", "a"}
+
+
+def fast_path(fn, compiled: Compiled, count: int, keywords: frozenset, slow):
+    """A function taking ``fn``'s arguments that calls ``compiled.function`` directly when it
+    is given ``count`` positional Python floats, exactly the keyword arguments ``keywords``, ``fn``
+    still has the code it was compiled from and each global the code was compiled against
+    (``compiled.snapshots``) still names the same object; any other call goes to ``slow``.
+
+    It is compiled with ``fn``'s globals, so it reads those globals as ``fn`` does (the
+    interpreter caches the look-ups) without writing anything into them. None if a global's
+    name would clash with the dispatcher's own names."""
+    names = [name for name, _ in compiled.snapshots]
+    values = [f"a{i}" for i in range(count)]
+    cells = [f"_s{i}_" for i in range(len(names))]
+    if set(names) & (_DISPATCH_NAMES | set(values) | set(cells)) \
+            or "__builtins__" not in fn.__globals__:
+        return None
+    source = _DISPATCH.format(
+        cells="".join(", " + c for c in cells),
+        params=", ".join(f"{v}=_missing_" for v in values),
+        floats=" and ".join(f"_type_({v}) is _float_" for v in values),
+        keywords="kwargs.keys() == _keywords_" if keywords else "not kwargs",
+        fresh="".join(f" and {n} is {c}" for n, c in zip(names, cells, strict=True)),
+        values=", ".join(values), pass_keywords=", **kwargs" if keywords else "")
+    namespace: dict = {}
+    exec(compile(source, f"<dispatch of {fn.__qualname__}>", "exec"), namespace)
+    make = types.FunctionType(namespace["_make"].__code__, fn.__globals__, "_make")
+    return make(compiled.function, slow, fn, fn.__code__, note_origin, keywords, _MISSING, type,
+                float, *[obj for _, obj in compiled.snapshots])
+
+
+_MISSING = object()  # an argument the caller did not pass
 
 
 _OTHER, _NUMBER, _ARRAY = 0, 1, 2

@@ -30,20 +30,10 @@ class ForwardFunction(GradientFunction):
         self.__name__ = f"jvp_{fn.__name__}"
         self.__qualname__ = f"forward({fn.__qualname__})"
 
-    def __call__(self, *args, **kwargs):
-        fast = self._fast  # the all-floats variant, called with the tangents alone
-        if fast is not None and len(args) == fast[0] and kwargs.keys() == self._tangent_keys \
-                and self.__wrapped__.__code__ is self._code:
-            for a in args:
-                if type(a) is not float:
-                    break
-            else:
-                if not fast[2] or not fast[2].stale(self.__wrapped__):
-                    try:
-                        return fast[1](*args, **kwargs)
-                    except Exception as e:
-                        note_origin(e)
-                        raise
+    def _call_directly(self, compiled, count: int, keywords: frozenset = frozenset()):
+        super()._call_directly(compiled, count, self._tangent_keys)
+
+    def _call(self, *args, **kwargs):
         tangents = {k: kwargs.pop(k) for k in list(kwargs) if k in self.tangent_names.values()}
         compiled = self._checked(_kinds(args, kwargs), args, kwargs)
         try:

@@ -51,18 +51,7 @@ def known_scalars(body: list, params: frozenset[str] = frozenset()) -> set[str]:
     def scalar(node) -> bool:
         return is_scalar(node, scalars)
 
-    assigned: dict[str, list] = {}
-    for node in (n for s in body for n in A.walk(s)):
-        if isinstance(node, gast.Assign):
-            for t in node.targets:
-                for n in A.walk(t):
-                    if isinstance(n, gast.Name):
-                        value = node.value if isinstance(t, gast.Name) else None
-                        if isinstance(value, gast.Constant) and value.value is None:
-                            continue  # ssa's "not assigned on this path" placeholder
-                        assigned.setdefault(n.id, []).append(value)
-        elif isinstance(node, gast.For):  # over range(...): an int
-            assigned.setdefault(node.target.id, []).append(A.const(0))
+    assigned = _assignments(body)
     # Greatest fixed point: assume every assigned name is a scalar, then drop those with an
     # assignment that may not be, until none changes. Loop-carried values (x = x + dt * v) stay
     # scalars when they start as scalars and every update keeps them so.
@@ -75,6 +64,109 @@ def known_scalars(body: list, params: frozenset[str] = frozenset()) -> set[str]:
                 scalars.discard(name)
                 changed = True
     return scalars
+
+
+def python_floats(body: list, numbers: frozenset[str]) -> set[str]:
+    """Names of ``body`` that certainly hold a Python ``float`` (not a NumPy scalar), given
+    parameters ``numbers`` that hold Python ints or floats: float literals, arithmetic with a
+    float operand or a ``/``, ``float(...)`` and ``math`` functions of numbers.
+
+    Each name starts as a float and is demoted (float -> int or float -> anything) by any
+    assignment that may give it less, until nothing changes: a greatest fixed point."""
+    assigned = _assignments(body, generated=True)
+    kinds: dict[str, int] = {**dict.fromkeys(assigned, _FLOAT), **dict.fromkeys(numbers, _NUMBER)}
+
+    def kind(node) -> int:
+        if isinstance(node, gast.Constant) and type(node.value) in (int, float):
+            return _FLOAT if type(node.value) is float else _NUMBER
+        if isinstance(node, gast.Name):
+            return kinds.get(node.id, _OTHER)
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+            return kind(node.operand)
+        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Pow):
+            right = node.right  # a float to an int literal's power is a float
+            exact = isinstance(right, gast.Constant) and type(right.value) is int
+            return _FLOAT if exact and kind(node.left) == _FLOAT else _OTHER
+        if isinstance(node, gast.BinOp) and isinstance(node.op, _NUMBER_OPS):
+            left, right = kind(node.left), kind(node.right)
+            if _OTHER in (left, right):
+                return _OTHER
+            return _FLOAT if _FLOAT in (left, right) or isinstance(node.op, gast.Div) else _NUMBER
+        if isinstance(node, gast.IfExp):
+            return max(kind(node.body), kind(node.orelse))
+        if isinstance(node, gast.Call) and not node.keywords:
+            func = getanno(node, Anno.FUNC)
+            if func is abs and len(node.args) == 1:
+                return kind(node.args[0])
+            if (func is float or _is(func, _MATH_FLOATS)) and len(node.args) <= 2 \
+                    and all(kind(a) != _OTHER for a in node.args):
+                return _FLOAT
+        return _OTHER
+
+    changed = True
+    while changed:
+        changed = False
+        for name, values in assigned.items():
+            least = max((kind(v) if v is not None else _OTHER for v in values), default=_OTHER)
+            if least > kinds[name]:
+                kinds[name], changed = least, True
+    return {n for n, k in kinds.items() if k == _FLOAT}
+
+
+_FLOAT, _NUMBER, _OTHER = 0, 1, 2  # what a name certainly holds: a float < an int or a float
+_NUMBER_OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod)
+_MATH_FLOATS = frozenset(getattr(math, name) for name in (
+    "sqrt", "exp", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "asin",
+    "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "hypot",
+    "fabs", "erf", "erfc", "gamma", "lgamma", "copysign", "fmod", "degrees", "radians"))
+
+
+def _assignments(body: list, generated: bool = False) -> dict[str, list]:
+    """Each name assigned in ``body`` -> the values assigned to it (None where it is unpacked
+    from something else). A ``for`` counter gets an int; in ``generated`` code (a gradient) the
+    target of a loop over a tape, ``for a, b in reversed(_tape)``, gets what was pushed onto the
+    tape, and that of any other loop (over ``reversed(range)``) gets None."""
+    assigned: dict[str, list] = {}
+    pushed: dict[str, list] = {}
+    ranges = set()  # names of range objects
+    for node in (n for s in body for n in A.walk(s)) if generated else ():
+        if isinstance(node, gast.Assign) and getanno(node.value, Anno.FUNC) is range:
+            ranges.add(A.target_name(node))
+        if isinstance(node, gast.Expr) and isinstance(node.value, gast.Call) \
+                and isinstance(node.value.func, gast.Attribute) \
+                and node.value.func.attr == "append" and isinstance(node.value.func.value,
+                                                                    gast.Name):
+            item = node.value.args[0]
+            pushed[node.value.func.value.id] = item.elts if isinstance(item, gast.Tuple) \
+                else [item]
+    for node in (n for s in body for n in A.walk(s)):
+        if isinstance(node, gast.Assign):
+            for t in node.targets:
+                for n in A.walk(t):
+                    if isinstance(n, gast.Name):
+                        value = node.value if isinstance(t, gast.Name) else None
+                        if isinstance(value, gast.Constant) and value.value is None:
+                            continue  # ssa's "not assigned on this path" placeholder
+                        assigned.setdefault(n.id, []).append(value)
+        elif isinstance(node, gast.For) and not generated:  # over range(...): an int
+            assigned.setdefault(node.target.id, []).append(A.const(0))
+        elif isinstance(node, gast.For):
+            walked = node.iter.args[0] if _reversed(node.iter) else node.iter
+            walked = walked.id if isinstance(walked, gast.Name) else None
+            targets = node.target.elts if isinstance(node.target, gast.Tuple) else [node.target]
+            values = pushed.get(walked, ())
+            if walked in ranges or getanno(node.iter, Anno.FUNC) is range:
+                values = [A.const(0)]
+            if len(values) != len(targets):
+                values = [None] * len(targets)
+            for target, value in zip(targets, values, strict=True):
+                assigned.setdefault(target.id, []).append(value)
+    return assigned
+
+
+def _reversed(node) -> bool:
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+        and node.func.id == "reversed" and len(node.args) == 1
 
 
 def _is(func, group: frozenset) -> bool:

@@ -237,7 +237,7 @@ class _Forward:
         if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult) \
                 and isinstance(value.left, gast.Name) and isinstance(value.right, gast.Name) \
                 and value.left.id == value.right.id:  # x * x: dx * 2 * x, as for x ** 2
-            return self.rule(gast.Pow, [value.left, A.const(2)], {}, target, value)
+            return self.rule(gast.Pow, [value.left, A.const(2.0)], {}, target, value)
         if isinstance(value, gast.BinOp):
             return self.rule(type(value.op), [value.left, value.right], {}, target, value)
         if isinstance(value, gast.UnaryOp):

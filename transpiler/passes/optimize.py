@@ -1,19 +1,21 @@
-"""Clean the generated function: copy propagation and dead-code elimination, to a fixed point.
+"""Clean the generated function: copy propagation, fusion and dead-code elimination, to a
+fixed point, then plain returns.
 
-- ``a = b`` with ``a`` assigned nowhere else, every use of ``a`` later in the same block and
-  ``b`` not reassigned there: uses of ``a`` read ``b`` and the copy goes.
+- ``a = b`` with ``a`` assigned nowhere else and every use of ``a`` later in the same block,
+  ``b`` not reassigned before the last of them: uses of ``a`` read ``b`` and the copy goes.
+- Fusion (not in the variant for array arguments, where each intermediate stays a statement
+  so that release frees it early): a primal temporary read once moves into the statement of
+  the same line that reads it (``x_1 = np.tanh(x @ w)``, as written), an accumulation joins
+  the assignment before it (``bx = b_t2 * np.cos(x) + b_t1 * y``), and ``t = -y`` read as
+  ``-t`` folds away. The same operations on the same operands: the numbers do not change.
 - An assignment whose name is not live afterwards (liveness through branches and loops) and
   whose value has no side effects goes (calls count as side-effect free only when they are rule
   functions, rule helpers or non-differentiable queries; ``print`` and unknown calls stay).
 - A ``# grad of:`` comment whose block became empty goes.
+- ``return float(bx)`` becomes ``return bx`` when ``bx`` certainly is a Python float.
 
 Each step returns whether it changed anything; ``optimize`` repeats them until none does.
 
->>> from collections import Counter
-
-from collections import Counter
-
-import gast
 >>> from transpiler.emit import to_source
 >>> fn = gast.parse("def g(x):\\n    a = x * 2\\n    b = a\\n    c = b + 1\\n    return b").body[0]
 >>> print(to_source(optimize(fn, None)))
@@ -30,6 +32,7 @@ import gast
 
 import runtime
 from transpiler import ast_util as A
+from transpiler.analysis.scalars import python_floats
 from transpiler.anno import Anno, getanno, hasanno
 from transpiler.rules.nondiff import NONDIFF
 from transpiler.rules.registry import ADJOINTS, TANGENTS
@@ -40,13 +43,40 @@ _COMPOUND = (gast.If, gast.For, gast.While)
 
 def optimize(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     _scale_before_spreading(fn)
+    # in the variant for array arguments each intermediate stays its own statement, so that
+    # release can free it right after its last use (fusing would keep operands alive longer)
+    arrays = ctx is not None and bool(ctx.arrays)
     for _ in range(_MAX_ROUNDS):
         changed = _propagate_copies(fn)
+        if not arrays:
+            changed |= _fuse(fn, ctx) | _fold_negations(fn)
         changed |= _eliminate_dead_code(fn)
         changed |= _drop_empty_comments(fn)
         if not changed:
             break
+    _drop_float_conversions(fn, ctx)
     return fn
+
+
+def _drop_float_conversions(fn, ctx) -> None:
+    """``return float(ba)`` -> ``return ba`` when ``ba`` certainly is a Python float already
+    (arithmetic on float arguments and literals, as in a loop of plain floats)."""
+    ret = fn.body[-1] if fn.body else None
+    if ctx is None or not isinstance(ret, gast.Return) or ret.value is None:
+        return
+    to_float = {name for name, obj in ctx.bindings.items() if obj is float}
+    elements = ret.value.elts if isinstance(ret.value, gast.Tuple) else [ret.value]
+    conversions = [e for e in elements if isinstance(e, gast.Call)
+                   and isinstance(e.func, gast.Name) and e.func.id in to_float
+                   and len(e.args) == 1 and isinstance(e.args[0], gast.Name) and not e.keywords]
+    if not conversions:
+        return
+    floats = python_floats(fn.body, frozenset(ctx.scalars))
+    plain = {id(c): c.args[0] for c in conversions if c.args[0].id in floats}
+    if isinstance(ret.value, gast.Tuple):
+        ret.value.elts = [plain.get(id(e), e) for e in ret.value.elts]
+    else:
+        ret.value = plain.get(id(ret.value), ret.value)
 
 
 def _propagate_copies(fn) -> bool:
@@ -78,7 +108,11 @@ def _copies_in(stmts: list, stores: Counter, loads: Counter) -> bool:
             continue
         source = stmt.value.id
         later_uses = [k for k in used_at.get(target, ()) if k > i]
-        if len(later_uses) != loads[target] or any(k > i for k in stored_at.get(source, ())):
+        if len(later_uses) != loads[target] or not later_uses:
+            continue
+        last = max(later_uses)  # b may be reassigned after a's last use (or by that statement)
+        if any(i < k < last or k == last and not isinstance(stmts[k], gast.Assign)
+               for k in stored_at.get(source, ())):
             continue
         for k in set(later_uses):
             for n in names[k]:
@@ -92,6 +126,206 @@ def _copies_in(stmts: list, stores: Counter, loads: Counter) -> bool:
     if dead:
         stmts[:] = [s for i, s in enumerate(stmts) if i not in dead]
     return changed
+
+
+def _fuse(fn, ctx) -> bool:
+    """Join a statement into the next one of the same source line, as a person would write:
+
+    - ``t = e`` then ``y = ... t ...``, ``t`` read only there, neither a gradient nor a tangent
+      nor a value whose gradient or tangent is in the code: ``y = ... e ...`` (the primal
+      reads as written; each gradient keeps its line and the value it is the gradient of);
+    - ``g = e`` then ``g = g + f - h`` (a sum), ``f`` and ``h`` not reading ``g``:
+      ``g = e + f - h``.
+
+    Only pure values move (rule functions, arithmetic), and only into the very next statement,
+    so nothing between them can change what they read; evaluation is the same operations on
+    the same operands, so the numbers do not change."""
+    names = [n for n in A.walk(fn) if isinstance(n, gast.Name)]
+    stores = Counter(n.id for n in names if not isinstance(n.ctx, gast.Load))
+    loads = Counter(n.id for n in names if isinstance(n.ctx, gast.Load))
+    derivatives: set[str] = set()  # gradients and tangents
+    kept: set[str] = set()  # and the values whose gradient or tangent is in the code
+    if ctx is not None:
+        present = set(stores) | set(loads)
+        for table in (ctx.namer._grads, ctx.namer._tangents):
+            derivatives |= set(table.values())
+            kept |= {v for v, d in table.items() if d in present}
+    return _fuse_in(fn.body, stores, loads, frozenset(derivatives), frozenset(derivatives | kept))
+
+
+def _fuse_in(stmts: list, stores: Counter, loads: Counter, derivatives: frozenset,
+             kept: frozenset) -> bool:
+    changed, i = False, 0
+    while i < len(stmts):
+        stmt = stmts[i]
+        if isinstance(stmt, _COMPOUND):
+            changed |= _fuse_in(stmt.body, stores, loads, derivatives, kept)
+            changed |= _fuse_in(stmt.orelse, stores, loads, derivatives, kept)
+        target = A.target_name(stmt)
+        k = _next_use(stmts, i) if target is not None and _movable(stmt.value) else None
+        if k is None:
+            i += 1
+            continue
+        nxt = stmts[k]
+        if stores[target] == 1 and loads[target] == 1 and isinstance(nxt, gast.Assign) \
+                and target not in kept and A.target_name(nxt) not in derivatives:
+            nxt.value = _replace(nxt.value, target, stmt.value)
+        elif A.target_name(nxt) == target and (sum_ := _sum_of(nxt.value, target)) \
+                and A.load_names(nxt.value).count(target) == 1:
+            sum_.left = stmt.value
+            stores[target] -= 1
+        else:
+            i += 1
+            continue
+        loads[target] -= 1
+        del stmts[i]
+        changed = True
+    return changed
+
+
+def _next_use(stmts: list, i: int) -> int | None:
+    """The index of the statement ``stmts[i]``'s value may move into: the next one that reads
+    or assigns its target, when that is an assignment or a return of the same source line
+    (any line, for a copy or a constant) and nothing between could change what the value
+    reads or observe the target."""
+    stmt = stmts[i]
+    target, reads = A.target_name(stmt), set(A.load_names(stmt.value))
+    trivial = isinstance(stmt.value, (gast.Name, gast.Constant))
+    for k in range(i + 1, len(stmts)):
+        nxt = stmts[k]
+        if hasanno(nxt, Anno.COMMENT) and trivial:
+            continue
+        if not isinstance(nxt, (gast.Assign, gast.Return)) or nxt.value is None \
+                or not _movable(nxt.value) \
+                or not (trivial or getattr(nxt, "lineno", -1) == getattr(stmt, "lineno", None)):
+            return None
+        between = A.target_name(nxt)
+        if target in A.load_names(nxt.value) or between == target:
+            return k
+        if between is None or between in reads:
+            return None
+    return None
+
+
+def _fold_negations(fn) -> bool:
+    """``t = -y`` read as ``-t`` in a product: each ``-t`` becomes ``y`` and each other read of
+    ``t`` becomes ``-y`` (the same numbers, with fewer negations), and ``t`` goes. ``y`` must
+    not be reassigned before ``t``'s last read, all of them later in the same block."""
+    names = [n for n in A.walk(fn) if isinstance(n, gast.Name)]
+    stores = Counter(n.id for n in names if not isinstance(n.ctx, gast.Load))
+    loads = Counter(n.id for n in names if isinstance(n.ctx, gast.Load))
+    return _negations_in(fn.body, stores, loads)
+
+
+def _negations_in(stmts: list, stores: Counter, loads: Counter) -> bool:
+    changed = False
+    for stmt in stmts:
+        if isinstance(stmt, _COMPOUND):
+            changed |= _negations_in(stmt.body, stores, loads)
+            changed |= _negations_in(stmt.orelse, stores, loads)
+    i = 0
+    while i < len(stmts):
+        stmt, target = stmts[i], A.target_name(stmts[i])
+        value = getattr(stmt, "value", None)
+        if target is None or stores[target] != 1 or not isinstance(value, gast.UnaryOp) \
+                or not isinstance(value.op, gast.USub) or not isinstance(value.operand, gast.Name):
+            i += 1
+            continue
+        source, uses, negated = value.operand.id, [], []
+        for k in range(i + 1, len(stmts)):
+            for parent in A.walk(stmts[k]):
+                for field, child in _children(parent):
+                    if isinstance(child, gast.Name) and child.id == target:
+                        uses.append((k, parent, field, child))
+                    elif isinstance(parent, gast.BinOp) and isinstance(child, gast.UnaryOp) \
+                            and isinstance(child.op, gast.USub) \
+                            and isinstance(child.operand, gast.Name) \
+                            and child.operand.id == target:
+                        negated.append((parent, field, child))
+        last = max((k for k, *_ in uses), default=None)
+        reassigned = last is not None and any(
+            source in _stored(stmts[k]) for k in range(i + 1, last + (
+                0 if isinstance(stmts[last], gast.Assign) else 1)))
+        if len(uses) != loads[target] or not negated or reassigned \
+                or any(isinstance(stmts[k], _COMPOUND) for k, *_ in uses) \
+                or len(uses) - len(negated) > len(negated) + 1:
+            i += 1
+            continue
+        folded = {id(c) for _, _, c in negated}
+        for parent, field, child in negated:
+            _set_child(parent, field, child, A.name(source))
+        for _, parent, field, child in uses:
+            if id(parent) not in folded:
+                _set_child(parent, field, child, gast.UnaryOp(op=gast.USub(),
+                                                             operand=A.name(source)))
+        loads[source] += len(uses) - len(negated) - 1
+        loads[target] = 0
+        del stmts[i]
+        changed = True
+    return changed
+
+
+def _children(node):
+    for field in node._fields:
+        child = getattr(node, field, None)
+        if isinstance(child, list):
+            for k, c in enumerate(child):
+                yield (field, k), c
+        elif isinstance(child, gast.AST):
+            yield field, child
+
+
+def _set_child(parent, field, old, new) -> None:
+    if isinstance(field, tuple):
+        getattr(parent, field[0])[field[1]] = new
+    else:
+        setattr(parent, field, new)
+
+
+def _stored(stmt) -> set[str]:
+    return {n.id for n in A.walk(stmt) if isinstance(n, gast.Name)
+            and not isinstance(n.ctx, gast.Load)}
+
+
+def _sum_of(value, name: str):
+    """The innermost ``name + ...`` (or ``-``) of ``value`` = ``name + a - b + ...``, or None."""
+    while isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Sub)):
+        if isinstance(value.left, gast.Name) and value.left.id == name:
+            return value
+        value = value.left
+    return None
+
+
+def _movable(value) -> bool:
+    """Whether ``value`` may be evaluated a little later, or another value moved past or into
+    it: no calls with effects, no call that writes into its argument (``rt.add_into``),
+    nothing evaluated later or repeatedly (lambdas, comprehensions)."""
+    for n in A.walk(value):
+        if isinstance(n, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp,
+                          gast.GeneratorExp, gast.NamedExpr, gast.Await, gast.Yield)):
+            return False
+        if isinstance(n, gast.Call) and getanno(n, Anno.FUNC) is runtime.add_into:
+            return False
+    return _pure(value)
+
+
+def _replace(tree, name: str, value):
+    """``tree`` with its one read of ``name`` replaced by ``value``."""
+    if isinstance(tree, gast.Name) and tree.id == name:
+        return value
+    for n in A.walk(tree):
+        for field in n._fields:
+            child = getattr(n, field, None)
+            if isinstance(child, gast.Name) and child.id == name and isinstance(child.ctx,
+                                                                               gast.Load):
+                setattr(n, field, value)
+                return tree
+            if isinstance(child, list):
+                for k, c in enumerate(child):
+                    if isinstance(c, gast.Name) and c.id == name and isinstance(c.ctx, gast.Load):
+                        child[k] = value
+                        return tree
+    return tree
 
 
 def _scale_before_spreading(fn) -> bool:

@@ -8,11 +8,13 @@ typed like their arguments by ``rt.grad_like``).
 - An assignment's adjoint is its rule template; partials are Assigns annotated ACCUMULATE, and a
   RESET marker follows (the value before the assignment has a gradient of its own).
 - ``if c:`` becomes ``if c:`` around the adjoints of the branches.
-- A loop with active statements saves, at the end of each iteration, the values its adjoint
-  reads that the iteration assigned (one ``_stack.append`` per iteration, nothing when the
-  adjoint reads none), and its adjoint loop runs backwards (``reversed(range)``, or the recorded
-  trip count of a ``while``), restoring them with ``_stack.pop()``. Gradients accumulated across
-  iterations are made to exist before the adjoint loop (ZERO markers; fix_grads decides).
+- A loop with active statements gets a tape of its own, ``_tape = []`` made before it: each
+  iteration appends the values its adjoint reads that the iteration assigned (one
+  ``_tape.append`` per iteration), and the adjoint loop walks it backwards, restoring them as
+  its loop variables (``for a, b in reversed(_tape):``). A loop that saves nothing runs its
+  adjoint over ``reversed(range)``, or over the recorded trip count of a ``while``. Gradients
+  accumulated across iterations are made to exist before the adjoint loop (ZERO markers;
+  fix_grads decides).
 """
 
 from __future__ import annotations
@@ -68,8 +70,6 @@ def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     elif results[0] in active:
         seed = A.call(A.dotted(f"{ctx.bind('rt', runtime)}.seed"), A.name(results[0]))
         adjoint.insert(0, A.assign(ctx.namer.grad(results[0]), seed, like=ret))
-    if builder.stack:
-        primal.insert(0, A.assign(builder.stack, gast.List(elts=[], ctx=gast.Load()), like=ret))
     fn.body = primal + adjoint + [_return(ctx, ret)]
     return fn
 
@@ -159,7 +159,6 @@ class _Reverse:
         self.shapes = ctx.shape_keys = ShapeKeys(list(primal), self.scalars, ctx.arrays,
                                                  ctx.namer)
         self.loads = Counter(n for s in primal for n in A.load_names(s))
-        self.stack: str | None = None
         self.primal_for: dict[int, list] = {}  # statements whose primal the adjoint rewrites
 
     def grad_of(self, var: str) -> str | None:
@@ -224,7 +223,8 @@ class _Reverse:
         saved = [n for n in self.saved(a_copies + a_main, p_main + p_copies, stmt)
                  if n not in shape_only or not self.shapes.known(n)]
         # x_2 of ``x_1 = x_2`` (the copy-back) is x_1 of the next iteration: when x_1 is taped,
-        # x_2 need not be; before the pop, x_1 still holds the value x_2 had
+        # x_2 need not be; before the adjoint loop takes the iteration's entry, x_1 still holds
+        # the value x_2 had
         restores = []
         for copy in copies:
             carried_var, source = A.target_name(copy), getattr(copy.value, "id", None)
@@ -232,38 +232,51 @@ class _Reverse:
                 saved.remove(source)
                 restores.append(A.assign(source, A.name(carried_var), like=stmt))
                 shape_only.discard(carried_var)  # the restore reads its value, not its shape
-        push, pop = self.tape(saved, shape_only, stmt)
         carried = [A.target_name(c) for c in copies]
         local = stored_names(main)
         loaded = {n for s in body for n in A.load_names(s)}
         cumulative = sorted(v for v in (loaded - local) | set(carried) if v in self.active)
         zeros = [marker(Anno.ZERO, (self.ctx.namer.grad(v), v), stmt) for v in cumulative]
-        before, counter = [], []
-        if isinstance(stmt, gast.While) or exit_:  # the adjoint needs the trip count
-            count = self.ctx.namer.fresh("_n")
-            before = [A.assign(count, A.const(0), like=stmt)]
-            counter = [A.assign(count, gast.BinOp(left=A.name(count), op=gast.Add(),
-                                                  right=A.const(1)), like=stmt)]
-        if isinstance(stmt, gast.For):
-            iterated = A.name(stmt.iter.id)
-            if exit_:  # left early: only the first _n values of the range ran
-                iterated = gast.Subscript(value=iterated, slice=gast.Slice(
-                    lower=None, upper=A.name(count), step=None), ctx=gast.Load())
-            header = A.call(A.builtin("reversed"), iterated)
-            target = A.name(stmt.target.id, store=True)
-        else:
-            header = A.call(A.builtin("range"), A.name(count))
-            target = A.name(self.ctx.namer.fresh("_"), store=True)
+        read = {n for s in a_copies + a_main for n in A.load_names(s)}
+        if saved and isinstance(stmt, gast.For) and stmt.target.id in read:
+            saved.insert(0, stmt.target.id)  # the adjoint reads the counter: taped with the rest
         # Values assigned on some paths of the body only: defined before the loop, so the push
         # never reads an unbound name (their adjoint reads them only on the same paths).
         unconditional = {n for s in p_main + p_copies if isinstance(s, gast.Assign)
                          for n in stored_names([s])}
-        before += [A.assign(n, A.const(None), like=stmt) for n in saved if n not in unconditional]
+        counter_name = stmt.target.id if isinstance(stmt, gast.For) else None
+        before = [A.assign(n, A.const(None), like=stmt) for n in saved
+                  if n not in unconditional and n != counter_name]
+        counter = []
+        if saved:  # one entry per iteration, read back last to first
+            tape, push, target = self.tape(saved, shape_only, stmt)
+            before.insert(0, A.assign(tape, gast.List(elts=[], ctx=gast.Load()), like=stmt))
+            header = A.call(A.builtin("reversed"), A.name(tape))
+        elif isinstance(stmt, gast.For) and not exit_:
+            push, target = [], A.name(stmt.target.id, store=True)
+            header = A.call(A.builtin("reversed"), A.name(stmt.iter.id))
+        else:  # the adjoint needs the trip count
+            count = self.ctx.namer.fresh("_n")
+            before.insert(0, A.assign(count, A.const(0), like=stmt))
+            counter = [A.assign(count, gast.BinOp(left=A.name(count), op=gast.Add(),
+                                                  right=A.const(1)), like=stmt)]
+            push = []
+            if isinstance(stmt, gast.For):  # left early: only the first _n values ran
+                target = A.name(stmt.target.id, store=True)
+                header = A.call(A.builtin("reversed"), gast.Subscript(
+                    value=A.name(stmt.iter.id), slice=gast.Slice(
+                        lower=None, upper=A.name(count), step=None), ctx=gast.Load()))
+            else:
+                target = A.name(self.ctx.namer.fresh("_"), store=True)
+                header = A.call(A.builtin("range"), A.name(count))
         stmt.body = p_main + push + p_copies + counter + exit_
+        # the restores read the carried value before the loop header overwrites it with the
+        # iteration's own: once before the adjoint loop, then at the end of each iteration
         adjoint = gast.For(target=target, iter=header,
-                           body=a_copies + restores + pop + a_main + zeros,
+                           body=a_copies + a_main + restores + zeros,
                            orelse=[], type_comment=None)
-        return before + [stmt], zeros + [gast.copy_location(adjoint, stmt)]
+        restores = [A.copy_node(r) for r in restores]
+        return before + [stmt], zeros + restores + [gast.copy_location(adjoint, stmt)]
 
     def saved(self, adjoint: list, primal: list, loop) -> list[str]:
         """Values the adjoint of one iteration reads that the iteration (re)assigns."""
@@ -271,13 +284,11 @@ class _Reverse:
         targets = {n.target.id for n in A.walk(loop) if isinstance(n, gast.For)}
         return sorted((read & stored_names(primal)) - targets)
 
-    def tape(self, names: list[str], shape_only: set[str], like) -> tuple[list, list]:
-        """Push ``names`` at the end of an iteration, pop them at the start of its adjoint.
-        Names the adjoint reads only for their shape are saved as ``rt.shape_of(x)``."""
-        if not names:
-            return [], []
-        if self.stack is None:
-            self.stack = self.ctx.namer.fresh("_stack")
+    def tape(self, names: list[str], shape_only: set[str], like) -> tuple[str, list, object]:
+        """A loop's tape: its name, the push of ``names`` at the end of an iteration, and the
+        adjoint loop's target that takes them back. Names the adjoint reads only for their
+        shape are saved as ``rt.shape_of(x)``."""
+        tape = self.ctx.namer.fresh("_tape")
         shape_of = A.dotted(f"{self.ctx.bind('rt', runtime)}.shape_of")
         values = [A.call(A.copy_node(shape_of), A.name(n)) if n in shape_only else A.name(n)
                   for n in names]
@@ -286,10 +297,8 @@ class _Reverse:
         else:
             value = gast.Tuple(elts=values, ctx=gast.Load())
             target = gast.Tuple(elts=[A.name(n, store=True) for n in names], ctx=gast.Store())
-        push = gast.Expr(value=A.call(A.attr(A.name(self.stack), "append"), value))
-        pop = gast.Assign(targets=[target], value=A.call(A.attr(A.name(self.stack), "pop")),
-                          type_comment=None)
-        return [gast.copy_location(push, like)], [gast.copy_location(pop, like)]
+        push = gast.Expr(value=A.call(A.attr(A.name(tape), "append"), value))
+        return tape, [gast.copy_location(push, like)], target
 
     # --- assignments ---
 
@@ -360,7 +369,7 @@ class _Reverse:
         if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult) \
                 and isinstance(value.left, gast.Name) and isinstance(value.right, gast.Name) \
                 and value.left.id == value.right.id:  # x * x: one partial, as for x ** 2
-            return self._rule(gast.Pow, [value.left, A.const(2)], {}, target, value)
+            return self._rule(gast.Pow, [value.left, A.const(2.0)], {}, target, value)
         if isinstance(value, gast.BinOp):
             return self._rule(type(value.op), [value.left, value.right], {}, target, value)
         if isinstance(value, gast.UnaryOp):
