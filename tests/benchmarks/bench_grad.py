@@ -42,6 +42,7 @@ import inspect
 import math
 import os
 import platform
+import re
 import statistics
 import sys
 import textwrap
@@ -762,13 +763,15 @@ class _TapeRecorder(list):
 
 
 def tape_probe(g, *args):
-    """Run a copy of the generated source ``g`` runs for ``args`` whose tape is a _TapeRecorder;
-    return (the recorder, the copy's result). ``g`` must already have run on these arguments."""
+    """Run a copy of the generated source ``g`` runs for ``args`` whose tapes (each loop's
+    ``_tape = []``) are _TapeRecorders; return (the recorder, the copy's result). ``g`` must
+    already have run on these arguments."""
     compiled = g.compiled_for(*args)
     source, fn = compiled.source, compiled.function
-    if "_stack = []" not in source:  # nothing is taped
+    tapes = re.findall(r"^ *(_tape(?:_\d+)?) = \[\]$", source, re.M)
+    if not tapes:  # nothing is taped
         return _TapeRecorder(), fn(*args)
-    assert source.count("_stack = []") == 1, "tape probe: expected one `_stack = []`"
+    assert len(tapes) == 1, f"tape probe: expected one loop with a tape, found {tapes}"
     recorders = []
 
     def make():
@@ -778,8 +781,9 @@ def tape_probe(g, *args):
     ns = dict(fn.__globals__)
     ns.update(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__ or ())))
     ns["_make_tape_recorder"] = make
-    exec(compile(source.replace("_stack = []", "_stack = _make_tape_recorder()"),
-                 f"<tape probe of {fn.__name__}>", "exec"), ns)
+    probed = re.sub(rf"^( *){tapes[0]} = \[\]$", rf"\1{tapes[0]} = _make_tape_recorder()",
+                    source, flags=re.M)
+    exec(compile(probed, f"<tape probe of {fn.__name__}>", "exec"), ns)
     out = ns[fn.__name__](*args)
     assert len(recorders) == 1
     return recorders[0], out

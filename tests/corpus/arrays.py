@@ -76,3 +76,22 @@ def broadcast_inside_a_sum(x):
 
 CASES["broadcast_inside_a_sum"] = (broadcast_inside_a_sum, (
     np.array([[-1.296, 0.246, 0.491], [-1.414, 0.416, 1.212]]),), (0,))
+
+
+def powers_by_products(x, c):
+    """Products of one value with itself (``x * x * x``, ``3.0 * x * x``) get one partial
+    each (``3 x**2``, ``6 x``); a factor read again, or a base reassigned between the two
+    products, keeps the step-by-step partials."""
+    cube = x * x * x
+    quartic = 2.0 * x * x * x * x
+    square = x * x
+    reused = square * x + square  # square is read twice: no power partial for it
+    y = 3.0 * c * c
+    for i in range(2):
+        c = c * 0.5
+    z = y * c  # y = 3 c0**2 and the c of this line is another value
+    return np.sum(cube + quartic + reused) + np.sum(z * x)
+
+
+CASES["powers_by_products"] = (powers_by_products, (np.array([0.7, -1.3, 0.4]), 0.9), (0, 1))
+CASES["powers_of_a_float"] = (powers_by_products, (0.7, -0.9), (0, 1))

@@ -30,7 +30,7 @@ import numpy as np
 import runtime
 from transpiler import ast_util as A
 from transpiler.analysis.activity import SHAPE_ATTRIBUTES, active_names, varied_names
-from transpiler.analysis.scalars import known_scalars
+from transpiler.analysis.scalars import is_number, known_scalars
 from transpiler.analysis.shapes import ShapeKeys
 from transpiler.anno import Anno, getanno, hasanno, setanno
 from transpiler.calls import split_pair
@@ -160,6 +160,8 @@ class _Reverse:
                                                  ctx.namer)
         self.loads = Counter(n for s in primal for n in A.load_names(s))
         self.primal_for: dict[int, list] = {}  # statements whose primal the adjoint rewrites
+        self.powers = _powers(list(primal), self.loads)
+        self.absorbed: set[str] = set()  # factors of a power whose adjoint the power's covers
 
     def grad_of(self, var: str) -> str | None:
         return self.ctx.namer.grad(var) if var in self.active else None
@@ -315,6 +317,8 @@ class _Reverse:
         if not isinstance(target, gast.Name):
             raise error_at(stmt, self.ctx, "unpacking a differentiated value is not supported yet",
                            "assign each element separately")
+        if target.id in self.absorbed:
+            return []
         return self.partials(target.id, value) + [marker(Anno.RESET, self.grad_of(target.id), stmt)]
 
     def user_call(self, func, call, target, stmt) -> list:
@@ -366,6 +370,8 @@ class _Reverse:
             return [self._partial(src, A.name(self.grad_of(target)))] if src else []
         if isinstance(value, gast.Constant):
             return []
+        if target in self.powers and self.grad_of(self.powers[target][0]):
+            return self.power(target)
         if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult) \
                 and isinstance(value.left, gast.Name) and isinstance(value.right, gast.Name) \
                 and value.left.id == value.right.id:  # x * x: one partial, as for x ** 2
@@ -407,6 +413,20 @@ class _Reverse:
                                       ctx=gast.Load())
                 out.append(self._partial(grad, item))
         return out
+
+    def power(self, target: str) -> list:
+        """``t = s * x`` where ``s = c * x * ... * x`` (m - 1 factors ``x``, read only here)
+        is ``c * x**m``: one partial, ``bx += bt * m * s``, as a person differentiates
+        ``x * x * x``; the chain before it needs no adjoint of its own."""
+        x, m, factor = self.powers[target]
+        term = gast.BinOp(left=gast.BinOp(left=A.name(self.grad_of(target)), op=gast.Mult(),
+                                          right=A.const(float(m))),
+                          op=gast.Mult(), right=A.name(factor))
+        while factor in self.powers:  # the chain's own steps are covered
+            self.absorbed.add(factor)
+            factor = self.powers[factor][2]
+        self.absorbed.add(factor)
+        return [self._partial(self.grad_of(x), term)]
 
     def _partial(self, grad: str, value) -> gast.Assign:
         stmt = A.assign(grad, value)
@@ -548,6 +568,45 @@ def bind_helper(ctx, func, call) -> tuple[dict, tuple | None, gast.Call]:
         gast.keyword(arg=p, value=node) for p, node in list(arguments.items())[len(leading):]]),
         call)
     return arguments, (len(extra), keys), call
+
+
+def _powers(body: list, loads: Counter) -> dict[str, tuple[str, int, str]]:
+    """``t = s * x`` (or ``x * s``) where ``s`` is ``c * x`` (``c`` a number), ``x * x`` or
+    itself such a ``t``, read only there and assigned earlier in the same block (so ``x`` has
+    the same value in both): ``t -> (x, m, s)`` with ``t = c * x**m``."""
+    powers: dict[str, tuple[str, int, str]] = {}
+    chains: dict[str, tuple[str, int]] = {}  # name -> (x, exponent) of c * x**exponent
+
+    def scan(stmts: list) -> None:
+        here: set[str] = set()  # chains of this block whose x has not been reassigned since
+        for stmt in stmts:
+            for block in ("body", "orelse"):
+                if isinstance(stmt, (gast.If, gast.For, gast.While)):
+                    scan(getattr(stmt, block))
+            stored = stored_names([stmt])
+            here -= {h for h in here if h in stored or chains[h][0] in stored}
+            target, value = A.target_name(stmt), getattr(stmt, "value", None)
+            if target is None or not isinstance(value, gast.BinOp) \
+                    or not isinstance(value.op, gast.Mult):
+                continue
+            left, right = value.left, value.right
+            names = [n.id for n in (left, right) if isinstance(n, gast.Name)]
+            numbers = [n for n in (left, right) if is_number(n)]
+            if len(names) == 2 and names[0] == names[1]:
+                chains[target] = (names[0], 2)
+            elif len(names) == 1 and numbers:
+                chains[target] = (names[0], 1)
+            elif len(names) == 2:
+                for s, x in ((names[0], names[1]), (names[1], names[0])):
+                    if s in here and loads[s] == 1 and chains[s][0] == x:
+                        chains[target] = (x, chains[s][1] + 1)
+                        powers[target] = (x, chains[s][1] + 1, s)
+                        break
+            if target in chains:
+                here.add(target)
+
+    scan(body)
+    return powers
 
 
 def _fresh_values(body: list) -> set[str]:
