@@ -38,7 +38,7 @@ from transpiler.analysis.scalars import is_scalar, known_scalars
 from transpiler.analysis.shapes import ShapeKeys
 from transpiler.anno import Anno, getanno
 from transpiler.calls import tangent_function
-from transpiler.errors import NoRuleError, TranspileError, error_at
+from transpiler.errors import TranspileError, error_at
 from transpiler.naming import tangent_parameters
 from transpiler.passes.reverse import (
     _is_setitem,
@@ -49,14 +49,8 @@ from transpiler.passes.reverse import (
     rule_call,
     user_callee,
 )
-from transpiler.rules.registry import TANGENTS, key_name
+from transpiler.rules.registry import TANGENTS, key_name, no_rule
 from transpiler.templates import bind_call, instantiate_tangent
-
-_RULE_HINT = ("register a tangent rule for it:\n"
-              "    from transpiler import tangent, d\n"
-              "    @tangent({name})\n"
-              "    def tan_{short}(ans, x):\n"
-              "        d[ans] = d[x] * ...  # the partial derivative times the argument's tangent")
 
 
 def forward(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
@@ -268,11 +262,7 @@ class _Forward:
         except TypeError:  # unhashable
             rule = None
         if rule is None:
-            name = key_name(key) if key is not None else spelled
-            short = name.rsplit(".", 1)[-1].strip("<>") or "f"
-            raise error_at(node, self.ctx, f"no tangent (forward-mode) rule for {spelled or name}"
-                           f" ({name})", _RULE_HINT.format(name=spelled or name, short=short),
-                           cls=NoRuleError)
+            raise no_rule(node, self.ctx, key, spelled, "forward")
         try:
             bound = bind_call(rule, args, keywords)
         except TypeError as e:

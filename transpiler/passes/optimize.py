@@ -137,9 +137,10 @@ def _fuse(fn, ctx) -> bool:
     - ``g = e`` then ``g = g + f - h`` (a sum), ``f`` and ``h`` not reading ``g``:
       ``g = e + f - h``.
 
-    Only pure values move (rule functions, arithmetic), and only into the very next statement,
-    so nothing between them can change what they read; evaluation is the same operations on
-    the same operands, so the numbers do not change."""
+    Only pure values move (rule functions, arithmetic), within one block and one source line
+    (a copy or a constant may cross lines), past plain assignments that neither assign what
+    they read nor read what they assign: the same operations on the same operands, so the
+    numbers do not change."""
     names = [n for n in A.walk(fn) if isinstance(n, gast.Name)]
     stores = Counter(n.id for n in names if not isinstance(n.ctx, gast.Load))
     loads = Counter(n.id for n in names if isinstance(n.ctx, gast.Load))

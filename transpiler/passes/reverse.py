@@ -34,19 +34,15 @@ from transpiler.analysis.scalars import is_number, known_scalars
 from transpiler.analysis.shapes import ShapeKeys
 from transpiler.anno import Anno, getanno, hasanno, setanno
 from transpiler.calls import split_pair
-from transpiler.errors import NoRuleError, TranspileError, error_at
+from transpiler.errors import TranspileError, error_at
 from transpiler.passes.ssa import stored_names
 from transpiler.passes.stars import vararg_names
 from transpiler.rules.methods import METHODS, PACKED
 from transpiler.rules.nondiff import NONDIFF
-from transpiler.rules.registry import ADJOINTS, is_user_function, key_name
+from transpiler.rules.registry import ADJOINTS, is_user_function, key_name, no_rule
 from transpiler.templates import bind_call, instantiate
 
-_RULE_HINT = ("register a rule for it:\n"
-              "    from transpiler import adjoint, d\n"
-              "    @adjoint({name})\n"
-              "    def adj_{short}(ans, x):\n"
-              "        d[x] = d[ans] * ...  # the partial derivative times the incoming gradient")
+
 # Array methods and the functions whose rules they share: x.sum(axis=0) is np.sum(x, axis=0).
 def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     *primal, ret = fn.body
@@ -443,10 +439,7 @@ class _Reverse:
         except TypeError:  # unhashable
             rule = None
         if rule is None:
-            name = key_name(key) if key is not None else spelled
-            short = name.rsplit(".", 1)[-1].strip("<>") or "f"
-            raise error_at(node, self.ctx, f"no gradient rule for {spelled or name} ({name})",
-                           _RULE_HINT.format(name=spelled or name, short=short), cls=NoRuleError)
+            raise no_rule(node, self.ctx, key, spelled, "reverse")
         try:
             bound = bind_call(rule, args, keywords)
         except TypeError as e:

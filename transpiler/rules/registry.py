@@ -197,6 +197,34 @@ def is_user_function(func) -> bool:
     return module.split(".")[0] not in {"numpy", "scipy", "math", "transpiler", "runtime"}
 
 
+_NO_RULE = {  # mode -> (what is missing, hint with {name} and {short})
+    "reverse": ("gradient rule", "register a rule for it:\n"
+                "    from transpiler import adjoint, d\n"
+                "    @adjoint({name})\n"
+                "    def adj_{short}(ans, x):\n"
+                "        d[x] = d[ans] * ...  # the partial derivative times the incoming "
+                "gradient"),
+    "forward": ("tangent (forward-mode) rule", "register a tangent rule for it:\n"
+                "    from transpiler import tangent, d\n"
+                "    @tangent({name})\n"
+                "    def tan_{short}(ans, x):\n"
+                "        d[ans] = d[x] * ...  # the partial derivative times the argument's "
+                "tangent"),
+}
+
+
+def no_rule(node, ctx, key, spelled: str, mode: str):
+    """The NoRuleError for a call of ``key`` (spelled ``spelled`` in the source) without a rule
+    for ``mode`` ("reverse" or "forward"), located at ``node``, with the registration to add."""
+    from transpiler.errors import NoRuleError, error_at
+
+    name = key_name(key) if key is not None else spelled
+    short = name.rsplit(".", 1)[-1].strip("<>") or "f"
+    missing, hint = _NO_RULE[mode]
+    return error_at(node, ctx, f"no {missing} for {spelled or name} ({name})",
+                    hint.format(name=spelled or name, short=short), cls=NoRuleError)
+
+
 def key_name(key) -> str:
     """A readable name for a rule key: 'numpy.sin', 'math.log', 'operator *', 'ndarray.T'."""
     ops = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
