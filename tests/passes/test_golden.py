@@ -6,7 +6,7 @@ Output is deterministic, so any change to what users read shows up here as a dif
 import textwrap
 
 from tests.util import make
-from transpiler import grad, value_and_grad
+from transpiler import check_grad, grad, value_and_grad
 
 
 def expect(gradient_function, text: str) -> None:
@@ -109,3 +109,61 @@ def test_inactive_values_get_no_adjoint_code_and_a_sum_needs_no_multiply_by_ones
             bx = rt.unbroadcast(scale, x)
             return rt.grad_like(bx, x)
     """)
+
+
+def test_nested_loops_keep_a_tape_each_the_inner_one_saved_by_the_outer():
+    f = make("""def f(x, n):
+            s = 0.0
+            for i in range(n):
+                y = x
+                while y > 0.1:
+                    y = math.sqrt(y) - 0.5
+                    s = s + y * i
+                if s > 10.0:
+                    break
+            return s
+    """)
+    check_grad(f, 3.0, 4)
+    check_grad(f, 50.0, 4)  # leaves by the break
+    assert grad(f).source_for(3.0, 4) == textwrap.dedent("""
+        def grad_f(x, n):
+            _t1 = range(n)
+            _break_1 = False
+            s_1 = 0.0
+            _tape_1 = []
+            for i in _t1:
+                s_2 = s_1
+                y_1 = x
+                _tape = []
+                while y_1 > 0.1:
+                    _t2 = math.sqrt(y_1)
+                    y_2 = _t2 - 0.5
+                    s_3 = s_2 + y_2 * i
+                    _tape.append(_t2)
+                    s_2 = s_3
+                    y_1 = y_2
+                _t4 = s_2 > 10.0
+                if _t4:
+                    _break_3 = True
+                else:
+                    _break_3 = _break_1
+                _tape_1.append((i, _tape))
+                _break_1 = _break_3
+                s_1 = s_2
+                if _break_3:
+                    break
+            bs_1 = 1.0
+            # grad of: for i in range(n):
+            bx = 0.0
+            for i, _tape in reversed(_tape_1):
+                # grad of: while y > 0.1:
+                by_1 = 0.0
+                for _t2 in reversed(_tape):
+                    # grad of: s = s + y * i
+                    by_2 = by_1 + bs_1 * i
+                    # grad of: y = math.sqrt(y) - 0.5
+                    by_1 = by_2 * 0.5 / _t2
+                # grad of: y = x
+                bx = bx + by_1
+            return bx
+    """).strip()

@@ -2,7 +2,8 @@
 fixed point, then plain returns.
 
 - ``a = b`` with ``a`` assigned nowhere else and every use of ``a`` later in the same block,
-  ``b`` not reassigned before the last of them: uses of ``a`` read ``b`` and the copy goes.
+  ``b`` not reassigned before the last of them: uses of ``a`` read ``b`` and the copy goes; a
+  copy back ``b = a`` with neither reassigned since goes too.
 - Fusion (not in the variant for array arguments, where each intermediate stays a statement
   so that release frees it early): a primal temporary read once moves into the statement of
   the same line that reads it (``x_1 = np.tanh(x @ w)``, as written), an accumulation joins
@@ -80,10 +81,34 @@ def _drop_float_conversions(fn, ctx) -> None:
 
 
 def _propagate_copies(fn) -> bool:
+    changed = _round_trips(fn.body)
     names = [n for n in A.walk(fn) if isinstance(n, gast.Name)]
     stores = Counter(n.id for n in names if not isinstance(n.ctx, gast.Load))
     loads = Counter(n.id for n in names if isinstance(n.ctx, gast.Load))
-    return _copies_in(fn.body, stores, loads)
+    return _copies_in(fn.body, stores, loads) | changed
+
+
+def _round_trips(stmts: list) -> bool:
+    """``a = b`` ... ``b = a`` with neither reassigned between: the second copy does nothing
+    (nor does ``a = a``)."""
+    changed, copies, kept = False, {}, []
+    for stmt in stmts:
+        if isinstance(stmt, _COMPOUND):
+            changed |= _round_trips(stmt.body) | _round_trips(stmt.orelse)
+            copies = {}
+        target = A.target_name(stmt)
+        source = stmt.value.id if target and isinstance(stmt.value, gast.Name) else None
+        if source is not None and (source == target or copies.get(source) == target):
+            changed = True
+            continue
+        stored = {n.id for n in A.walk(stmt) if isinstance(n, gast.Name)
+                  and not isinstance(n.ctx, gast.Load)}
+        copies = {a: b for a, b in copies.items() if a not in stored and b not in stored}
+        if source is not None:
+            copies[target] = source
+        kept.append(stmt)
+    stmts[:] = kept
+    return changed
 
 
 def _copies_in(stmts: list, stores: Counter, loads: Counter) -> bool:

@@ -277,8 +277,9 @@ class _Reverse:
         return before + [stmt], zeros + restores + [gast.copy_location(adjoint, stmt)]
 
     def saved(self, adjoint: list, primal: list, loop) -> list[str]:
-        """Values the adjoint of one iteration reads that the iteration (re)assigns."""
-        read = {n for s in adjoint for n in A.load_names(s)}
+        """Values the adjoint of one iteration reads that the iteration (re)assigns (not those
+        an inner adjoint loop takes back from its own tape before reading them)."""
+        read = _exposed_reads(adjoint)
         targets = {n.target.id for n in A.walk(loop) if isinstance(n, gast.For)}
         return sorted((read & stored_names(primal)) - targets)
 
@@ -561,6 +562,23 @@ def bind_helper(ctx, func, call) -> tuple[dict, tuple | None, gast.Call]:
         gast.keyword(arg=p, value=node) for p, node in list(arguments.items())[len(leading):]]),
         call)
     return arguments, (len(extra), keys), call
+
+
+def _exposed_reads(stmts: list) -> set[str]:
+    """Names ``stmts`` read before assigning them: a ``for`` loop's target is bound before its
+    body reads it."""
+    out: set[str] = set()
+    for stmt in stmts:
+        if isinstance(stmt, gast.For):
+            bound = {n.id for n in A.walk(stmt.target) if isinstance(n, gast.Name)}
+            out |= set(A.load_names(stmt.iter)) | (_exposed_reads(stmt.body) - bound)
+            out |= _exposed_reads(stmt.orelse)
+        elif isinstance(stmt, (gast.If, gast.While)):
+            out |= set(A.load_names(stmt.test))
+            out |= _exposed_reads(stmt.body) | _exposed_reads(stmt.orelse)
+        else:
+            out |= set(A.load_names(stmt))
+    return out
 
 
 def _powers(body: list, loads: Counter) -> dict[str, tuple[str, int, str]]:
