@@ -48,17 +48,33 @@ def walk(node):
     """Every node under ``node`` (itself included), depth first; faster than ``ast.walk``.
     Expression contexts (``Load``/``Store`` markers) are not visited."""
     stack = [node]
+    pop, push, AST = stack.pop, stack.append, gast.AST
     while stack:
-        n = stack.pop()
+        n = pop()
         yield n
-        for field in n._fields:
-            if field == "ctx":
-                continue
+        fields = _CHILDREN.get(type(n))
+        if fields is None:
+            fields = _CHILDREN[type(n)] = _children_fields(type(n))
+        for field in fields:
             value = getattr(n, field, None)
-            if isinstance(value, list):
-                stack.extend(v for v in reversed(value) if isinstance(v, gast.AST))
-            elif isinstance(value, gast.AST):
-                stack.append(value)
+            if type(value) is list:
+                for v in reversed(value):
+                    if isinstance(v, AST):
+                        push(v)
+            elif isinstance(value, AST):
+                push(value)
+
+
+# node class -> the fields that may hold nodes (not names, operators' markers or constants)
+_CHILDREN: dict[type, tuple[str, ...]] = {}
+_NOT_NODES = frozenset({"ctx", "id", "attr", "arg", "type_comment", "kind", "is_async", "level",
+                        "module", "conversion", "simple"})
+
+
+def _children_fields(cls) -> tuple[str, ...]:
+    if cls is gast.Constant:
+        return ()
+    return tuple(f for f in cls._fields if f not in _NOT_NODES)
 
 
 def is_atom(node) -> bool:

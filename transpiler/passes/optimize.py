@@ -101,9 +101,11 @@ def _round_trips(stmts: list) -> bool:
         if source is not None and (source == target or copies.get(source) == target):
             changed = True
             continue
-        stored = {n.id for n in A.walk(stmt) if isinstance(n, gast.Name)
-                  and not isinstance(n.ctx, gast.Load)}
-        copies = {a: b for a, b in copies.items() if a not in stored and b not in stored}
+        if copies:
+            targets = getattr(stmt, "targets", None) or [getattr(stmt, "target", None)]
+            stored = {n.id for t in targets if t is not None for n in A.walk(t)
+                      if isinstance(n, gast.Name)}  # (a compound statement reset them above)
+            copies = {a: b for a, b in copies.items() if a not in stored and b not in stored}
         if source is not None:
             copies[target] = source
         kept.append(stmt)
