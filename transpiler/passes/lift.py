@@ -41,6 +41,7 @@ def lift(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     local |= set(ctx.fn.__code__.co_freevars)
     for name, node, stmt in nested:
         _check_uses(fn, name, stmt, ctx)
+        _check_defaults(node, ctx)
         free = _free_names(node, local - {name})
         function = _build(node, free, ctx)
         binding = ctx.bind(name, function)
@@ -93,6 +94,18 @@ def _check_uses(fn, name: str, definition, ctx) -> None:
            for n in A.walk(body)):
         raise error_at(definition, ctx, f"'{name}' calls itself; recursion is supported only "
                        "for module-level functions", "define it at module level")
+
+
+def _check_defaults(node: gast.FunctionDef, ctx) -> None:
+    """Default values are computed once, where the function is defined: the lifted function
+    has no such place, so only defaults that read no variable (literals) are supported."""
+    for default in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
+        name = next((n for n in A.walk(default) if isinstance(n, gast.Name)), None)
+        if name is not None:
+            raise error_at(default, ctx, f"the default value of a parameter of '{node.name}' "
+                           f"reads '{name.id}'; a function defined inside the differentiated "
+                           "one may only have literal defaults",
+                           f"pass the value at each call, or read '{name.id}' in the body")
 
 
 def _free_names(node: gast.FunctionDef, outer_locals: set[str]) -> list[str]:
