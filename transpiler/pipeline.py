@@ -22,6 +22,7 @@ from transpiler.passes import (
     finalize,
     fix_grads,
     forward,
+    hoist,
     inline,
     lift,
     lower_exits,
@@ -46,6 +47,7 @@ FRONT: tuple[tuple[str, Callable], ...] = (
     ("break, continue and early return as flags", lower_exits.lower_exits),
     ("one operation per statement", anf.anf),
     ("one name per value", ssa.ssa),
+    ("compute loop-invariant negations once", hoist.hoist),
     ("refuse writes seen through views", check_writes.check_writes),
 )
 PIPELINE: tuple[tuple[str, Callable], ...] = FRONT + (  # reverse mode: grad, split pairs
