@@ -66,7 +66,7 @@ def test_reassignment_keeps_old_values_and_accumulates():
             _t3 = np.mean(x_2)
             b_t3 = 1.0
             # grad of: return np.mean(x)
-            bx_2 = rt.unreduce(b_t3, x_2) * (np.size(_t3) / max(np.size(x_2), 1))
+            bx_2 = rt.unreduce(b_t3 * (np.size(_t3) / max(np.size(x_2), 1)), x_2)
             # grad of: x = x - x * x
             b_t2 = rt.unbroadcast(-bx_2, _t2)
             bx_1 = rt.unbroadcast(bx_2, x_1) + b_t2 * 2.0 * x_1

@@ -541,7 +541,8 @@ def tan_sum(ans, a, axis=None, dtype=None, *, keepdims=False):
 
 @adjoint(np.mean)
 def adj_mean(ans, a, axis=None, dtype=None, *, keepdims=False):
-    d[a] = rt.unreduce(d[ans], a, axis, keepdims) * (np.size(ans) / max(np.size(a), 1))
+    # scaled before it is spread: one multiplication per result, not per element
+    d[a] = rt.unreduce(d[ans] * (np.size(ans) / max(np.size(a), 1)), a, axis, keepdims)
 
 
 @tangent(np.mean)
