@@ -45,13 +45,15 @@ def comment(text: str) -> gast.Expr:
 
 
 def walk(node):
-    """Every node under ``node`` (itself included), depth first; faster than ``ast.walk``.
-    Expression contexts (``Load``/``Store`` markers) are not visited."""
+    """Every node under ``node`` (itself included), depth first, as a list (faster to build
+    than to yield one by one, and than ``ast.walk``). Expression contexts (``Load``/``Store``
+    markers) are not visited."""
+    out: list = []
     stack = [node]
-    pop, push, AST = stack.pop, stack.append, gast.AST
+    pop, push, keep, AST = stack.pop, stack.append, out.append, gast.AST
     while stack:
         n = pop()
-        yield n
+        keep(n)
         fields = _CHILDREN.get(type(n))
         if fields is None:
             fields = _CHILDREN[type(n)] = _children_fields(type(n))
@@ -63,6 +65,7 @@ def walk(node):
                         push(v)
             elif isinstance(value, AST):
                 push(value)
+    return out
 
 
 # node class -> the fields that may hold nodes (not names, operators' markers or constants)
