@@ -78,12 +78,14 @@ class GradientFunction:
             self._call_directly(compiled, len(kinds))
         return compiled
 
-    def _call_directly(self, compiled: Compiled, count: int, keywords: frozenset = frozenset()):
-        """Calls with ``count`` float arguments (and exactly the keyword arguments ``keywords``)
-        go straight to ``compiled``'s function, through a dispatcher of its own (see
-        ``fast_path``) installed as this object's ``__call__``: such calls then cost two Python
-        calls, not the general path's argument checks."""
-        call = fast_path(self.__wrapped__, compiled, count, keywords, self._call)
+    _direct_keywords: frozenset = frozenset()  # the keyword arguments a direct call passes
+
+    def _call_directly(self, compiled: Compiled, count: int):
+        """Calls with ``count`` float arguments (and exactly the keyword arguments
+        ``_direct_keywords``) go straight to ``compiled``'s function, through a dispatcher of
+        its own (see ``fast_path``) installed as this object's ``__call__``: such calls then
+        cost two Python calls, not the general path's argument checks."""
+        call = fast_path(self.__wrapped__, compiled, count, self._direct_keywords, self._call)
         if call is None:
             return
         cls = type(self)
@@ -189,7 +191,7 @@ def _make(_fast_, _slow_, _fn_, _code_, _note_, _keywords_, _missing_, _type_, _
     return dispatch
 """
 _DISPATCH_NAMES = {"_make", "_fast_", "_slow_", "_fn_", "_code_", "_note_", "_keywords_",
-                   "_missing_", "_type_", "_float_", "dispatch", "args", "kwargs", "e", "a"}
+                   "_missing_", "_type_", "_float_", "dispatch", "args", "kwargs", "e"}
 
 
 def fast_path(fn, compiled: Compiled, count: int, keywords: frozenset, slow):

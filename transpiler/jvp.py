@@ -26,12 +26,9 @@ class ForwardFunction(GradientFunction):
     def __init__(self, fn, wrt, options: Options):
         super().__init__(fn, wrt, "jvp", options)
         self.tangent_names = tangent_parameters(fn, self._wrt)
-        self._tangent_keys = frozenset(self.tangent_names.values())
+        self._direct_keywords = frozenset(self.tangent_names.values())
         self.__name__ = f"jvp_{fn.__name__}"
         self.__qualname__ = f"forward({fn.__qualname__})"
-
-    def _call_directly(self, compiled, count: int, keywords: frozenset = frozenset()):
-        super()._call_directly(compiled, count, self._tangent_keys)
 
     def _call(self, *args, **kwargs):
         tangents = {k: kwargs.pop(k) for k in list(kwargs) if k in self.tangent_names.values()}

@@ -77,7 +77,7 @@ class Compiled:
     def stale(self, fn) -> bool:
         """Whether a global the code was compiled against now names another object."""
         found = fn.__globals__
-        for name, obj in self.snapshots:  # a plain loop: this runs on every call
+        for name, obj in self.snapshots:  # (calls with floats check in api.fast_path's code)
             if found.get(name, _BUILTINS.get(name)) is not obj:
                 return True
         return False

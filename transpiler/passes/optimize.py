@@ -35,6 +35,7 @@ import runtime
 from transpiler import ast_util as A
 from transpiler.analysis.scalars import python_floats
 from transpiler.anno import Anno, getanno, hasanno
+from transpiler.passes.ssa import stored_names
 from transpiler.rules.nondiff import NONDIFF
 from transpiler.rules.registry import ADJOINTS, TANGENTS
 
@@ -272,7 +273,7 @@ def _negations_in(stmts: list, stores: Counter, loads: Counter) -> bool:
                         negated.append((parent, field, child))
         last = max((k for k, *_ in uses), default=None)
         reassigned = last is not None and any(
-            source in _stored(stmts[k]) for k in range(i + 1, last + (
+            source in stored_names([stmts[k]]) for k in range(i + 1, last + (
                 0 if isinstance(stmts[last], gast.Assign) else 1)))
         if len(uses) != loads[target] or not negated or reassigned \
                 or any(isinstance(stmts[k], _COMPOUND) for k, *_ in uses) \
@@ -310,11 +311,6 @@ def _set_child(parent, field, old, new) -> None:
         setattr(parent, field, new)
 
 
-def _stored(stmt) -> set[str]:
-    return {n.id for n in A.walk(stmt) if isinstance(n, gast.Name)
-            and not isinstance(n.ctx, gast.Load)}
-
-
 def _sum_of(value, name: str):
     """The innermost ``name + ...`` (or ``-``) of ``value`` = ``name + a - b + ...``, or None."""
     while isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Sub)):
@@ -341,18 +337,12 @@ def _replace(tree, name: str, value):
     """``tree`` with its one read of ``name`` replaced by ``value``."""
     if isinstance(tree, gast.Name) and tree.id == name:
         return value
-    for n in A.walk(tree):
-        for field in n._fields:
-            child = getattr(n, field, None)
-            if isinstance(child, gast.Name) and child.id == name and isinstance(child.ctx,
-                                                                               gast.Load):
-                setattr(n, field, value)
+    for parent in A.walk(tree):
+        for field, child in _children(parent):
+            if isinstance(child, gast.Name) and child.id == name \
+                    and isinstance(child.ctx, gast.Load):
+                _set_child(parent, field, child, value)
                 return tree
-            if isinstance(child, list):
-                for k, c in enumerate(child):
-                    if isinstance(c, gast.Name) and c.id == name and isinstance(c.ctx, gast.Load):
-                        child[k] = value
-                        return tree
     return tree
 
 
