@@ -61,6 +61,15 @@ def constant_only(v, name: str):
                               "differentiated inputs")
 
 
+def block(arrays):
+    """``np.block`` of nested lists of tangents: gradient lists become plain lists, as NumPy
+    before 2.3 arranges only ``list`` itself."""
+    def plain(x):
+        return [plain(v) for v in x] if isinstance(x, list) else x
+
+    return np.block(plain(arrays))
+
+
 def listed(items):
     """The tangents of a list result (``np.split``...) as a gradient list (``+`` adds items)."""
     return GradList(items)

@@ -109,7 +109,7 @@ def test_threads_compiling_different_functions_share_one_helper(compiles):
     assert len([c for c in compiles if c[0] in functions]) == THREADS
     for i, got in enumerate(results):
         k = i + 1.0
-        np.testing.assert_allclose(got, np.exp(k * x) * (1.0 + k * x), rtol=1e-14)
+        np.testing.assert_allclose(got, np.exp(k * x) * (1.0 + k * x), rtol=1e-14, atol=1e-15)
 
 
 def test_threads_run_one_compiled_gradient_with_different_inputs():

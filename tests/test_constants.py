@@ -73,6 +73,7 @@ INDEX_AND_FLOORDIV = [
 @pytest.mark.parametrize("optimize", [True, False], ids=["opt", "noopt"])
 @pytest.mark.parametrize("body", [pytest.param(b, id=i) for i, b in CASES]
                          + INDEX_AND_FLOORDIV)
+@pytest.mark.filterwarnings("ignore:numpy.fix is deprecated:DeprecationWarning")  # NumPy 2.4
 def test_nondiff_calls_contribute_no_gradient(body, optimize):
     check_grad(_f(body), X.copy(), optimize=optimize)
 

@@ -13,6 +13,8 @@ from transpiler.coverage import BEGIN, END, markdown
 README = (pathlib.Path(__file__).parent.parent / "README.md").read_text()
 
 
+@pytest.mark.skipif(np.lib.NumpyVersion(np.__version__) < "2.0.0",
+                    reason="the list is generated on NumPy 2, where np.max is not np.amax")
 def test_readme_coverage_section_is_the_generated_one():
     section = README[README.index(BEGIN):README.index(END) + len(END)]
     assert section == markdown(), "run: python -m transpiler coverage, and paste it into README.md"

@@ -791,6 +791,7 @@ def test_function_defined_in_main(tmp_path):
     np.testing.assert_allclose(out["grad"], np.cos(x) * x + np.sin(x), rtol=1e-14)
 
 
+@pytest.mark.skipif(sys.version_info >= (3, 13), reason="Python 3.13 keeps -c source")
 def test_function_defined_in_main_without_a_file_is_refused(tmp_path):
     run = _python("-c", SCRIPT, cwd=tmp_path)
     assert run.returncode == 1
@@ -800,6 +801,16 @@ def test_function_defined_in_main_without_a_file_is_refused(tmp_path):
                     "hint: define the function with 'def' in a file (or register its source in "
                     "linecache)"]
     assert 'File "<string>", line 6' in run.stderr
+
+
+@pytest.mark.skipif(sys.version_info < (3, 13), reason="before 3.13, -c source is not kept")
+def test_function_defined_in_python_dash_c_works_where_python_keeps_its_source(tmp_path):
+    run = _python("-c", SCRIPT, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    x = np.array([0.1, 0.2, 0.3])
+    np.testing.assert_allclose(out["grad"], np.cos(x) * x + np.sin(x), rtol=1e-12)
+    assert out["first"] == "def grad_f(x):"
 
 
 def test_function_defined_by_exec_of_source_in_linecache():

@@ -30,7 +30,7 @@ import numpy as np
 import pytest
 
 import runtime
-from tests.rule_specs import ARG_NAMES, SPEC_GLOBALS, discovered
+from tests.rule_specs import ARG_NAMES, SPEC_GLOBALS, discovered, here
 from tests.rule_specs.common import (
     AWAY,
     BINARY,
@@ -50,7 +50,7 @@ from transpiler.checking import numeric_grad
 from transpiler.rules.methods import METHODS
 from transpiler.rules.registry import ADJOINTS, adjoint, d, key_name
 
-SPECS: list[OpSpec] = [
+SPECS: list[OpSpec] = here([
     # --- operators ---------------------------------------------------------------------------
     OpSpec(gast.Add, "a + b", 2, shapes=BINARY),
     OpSpec(gast.Add, "a + 1.5", 1, shapes=CONST_OPERAND),
@@ -210,7 +210,7 @@ SPECS: list[OpSpec] = [
     OpSpec(np.reshape, "np.reshape(a, (-1,))", 1, shapes=REDUCE_IN),
     OpSpec(np.reshape, "np.reshape(a, 6)", 1, shapes=(((2, 3),),)),
     OpSpec(np.reshape, "np.reshape(a, (4, 6), order='F')", 1, shapes=REDUCE_IN),
-    OpSpec(np.reshape, "np.reshape(a, shape=(6, 4))", 1, shapes=REDUCE_IN),
+    OpSpec(np.reshape, "np.reshape(a, shape=(6, 4))", 1, shapes=REDUCE_IN, numpy="2.1.0"),
 
     # --- math (Python floats only) ------------------------------------------------------------
     unary_math(math.sin),
@@ -240,7 +240,7 @@ SPECS: list[OpSpec] = [
     OpSpec(builtins.float, "float(np.sum(a))", 1, shapes=(((3,),),)),
     OpSpec(builtins.pow, "pow(a, b)", 2, (POS, (-2.0, 2.0)), BINARY),
     OpSpec(builtins.pow, "pow(a, 2)", 1, shapes=UNARY),
-] + discovered()
+]) + discovered()
 
 
 # --- building test functions ------------------------------------------------------------------

@@ -7,14 +7,20 @@ equal to it, so the list is never maintained by hand.
 from __future__ import annotations
 
 from transpiler.rules.nondiff import NONDIFF
-from transpiler.rules.registry import ADJOINTS, TANGENTS, key_name
+from transpiler.rules.registry import ADJOINTS, NEEDS_NEWER, REQUIREMENTS, TANGENTS, key_name
 
 BEGIN, END = "<!-- coverage:begin -->", "<!-- coverage:end -->"
 
 
-def supported() -> list[str]:
-    """Sorted names of every function and operator that has an adjoint rule."""
-    return sorted({key_name(key) for key in ADJOINTS})
+def supported(requirements: bool = False) -> list[str] | dict[str, str | None]:
+    """Sorted names of every function and operator that has an adjoint rule here. With
+    ``requirements=True``: a dict of every name that has a rule on some supported Python and
+    NumPy (also those this interpreter lacks) to the version it needs (``"Python 3.11"``,
+    ``"NumPy 2.0"``), or None where every supported version has it."""
+    names = sorted({key_name(key) for key in ADJOINTS} | set(NEEDS_NEWER))
+    if requirements:
+        return {name: REQUIREMENTS.get(name) for name in names}
+    return [name for name in names if name not in NEEDS_NEWER]
 
 
 _LIBRARIES = ("numpy", "scipy", "math")
@@ -60,15 +66,17 @@ def comparison() -> str:
 def markdown() -> str:
     """The coverage section of the README, between its markers."""
     groups: dict[str, list[str]] = {}
-    for name in supported():
+    needs = supported(requirements=True)
+    for name in needs:
         if name.startswith("operator "):
             group, short = "operators", name.removeprefix("operator ")
         elif "." in name:
             group, short = name.rsplit(".", 1)
         else:
             group, short = "builtins", name
-        groups.setdefault(group, []).append(short)
-    names = supported()
+        groups.setdefault(group, []).append(f"`{short}`" + (f" ({needs[name]}+)"
+                                                             if needs[name] else ""))
+    names = list(needs)
     missing = sum(1 for key in ADJOINTS if key not in TANGENTS)
     both = "every one of them also has a forward-mode (tangent) rule" if not missing else \
         f"all but {missing} of them also have a forward-mode (tangent) rule"
@@ -76,7 +84,7 @@ def markdown() -> str:
              f"{len(library_functions(names))} of them NumPy, SciPy and `math` functions "
              f"(and differentiable builtins); {both}:", ""]
     for group in sorted(groups):
-        lines.append(f"- **{group}**: " + ", ".join(f"`{n}`" for n in groups[group]))
+        lines.append(f"- **{group}**: " + ", ".join(groups[group]))
     nondiff = sorted({key_name(k) for k in NONDIFF})
     lines += ["", f"{len(nondiff)} functions are known to be non-differentiable (their result "
               "carries no gradient; calling them on differentiated values is fine):", "",

@@ -1,4 +1,9 @@
-"""Turn gast into Python source (astor, printing '# ...' comment statements) and load it.
+"""Turn gast into Python source (printing '# ...' comment statements) and load it.
+
+Two printers make the same text: astor's, the design's dependency, and one built on the standard
+library's ``ast`` unparser, used where astor cannot import or cannot print a construct (astor
+0.8.1 reads ``ast.Num`` and ``ast.Str``, which Python 3.14 removed; f-strings are always printed
+by the standard library's). ``TRANSPILER_EMITTER=unparse`` forces the second, as the tests do.
 
 Each generated statement remembers the line of the user's function it came from: ``load`` keeps
 that table beside the source it registers in linecache, and ``note_origin`` uses it to tell, in
@@ -11,58 +16,151 @@ from __future__ import annotations
 import ast
 import bisect
 import linecache
+import os
 import re
 import textwrap
 import threading
 import types
+import warnings
 import weakref
 
-import astor
 import gast
 
 from transpiler.anno import Anno, getanno
+
+try:
+    with warnings.catch_warnings():  # astor 0.8.1 reads ast.Num at import (deprecated in 3.12)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import astor
+except ImportError:  # pragma: no cover - astor is a dependency; the other printer stands in
+    astor = None
 
 
 class _Comment(str):
     """A string constant that the source generator prints as a comment line."""
 
 
-class _SourceGenerator(astor.code_gen.SourceGenerator):
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.marks: list[tuple[int, tuple[int, bool]]] = []  # (index in result, origin)
-
-    def newline(self, node=None, extra=0):
-        super().newline(node, extra)
-        origin = getattr(node, _ORIGIN, None)
-        if origin is not None:  # the statement's text starts with the next chunk written
-            self.marks.append((len(self.result), origin))
-
-    def visit_Expr(self, node):
-        text = getattr(node.value, "value", None)
-        if isinstance(text, _Comment):
-            self.statement(node, "# " + str(text))
-            return
-        super().visit_Expr(node)
-
-
 _ORIGIN = "_transpiler_origin"  # on an emitted ast statement: (user line, in the adjoint)
 _LAST = threading.local()  # .emitted: (source, {source line: origin}) of the last to_source
 
 
-def to_source(node) -> str:
-    """Python source of a gast node; comment statements become ``# ...`` lines."""
-    generator = _SourceGenerator(" " * 4, False, astor.code_gen.pretty_string)
-    generator.visit(_to_ast(node))
-    result = generator.result
+def _source_lines(result: list[str], marks: list) -> tuple[str, dict]:
+    """The source of a printer's chunks, and its line -> origin table from ``marks`` (index of
+    the chunk a statement's text starts at, its origin)."""
     if result and set(result[0]) == {"\n"}:  # as astor.to_source: no leading blank lines
         result[0] = ""
-    source = "".join(result).rstrip()  # no astor line wrapping
+    source = "".join(result).rstrip()
     lines, newlines, done = {}, 0, 0
-    for index, origin in generator.marks:
+    for index, origin in marks:
         newlines += sum(chunk.count("\n") for chunk in result[done:index + 1])
         done = index + 1
         lines.setdefault(newlines + 1, origin)
+    return source, lines
+
+
+if astor is not None:
+    class _SourceGenerator(astor.code_gen.SourceGenerator):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.marks: list[tuple[int, tuple[int, bool]]] = []  # (index in result, origin)
+
+        def newline(self, node=None, extra=0):
+            super().newline(node, extra)
+            origin = getattr(node, _ORIGIN, None)
+            if origin is not None:  # the statement's text starts with the next chunk written
+                self.marks.append((len(self.result), origin))
+
+        def visit_Expr(self, node):
+            text = getattr(node.value, "value", None)
+            if isinstance(text, _Comment):
+                self.statement(node, "# " + str(text))
+                return
+            super().visit_Expr(node)
+
+        def visit_JoinedStr(self, node):  # astor's reads ast.Str (gone in Python 3.14)
+            self.write(ast.unparse(node))
+
+
+def _astor(tree) -> tuple[str, dict]:
+    generator = _SourceGenerator(" " * 4, False, astor.code_gen.pretty_string)
+    generator.visit(tree)
+    return _source_lines(generator.result, generator.marks)  # no astor line wrapping
+
+
+class _Unparser(ast._Unparser):
+    """The standard library's unparser, printing what astor prints: comment statements, and a
+    tuple unparenthesised where it stands alone (``return a, b``; ``a, b = b, a``)."""
+
+    _ALONE = {ast.Return: ("value",), ast.Assign: ("targets", "value"), ast.AugAssign: ("value",),
+              ast.AnnAssign: ("value",), ast.Expr: ("value",), ast.For: ("target",),
+              ast.comprehension: ("target",)}
+
+    def __init__(self, **kwargs):  # the f-string printer makes nested ones with a keyword
+        super().__init__(**kwargs)
+        self.marks: list[tuple[int, tuple[int, bool]]] = []
+        self._pending = None
+
+    def traverse(self, node):
+        if isinstance(node, ast.stmt):
+            self._pending = getattr(node, _ORIGIN, None)
+        for field in self._ALONE.get(type(node), ()):
+            for value in (lambda v: v if isinstance(v, list) else [v])(getattr(node, field)):
+                if isinstance(value, ast.Tuple):
+                    self.set_precedence(ast._Precedence.TUPLE, value)
+        super().traverse(node)
+
+    def visit_Tuple(self, node):  # as Python 3.11's, also on 3.10 (which always parenthesises)
+        bare = node.elts and self.get_precedence(node) <= ast._Precedence.TUPLE
+        with self.delimit_if("(", ")", not bare):
+            self.items_view(self.traverse, node.elts)
+
+    def fill(self, text=""):
+        self.maybe_newline()
+        if self._pending is not None:
+            self.marks.append((len(self._source), self._pending))
+            self._pending = None
+        self.write("    " * self._indent + text)
+
+    def visit_Expr(self, node):
+        text = getattr(node.value, "value", None)
+        if isinstance(text, _Comment):
+            self.fill("# " + str(text))
+            return
+        super().visit_Expr(node)
+
+    def visit_BoolOp(self, node):  # each operand one level above the operator, as astor (the
+        # library raises the level operand by operand, printing 'a and (not b)')
+        operator = self.boolops[node.op.__class__.__name__]
+        precedence = self.boolop_precedence[operator]
+        with self.require_parens(precedence, node):
+            for value in node.values:
+                self.set_precedence(precedence.next(), value)
+            self.interleave(lambda: self.write(f" {operator} "), self.traverse, node.values)
+
+    def get_type_comment(self, node):  # generated code has none (nor the lines they key on)
+        return None
+
+
+def _unparse(tree) -> tuple[str, dict]:
+    printer = _Unparser()
+    printer.traverse(tree)
+    return _source_lines(printer._source, printer.marks)
+
+
+PRINTERS = {"astor": _astor, "unparse": _unparse}  # ast tree -> (source, {line: origin})
+PRINTER = "unparse" if astor is None or os.environ.get("TRANSPILER_EMITTER") == "unparse" \
+    else "astor"  # chosen once, at import
+
+
+def to_source(node, printer: str | None = None) -> str:
+    """Python source of a gast node; comment statements become ``# ...`` lines. ``printer``
+    names one of ``PRINTERS`` (default ``PRINTER``); where astor fails on a construct, the
+    standard library's printer prints the whole node instead."""
+    tree = _to_ast(node)
+    try:
+        source, lines = PRINTERS[printer or PRINTER](tree)
+    except (AttributeError, AssertionError):  # a construct astor cannot print on this Python
+        source, lines = _unparse(tree)
     _LAST.emitted = (source, lines)
     return source
 
@@ -199,12 +297,13 @@ def note_origin(exc: BaseException) -> None:
             if found:
                 where, forward = found, filename.startswith(("<jvp of", "<tangent of"))
         tb = tb.tb_next
-    if where is None or not hasattr(exc, "add_note"):  # add_note: Python 3.11
+    if where is None:
         return
     user_file, line, adjoint = where
     text = linecache.getline(user_file, line).strip()
     note = (f"in {user_file}:{line} or its tangent (forward mode): {text}" if forward else
             f"in the gradient of {user_file}:{line}: {text}" if adjoint else
             f"in {user_file}:{line} (computed again by the gradient): {text}")
-    if note not in getattr(exc, "__notes__", ()):
-        exc.add_note(note)
+    notes = getattr(exc, "__notes__", [])
+    if note not in notes:  # add_note is Python 3.11's; 3.10 keeps the list PEP 678 defines
+        exc.__notes__ = [*notes, note]

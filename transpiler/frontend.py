@@ -61,7 +61,15 @@ def _same_code(fn, source: str) -> bool:
 
 
 def _fingerprint(code, free: set) -> tuple:
+    nested = {c.co_name for c in code.co_consts if hasattr(c, "co_code")}
     consts = tuple(_fingerprint(c, free) if hasattr(c, "co_code") else (type(c).__name__, repr(c))
-                   for c in code.co_consts)
+                   for c in code.co_consts if not _qualname(c, nested))
     return consts, tuple(sorted(code.co_varnames)), \
         tuple(sorted((set(code.co_names) | set(code.co_freevars)) - free))
+
+
+def _qualname(const, nested: set) -> bool:
+    """Python 3.10 keeps a nested function's qualified name among the constants (3.11 moved it
+    into the code object); it depends on where the source was compiled, so it is not compared."""
+    return isinstance(const, str) and const.rsplit(".", 1)[-1] in nested and (
+        "<locals>" in const or const in nested)

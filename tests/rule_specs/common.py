@@ -16,6 +16,8 @@ class OpSpec:
     ``shapes`` is a tuple of per-argument shape tuples; shape ``()`` means a Python float.
     ``xfail`` is a known bug ``(exception type, reason)`` (all shapes) or a dict
     {shapes: (exception type, reason)}.
+    ``numpy`` is the oldest NumPy the case runs on, where it uses a newer keyword or behaviour
+    (``np.clip(a, min=b)``: NumPy 2.1); ``discovered()`` drops it on older ones.
     """
 
     key: Any
@@ -28,6 +30,7 @@ class OpSpec:
     rtol: float = 1e-5
     atol: float = 1e-6
     xfail: Any = None
+    numpy: str | None = None
 
     def arg_domain(self, i: int) -> tuple[float, float]:
         if isinstance(self.domain[0], tuple):
@@ -61,9 +64,19 @@ AWAY = (0.3, 2.0)  # with ``signed``: |x| >= 0.3, away from kinks and poles at 0
 REDUCE_IN = (((2, 3, 4),),)
 
 
+def newer(module, attr: str):
+    """``module.attr``, or None where this Python or NumPy does not have it yet: a spec whose
+    key is None is dropped by ``discovered()``, as the rule is not registered."""
+    return getattr(module, attr, None)
+
+
 def unary_np(fn, expr=None, domain=(-2.0, 2.0), signed=(), shapes=UNARY, **kw):
+    if fn is None:
+        return None
     return OpSpec(fn, expr or f"np.{fn.__name__}(a)", 1, domain, shapes, signed, **kw)
 
 
 def unary_math(fn, domain=(-2.0, 2.0), signed=(), **kw):
+    if fn is None:
+        return None
     return OpSpec(fn, f"math.{fn.__name__}(a)", 1, domain, SCALAR1, signed, **kw)

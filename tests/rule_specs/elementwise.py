@@ -21,9 +21,14 @@ from tests.rule_specs.common import (
     SCALAR2,
     UNARY,
     OpSpec,
+    newer,
     unary_math,
     unary_np,
 )
+
+# functions of a newer Python or NumPy than the oldest supported (None where absent)
+math_cbrt = newer(math, "cbrt")
+math_exp2 = newer(math, "exp2")
 
 UNIT = (-0.9, 0.9)  # arcsin, arccos, arctanh: inside (-1, 1)
 ABOVE_ONE = (1.2, 3.0)  # arccosh
@@ -107,8 +112,8 @@ SPECS: list = [
     OpSpec(np.clip, "np.clip(a, b, None)", 2, shapes=BINARY),
     OpSpec(np.clip, "np.clip(a, a_min=b, a_max=c)", 3, ((-2.0, 2.0), (-1.0, 0.0), (0.0, 1.0)),
            CLIP3[:3]),
-    OpSpec(np.clip, "np.clip(a, min=b)", 2, shapes=BINARY[:4]),
-    OpSpec(np.clip, "np.clip(a, max=b, min=-1.0)", 2, shapes=BINARY[:4]),
+    OpSpec(np.clip, "np.clip(a, min=b)", 2, shapes=BINARY[:4], numpy="2.1.0"),
+    OpSpec(np.clip, "np.clip(a, max=b, min=-1.0)", 2, shapes=BINARY[:4], numpy="2.1.0"),
     OpSpec(np.clip, "a.clip(b, c)", 3, ((-2.0, 2.0), (-1.0, 0.0), (0.0, 1.0)), CLIP3[:3]),
     OpSpec(np.clip, "a.clip(max=0.5)", 1, shapes=UNARY[1:]),
     OpSpec(np.clip, "a.clip(min=b)", 2, shapes=(((3,), ()), ((2, 3), (3,)))),
@@ -129,10 +134,10 @@ SPECS: list = [
     unary_math(math.asinh),
     unary_math(math.acosh, domain=ABOVE_ONE),
     unary_math(math.atanh, domain=UNIT),
-    unary_math(math.exp2),
+    unary_math(math_exp2),
     unary_math(math.log2, domain=POS),
     unary_math(math.log10, domain=POS),
-    unary_math(math.cbrt, domain=AWAY, signed=(0,)),
+    unary_math(math_cbrt, domain=AWAY, signed=(0,)),
     unary_math(math.degrees),
     unary_math(math.radians),
     unary_math(math.erfc),

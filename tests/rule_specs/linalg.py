@@ -11,7 +11,20 @@ reads.
 
 import numpy as np
 
-from tests.rule_specs.common import OpSpec
+from tests.rule_specs.common import OpSpec, newer
+
+# functions of a newer Python or NumPy than the oldest supported (None where absent)
+np_matrix_transpose = newer(np, "matrix_transpose")
+np_vecdot = newer(np, "vecdot")
+linalg_cross = newer(np.linalg, "cross")
+linalg_diagonal = newer(np.linalg, "diagonal")
+linalg_matmul = newer(np.linalg, "matmul")
+linalg_matrix_transpose = newer(np.linalg, "matrix_transpose")
+linalg_outer = newer(np.linalg, "outer")
+linalg_svdvals = newer(np.linalg, "svdvals")
+linalg_tensordot = newer(np.linalg, "tensordot")
+linalg_trace = newer(np.linalg, "trace")
+linalg_vecdot = newer(np.linalg, "vecdot")
 
 UNIT = (-1.0, 1.0)
 SPD = "s = a @ np.swapaxes(a, -1, -2) + 3.0 * np.eye(a.shape[-1]); "
@@ -32,7 +45,7 @@ SPECS: list = [
         ((2, 3), (4, 3)), ((2, 4, 3), (5, 3)))),
     OpSpec(np.outer, "np.outer(a, b)", 2, shapes=(
         ((3,), (4,)), ((2, 3), (4,)), ((), (3,)), ((3,), (2, 2)))),
-    OpSpec(np.linalg.outer, "np.linalg.outer(a, b)", 2, shapes=(((3,), (4,)),)),
+    OpSpec(linalg_outer, "np.linalg.outer(a, b)", 2, shapes=(((3,), (4,)),)),
     OpSpec(np.tensordot, "np.tensordot(a, b)", 2, shapes=(((4, 2, 3), (2, 3, 5)),)),
     OpSpec(np.tensordot, "np.tensordot(a, b, 1)", 2, shapes=(((2, 3), (3, 4)),)),
     OpSpec(np.tensordot, "np.tensordot(a, b, axes=0)", 2, shapes=(((2,), (3,)), ((), (3,)))),
@@ -41,27 +54,27 @@ SPECS: list = [
     OpSpec(np.tensordot, "np.tensordot(a, b, axes=(-1, 1))", 2, shapes=(((2, 3), (4, 3)),)),
     OpSpec(np.tensordot, "np.tensordot(a, b, axes=[[2], [0]])", 2, shapes=(
         ((2, 3, 4), (4, 5)),)),
-    OpSpec(np.linalg.tensordot, "np.linalg.tensordot(a, b)", 2, shapes=(
+    OpSpec(linalg_tensordot, "np.linalg.tensordot(a, b)", 2, shapes=(
         ((4, 2, 3), (2, 3, 5)),)),
-    OpSpec(np.linalg.tensordot, "np.linalg.tensordot(a, b, axes=((0,), (1,)))", 2, shapes=(
+    OpSpec(linalg_tensordot, "np.linalg.tensordot(a, b, axes=((0,), (1,)))", 2, shapes=(
         ((3, 2), (4, 3)),)),
-    OpSpec(np.linalg.matmul, "np.linalg.matmul(a, b)", 2, shapes=(
+    OpSpec(linalg_matmul, "np.linalg.matmul(a, b)", 2, shapes=(
         ((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)), ((5, 2, 3), (3, 4)),
         ((2, 1, 2, 3), (3, 3, 4)))),
-    OpSpec(np.linalg.vecdot, "np.linalg.vecdot(a, b)", 2, shapes=(
+    OpSpec(linalg_vecdot, "np.linalg.vecdot(a, b)", 2, shapes=(
         ((3,), (3,)), ((2, 3), (3,)), ((4, 1, 3), (2, 3)))),
-    OpSpec(np.linalg.vecdot, "np.linalg.vecdot(a, b, axis=0)", 2, shapes=(
+    OpSpec(linalg_vecdot, "np.linalg.vecdot(a, b, axis=0)", 2, shapes=(
         ((3, 2), (3, 2)), ((3, 2), (3, 1)))),
-    OpSpec(np.linalg.vecdot, "np.linalg.vecdot(a, b, axis=-2)", 2, shapes=(
+    OpSpec(linalg_vecdot, "np.linalg.vecdot(a, b, axis=-2)", 2, shapes=(
         ((2, 4, 3), (4, 3)),)),
-    OpSpec(np.vecdot, "np.vecdot(a, b)", 2, shapes=(((3,), (3,)), ((2, 3), (3,)))),
-    OpSpec(np.vecdot, "np.vecdot(a, b, axis=0)", 2, shapes=(((3, 2), (3, 2)),)),
-    OpSpec(np.vecdot, "np.vecdot(a, b, axis=-2, keepdims=True)", 2, shapes=(
+    OpSpec(np_vecdot, "np.vecdot(a, b)", 2, shapes=(((3,), (3,)), ((2, 3), (3,)))),
+    OpSpec(np_vecdot, "np.vecdot(a, b, axis=0)", 2, shapes=(((3, 2), (3, 2)),)),
+    OpSpec(np_vecdot, "np.vecdot(a, b, axis=-2, keepdims=True)", 2, shapes=(
         ((2, 4, 3), (4, 3)),)),
-    OpSpec(np.vecdot, "np.vecdot(a, b, axes=[(0,), (1,)])", 2, shapes=(((3, 2), (2, 3)),)),
-    OpSpec(np.linalg.cross, "np.linalg.cross(a, b)", 2, shapes=(
+    OpSpec(np_vecdot, "np.vecdot(a, b, axes=[(0,), (1,)])", 2, shapes=(((3, 2), (2, 3)),)),
+    OpSpec(linalg_cross, "np.linalg.cross(a, b)", 2, shapes=(
         ((3,), (3,)), ((2, 3), (3,)), ((4, 1, 3), (2, 3)))),
-    OpSpec(np.linalg.cross, "np.linalg.cross(a, b, axis=0)", 2, shapes=(((3, 2), (3, 2)),)),
+    OpSpec(linalg_cross, "np.linalg.cross(a, b, axis=0)", 2, shapes=(((3, 2), (3, 2)),)),
     OpSpec(np.kron, "np.kron(a, b)", 2, shapes=(
         ((2,), (3,)), ((2, 3), (3, 2)), ((2, 3), (4,)), ((3,), (2, 2)), ((), (2, 3)),
         ((2, 1, 3), (2, 2)))),
@@ -117,15 +130,15 @@ SPECS: list = [
     OpSpec(np.trace, "np.trace(a, offset=-1, axis1=1, axis2=2)", 1, shapes=(((2, 3, 4),),)),
     OpSpec(np.trace, "np.trace(a, axis1=-1, axis2=0)", 1, shapes=(((3, 2, 4),),)),
     OpSpec(np.trace, "a.trace()", 1, shapes=(((3, 3),),)),
-    OpSpec(np.linalg.trace, "np.linalg.trace(a)", 1, shapes=(((3, 3),), ((2, 3, 4),))),
-    OpSpec(np.linalg.trace, "np.linalg.trace(a, offset=1)", 1, shapes=(((2, 3, 4),),)),
+    OpSpec(linalg_trace, "np.linalg.trace(a)", 1, shapes=(((3, 3),), ((2, 3, 4),))),
+    OpSpec(linalg_trace, "np.linalg.trace(a, offset=1)", 1, shapes=(((2, 3, 4),),)),
     OpSpec(np.diagonal, "np.diagonal(a)", 1, shapes=(((3, 3),), ((2, 4),), ((3, 2, 4),))),
     OpSpec(np.diagonal, "np.diagonal(a, -1)", 1, shapes=(((4, 3),),)),
     OpSpec(np.diagonal, "np.diagonal(a, offset=1, axis1=2, axis2=0)", 1, shapes=(
         ((3, 2, 4),),)),
     OpSpec(np.diagonal, "a.diagonal(1)", 1, shapes=(((3, 3),),)),
-    OpSpec(np.linalg.diagonal, "np.linalg.diagonal(a)", 1, shapes=(((3, 3),), ((2, 3, 4),))),
-    OpSpec(np.linalg.diagonal, "np.linalg.diagonal(a, offset=-1)", 1, shapes=(((2, 4, 3),),)),
+    OpSpec(linalg_diagonal, "np.linalg.diagonal(a)", 1, shapes=(((3, 3),), ((2, 3, 4),))),
+    OpSpec(linalg_diagonal, "np.linalg.diagonal(a, offset=-1)", 1, shapes=(((2, 4, 3),),)),
     OpSpec(np.diag, "np.diag(a)", 1, shapes=(((3,),), ((3, 3),), ((2, 4),), ((4, 2),))),
     OpSpec(np.diag, "np.diag(a, 1)", 1, shapes=(((3,),), ((3, 4),))),
     OpSpec(np.diag, "np.diag(a, k=-2)", 1, shapes=(((2,),), ((4, 3),))),
@@ -135,14 +148,16 @@ SPECS: list = [
     OpSpec(np.triu, "np.triu(a)", 1, shapes=(((3, 3),), ((4, 2),), ((2, 3, 3),), ((3,),))),
     OpSpec(np.triu, "np.triu(a, 1)", 1, shapes=(((3, 4),),)),
     OpSpec(np.triu, "np.triu(a, k=-1)", 1, shapes=(((2, 4, 3),),)),
-    OpSpec(np.linalg.matrix_transpose, "np.linalg.matrix_transpose(a)", 1, shapes=(
+    OpSpec(linalg_matrix_transpose, "np.linalg.matrix_transpose(a)", 1, shapes=(
         ((2, 3),), ((4, 2, 3),))),
-    OpSpec(np.matrix_transpose, "np.matrix_transpose(a)", 1, shapes=(((2, 3),), ((4, 2, 3),))),
+    OpSpec(np_matrix_transpose, "np.matrix_transpose(a)", 1, shapes=(((2, 3),), ((4, 2, 3),))),
 
     # --- solvers, inverses, determinants, powers -------------------------------------------------
     OpSpec(np.linalg.solve, INV + "np.linalg.solve(m, b)", 2, UNIT, shapes=(
-        ((3, 3), (3,)), ((3, 3), (3, 2)), ((4, 3, 3), (4, 3, 2)), ((4, 3, 3), (3,)),
+        ((3, 3), (3,)), ((3, 3), (3, 2)), ((4, 3, 3), (4, 3, 2)),
         ((3, 3), (4, 3, 2)), ((2, 3, 3), (4, 1, 3, 2)))),
+    OpSpec(np.linalg.solve, INV + "np.linalg.solve(m, b)", 2, UNIT, shapes=(  # a vector b
+        ((4, 3, 3), (3,)),), numpy="2.0.0"),  # against a stack of matrices: NumPy 2's rule
     OpSpec(np.linalg.inv, INV + "np.linalg.inv(m)", 1, UNIT, shapes=(
         ((3, 3),), ((2, 3, 3),))),
     OpSpec(np.linalg.det, INV + "np.linalg.det(m)", 1, UNIT, shapes=(((3, 3),), ((2, 3, 3),))),
@@ -162,7 +177,8 @@ SPECS: list = [
     OpSpec(np.linalg.pinv, "np.linalg.pinv(a)", 1, UNIT, shapes=(
         ((4, 3),), ((3, 4),), ((2, 4, 3),))),
     OpSpec(np.linalg.pinv, INV + "np.linalg.pinv(m)", 1, UNIT, shapes=(((3, 3),),)),
-    OpSpec(np.linalg.pinv, "np.linalg.pinv(a, rtol=1e-10)", 1, UNIT, shapes=(((4, 3),),)),
+    OpSpec(np.linalg.pinv, "np.linalg.pinv(a, rtol=1e-10)", 1, UNIT, shapes=(((4, 3),),),
+           numpy="2.0.0"),
     OpSpec(np.linalg.pinv, SPD_LOW + "np.linalg.pinv(s, hermitian=True)", 2, UNIT, shapes=(
         ((3, 3), (3, 3)),)),
     OpSpec(np.linalg.lstsq, "np.linalg.lstsq(a, b)[0]", 2, UNIT, shapes=(
@@ -176,11 +192,11 @@ SPECS: list = [
     OpSpec(np.linalg.cholesky, SPD + "np.linalg.cholesky(s)", 1, UNIT, shapes=(
         ((3, 3),), ((2, 3, 3),))),
     OpSpec(np.linalg.cholesky, SPD + "np.linalg.cholesky(s, upper=True)", 1, UNIT, shapes=(
-        ((3, 3),), ((2, 3, 3),))),
+        ((3, 3),), ((2, 3, 3),)), numpy="2.0.0"),
     OpSpec(np.linalg.cholesky, SPD_LOW + "np.linalg.cholesky(s)", 2, UNIT, shapes=(
         ((3, 3), (3, 3)),)),
     OpSpec(np.linalg.cholesky, SPD_UP + "np.linalg.cholesky(s, upper=True)", 2, UNIT, shapes=(
-        ((3, 3), (3, 3)),)),
+        ((3, 3), (3, 3)),), numpy="2.0.0"),
     OpSpec(np.linalg.eigh, SPREAD + "w, v = np.linalg.eigh(s); w", 2, UNIT, shapes=(
         ((3, 3), (3, 3)), ((2, 3, 3), (2, 3, 3)))),
     OpSpec(np.linalg.eigh, SPREAD + "w, v = np.linalg.eigh(s); v * v", 2, UNIT, shapes=(
@@ -234,7 +250,7 @@ SPECS: list = [
            "compute_uv=False, hermitian=True)", 3, UNIT, shapes=(((3, 3), (3, 3), (3, 3)),)),
     OpSpec(np.linalg.svd, "np.linalg.svd(np.sum(a) * np.eye(3, 4))[1] * np.arange(3.0)", 1,
            (0.5, 1.0), shapes=(((2, 2),),)),
-    OpSpec(np.linalg.svdvals, "np.linalg.svdvals(a)", 1, UNIT, shapes=(
+    OpSpec(linalg_svdvals, "np.linalg.svdvals(a)", 1, UNIT, shapes=(
         ((3, 3),), ((4, 3),), ((3, 4),), ((2, 4, 3),))),
 ]
 

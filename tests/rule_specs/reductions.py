@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.rule_specs.common import AWAY, POS, REDUCE_IN, UNARY, OpSpec
+from tests.rule_specs.common import AWAY, POS, REDUCE_IN, UNARY, OpSpec, newer
+
+# functions of a newer Python or NumPy than the oldest supported (None where absent)
+np_trapezoid = newer(np, "trapezoid")
+linalg_matrix_norm = newer(np.linalg, "matrix_norm")
+linalg_vector_norm = newer(np.linalg, "vector_norm")
 
 ALL = UNARY + REDUCE_IN  # a Python float, then arrays of 1-3 dims
 V4, M34, M43 = (((4,),),), (((3, 4),),), (((4, 3),),)
@@ -112,7 +117,7 @@ SPECS: list[OpSpec] = [
            (((3,), (3,)), ((2, 3), (2, 3)))),
     OpSpec(np.average, "np.average(a, 1, b)", 2, ((-2.0, 2.0), POS), (((2, 3, 4), (3,)),)),
     OpSpec(np.average, "np.average(a, axis=(2, 0), weights=b)", 2, ((-2.0, 2.0), POS),
-           (((2, 3, 4), (4, 2)),)),
+           (((2, 3, 4), (4, 2)),), numpy="2.0.0"),
     OpSpec(np.average, "np.average(a, axis=-1, weights=b, keepdims=True)", 2,
            ((-2.0, 2.0), POS), (((3, 4), (4,)),)),
     OpSpec(np.average, "np.average(a, axis=0, weights=b * b + 0.5)", 2, shapes=(((3, 4), (3, 4)),)),
@@ -203,38 +208,38 @@ SPECS: list[OpSpec] = [
            signed=(0,)),
     OpSpec(np.linalg.norm, "np.linalg.norm(a, 'nuc', axis=(0, 1), keepdims=True)", 1,
            shapes=REDUCE_IN),
-    OpSpec(np.linalg.vector_norm, "np.linalg.vector_norm(a)", 1, shapes=ALL),
-    OpSpec(np.linalg.vector_norm, "np.linalg.vector_norm(a, axis=(0, 2), keepdims=True)", 1,
+    OpSpec(linalg_vector_norm, "np.linalg.vector_norm(a)", 1, shapes=ALL),
+    OpSpec(linalg_vector_norm, "np.linalg.vector_norm(a, axis=(0, 2), keepdims=True)", 1,
            shapes=REDUCE_IN),
-    OpSpec(np.linalg.vector_norm, "np.linalg.vector_norm(a, axis=-1)", 1, shapes=REDUCE_IN),
-    OpSpec(np.linalg.vector_norm, "np.linalg.vector_norm(a, keepdims=True)", 1, shapes=M34),
-    *[OpSpec(np.linalg.vector_norm, f"np.linalg.vector_norm(a, ord={o})", 1, AWAY,
+    OpSpec(linalg_vector_norm, "np.linalg.vector_norm(a, axis=-1)", 1, shapes=REDUCE_IN),
+    OpSpec(linalg_vector_norm, "np.linalg.vector_norm(a, keepdims=True)", 1, shapes=M34),
+    *[OpSpec(linalg_vector_norm, f"np.linalg.vector_norm(a, ord={o})", 1, AWAY,
              (((5,),), ((3, 4),)), signed=(0,))
       for o in ("1", "np.inf", "-np.inf", "3", "-2", "0")],
-    OpSpec(np.linalg.vector_norm, "np.linalg.vector_norm(a, axis=(1, 2), ord=np.inf)", 1,
+    OpSpec(linalg_vector_norm, "np.linalg.vector_norm(a, axis=(1, 2), ord=np.inf)", 1,
            AWAY, REDUCE_IN, signed=(0,)),
-    OpSpec(np.linalg.vector_norm, "np.linalg.vector_norm(a, axis=0, ord=1, keepdims=True)",
+    OpSpec(linalg_vector_norm, "np.linalg.vector_norm(a, axis=0, ord=1, keepdims=True)",
            1, AWAY, M34, signed=(0,)),
-    OpSpec(np.linalg.matrix_norm, "np.linalg.matrix_norm(a)", 1, shapes=M34 + REDUCE_IN),
-    OpSpec(np.linalg.matrix_norm, "np.linalg.matrix_norm(a, keepdims=True)", 1,
+    OpSpec(linalg_matrix_norm, "np.linalg.matrix_norm(a)", 1, shapes=M34 + REDUCE_IN),
+    OpSpec(linalg_matrix_norm, "np.linalg.matrix_norm(a, keepdims=True)", 1,
            shapes=REDUCE_IN),
-    *[OpSpec(np.linalg.matrix_norm, f"np.linalg.matrix_norm(a, ord={o})", 1, AWAY,
+    *[OpSpec(linalg_matrix_norm, f"np.linalg.matrix_norm(a, ord={o})", 1, AWAY,
              M43 + REDUCE_IN, signed=(0,))
       for o in ("'nuc'", "1", "-1", "2", "-2", "np.inf", "-np.inf")],
-    OpSpec(np.linalg.matrix_norm, "np.linalg.matrix_norm(a, ord='nuc', keepdims=True)", 1,
+    OpSpec(linalg_matrix_norm, "np.linalg.matrix_norm(a, ord='nuc', keepdims=True)", 1,
            shapes=REDUCE_IN),
 
     # --- integration --------------------------------------------------------------------------
-    OpSpec(np.trapezoid, "np.trapezoid(a)", 1, shapes=(((4,),), ((3, 4),), ((2, 3, 4),))),
-    OpSpec(np.trapezoid, "np.trapezoid(a, axis=0)", 1, shapes=M34),
-    OpSpec(np.trapezoid, "np.trapezoid(a, dx=0.5, axis=-2)", 1, shapes=REDUCE_IN),
-    OpSpec(np.trapezoid, "np.trapezoid(a, dx=b)", 2, shapes=(((4,), ()), ((3, 4), ()))),
-    OpSpec(np.trapezoid, "np.trapezoid(a, b)", 2, shapes=(((4,), (4,)), ((3, 4), (4,)),
+    OpSpec(np_trapezoid, "np.trapezoid(a)", 1, shapes=(((4,),), ((3, 4),), ((2, 3, 4),))),
+    OpSpec(np_trapezoid, "np.trapezoid(a, axis=0)", 1, shapes=M34),
+    OpSpec(np_trapezoid, "np.trapezoid(a, dx=0.5, axis=-2)", 1, shapes=REDUCE_IN),
+    OpSpec(np_trapezoid, "np.trapezoid(a, dx=b)", 2, shapes=(((4,), ()), ((3, 4), ()))),
+    OpSpec(np_trapezoid, "np.trapezoid(a, b)", 2, shapes=(((4,), (4,)), ((3, 4), (4,)),
                                                           ((3, 4), (3, 4)))),
-    OpSpec(np.trapezoid, "np.trapezoid(a, b, axis=0)", 2, shapes=(((3, 4), (3,)),
+    OpSpec(np_trapezoid, "np.trapezoid(a, b, axis=0)", 2, shapes=(((3, 4), (3,)),
                                                                   ((3, 4), (3, 4)))),
-    OpSpec(np.trapezoid, "np.trapezoid(a, x=b, axis=1)", 2, shapes=(((2, 3, 4), (3,)),)),
-    OpSpec(np.trapezoid, "np.trapezoid(a, np.array([0.0, 0.3, 1.0, 1.2]), 5.0)", 1,
+    OpSpec(np_trapezoid, "np.trapezoid(a, x=b, axis=1)", 2, shapes=(((2, 3, 4), (3,)),)),
+    OpSpec(np_trapezoid, "np.trapezoid(a, np.array([0.0, 0.3, 1.0, 1.2]), 5.0)", 1,
            shapes=M34),
 
     # --- order statistics ---------------------------------------------------------------------

@@ -9,7 +9,7 @@ import numpy as np
 
 import runtime as rt
 import runtime.linalg_tangents  # noqa: F401  (rt.linalg_tangents in tangent templates)
-from transpiler.rules.registry import adjoint, d, tangent
+from transpiler.rules.registry import adjoint, d, since, tangent
 
 # --- products and contractions ------------------------------------------------------------------
 
@@ -49,13 +49,13 @@ def tan_outer(ans, a, b, out=None):
     d[ans] = np.outer(a, d[b])
 
 
-@adjoint(np.linalg.outer)
+@adjoint(since(np.linalg, "outer", "NumPy 2.0"))
 def adj_linalg_outer(ans, x1, x2, /):
     d[x1] = d[ans] @ x2
     d[x2] = x1 @ d[ans]
 
 
-@tangent(np.linalg.outer)
+@tangent(since(np.linalg, "outer", "NumPy 2.0"))
 def tan_linalg_outer(ans, x1, x2, /):
     d[ans] = np.linalg.outer(d[x1], x2)
     d[ans] = np.linalg.outer(x1, d[x2])
@@ -73,64 +73,64 @@ def tan_tensordot(ans, a, b, axes=2):
     d[ans] = np.tensordot(a, d[b], axes)
 
 
-@adjoint(np.linalg.tensordot)
+@adjoint(since(np.linalg, "tensordot", "NumPy 2.0"))
 def adj_linalg_tensordot(ans, x1, x2, /, *, axes=2):
     d[x1] = rt.linalg.tensordot_adjoint(d[ans], x1, x2, axes, 0)
     d[x2] = rt.linalg.tensordot_adjoint(d[ans], x1, x2, axes, 1)
 
 
-@tangent(np.linalg.tensordot)
+@tangent(since(np.linalg, "tensordot", "NumPy 2.0"))
 def tan_linalg_tensordot(ans, x1, x2, /, *, axes=2):
     d[ans] = np.linalg.tensordot(d[x1], x2, axes=axes)
     d[ans] = np.linalg.tensordot(x1, d[x2], axes=axes)
 
 
-@adjoint(np.linalg.matmul)
+@adjoint(since(np.linalg, "matmul", "NumPy 2.0"))
 def adj_linalg_matmul(ans, x1, x2, /):
     d[x1] = rt.matmul_adjoint_a(d[ans], x1, x2)
     d[x2] = rt.matmul_adjoint_b(d[ans], x1, x2)
 
 
-@tangent(np.linalg.matmul)
+@tangent(since(np.linalg, "matmul", "NumPy 2.0"))
 def tan_linalg_matmul(ans, x1, x2, /):
     d[ans] = np.linalg.matmul(d[x1], x2)
     d[ans] = np.linalg.matmul(x1, d[x2])
 
 
-@adjoint(np.linalg.vecdot)
+@adjoint(since(np.linalg, "vecdot", "NumPy 2.0"))
 def adj_linalg_vecdot(ans, x1, x2, /, *, axis=-1):
     d[x1] = rt.linalg.vecdot_adjoint(d[ans], x1, x2, 0, axis)
     d[x2] = rt.linalg.vecdot_adjoint(d[ans], x1, x2, 1, axis)
 
 
-@tangent(np.linalg.vecdot)
+@tangent(since(np.linalg, "vecdot", "NumPy 2.0"))
 def tan_linalg_vecdot(ans, x1, x2, /, *, axis=-1):
     d[ans] = np.linalg.vecdot(d[x1], x2, axis=axis)
     d[ans] = np.linalg.vecdot(x1, d[x2], axis=axis)
 
 
-@adjoint(np.vecdot)
+@adjoint(since(np, "vecdot", "NumPy 2.0"))
 def adj_vecdot(ans, x1, x2, /, out=None, *, axes=None, axis=None, keepdims=False,
                casting="same_kind", order="K", dtype=None, subok=True, signature=None):
     d[x1] = rt.linalg.vecdot_adjoint(d[ans], x1, x2, 0, axis, keepdims, axes)
     d[x2] = rt.linalg.vecdot_adjoint(d[ans], x1, x2, 1, axis, keepdims, axes)
 
 
-@tangent(np.vecdot)
+@tangent(since(np, "vecdot", "NumPy 2.0"))
 def tan_vecdot(ans, x1, x2, /, out=None, *, axes=None, axis=None, keepdims=False,
                casting="same_kind", order="K", dtype=None, subok=True, signature=None):
     d[ans] = rt.linalg_tangents.vecdot(d[x1], x2, axis, keepdims, axes, dtype)
     d[ans] = rt.linalg_tangents.vecdot(x1, d[x2], axis, keepdims, axes, dtype)
 
 
-@adjoint(np.linalg.cross)
+@adjoint(since(np.linalg, "cross", "NumPy 2.0"))
 def adj_linalg_cross(ans, x1, x2, /, *, axis=-1):
     # g . (x1 x x2) = x1 . (x2 x g) = x2 . (g x x1)
     d[x1] = rt.unbroadcast(np.linalg.cross(x2, d[ans], axis=axis), x1)
     d[x2] = rt.unbroadcast(np.linalg.cross(d[ans], x1, axis=axis), x2)
 
 
-@tangent(np.linalg.cross)
+@tangent(since(np.linalg, "cross", "NumPy 2.0"))
 def tan_linalg_cross(ans, x1, x2, /, *, axis=-1):
     d[ans] = np.linalg.cross(d[x1], x2, axis=axis)
     d[ans] = np.linalg.cross(x1, d[x2], axis=axis)
@@ -214,12 +214,12 @@ def tan_trace(ans, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     d[ans] = np.trace(d[a], offset, axis1, axis2, dtype)
 
 
-@adjoint(np.linalg.trace)
+@adjoint(since(np.linalg, "trace", "NumPy 2.0"))
 def adj_linalg_trace(ans, x, /, *, offset=0, dtype=None):
     d[x] = rt.linalg.untrace(d[ans], x, offset, -2, -1)
 
 
-@tangent(np.linalg.trace)
+@tangent(since(np.linalg, "trace", "NumPy 2.0"))
 def tan_linalg_trace(ans, x, /, *, offset=0, dtype=None):
     d[ans] = np.linalg.trace(d[x], offset=offset, dtype=dtype)
 
@@ -234,12 +234,12 @@ def tan_diagonal(ans, a, offset=0, axis1=0, axis2=1):
     d[ans] = np.diagonal(d[a], offset, axis1, axis2)
 
 
-@adjoint(np.linalg.diagonal)
+@adjoint(since(np.linalg, "diagonal", "NumPy 2.0"))
 def adj_linalg_diagonal(ans, x, /, *, offset=0):
     d[x] = rt.linalg.undiagonal(d[ans], x, offset, -2, -1)
 
 
-@tangent(np.linalg.diagonal)
+@tangent(since(np.linalg, "diagonal", "NumPy 2.0"))
 def tan_linalg_diagonal(ans, x, /, *, offset=0):
     d[ans] = np.linalg.diagonal(d[x], offset=offset)
 
@@ -274,12 +274,14 @@ def tan_triu(ans, m, k=0):
     d[ans] = np.triu(d[m], k)
 
 
-@adjoint(np.linalg.matrix_transpose, np.matrix_transpose)
+@adjoint(since(np.linalg, "matrix_transpose", "NumPy 2.0"),
+         since(np, "matrix_transpose", "NumPy 2.0"))
 def adj_matrix_transpose(ans, x, /):
     d[x] = np.swapaxes(d[ans], -1, -2)
 
 
-@tangent(np.linalg.matrix_transpose, np.matrix_transpose)
+@tangent(since(np.linalg, "matrix_transpose", "NumPy 2.0"),
+         since(np, "matrix_transpose", "NumPy 2.0"))
 def tan_matrix_transpose(ans, x, /):
     d[ans] = np.swapaxes(d[x], -1, -2)
 
@@ -414,11 +416,11 @@ def tan_svd(ans, a, full_matrices=True, compute_uv=True, hermitian=False):
     d[ans] = rt.linalg_tangents.svd(d[a], ans, a, full_matrices, compute_uv, hermitian)
 
 
-@adjoint(np.linalg.svdvals)
+@adjoint(since(np.linalg, "svdvals", "NumPy 2.0"))
 def adj_svdvals(ans, x, /):
     d[x] = rt.linalg.svdvals_adjoint(d[ans], x)
 
 
-@tangent(np.linalg.svdvals)
+@tangent(since(np.linalg, "svdvals", "NumPy 2.0"))
 def tan_svdvals(ans, x, /):
     d[ans] = rt.linalg_tangents.svdvals(d[x], x)

@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 import runtime as rt
-from transpiler.rules.registry import adjoint, d, tangent
+from transpiler.rules.registry import adjoint, d, since, tangent
 
 # --- trigonometric and hyperbolic ---
 
@@ -204,12 +204,12 @@ def tan_expm1(ans, x):
     d[ans] = d[x] * (ans + 1.0)
 
 
-@adjoint(math.exp2)
+@adjoint(since(math, "exp2", "Python 3.11"))
 def adj_exp2(ans, x):
     d[x] = d[ans] * ans * 0.6931471805599453  # ln 2
 
 
-@tangent(math.exp2)
+@tangent(since(math, "exp2", "Python 3.11"))
 def tan_exp2(ans, x):
     d[ans] = d[x] * ans * 0.6931471805599453  # ln 2
 
@@ -272,12 +272,12 @@ def tan_sqrt(ans, x):
     d[ans] = d[x] * 0.5 / ans
 
 
-@adjoint(math.cbrt)
+@adjoint(since(math, "cbrt", "Python 3.11"))
 def adj_cbrt(ans, x):
     d[x] = d[ans] / (3.0 * ans * ans)
 
 
-@tangent(math.cbrt)
+@tangent(since(math, "cbrt", "Python 3.11"))
 def tan_cbrt(ans, x):
     d[ans] = d[x] / (3.0 * ans * ans)
 

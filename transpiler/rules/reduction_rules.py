@@ -10,7 +10,7 @@ import numpy as np
 
 import runtime as rt
 import runtime.tangents  # noqa: F401  (rt.tangents)
-from transpiler.rules.registry import adjoint, d, tangent
+from transpiler.rules.registry import adjoint, d, since, tangent
 
 # --- products, extrema ------------------------------------------------------------------------
 
@@ -260,29 +260,29 @@ def tan_norm(ans, x, ord=None, axis=None, keepdims=False):
     d[ans] = rt.tangents.norm(d[x], x, ans, ord, axis, keepdims)
 
 
-@adjoint(np.linalg.vector_norm)
+@adjoint(since(np.linalg, "vector_norm", "NumPy 2.0"))
 def adj_vector_norm(ans, x, /, *, axis=None, keepdims=False, ord=2):
     d[x] = rt.reductions.vector_norm_grad(d[ans], x, ans, axis, keepdims, ord)
 
 
-@tangent(np.linalg.vector_norm)
+@tangent(since(np.linalg, "vector_norm", "NumPy 2.0"))
 def tan_vector_norm(ans, x, /, *, axis=None, keepdims=False, ord=2):
     d[ans] = rt.tangents.vector_norm(d[x], x, ans, axis, keepdims, ord)
 
 
-@adjoint(np.linalg.matrix_norm)
+@adjoint(since(np.linalg, "matrix_norm", "NumPy 2.0"))
 def adj_matrix_norm(ans, x, /, *, keepdims=False, ord="fro"):
     d[x] = rt.reductions.norm_grad(d[ans], x, ans, ord, (-2, -1), keepdims)
 
 
-@tangent(np.linalg.matrix_norm)
+@tangent(since(np.linalg, "matrix_norm", "NumPy 2.0"))
 def tan_matrix_norm(ans, x, /, *, keepdims=False, ord="fro"):
     d[ans] = rt.tangents.matrix_norm(d[x], x, ans, keepdims, ord)
 
 
 # --- integration, order statistics ------------------------------------------------------------
 
-@adjoint(np.trapezoid)
+@adjoint(since(np, "trapezoid", "NumPy 2.0"))
 def adj_trapezoid(ans, y, x=None, dx=1.0, axis=-1):
     gy, gx, gdx = rt.reductions.trapezoid_grads(d[ans], y, x, dx, axis)
     d[y] = gy
@@ -290,7 +290,7 @@ def adj_trapezoid(ans, y, x=None, dx=1.0, axis=-1):
     d[dx] = gdx
 
 
-@tangent(np.trapezoid)
+@tangent(since(np, "trapezoid", "NumPy 2.0"))
 def tan_trapezoid(ans, y, x=None, dx=1.0, axis=-1):
     # bilinear in y and the spacing (x or dx; dx is ignored when x is given)
     d[ans] = np.trapezoid(d[y], x, dx, axis)

@@ -87,6 +87,25 @@ def namespace_of(template: Callable) -> ChainMap:
 
 ADJOINTS: dict[Any, Rule] = {}
 TANGENTS: dict[Any, Rule] = {}
+NEEDS_NEWER: dict[str, str] = {}  # 'math.exp2' -> 'Python 3.11': rules this interpreter lacks
+REQUIREMENTS: dict[str, str] = {}  # every rule registered only where its function exists
+
+
+@dataclass(frozen=True)
+class Newer:
+    """A rule key for a function this interpreter or NumPy does not have (see ``since``)."""
+
+    name: str
+    needs: str
+
+
+def since(module, attr: str, needs: str):
+    """``module.attr`` where it exists, else a ``Newer`` stand-in: ``@adjoint(since(math,
+    "exp2", "Python 3.11"))`` registers the rule only where ``math.exp2`` exists, and records
+    for ``supported()`` and the README that it needs ``needs``."""
+    name = f"{module.__name__}.{attr}"
+    REQUIREMENTS[name] = needs
+    return getattr(module, attr, None) or Newer(name, needs)
 
 
 _TEMPLATE_STATEMENTS = (gast.Assign, gast.If, gast.Expr, gast.For)
@@ -167,7 +186,10 @@ def _registrar(table: dict, keys: tuple, forward: bool) -> Callable[[Callable], 
         for stmt in body:
             resolve_calls(stmt, namespace_of(template))
         for key in keys:
-            table[key] = Rule(key, template, body, signature, filename, lineno)
+            if isinstance(key, Newer):
+                NEEDS_NEWER[key.name] = key.needs
+            else:
+                table[key] = Rule(key, template, body, signature, filename, lineno)
         return template
 
     return register

@@ -150,7 +150,7 @@ def adj_block(ans, arrays):
 
 @tangent(np.block)
 def tan_block(ans, arrays):
-    d[ans] = np.block(d[arrays])
+    d[ans] = rt.tangents.block(d[arrays])
 
 
 @adjoint(np.split, np.array_split)
@@ -251,8 +251,12 @@ def adj_array(ans, object, dtype=None, *, copy=True, order="K", subok=False, ndm
 @tangent(np.array)
 def tan_array(ans, object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0,
               ndmax=0, like=None):
-    d[ans] = np.array(d[object], dtype, copy=copy, order=order, subok=subok, ndmin=ndmin,
-                      ndmax=ndmax, like=like)
+    # the same array of the tangents: only the keywords that decide values and memory are
+    # passed on (a keyword of a newer NumPy, such as ndmax, is not, so the rule works on older)
+    if dtype is None:
+        d[ans] = np.array(d[object], copy=copy, ndmin=ndmin)
+    else:
+        d[ans] = np.array(d[object], dtype, copy=copy, ndmin=ndmin)
 
 
 @adjoint(np.asarray)
@@ -262,7 +266,10 @@ def adj_asarray(ans, a, dtype=None, order=None, *, device=None, copy=None, like=
 
 @tangent(np.asarray)
 def tan_asarray(ans, a, dtype=None, order=None, *, device=None, copy=None, like=None):
-    d[ans] = np.asarray(d[a], dtype, order, device=device, copy=copy, like=like)
+    if copy is None:  # copy= is NumPy 2's
+        d[ans] = np.asarray(d[a], dtype)
+    else:
+        d[ans] = np.asarray(d[a], dtype, copy=copy)
 
 
 @adjoint(np.ascontiguousarray)
@@ -272,7 +279,7 @@ def adj_ascontiguousarray(ans, a, dtype=None, *, like=None):
 
 @tangent(np.ascontiguousarray)
 def tan_ascontiguousarray(ans, a, dtype=None, *, like=None):
-    d[ans] = np.ascontiguousarray(d[a], dtype, like=like)
+    d[ans] = np.ascontiguousarray(d[a], dtype)
 
 
 @adjoint(np.ndarray.astype)
