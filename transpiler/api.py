@@ -8,6 +8,7 @@ import types
 import numpy as np
 
 from transpiler import cache
+from transpiler.arguments import differentiable, objects_in
 from transpiler.context import Options
 from transpiler.emit import note_origin
 from transpiler.errors import TranspileError
@@ -38,15 +39,13 @@ def _normalise_wrt(fn, wrt) -> tuple[tuple[str, ...], tuple[int, ...], bool]:
     return tuple(out), positions, single
 
 
-_NOT_DIFFERENTIABLE = "ibuc"  # numpy dtype kinds: int, bool, unsigned, complex
-
-
 class GradientFunction:
     """A compiled-on-first-use gradient of ``fn``; call it like ``fn``.
 
     ``.source`` is the generated Python source (compiling it if needed). Each pattern of which
     positional arguments are Python numbers and which NumPy arrays (with no keywords) runs its
-    own variant, compiled knowing that: fewer ``rt.unbroadcast`` calls and tape entries.
+    own variant, compiled knowing that: fewer ``rt.unbroadcast`` calls and tape entries. So does
+    each set of parameters given objects (arguments.py), whose methods are never NumPy's.
     """
 
     def __init__(self, fn, wrt, mode: str, options: Options):
@@ -62,16 +61,18 @@ class GradientFunction:
         self._variants: dict[tuple, Compiled] = {}  # positions of Python-number arguments -> code
         self._code = None
 
-    def _compile(self, kinds: tuple[int, ...] = ()) -> Compiled:
+    def _compile(self, kinds: tuple = ()) -> Compiled:
         fn = self.__wrapped__
         if fn.__code__ is not self._code:
             self._variants, self._code = {}, fn.__code__
         params = inspect.getfullargspec(fn).args
+        objects = kinds[-1] if kinds and isinstance(kinds[-1], frozenset) else frozenset()
         scalars = frozenset(p for p, k in zip(params, kinds, strict=False) if k == _NUMBER)
         arrays = frozenset(p for p, k in zip(params, kinds, strict=False) if k == _ARRAY)
-        key = (self._wrt, self._mode, self._options, scalars, arrays)
+        key = (self._wrt, self._mode, self._options, scalars, arrays) + (
+            (objects,) if objects else ())
         compiled = cache.get_or_compile(fn, key, lambda: compile_function(
-            fn, self._wrt, self._mode, self._options, scalars, arrays=arrays))
+            fn, self._wrt, self._mode, self._options, scalars, arrays=arrays, objects=objects))
         self._variants[kinds] = compiled
         if kinds and all(k == _NUMBER for k in kinds) and (
                 self._single or len(self._wrt) > 1):  # all numbers; the result needs no reshaping
@@ -107,14 +108,14 @@ class GradientFunction:
 
     def compiled_for(self, *args, **kwargs) -> Compiled:
         """The compiled variant a call with these arguments runs (compiling it if needed)."""
-        kinds = _kinds(args, kwargs)
+        kinds = _kinds(self.__wrapped__, args, kwargs)
         return self._variants.get(kinds) or self._compile(kinds)
 
     def __call__(self, *args, **kwargs):
         return self._call(*args, **kwargs)
 
     def _call(self, *args, **kwargs):
-        compiled = self._checked(_kinds(args, kwargs), args, kwargs)
+        compiled = self._checked(_kinds(self.__wrapped__, args, kwargs), args, kwargs)
         try:
             result = compiled.function(*args, **kwargs)
         except Exception as e:
@@ -126,25 +127,29 @@ class GradientFunction:
             return result[0], result[1] if len(self._wrt) > 1 else (result[1],)
         return result if len(self._wrt) > 1 else (result,)
 
-    def _checked(self, kinds: tuple[int, ...], args: tuple, kwargs: dict) -> Compiled:
+    def _checked(self, kinds: tuple, args: tuple, kwargs: dict) -> Compiled:
         """The variant for ``kinds``, (re)compiled if needed, once the arguments pass the
-        checks: differentiated ones are real floats, none is complex, none shares memory with
-        one the function writes into."""
-        compiled = self._variants.get(kinds)
-        if compiled is None or self.__wrapped__.__code__ is not self._code \
-                or compiled.stale(self.__wrapped__):
-            compiled = self._compile(kinds)
+        checks: differentiated ones are real floats, none is complex (and none is an array type
+        of its own: ``_kinds``), none shares memory with one the function writes into."""
         for name, pos in self._checks:
-            value = args[pos] if 0 <= pos < len(args) else kwargs.get(name)
-            if type(value) is not float and _not_differentiable(value):
+            value = args[pos] if 0 <= pos < len(args) else kwargs.get(name, _MISSING)
+            if value is _MISSING:  # not passed: the default (none: the call says so)
+                value = _default(self.__wrapped__, name, pos)
+                if value is _MISSING:
+                    continue
+            if type(value) is not float and not differentiable(value):
                 raise TypeError(f"cannot differentiate with respect to '{name}': it is "
                                 f"{_describe(value)}; pass a float, a float array, or a tuple, "
-                                "list or dict of those")
+                                f"list or dict of those{_object_hint(value)}")
         for a in args:
             if type(a) is complex or (type(a) is np.ndarray and a.dtype.kind == "c"):
                 raise TypeError(f"{self.__wrapped__.__name__} was given a complex argument; "
                                 "complex numbers are not supported (split real and imaginary "
                                 "parts into two real arrays)")
+        compiled = self._variants.get(kinds)
+        if compiled is None or self.__wrapped__.__code__ is not self._code \
+                or compiled.stale(self.__wrapped__):
+            compiled = self._compile(kinds)
         if compiled.written:
             _refuse_shared_memory(self.__wrapped__, compiled.written, args, kwargs)
         return compiled
@@ -229,13 +234,31 @@ _MISSING = object()  # an argument the caller did not pass
 _OTHER, _NUMBER, _ARRAY = 0, 1, 2
 
 
-def _kinds(args: tuple, kwargs: dict) -> tuple[int, ...]:
+def _kinds(fn, args: tuple, kwargs: dict) -> tuple:
     """The variant key: for each positional argument, whether it is a Python number, a NumPy
-    array or anything else (empty, the general variant, when keywords are passed)."""
+    array or anything else (none, the general variant, when keywords are passed), then, if the
+    call gives any parameter an object, the set of those (arguments.objects_in, which also
+    refuses array types of their own)."""
     if kwargs:
-        return ()
-    return tuple(_NUMBER if type(a) is float or type(a) is int else
-                 _ARRAY if type(a) is np.ndarray else _OTHER for a in args)
+        kinds: tuple = ()
+    else:
+        kinds = tuple(_NUMBER if type(a) is float or type(a) is int else
+                      _ARRAY if type(a) is np.ndarray and not a.dtype.hasobject else _OTHER
+                      for a in args)
+        if _OTHER not in kinds:
+            return kinds
+    objects = objects_in(fn, args, kwargs)
+    return kinds + (objects,) if objects else kinds
+
+
+def _default(fn, name: str, pos: int):
+    """The default value of parameter ``name`` (at position ``pos``, -1 if keyword-only), or
+    ``_MISSING``."""
+    if pos < 0:
+        return (fn.__kwdefaults__ or {}).get(name, _MISSING)
+    defaults = fn.__defaults__ or ()
+    i = pos - (fn.__code__.co_argcount - len(defaults))
+    return defaults[i] if 0 <= i < len(defaults) else _MISSING
 
 
 def _refuse_shared_memory(fn, written: frozenset[str], args: tuple, kwargs: dict) -> None:
@@ -271,22 +294,20 @@ def _where(fn) -> tuple[str, int]:
     return getattr(code, "co_filename", "<unknown>"), getattr(code, "co_firstlineno", 0)
 
 
-def _not_differentiable(value) -> bool:
-    if isinstance(value, (bool, int, complex, set)):
-        return True
-    if isinstance(value, (tuple, list)):
-        return any(type(v) is not float and _not_differentiable(v) for v in value)
-    if isinstance(value, dict):
-        return any(type(v) is not float and _not_differentiable(v) for v in value.values())
-    dtype = getattr(value, "dtype", None)
-    return dtype is not None and dtype.kind in _NOT_DIFFERENTIABLE
-
-
 def _describe(value) -> str:
     dtype = getattr(value, "dtype", None)
-    if dtype is not None:
+    if isinstance(dtype, np.dtype):
         return f"an array of dtype {dtype}"
     return f"of type {type(value).__name__} ({value!r:.60})"
+
+
+def _object_hint(value) -> str:
+    """For an object (not a number, array or container): what to do instead."""
+    if value is None or isinstance(value, (tuple, list, dict, int, float, complex, str, bytes,
+                                           np.ndarray, np.generic)):
+        return ""
+    return ("; objects (dataclass or class instances) are not differentiable yet: pass their "
+            "float or array fields as arguments")
 
 
 def _decorator(mode: str):

@@ -29,10 +29,11 @@ class SplitFunction:
 
 def split_pair(fn, active: tuple[str, ...], options,
                varargs: tuple[int, tuple[str, ...]] | None = None,
-               called: bool = True) -> SplitFunction:
+               called: bool = True, objects: frozenset[str] = frozenset()) -> SplitFunction:
     """The forward/backward pair of ``fn`` differentiated w.r.t. ``active`` (compiled once per
-    call pattern ``varargs`` of a helper with ``*args``/``**kwargs``). ``called``: for a call
-    from a compiled function (not ``vjp``'s own), which may not write into its arguments."""
+    call pattern ``varargs`` of a helper with ``*args``/``**kwargs``, and per set ``objects`` of
+    parameters that may be given objects). ``called``: for a call from a compiled function (not
+    ``vjp``'s own), which may not write into its arguments."""
     from transpiler.pipeline import compile_function  # the pipeline calls back into here
 
     def fill(compiled) -> None:
@@ -40,9 +41,10 @@ def split_pair(fn, active: tuple[str, ...], options,
         pair.source, pair.written = compiled.source, compiled.written
 
     pair = SplitFunction()
-    return _compiled_once(fn, (active, "split", options, frozenset(), varargs, called), pair,
-                          lambda: compile_function(fn, active, "split", options,
-                                                   varargs=varargs, called=called), fill)
+    return _compiled_once(fn, (active, "split", options, frozenset(), varargs, called, objects),
+                          pair, lambda: compile_function(fn, active, "split", options,
+                                                         varargs=varargs, called=called,
+                                                         objects=objects), fill)
 
 
 class TangentFunction:
@@ -60,17 +62,20 @@ class TangentFunction:
 
 
 def tangent_function(fn, active: tuple[str, ...], options,
-                     varargs: tuple[int, tuple[str, ...]] | None = None) -> TangentFunction:
-    """The forward-mode function of ``fn`` for tangents of ``active`` (compiled once)."""
+                     varargs: tuple[int, tuple[str, ...]] | None = None,
+                     objects: frozenset[str] = frozenset()) -> TangentFunction:
+    """The forward-mode function of ``fn`` for tangents of ``active`` (compiled once per call
+    pattern, as split_pair)."""
     from transpiler.pipeline import compile_function
 
     def fill(compiled) -> None:
         holder.call, holder.source = compiled.function, compiled.source
 
     holder = TangentFunction()
-    return _compiled_once(fn, (active, "tangent", options, frozenset(), varargs), holder,
-                          lambda: compile_function(fn, active, "tangent", options,
-                                                   varargs=varargs, called=True), fill)
+    return _compiled_once(fn, (active, "tangent", options, frozenset(), varargs, objects),
+                          holder, lambda: compile_function(fn, active, "tangent", options,
+                                                           varargs=varargs, called=True,
+                                                           objects=objects), fill)
 
 
 def _compiled_once(fn, key: tuple, holder, compile_, fill):

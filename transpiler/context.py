@@ -33,6 +33,7 @@ class Context:
     locals: set[str] = field(default_factory=set)  # parameters and assigned names of the function
     scalars: frozenset[str] = frozenset()  # parameters known to be Python numbers
     arrays: frozenset[str] = frozenset()  # parameters known to be NumPy arrays
+    objects: frozenset[str] = frozenset()  # parameters that may hold objects (arguments.py)
     written_params: set[str] = field(default_factory=set)  # check_writes: params written into
     snapshots: dict[str, Any] = field(default_factory=dict)  # resolve: global root -> object
     # a helper compiled for one call pattern: (number of extra positional arguments, extra
@@ -40,6 +41,7 @@ class Context:
     varargs: tuple[int, tuple[str, ...]] | None = None
     called: bool = False  # compiled for a call from a compiled function (its writes would show)
     shape_keys: Any = None  # the reverse/forward pass's analysis.shapes.ShapeKeys, for release
+    receivers: Any = None  # the reverse/forward pass's analysis.receivers.Receivers
     known_scalars: frozenset[str] = frozenset()  # every value known to be a number (reverse)
     versions: dict[str, str] = field(default_factory=dict)  # ssa: version -> user variable
     residuals: str = ""  # split mode: the backward's parameter holding the saved primal values

@@ -12,7 +12,8 @@ import inspect
 import numpy as np
 
 from transpiler import cache
-from transpiler.api import GradientFunction, _check_function, _kinds, _not_differentiable
+from transpiler.api import GradientFunction, _check_function, _kinds
+from transpiler.arguments import differentiable
 from transpiler.context import Options
 from transpiler.emit import note_origin
 from transpiler.naming import tangent_parameters
@@ -32,7 +33,7 @@ class ForwardFunction(GradientFunction):
 
     def _call(self, *args, **kwargs):
         tangents = {k: kwargs.pop(k) for k in list(kwargs) if k in self.tangent_names.values()}
-        compiled = self._checked(_kinds(args, kwargs), args, kwargs)
+        compiled = self._checked(_kinds(self.__wrapped__, args, kwargs), args, kwargs)
         try:
             return compiled.function(*args, **kwargs, **tangents)
         except Exception as e:
@@ -71,7 +72,7 @@ def jvp(f, args, tangents, optimize: bool = True):
     for p, a, t in zip(params, args, tangents, strict=False):
         if t is None:
             continue
-        if type(a) is not float and _not_differentiable(a):
+        if type(a) is not float and not differentiable(a):
             raise TypeError(f"jvp: argument '{p}' is {type(a).__name__} and cannot have a "
                             "tangent; pass None for it")
         _same_shape(p, a, t)

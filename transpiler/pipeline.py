@@ -12,6 +12,7 @@ import gast
 
 from transpiler import ast_util as A
 from transpiler import emit
+from transpiler.arguments import defaults_holding_objects
 from transpiler.context import Context, Options
 from transpiler.frontend import parse_function
 from transpiler.naming import Namer, names_in
@@ -86,15 +87,18 @@ class Compiled:
 def compile_function(fn, wrt: tuple[str, ...], mode: str, options: Options,
                      scalars: frozenset[str] = frozenset(), debug: bool = False,
                      varargs: tuple[int, tuple[str, ...]] | None = None,
-                     arrays: frozenset[str] = frozenset(), called: bool = False) -> Compiled:
+                     arrays: frozenset[str] = frozenset(), called: bool = False,
+                     objects: frozenset[str] = frozenset()) -> Compiled:
     """Run every pass over ``fn`` and load the result; ``scalars`` names parameters known to
-    be Python numbers and ``arrays`` those known to be NumPy arrays (the variant); ``varargs`` is
+    be Python numbers, ``arrays`` those known to be NumPy arrays and ``objects`` those that may
+    hold objects (the variant; a parameter whose default holds one counts too); ``varargs`` is
     a helper's call pattern; ``called`` marks a function compiled for a call from another."""
     node, filename, indent = parse_function(fn)
     user_names = names_in(node) | {a.id for a in node.args.args}
+    objects = objects | defaults_holding_objects(fn)
     ctx = Context(fn=fn, filename=filename, indent=indent, wrt=wrt, mode=mode, options=options,
                   namer=Namer(user_names), locals=_locals(node), scalars=scalars,
-                  varargs=varargs, arrays=arrays, called=called)
+                  varargs=varargs, arrays=arrays, called=called, objects=objects)
     debug = debug or bool(os.environ.get("TRANSPILER_DUMP"))
     for description, run in FORWARD_PIPELINE if mode in FORWARD_MODES else PIPELINE:
         if run in (optimize.optimize, release.release) and not options.optimize:

@@ -18,10 +18,10 @@ from transpiler.api import (
     GradientFunction,
     _check_function,
     _normalise_wrt,
-    _not_differentiable,
     _refuse_shared_memory,
     grad,
 )
+from transpiler.arguments import differentiable, objects_in
 from transpiler.calls import split_pair
 from transpiler.context import Options
 from transpiler.jvp import ForwardFunction, jvp
@@ -37,9 +37,10 @@ def vjp(f, *args, optimize: bool = True):
     if len(params) < len(args):
         raise TypeError(f"vjp: {f.__name__} takes {len(params)} positional arguments, "
                         f"{len(args)} given")
+    objects = objects_in(f, args, {})  # (refusing array types of their own)
     active = tuple(p for p, a in zip(params, args, strict=True)
-                   if type(a) is float or not _not_differentiable(a))
-    pair = split_pair(f, active, Options(optimize), called=False)
+                   if type(a) is float or differentiable(a))
+    pair = split_pair(f, active, Options(optimize), called=False, objects=objects)
     if pair.written:
         _refuse_shared_memory(f, pair.written, args, {})
     value, residuals = pair.forward(*args)
@@ -123,7 +124,10 @@ def hvp(f, wrt: int = 0, optimize: bool = True):
 
     def hvp_of_f(*args):
         *xs, v = args
-        key = tuple((type(x), getattr(x, "dtype", None)) for x in xs)
+        # by type alone only numbers and plain arrays are known: the checks (arguments.py) look
+        # inside containers and at objects on every call
+        key = tuple((type(x), getattr(x, "dtype", None)) for x in xs) \
+            if all(type(x) in _PLAIN for x in xs) else None
         known = ready.get(key)
         if known is not None and known[0] is f.__code__ and not known[1].stale(f):
             return known[2](*xs, **{known[3]: v})  # checked on the first call of these types
@@ -134,11 +138,15 @@ def hvp(f, wrt: int = 0, optimize: bool = True):
                                                                  Options(optimize, False))
         name = product.tangent_names[product._wrt[0]]
         result = product(*xs, **{name: v})
-        ready[key] = (f.__code__, inner, product.compiled_for(*xs).function, name)
+        if key is not None:
+            ready[key] = (f.__code__, inner, product.compiled_for(*xs).function, name)
         return result
 
     hvp_of_f.__name__ = f"hvp_{f.__name__}"
     return hvp_of_f
+
+
+_PLAIN = frozenset({float, int, bool, np.ndarray, np.float64, np.float32})
 
 
 def hessian(f, wrt: int = 0, optimize: bool = True):

@@ -34,6 +34,7 @@ from transpiler.analysis.activity import (
     reads,
     varied_names,
 )
+from transpiler.analysis.receivers import Receivers
 from transpiler.analysis.scalars import is_scalar, known_scalars
 from transpiler.analysis.shapes import ShapeKeys
 from transpiler.anno import Anno, getanno
@@ -46,6 +47,7 @@ from transpiler.passes.reverse import (
     _unsupported,
     _write,
     bind_helper,
+    refuse_object_receiver,
     rule_call,
     user_callee,
 )
@@ -57,6 +59,7 @@ def forward(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     *primal, ret = fn.body
     elements = ret.value.elts if isinstance(ret.value, gast.Tuple) else [ret.value]
     results = [e.id for e in elements if isinstance(e, gast.Name)]
+    ctx.receivers = Receivers(fn, ctx)
     stacks = _stacks(primal, ctx)
     pushes = [A.assign(stack, gast.BinOp(left=A.name(stack), op=gast.Add(), right=item))
               for stack, item in stacks]  # for the analyses only: the stack holds its items
@@ -252,6 +255,8 @@ class _Forward:
             return self.rule(operator.getitem, [value.value, index], {}, target, value)
         if isinstance(value, gast.Attribute) and value.attr not in SHAPE_ATTRIBUTES:
             key = getattr(np.ndarray, value.attr, None)
+            if key is not None:
+                refuse_object_receiver(value.value, value, self.ctx, value.attr, method=False)
             return self.rule(key, [value.value], {}, target, value, f".{value.attr}")
         raise error_at(value, self.ctx, _unsupported(value),
                        "rewrite it with functions that have rules (see transpiler.supported())")
@@ -304,7 +309,9 @@ class _Forward:
                                "name to be differentiated through", "assign it to a variable")
         try:
             options = dataclasses.replace(self.ctx.options, value=True)
-            holder = tangent_function(func, tuple(active), options, varargs)
+            objects = frozenset(p for p, node in arguments.items()
+                                if self.ctx.receivers.may_be_object(node))
+            holder = tangent_function(func, tuple(active), options, varargs, objects)
         except TranspileError as e:
             raise TranspileError(f"{e.message}\n(in {func.__qualname__}, called from "
                                  f"{self.ctx.filename}:{call.lineno})", e.filename, e.lineno,

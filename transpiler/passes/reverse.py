@@ -30,6 +30,7 @@ import numpy as np
 import runtime
 from transpiler import ast_util as A
 from transpiler.analysis.activity import SHAPE_ATTRIBUTES, active_names, varied_names
+from transpiler.analysis.receivers import Receivers
 from transpiler.analysis.scalars import is_number, known_scalars
 from transpiler.analysis.shapes import ShapeKeys
 from transpiler.anno import Anno, getanno, hasanno, setanno
@@ -52,6 +53,7 @@ def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
         raise error_at(ret, ctx, "grad needs a function returning one scalar; this one returns "
                        "a tuple", "return a single value (e.g. the sum of the parts)")
     results = [e.id if isinstance(e, gast.Name) else None for e in elements]
+    ctx.receivers = Receivers(fn, ctx)
     active = active_names(primal, ctx.wrt, results)
     _refuse_discarded_calls(primal, varied_names(primal, ctx.wrt), ctx)
     ctx.known_scalars = frozenset(known_scalars(primal, ctx.scalars))
@@ -331,8 +333,10 @@ class _Reverse:
             if not isinstance(arguments[p], gast.Name):
                 raise error_at(call, self.ctx, f"argument '{p}' of {func.__name__} must be a "
                                "name to be differentiated through", "assign it to a variable")
+        objects = frozenset(p for p, node in arguments.items()
+                            if self.ctx.receivers.may_be_object(node))
         try:
-            pair = split_pair(func, tuple(active), self.ctx.options, varargs)
+            pair = split_pair(func, tuple(active), self.ctx.options, varargs, objects=objects)
         except TranspileError as e:
             raise TranspileError(f"{e.message}\n(in {func.__qualname__}, called from "
                                  f"{self.ctx.filename}:{call.lineno})", e.filename, e.lineno,
@@ -386,6 +390,8 @@ class _Reverse:
             return self._rule(operator.getitem, [value.value, index], {}, target, value)
         if isinstance(value, gast.Attribute) and value.attr not in SHAPE_ATTRIBUTES:
             key = getattr(np.ndarray, value.attr, None)
+            if key is not None:
+                refuse_object_receiver(value.value, value, self.ctx, value.attr, method=False)
             return self._rule(key, [value.value], {}, target, value, f".{value.attr}")
         raise error_at(value, self.ctx, _unsupported(value),
                        "rewrite it with functions that have rules (see transpiler.supported())")
@@ -496,6 +502,7 @@ def rule_call(call, ctx) -> tuple:
         args[1] = A.index_expression(args[1])
     if func is None and isinstance(call.func, gast.Attribute) and call.func.attr in METHODS:
         func, method = METHODS[call.func.attr], call.func.attr
+        refuse_object_receiver(call.func.value, call, ctx, method)
         if method in PACKED and len(args) > 1:
             args = [gast.Tuple(elts=args, ctx=gast.Load())]
         args = [call.func.value] + args
@@ -508,6 +515,29 @@ def rule_call(call, ctx) -> tuple:
         raise error_at(call, ctx, "'**kwargs' in a call is not supported yet",
                        "pass keyword arguments explicitly")
     return func, args, {kw.arg: kw.value for kw in call.keywords}
+
+
+def refuse_object_receiver(receiver, node, ctx, name: str, method: bool = True) -> None:
+    """A method or attribute differentiated by NumPy's rule (``x.sum()`` as ``np.sum(x)``,
+    ``x.T`` as ``np.ndarray.T``) needs a receiver that is data (analysis/receivers.py): refuse
+    one that may be an object, whose ``sum`` may mean anything."""
+    if not ctx.receivers.may_be_object(receiver):
+        return
+    what = gast.unparse(receiver).strip()
+    if isinstance(receiver, gast.Name):  # the user's variable, or a value the line computes
+        what = ctx.versions.get(what, what)
+        what = what if what in ctx.locals else ""
+    of_dict = name in ("get", "values", "items", "keys")
+    owner = "a dict's" if of_dict else "NumPy's"
+    spelled = f"{what}.{name}" + ("(...)" if method else "")
+    use = f"{'dict' if of_dict else 'np'}.{name}({what or 'array'}, ...)" if method \
+        else "an array's attribute"
+    raise error_at(node, ctx, f"{spelled} would be differentiated as {owner} {name}, but "
+                   f"{what or 'its receiver'} may not be an array, a number or a container of "
+                   "them: it is (or comes from) an argument of another type or the result of a "
+                   "call that may return an object", f"call the function on the array ({use}); "
+                   "objects are not differentiated yet: pass their float or array fields as "
+                   "arguments")
 
 
 def user_callee(value):

@@ -1,0 +1,230 @@
+"""Which values may be objects: not numbers, NumPy arrays, or containers of those.
+
+``x.sum()`` is differentiated as ``np.sum(x)`` and ``d.get(k)`` as ``dict.get(d, k)``: the
+method's name picks the rule. That is right when the receiver is data (transpiler/arguments.py):
+a NumPy array or scalar has the methods the rules assume, a dict has ``get`` and ``items``, and
+on a Python number, list or tuple such a method either means the same (``list.copy``) or does
+not exist (the primal raises). An object's ``sum`` may be anything, so before taking a method
+for NumPy's the passes ask ``Receivers.may_be_object`` about its receiver.
+
+A value may be an object when it is (least fixed point over the assignments of the body):
+
+- a parameter the call gives an object (``ctx.objects``: the variant is compiled per call
+  pattern, see api.py), a global or closure value holding one now, a module;
+- an attribute, an index, a method result or an operation of a value that may be one, or a
+  container holding one;
+- the result of a call of one of the user's functions whose ``return`` may give one (the
+  callee is analysed the same way, given which of its arguments may be objects), or of anything
+  but NumPy, SciPy, ``math``, the runtime, the builtins and functions with rules, given data (a
+  class, a callable object);
+- an array of NumPy's own other kinds (``np.asmatrix``, ``np.ma``): data only in appearance.
+
+The analysis runs on first use: a function without method calls on differentiated values never
+pays for it.
+"""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+
+import gast
+import numpy as np
+
+from transpiler import ast_util as A
+from transpiler.anno import Anno, getanno
+from transpiler.arguments import defaults_holding_objects, holds_objects
+from transpiler.context import Context
+from transpiler.errors import TranspileError
+from transpiler.frontend import parse_function
+from transpiler.passes.resolve import resolve
+from transpiler.rules.nondiff import NONDIFF
+from transpiler.rules.registry import ADJOINTS, TANGENTS, is_user_function
+
+_DATA_MODULES = frozenset({"numpy", "scipy", "math", "runtime", "transpiler", "builtins"})
+_OTHER_ARRAYS = ("numpy.ma", "numpy.rec", "numpy.char", "numpy.matrixlib")
+_DATA_CLASSES = frozenset({float, int, bool, complex, str, bytes, tuple, list, dict, range,
+                           slice, zip, enumerate, reversed, np.ndarray})
+_NOT_DATA = frozenset({builtins.type, builtins.object, builtins.super, builtins.vars,
+                       builtins.iter, builtins.globals, builtins.locals})
+_UNKNOWN = object()
+
+
+_DEPTH = 8  # how deep calls of the user's functions are followed (deeper: may be objects)
+
+
+class Receivers:
+    """``may_be_object(node)``: whether expression ``node`` of function ``fn`` may evaluate to an
+    object, given the parameters ``ctx.objects`` the call gives objects."""
+
+    def __init__(self, fn: gast.FunctionDef, ctx, calls: tuple = (), memo: dict | None = None):
+        self.fn, self.ctx = fn, ctx
+        self.calls = calls  # the user's functions being analysed, callers first
+        self.memo = {} if memo is None else memo  # (function, objects) -> may return one
+        self.names: set[str] | None = None  # computed on first use
+        self.free: dict[str, bool] = {}
+
+    def may_be_object(self, node) -> bool:
+        if self.names is None:
+            self._solve()
+        return self._object(node)
+
+    def _solve(self) -> None:
+        nodes = A.walk(self.fn)
+        self.locals = {n.id for n in nodes if isinstance(n, gast.Name)
+                       and isinstance(n.ctx, (gast.Store, gast.Param))}
+        edges = []
+        for node in nodes:
+            if isinstance(node, gast.Assign):
+                targets = {n.id for t in node.targets for n in A.walk(t)
+                           if isinstance(n, gast.Name)}
+                edges.append((targets, node.value))
+            elif isinstance(node, (gast.For, gast.comprehension)):
+                edges.append(({n.id for n in A.walk(node.target) if isinstance(n, gast.Name)},
+                              node.iter))
+        self.names = set(self.ctx.objects)
+        changed = True
+        while changed:
+            changed = False
+            for targets, value in edges:
+                if not targets <= self.names and self._object(value):
+                    self.names |= targets
+                    changed = True
+
+    def _object(self, node) -> bool:
+        if isinstance(node, gast.Constant):
+            return False
+        if isinstance(node, gast.Name):
+            return node.id in self.names if node.id in self.locals else self._free(node.id)
+        if isinstance(node, gast.Attribute):
+            value = self._constant(node)
+            if value is not _UNKNOWN:
+                return self._holds_objects(value)
+            return node.attr == "base" or self._object(node.value)
+        if isinstance(node, gast.Subscript):
+            return self._object(node.value)
+        if isinstance(node, gast.Call):
+            return self._call(node)
+        if isinstance(node, (gast.Lambda, gast.Await, gast.Yield, gast.YieldFrom,
+                             gast.NamedExpr)):
+            return True
+        if isinstance(node, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
+            parts = [getattr(node, f) for f in ("elt", "key", "value") if hasattr(node, f)]
+            parts += [e for g in node.generators for e in [g.iter, *g.ifs]]
+            return any(self._object(p) for p in parts)
+        return any(self._object(c) for c in gast.iter_child_nodes(node)
+                   if isinstance(c, gast.expr))
+
+    def _call(self, node: gast.Call) -> bool:
+        args = [a.value if isinstance(a, gast.Starred) else a for a in node.args] \
+            + [kw.value for kw in node.keywords]
+        func = getanno(node, Anno.FUNC)
+        if func is None:  # a method of a local value, or a local callable
+            if not isinstance(node.func, gast.Attribute):
+                return True
+            return self._object(node.func.value) or any(self._object(a) for a in args)
+        if inspect.ismethod(func) and is_user_function(func.__func__) \
+                and isinstance(node.func, gast.Attribute):  # m.loss(x): Model.loss(m, x)
+            return self._returns_object(func.__func__, [node.func.value, *node.args],
+                                        node.keywords)
+        if is_user_function(func):
+            return self._returns_object(func, node.args, node.keywords)
+        return not _keeps_data(func) or any(self._object(a) for a in args)
+
+    def _returns_object(self, func, args: list, keywords: list) -> bool:
+        """Whether the user's function ``func``, called with these argument nodes, may return
+        an object: its ``return`` values, analysed like this function's body."""
+        if len(self.calls) >= _DEPTH or func in self.calls or any(
+                isinstance(a, gast.Starred) for a in args) or any(
+                kw.arg is None for kw in keywords):
+            return True
+        signature = inspect.signature(func)
+        try:
+            bound = signature.bind(*args, **{kw.arg: kw.value for kw in keywords}).arguments
+        except TypeError:
+            return True  # the call itself will say why
+        objects = set()
+        for name, given in bound.items():
+            kind = signature.parameters[name].kind
+            nodes = given if kind is inspect.Parameter.VAR_POSITIONAL else \
+                given.values() if kind is inspect.Parameter.VAR_KEYWORD else [given]
+            if any(self._object(n) for n in nodes):
+                objects.add(name)
+        key = (func, frozenset(objects))
+        if key not in self.memo:
+            # A recursive call met while ``func`` is analysed is assumed to return data, the
+            # least fixed point: if the answer is "may be an object" after all, the answers
+            # found under that assumption are forgotten (monotone: one more round is not needed
+            # for ``func`` itself).
+            before = set(self.memo)
+            self.memo[key] = False
+            if self._analyse(func, frozenset(objects)):
+                for other in set(self.memo) - before:
+                    del self.memo[other]
+                self.memo[key] = True
+        return self.memo[key]
+
+    def _analyse(self, func, objects: frozenset[str]) -> bool:
+        try:
+            tree, filename, indent = parse_function(func)
+            ctx = Context(fn=func, filename=filename, indent=indent, wrt=(), mode="grad",
+                          options=self.ctx.options,
+                          objects=objects | defaults_holding_objects(func))
+            resolve(tree, ctx)
+        except (TranspileError, TypeError):  # no source, an undefined name, an array default
+            return True
+        callee = Receivers(tree, ctx, (*self.calls, self.ctx.fn), self.memo)
+        return any(callee.may_be_object(n.value) for n in A.walk(tree)
+                   if isinstance(n, gast.Return) and n.value is not None)
+
+    def _free(self, name: str) -> bool:
+        """A global, closure or builtin value: whether it holds an object now."""
+        found = self.free.get(name)
+        if found is None:
+            try:
+                found = self._holds_objects(self.ctx.lookup(name))
+            except (AttributeError, ValueError):  # undefined, or an empty closure cell
+                found = True
+            self.free[name] = found
+        return found
+
+    def _constant(self, node):
+        """The value of ``a.b.c`` rooted at a global or closure name, evaluated now."""
+        if isinstance(node, gast.Name):
+            if node.id in self.locals:
+                return _UNKNOWN
+            try:
+                return self.ctx.lookup(node.id)
+            except (AttributeError, ValueError):
+                return _UNKNOWN
+        if isinstance(node, gast.Attribute):
+            base = self._constant(node.value)
+            return _UNKNOWN if base is _UNKNOWN else getattr(base, node.attr, _UNKNOWN)
+        return _UNKNOWN
+
+    def _holds_objects(self, value) -> bool:
+        try:
+            return holds_objects(value, "a global")
+        except TypeError:  # an array type of its own: not data either
+            return True
+
+
+def _keeps_data(func) -> bool:
+    """Whether ``func`` returns data when given data: a function with rules, NumPy (but for its
+    other array kinds), SciPy, ``math``, the runtime, a builtin; a class only if it is a data
+    type."""
+    if isinstance(func, type):
+        return func in _DATA_CLASSES or issubclass(func, np.generic)
+    try:
+        if func in _NOT_DATA or func is np.asmatrix or func is np.bmat:
+            return False
+        if func in NONDIFF:
+            return True
+        if func in ADJOINTS or func in TANGENTS:
+            return True
+    except TypeError:  # unhashable
+        return False
+    module = getattr(func, "__module__", None) or ""
+    if module.startswith(_OTHER_ARRAYS):
+        return False
+    return isinstance(func, np.ufunc) or module.split(".")[0] in _DATA_MODULES
