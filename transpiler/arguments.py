@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import collections
 import inspect
-import weakref
 
 import numpy as np
 
@@ -47,22 +46,16 @@ _HOOKS = frozenset({"__array_ufunc__", "__array_function__", "__array_wrap__",
 # result is still a memmap: the values are ndarray's.
 _SAME_VALUES = (np.memmap,)
 
-_VERDICTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # subclass -> overrides
-
-
 def overrides(cls: type) -> tuple[str, ...]:
     """The names by which ndarray subclass ``cls`` changes what NumPy computes (empty: none),
     the telling ones first (operators, then the methods the rules stand for)."""
-    found = _VERDICTS.get(cls)
-    if found is None:
-        names: set[str] = set()
-        for klass in cls.__mro__:
-            if klass is np.ndarray or klass in _SAME_VALUES:
-                break
-            names |= {n for n in vars(klass) if n not in _HARMLESS
-                      and (n in _HOOKS or hasattr(np.ndarray, n))}
-        found = _VERDICTS[cls] = tuple(sorted(names, key=_telling))
-    return found
+    names: set[str] = set()  # (subclasses reach only the checked call path: not cached)
+    for klass in cls.__mro__:
+        if klass is np.ndarray or klass in _SAME_VALUES:
+            break
+        names |= {n for n in vars(klass) if n not in _HARMLESS
+                  and (n in _HOOKS or hasattr(np.ndarray, n))}
+    return tuple(sorted(names, key=_telling))
 
 
 def _telling(name: str) -> tuple[int, str]:
@@ -126,15 +119,12 @@ _PLAIN_CONTAINERS = (collections.OrderedDict, collections.defaultdict)
 def _plain_container(cls: type) -> bool:
     """Whether a subclass of tuple, list or dict (a NamedTuple, an OrderedDict) keeps the
     methods the rules stand for (``copy``, ``get``, ``items``, ...) and its indexing."""
-    found = _VERDICTS.get(cls)
-    if found is None:
-        names: set[str] = set()
-        for klass in cls.__mro__:
-            if klass in _CONTAINERS or klass in _PLAIN_CONTAINERS:
-                break
-            names |= {n for n in vars(klass) if n in METHODS or n == "__getitem__"}
-        found = _VERDICTS[cls] = tuple(sorted(names))
-    return not found
+    for klass in cls.__mro__:
+        if klass in _CONTAINERS or klass in _PLAIN_CONTAINERS:
+            return True
+        if any(n in METHODS or n == "__getitem__" for n in vars(klass)):
+            return False
+    return True
 
 
 def objects_in(fn, args: tuple, kwargs: dict) -> frozenset[str]:
