@@ -10,7 +10,7 @@ import pytest
 
 from tests.util import make, rand
 from transpiler import TranspileError, check_grad, grad, supported, value_and_grad
-from transpiler.api import GradientFunction
+from transpiler.gradient import GradientFunction
 
 F = make("""
 def f(x, y, z=2.0):
@@ -103,7 +103,7 @@ def _tracebacks(tb):
 
 def test_cache_compiles_once_and_recompiles_new_code():
     calls = []
-    import transpiler.api as api
+    import transpiler.gradient as api
 
     original = api.compile_function
 

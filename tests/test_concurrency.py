@@ -13,7 +13,7 @@ import weakref
 import numpy as np
 import pytest
 
-import transpiler.api
+import transpiler.gradient
 import transpiler.pipeline
 from tests.util import make
 from transpiler import cache, check_grad, grad, value_and_grad
@@ -34,7 +34,7 @@ def compiles(monkeypatch):
         return original(fn, wrt, mode, *args, **kwargs)
 
     monkeypatch.setattr(transpiler.pipeline, "compile_function", counting)  # helpers (calls.py)
-    monkeypatch.setattr(transpiler.api, "compile_function", counting)  # grad, value_and_grad
+    monkeypatch.setattr(transpiler.gradient, "compile_function", counting)  # grad, value_and_grad
     return calls
 
 

@@ -21,9 +21,10 @@ import tokenize
 
 import numpy as np
 
-from transpiler.api import GradientFunction, _normalise_wrt, grad, value_and_grad
+from transpiler.api import grad, value_and_grad
 from transpiler.coverage import BEGIN, END, comparison, markdown
 from transpiler.errors import TranspileError
+from transpiler.gradient import GradientFunction, normalise_wrt
 from transpiler.jvp import forward, jvp
 
 
@@ -76,7 +77,7 @@ def _wrt(text: str, fn):
     wrt = tuple(int(p) if p.lstrip("-").isdigit() else p for p in parts)
     wrt = wrt[0] if len(wrt) == 1 else wrt
     try:
-        _normalise_wrt(fn, wrt)
+        normalise_wrt(fn, wrt)
     except (ValueError, TypeError) as e:
         raise UsageError(f"--wrt: {e}") from e
     return wrt
@@ -223,10 +224,10 @@ def _header(args, fn, compiled, wrt: tuple[str, ...]) -> str:
 
 
 def _check(args) -> int:
-    from transpiler.checking import _get, _leaves, numeric_grad
+    from transpiler.checking import get_leaf, leaves, numeric_grad
 
     _, fn, _, example = _gradient(args)
-    names, positions, _ = _normalise_wrt(fn, _wrt(args.wrt, fn))
+    names, positions, _ = normalise_wrt(fn, _wrt(args.wrt, fn))
     if -1 in positions:
         raise UsageError("check differentiates positional parameters only (--wrt names a "
                          "keyword-only one)")
@@ -241,12 +242,12 @@ def _check(args) -> int:
         raise Failure(f"{fn.__name__} raised {type(e).__name__}: {e}{notes}") from e
     worst = None  # the first entry outside the tolerance, as check_grad words it
     for name, pos, got, want in zip(names, positions, computed, expected, strict=True):
-        for path, leaf in _leaves(want):
+        for path, leaf in leaves(want):
             label = name + "".join(f"[{k!r}]" for k in path)
-            mine = _get(got, path)
-            if np.shape(mine) != np.shape(_get(example[pos], path)):
+            mine = get_leaf(got, path)
+            if np.shape(mine) != np.shape(get_leaf(example[pos], path)):
                 worst = worst or (f"the gradient for {label} has shape {np.shape(mine)}, "
-                                  f"expected {np.shape(_get(example[pos], path))}")
+                                  f"expected {np.shape(get_leaf(example[pos], path))}")
                 continue
             mine, leaf = np.asarray(mine, dtype=float), np.asarray(leaf, dtype=float)
             err = np.abs(mine - leaf)

@@ -15,8 +15,8 @@ list or dict, is one of
   not differentiated, and the compiler never takes one of its methods for a NumPy method (the
   variant compiled for the call knows which parameters hold objects: analysis/receivers.py).
 
-Only the general call path checks (all-float calls go through api.fast_path, and a positional
-``np.ndarray`` of exact type is data at a glance).
+Only the general call path checks (all-float calls go through the backend's fast_path, and a
+positional ``np.ndarray`` of exact type is data at a glance).
 """
 
 from __future__ import annotations

@@ -9,12 +9,12 @@ import numpy as np
 from transpiler.api import grad as _grad
 
 
-def _leaves(x, path=()):
+def leaves(x, path=()):
     """(path, value) of every float or array inside ``x`` (tuples, lists and dicts nest)."""
     if isinstance(x, dict):
-        return [leaf for k in x for leaf in _leaves(x[k], path + (k,))]
+        return [leaf for k in x for leaf in leaves(x[k], path + (k,))]
     if isinstance(x, (tuple, list)):
-        return [leaf for i, v in enumerate(x) for leaf in _leaves(v, path + (i,))]
+        return [leaf for i, v in enumerate(x) for leaf in leaves(v, path + (i,))]
     return [(path, x)]
 
 
@@ -29,7 +29,7 @@ def _replace(x, path, value):
     return out
 
 
-def _get(x, path):
+def get_leaf(x, path):
     for key in path:
         x = x[key]
     return x
@@ -41,7 +41,7 @@ def numeric_grad(f, args: tuple, index: int, eps: float = 1e-6):
     For a tuple, list or dict argument the result has the same structure."""
     x = args[index]
     result = x
-    for path, leaf in _leaves(x):
+    for path, leaf in leaves(x):
         base = np.array(leaf, dtype=float)
         out = np.zeros_like(base)
         flat, gflat = base.reshape(-1), out.reshape(-1)
@@ -70,9 +70,9 @@ def check_grad(f, *args, wrt=0, rtol: float = 1e-5, atol: float = 1e-6, optimize
     computed = _grad(f, wrt=positions, optimize=optimize)(*args)
     for pos, g in zip(positions, computed, strict=True):
         expected = numeric_grad(f, args, pos)
-        for path, want in _leaves(expected):
+        for path, want in leaves(expected):
             label = f"argument {pos}" + "".join(f"[{k!r}]" for k in path)
-            _compare(_get(g, path), want, _get(args[pos], path), label, rtol, atol)
+            _compare(get_leaf(g, path), want, get_leaf(args[pos], path), label, rtol, atol)
     return computed if isinstance(wrt, tuple) else computed[0]
 
 

@@ -12,10 +12,10 @@ import inspect
 import numpy as np
 
 from transpiler import cache
-from transpiler.api import GradientFunction, _check_function, _kinds
 from transpiler.arguments import differentiable
 from transpiler.context import Options
 from transpiler.emit import note_origin
+from transpiler.gradient import GradientFunction, check_function, kinds_of
 from transpiler.naming import tangent_parameters
 
 
@@ -33,7 +33,7 @@ class ForwardFunction(GradientFunction):
 
     def _call(self, *args, **kwargs):
         tangents = {k: kwargs.pop(k) for k in list(kwargs) if k in self.tangent_names.values()}
-        compiled = self._checked(_kinds(self.__wrapped__, args, kwargs), args, kwargs)
+        compiled = self._checked(kinds_of(self.__wrapped__, args, kwargs), args, kwargs)
         try:
             return compiled.function(*args, **kwargs, **tangents)
         except Exception as e:
@@ -54,7 +54,7 @@ def forward(f=None, wrt=0, *, optimize: bool = True):
 def jvp(f, args, tangents, optimize: bool = True):
     """``(f(*args), tangent)``: the Jacobian of ``f`` at ``args`` times ``tangents`` (one per
     positional argument, shaped like it; None, or an integer argument, means "held fixed")."""
-    _check_function(f)
+    check_function(f)
     args, tangents = tuple(args), tuple(tangents)
     if len(args) != len(tangents):
         raise ValueError(f"jvp: {len(args)} arguments but {len(tangents)} tangents")

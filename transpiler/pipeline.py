@@ -13,6 +13,7 @@ import gast
 from transpiler import ast_util as A
 from transpiler import emit
 from transpiler.arguments import defaults_holding_objects
+from transpiler.backends import backend_for
 from transpiler.context import Context, Options
 from transpiler.frontend import parse_function
 from transpiler.naming import Namer, names_in
@@ -78,7 +79,7 @@ class Compiled:
     def stale(self, fn) -> bool:
         """Whether a global the code was compiled against now names another object."""
         found = fn.__globals__
-        for name, obj in self.snapshots:  # (calls with floats check in api.fast_path's code)
+        for name, obj in self.snapshots:  # (calls with floats check in the backend's fast_path)
             if found.get(name, _BUILTINS.get(name)) is not obj:
                 return True
         return False
@@ -106,10 +107,11 @@ def compile_function(fn, wrt: tuple[str, ...], mode: str, options: Options,
         node = run(node, ctx)
         if debug:
             print(f"--- after: {description} ---\n{emit.to_source(node)}", file=sys.stderr)
-    source = emit.to_source(node)
+    backend = backend_for(options)
+    source = backend.source(node)
     label = f"<{mode} of {fn.__qualname__} at {filename}:{fn.__code__.co_firstlineno}>"
     defs = node.body if isinstance(node, gast.Module) else [node]
-    functions = emit.load(source, [d.name for d in defs], label, fn, ctx.bindings)
+    functions = backend.load(source, [d.name for d in defs], label, fn, ctx.bindings)
     for function in functions:
         function.source = source
     return Compiled(functions[0], source, functions[1] if len(functions) > 1 else None,

@@ -14,16 +14,11 @@ import inspect
 import numpy as np
 
 import runtime as rt
-from transpiler.api import (
-    GradientFunction,
-    _check_function,
-    _normalise_wrt,
-    _refuse_shared_memory,
-    grad,
-)
+from transpiler.api import grad
 from transpiler.arguments import differentiable, objects_in
 from transpiler.calls import split_pair
 from transpiler.context import Options
+from transpiler.gradient import check_function, refuse_shared_memory
 from transpiler.jvp import ForwardFunction, jvp
 
 
@@ -31,7 +26,7 @@ def vjp(f, *args, optimize: bool = True):
     """``(value, pullback)``: ``pullback(seed)`` returns one gradient per positional argument
     (JAX's convention), None for an argument that cannot be differentiated (an int, a bool).
     ``f`` may return a scalar, an array or a tuple (then ``seed`` is a tuple)."""
-    _check_function(f)
+    check_function(f)
     params = [p.name for p in inspect.signature(f).parameters.values()
               if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][:len(args)]
     if len(params) < len(args):
@@ -42,7 +37,7 @@ def vjp(f, *args, optimize: bool = True):
                    if type(a) is float or differentiable(a))
     pair = split_pair(f, active, Options(optimize), called=False, objects=objects)
     if pair.written:
-        _refuse_shared_memory(f, pair.written, args, {})
+        refuse_shared_memory(f, pair.written, args, {})
     value, residuals = pair.forward(*args)
     spent = False
 
@@ -164,38 +159,3 @@ def hessian(f, wrt: int = 0, optimize: bool = True):
 
     hessian_of_f.__name__ = f"hessian_{f.__name__}"
     return hessian_of_f
-
-
-class GradientOfGradient:
-    """``grad(grad(f))``: the derivative of a generated gradient. With respect to Python-number
-    arguments it runs the gradient in forward mode (one tangent per argument, so loops are
-    fine); with respect to arrays it differentiates the gradient in reverse mode again."""
-
-    def __init__(self, inner, wrt, mode: str, options: Options):
-        self._inner, self._mode, self._options = inner, mode, options
-        fn = inner.__wrapped__
-        self._wrt, self._positions, self._single = _normalise_wrt(fn, wrt)
-        self.__name__ = f"{mode}_{inner.__name__}"
-        self.__qualname__ = f"{mode}({inner.__qualname__})"
-        self._made: dict = {}  # id of a generated gradient -> what differentiates it
-
-    def __call__(self, *args, **kwargs):
-        gradient = self._inner.compiled_for(*args, **kwargs).function
-        numbers = all(type(args[p]) is float for p in self._positions if 0 <= p < len(args))
-        key = (id(gradient), numbers)
-        made = self._made.get(key)
-        if made is None or made.__wrapped__ is not gradient:
-            made = self._made[key] = ForwardFunction(gradient, self._wrt, self._options) \
-                if numbers else GradientFunction(gradient, self._wrt, self._mode, self._options)
-        if not numbers:
-            return made(*args, **kwargs)
-        value, parts = None, []
-        for w in self._wrt:  # one forward sweep per argument
-            tangents = {made.tangent_names[v]: 1.0 if v == w else 0.0 for v in self._wrt}
-            value, tangent = made(*args, **kwargs, **tangents)
-            if np.size(value) != 1 or isinstance(value, (tuple, list, dict)):
-                raise TypeError(f"grad needs a function returning a scalar, but "
-                                f"{self._inner.__name__} returns {np.shape(value)} values")
-            parts.append(float(tangent))
-        result = parts[0] if self._single else tuple(parts)
-        return (value, result) if self._mode == "value_and_grad" else result

@@ -43,6 +43,7 @@ import numpy as np
 
 from transpiler import ast_util as A
 from transpiler.anno import Anno, setanno
+from transpiler.errors import NoRuleError, error_at
 from transpiler.rules.nondiff import NONDIFF
 
 
@@ -238,8 +239,6 @@ _NO_RULE = {  # mode -> (what is missing, hint with {name} and {short})
 def no_rule(node, ctx, key, spelled: str, mode: str):
     """The NoRuleError for a call of ``key`` (spelled ``spelled`` in the source) without a rule
     for ``mode`` ("reverse" or "forward"), located at ``node``, with the registration to add."""
-    from transpiler.errors import NoRuleError, error_at
-
     name = key_name(key) if key is not None else spelled
     short = name.rsplit(".", 1)[-1].strip("<>") or "f"
     missing, hint = _NO_RULE[mode]

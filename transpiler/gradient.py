@@ -1,0 +1,275 @@
+"""What ``grad`` and ``value_and_grad`` return: a gradient compiled on first use, one variant
+per pattern of argument kinds, with the argument checks of the general call path.
+
+The public entry points live in ``api.py``; ``grad(grad(f))`` in ``higher.py``. How a compiled
+variant is printed, loaded and called directly is the backend's (``backends/``)."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from transpiler import cache
+from transpiler.arguments import differentiable, objects_in
+from transpiler.backends import backend_for
+from transpiler.context import Options
+from transpiler.emit import note_origin
+from transpiler.errors import TranspileError
+from transpiler.pipeline import Compiled, compile_function
+
+
+def normalise_wrt(fn, wrt) -> tuple[tuple[str, ...], tuple[int, ...], bool]:
+    """Parameter names and positions for ``wrt`` (int, str, or a tuple of those)."""
+    params = [p for p in inspect.signature(fn).parameters.values()
+              if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    names = [p.name for p in params]
+    single = not isinstance(wrt, (tuple, list))
+    out = []
+    for w in ([wrt] if single else wrt):
+        if isinstance(w, bool) or not isinstance(w, (int, str)):
+            raise TypeError(f"wrt must be a parameter position, a name or a tuple of them, "
+                            f"got {w!r}")
+        if isinstance(w, int):
+            if not -len(names) <= w < len(names):
+                raise ValueError(f"wrt={w}: {fn.__name__} has {len(names)} parameters {names}")
+            w = names[w]
+        if w not in names:
+            raise ValueError(f"wrt={w!r}: {fn.__name__} has no parameter named {w!r} "
+                             f"(parameters: {', '.join(names)})")
+        out.append(w)
+    positions = tuple(names.index(w) if params[names.index(w)].kind != params[0].KEYWORD_ONLY
+                      else -1 for w in out)
+    return tuple(out), positions, single
+
+
+class GradientFunction:
+    """A compiled-on-first-use gradient of ``fn``; call it like ``fn``.
+
+    ``.source`` is the generated Python source (compiling it if needed). Each pattern of which
+    positional arguments are Python numbers and which NumPy arrays (with no keywords) runs its
+    own variant, compiled knowing that: fewer ``rt.unbroadcast`` calls and tape entries. So does
+    each set of parameters given objects (arguments.py), whose methods are never NumPy's.
+    """
+
+    def __init__(self, fn, wrt, mode: str, options: Options):
+        check_function(fn)
+        self.__wrapped__ = fn
+        self.__name__ = f"{mode}_{fn.__name__}"
+        self.__qualname__ = f"{mode}({fn.__qualname__})"
+        self.__doc__ = fn.__doc__
+        self.__module__ = fn.__module__
+        self._wrt, positions, self._single = normalise_wrt(fn, wrt)
+        self._checks = tuple(zip(self._wrt, positions, strict=True))
+        self._mode, self._options = mode, options
+        self._variants: dict[tuple, Compiled] = {}  # positions of Python-number arguments -> code
+        self._code = None
+
+    @property
+    def mode(self) -> str:
+        """``"grad"`` or ``"value_and_grad"``."""
+        return self._mode
+
+    def _compile(self, kinds: tuple = ()) -> Compiled:
+        fn = self.__wrapped__
+        if fn.__code__ is not self._code:
+            self._variants, self._code = {}, fn.__code__
+        params = inspect.getfullargspec(fn).args
+        objects = kinds[-1] if kinds and isinstance(kinds[-1], frozenset) else frozenset()
+        scalars = frozenset(p for p, k in zip(params, kinds, strict=False) if k == _NUMBER)
+        arrays = frozenset(p for p, k in zip(params, kinds, strict=False) if k == _ARRAY)
+        key = (self._wrt, self._mode, self._options, scalars, arrays) + (
+            (objects,) if objects else ())
+        compiled = cache.get_or_compile(fn, key, lambda: compile_function(
+            fn, self._wrt, self._mode, self._options, scalars, arrays=arrays, objects=objects))
+        self._variants[kinds] = compiled
+        if kinds and all(k == _NUMBER for k in kinds) and (
+                self._single or len(self._wrt) > 1):  # all numbers; the result needs no reshaping
+            self._call_directly(compiled, len(kinds))
+        return compiled
+
+    _direct_keywords: frozenset = frozenset()  # the keyword arguments a direct call passes
+
+    def _call_directly(self, compiled: Compiled, count: int):
+        """Calls with ``count`` float arguments (and exactly the keyword arguments
+        ``_direct_keywords``) go straight to ``compiled``'s function, through a dispatcher of
+        its own (the backend's ``fast_path``) installed as this object's ``__call__``: such
+        calls then cost two Python calls, not the general path's argument checks."""
+        call = backend_for(self._options).fast_path(self.__wrapped__, compiled, count,
+                                                     self._direct_keywords, self._call)
+        if call is None:
+            return
+        cls = type(self)
+        if "_own_class" not in cls.__dict__:  # Python finds __call__ on the type
+            cls = type(cls.__name__, (cls,), {"_own_class": True, "__module__": cls.__module__,
+                                              "__qualname__": cls.__qualname__})
+            self.__class__ = cls
+        cls.__call__ = staticmethod(call)
+
+    @property
+    def source(self) -> str:
+        """The generated source of the general (any shapes) variant."""
+        return (self._variants.get(()) or self._compile()).source
+
+    def source_for(self, *args, **kwargs) -> str:
+        """The generated source that a call with these arguments runs (the variant for their
+        pattern of Python-number arguments)."""
+        return self.compiled_for(*args, **kwargs).source
+
+    def compiled_for(self, *args, **kwargs) -> Compiled:
+        """The compiled variant a call with these arguments runs (compiling it if needed)."""
+        kinds = kinds_of(self.__wrapped__, args, kwargs)
+        return self._variants.get(kinds) or self._compile(kinds)
+
+    def __call__(self, *args, **kwargs):
+        return self._call(*args, **kwargs)
+
+    def _call(self, *args, **kwargs):
+        compiled = self._checked(kinds_of(self.__wrapped__, args, kwargs), args, kwargs)
+        try:
+            result = compiled.function(*args, **kwargs)
+        except Exception as e:
+            note_origin(e)
+            raise
+        if self._single:
+            return result
+        if self._mode == "value_and_grad":
+            return result[0], result[1] if len(self._wrt) > 1 else (result[1],)
+        return result if len(self._wrt) > 1 else (result,)
+
+    def _checked(self, kinds: tuple, args: tuple, kwargs: dict) -> Compiled:
+        """The variant for ``kinds``, (re)compiled if needed, once the arguments pass the
+        checks: differentiated ones are real floats, none is complex (and none is an array type
+        of its own: ``_kinds``), none shares memory with one the function writes into."""
+        for name, pos in self._checks:
+            value = args[pos] if 0 <= pos < len(args) else kwargs.get(name, MISSING)
+            if value is MISSING:  # not passed: the default (none: the call says so)
+                value = _default(self.__wrapped__, name, pos)
+                if value is MISSING:
+                    continue
+            if type(value) is not float and not differentiable(value):
+                raise TypeError(f"cannot differentiate with respect to '{name}': it is "
+                                f"{_describe(value)}; pass a float, a float array, or a tuple, "
+                                f"list or dict of those{_object_hint(value)}")
+        for a in args:
+            if type(a) is complex or (type(a) is np.ndarray and a.dtype.kind == "c"):
+                raise TypeError(f"{self.__wrapped__.__name__} was given a complex argument; "
+                                "complex numbers are not supported (split real and imaginary "
+                                "parts into two real arrays)")
+        compiled = self._variants.get(kinds)
+        if compiled is None or self.__wrapped__.__code__ is not self._code \
+                or compiled.stale(self.__wrapped__):
+            compiled = self._compile(kinds)
+        if compiled.written:
+            refuse_shared_memory(self.__wrapped__, compiled.written, args, kwargs)
+        return compiled
+
+    def __repr__(self) -> str:
+        return f"<{self.__qualname__}, wrt={self._wrt if not self._single else self._wrt[0]!r}>"
+
+
+class BoundGradient:
+    """The gradient of a bound method ``obj.method``: the function's gradient with ``obj``
+    passed first (``wrt`` positions count the method's own arguments, as the caller sees them)."""
+
+    def __init__(self, method, wrt, mode: str, options: Options):
+        self.__self__ = method.__self__
+        def shift(w):  # a position past the receiver
+            return w + 1 if isinstance(w, int) and not isinstance(w, bool) and w >= 0 else w
+
+        wrt = tuple(shift(w) for w in wrt) if isinstance(wrt, (tuple, list)) else shift(wrt)
+        self._gradient = GradientFunction(method.__func__, wrt, mode, options)
+        self.__name__, self.__qualname__ = self._gradient.__name__, self._gradient.__qualname__
+        self.__wrapped__ = method
+
+    def __call__(self, *args, **kwargs):
+        return self._gradient(self.__self__, *args, **kwargs)
+
+    @property
+    def source(self) -> str:
+        return self._gradient.source
+
+    def source_for(self, *args, **kwargs) -> str:
+        return self._gradient.source_for(self.__self__, *args, **kwargs)
+
+
+MISSING = object()  # an argument the caller did not pass
+
+
+_OTHER, _NUMBER, _ARRAY = 0, 1, 2
+
+
+def kinds_of(fn, args: tuple, kwargs: dict) -> tuple:
+    """The variant key: for each positional argument, whether it is a Python number, a NumPy
+    array or anything else (none, the general variant, when keywords are passed), then, if the
+    call gives any parameter an object, the set of those (arguments.objects_in, which also
+    refuses array types of their own)."""
+    if kwargs:
+        kinds: tuple = ()
+    else:
+        kinds = tuple(_NUMBER if type(a) is float or type(a) is int else
+                      _ARRAY if type(a) is np.ndarray and not a.dtype.hasobject else _OTHER
+                      for a in args)
+        if _OTHER not in kinds:
+            return kinds
+    objects = objects_in(fn, args, kwargs)
+    return kinds + (objects,) if objects else kinds
+
+
+def _default(fn, name: str, pos: int):
+    """The default value of parameter ``name`` (at position ``pos``, -1 if keyword-only), or
+    ``MISSING``."""
+    if pos < 0:
+        return (fn.__kwdefaults__ or {}).get(name, MISSING)
+    defaults = fn.__defaults__ or ()
+    i = pos - (fn.__code__.co_argcount - len(defaults))
+    return defaults[i] if 0 <= i < len(defaults) else MISSING
+
+
+def refuse_shared_memory(fn, written: frozenset[str], args: tuple, kwargs: dict) -> None:
+    """A function that writes into argument ``a`` (on a private copy) cannot be given another
+    argument sharing ``a``'s memory: NumPy would show the write through it, the copy would not."""
+    bound = inspect.signature(fn).bind(*args, **kwargs).arguments
+    arrays = [(n, v) for n, v in bound.items() if isinstance(v, np.ndarray)]
+    for name in sorted(written & bound.keys()):
+        for other, value in arrays:
+            if other != name and isinstance(bound[name], np.ndarray) \
+                    and np.shares_memory(bound[name], value):
+                raise ValueError(
+                    f"{fn.__name__} writes into its argument '{name}', which shares memory with "
+                    f"argument '{other}': NumPy would show the write through '{other}', the "
+                    f"compiled gradient writes into a copy. Pass a copy: {other}.copy()")
+
+
+def check_function(fn) -> None:
+    """Refuse, at once, what has no Python source of its own."""
+    if hasattr(fn, "__wrapped__"):
+        raise TranspileError(
+            f"{fn.__qualname__} is wrapped by a decorator; its source is not what runs",
+            *_where(fn.__wrapped__),
+            hint="apply grad to the undecorated function (or put @grad below the other decorator)")
+    if not inspect.isfunction(fn):
+        raise TranspileError(
+            f"{fn!r} is not a Python function, so it has no source to differentiate",
+            hint="wrap it in a function: def f(x): return np.sin(x)")
+
+
+def _where(fn) -> tuple[str, int]:
+    code = getattr(fn, "__code__", None)
+    return getattr(code, "co_filename", "<unknown>"), getattr(code, "co_firstlineno", 0)
+
+
+def _describe(value) -> str:
+    dtype = getattr(value, "dtype", None)
+    if isinstance(dtype, np.dtype):
+        return f"an array of dtype {dtype}"
+    return f"of type {type(value).__name__} ({value!r:.60})"
+
+
+def _object_hint(value) -> str:
+    """For an object (not a number, array or container): what to do instead."""
+    if value is None or isinstance(value, (tuple, list, dict, int, float, complex, str, bytes,
+                                           np.ndarray, np.generic)):
+        return ""
+    return ("; objects (dataclass or class instances) are not differentiable yet: pass their "
+            "float or array fields as arguments")
