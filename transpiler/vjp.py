@@ -14,6 +14,7 @@ import inspect
 import numpy as np
 
 import runtime as rt
+from transpiler import pipeline
 from transpiler.api import (
     GradientFunction,
     _check_function,
@@ -40,7 +41,8 @@ def vjp(f, *args, optimize: bool = True):
     objects = objects_in(f, args, {})  # (refusing array types of their own)
     active = tuple(p for p, a in zip(params, args, strict=True)
                    if type(a) is float or differentiable(a))
-    pair = split_pair(f, active, Options(optimize), called=False, objects=objects)
+    pair = split_pair(pipeline.compile_function, f, active, Options(optimize), called=False,
+                      objects=objects)
     if pair.written:
         _refuse_shared_memory(f, pair.written, args, {})
     value, residuals = pair.forward(*args)
