@@ -178,7 +178,7 @@ def _export(args) -> int:
 
     module, fn, gradient, example = _gradient(args)
     compiled = _compiled(gradient, example)
-    header = _header(args, fn, compiled, gradient._wrt)
+    header = _header(args, fn, compiled, gradient.wrt)
     try:
         text = export_module(compiled, header)
     except ExportError as e:

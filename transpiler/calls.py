@@ -6,6 +6,9 @@ in the primal and ``_g = helper_vjp.backward(_res1, by)`` in the adjoint, whose 
 gradients of the callee's active parameters. The pair is cached per (callee, active parameters,
 options) like any compile, so a helper called many times (in a loop, or from several functions)
 is compiled once; a recursive function finds its own pair while it is being compiled.
+
+The compiler itself comes in as ``compile_function`` (pipeline.compile_function, which the passes
+that lower calls reach through ``Context.compile_callee``), so this module imports no pass.
 """
 
 from __future__ import annotations
@@ -27,15 +30,13 @@ class SplitFunction:
         return f"<split pair {getattr(self.forward, '__name__', '(compiling)')}>"
 
 
-def split_pair(fn, active: tuple[str, ...], options,
+def split_pair(compile_function, fn, active: tuple[str, ...], options,
                varargs: tuple[int, tuple[str, ...]] | None = None,
                called: bool = True, objects: frozenset[str] = frozenset()) -> SplitFunction:
     """The forward/backward pair of ``fn`` differentiated w.r.t. ``active`` (compiled once per
     call pattern ``varargs`` of a helper with ``*args``/``**kwargs``, and per set ``objects`` of
     parameters that may be given objects). ``called``: for a call from a compiled function (not
     ``vjp``'s own), which may not write into its arguments."""
-    from transpiler.pipeline import compile_function  # the pipeline calls back into here
-
     def fill(compiled) -> None:
         pair.forward, pair.backward = compiled.function, compiled.backward
         pair.source, pair.written = compiled.source, compiled.written
@@ -61,13 +62,11 @@ class TangentFunction:
         return f"<forward mode {getattr(self.call, '__name__', '(compiling)')}>"
 
 
-def tangent_function(fn, active: tuple[str, ...], options,
+def tangent_function(compile_function, fn, active: tuple[str, ...], options,
                      varargs: tuple[int, tuple[str, ...]] | None = None,
                      objects: frozenset[str] = frozenset()) -> TangentFunction:
     """The forward-mode function of ``fn`` for tangents of ``active`` (compiled once per call
     pattern, as split_pair)."""
-    from transpiler.pipeline import compile_function
-
     def fill(compiled) -> None:
         holder.call, holder.source = compiled.function, compiled.source
 

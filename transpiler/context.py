@@ -47,6 +47,8 @@ class Context:
     versions: dict[str, str] = field(default_factory=dict)  # ssa: version -> user variable
     residuals: str = ""  # split mode: the backward's parameter holding the saved primal values
     cotangent: str = ""  # split mode: the backward's parameter holding the result's gradient
+    # compiles a user function a differentiated one calls (pipeline.compile_function; calls.py)
+    compile_callee: Callable | None = None
 
     def lookup(self, name: str):
         """Resolve a free name of the user function: closure, then globals, then builtins."""

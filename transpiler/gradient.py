@@ -66,6 +66,11 @@ class GradientFunction:
         self._code = None
 
     @property
+    def wrt(self) -> tuple[str, ...]:
+        """The names of the parameters differentiated with respect to."""
+        return self._wrt
+
+    @property
     def mode(self) -> str:
         """``"grad"`` or ``"value_and_grad"``."""
         return self._mode

@@ -59,6 +59,15 @@ class Namer:
             self._tangents[var] = self.fresh(f"d{var}")
         return self._tangents[var]
 
+    def derivative_pairs(self) -> list[tuple[str, str]]:
+        """``(variable, its gradient or tangent name)`` for every such name given so far."""
+        return [*self._grads.items(), *self._tangents.items()]
+
+    def name_tangent(self, var: str, name: str) -> None:
+        """Make ``name`` the tangent variable of ``var`` (a tangent parameter named before)."""
+        self._tangents[var] = name
+        self.taken.add(name)
+
 
 def tangent_parameters(fn, wrt: tuple[str, ...]) -> dict[str, str]:
     """The keyword-only parameters through which a forward-mode function of ``fn`` receives the

@@ -99,7 +99,8 @@ def compile_function(fn, wrt: tuple[str, ...], mode: str, options: Options,
     objects = objects | defaults_holding_objects(fn)
     ctx = Context(fn=fn, filename=filename, indent=indent, wrt=wrt, mode=mode, options=options,
                   namer=Namer(user_names), locals=_locals(node), scalars=scalars,
-                  varargs=varargs, arrays=arrays, called=called, objects=objects)
+                  varargs=varargs, arrays=arrays, called=called, objects=objects,
+                  compile_callee=compile_function)
     debug = debug or bool(os.environ.get("TRANSPILER_DUMP"))
     for description, run in FORWARD_PIPELINE if mode in FORWARD_MODES else PIPELINE:
         if run in (optimize.optimize, release.release) and not options.optimize:

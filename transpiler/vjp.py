@@ -14,6 +14,7 @@ import inspect
 import numpy as np
 
 import runtime as rt
+from transpiler import pipeline
 from transpiler.api import grad
 from transpiler.arguments import differentiable, objects_in
 from transpiler.calls import split_pair
@@ -35,7 +36,8 @@ def vjp(f, *args, optimize: bool = True):
     objects = objects_in(f, args, {})  # (refusing array types of their own)
     active = tuple(p for p, a in zip(params, args, strict=True)
                    if type(a) is float or differentiable(a))
-    pair = split_pair(f, active, Options(optimize), called=False, objects=objects)
+    pair = split_pair(pipeline.compile_function, f, active, Options(optimize), called=False,
+                      objects=objects)
     if pair.written:
         refuse_shared_memory(f, pair.written, args, {})
     value, residuals = pair.forward(*args)
@@ -131,7 +133,7 @@ def hvp(f, wrt: int = 0, optimize: bool = True):
         if product is None or product.__wrapped__ is not inner.function:
             product = made[id(inner.function)] = ForwardFunction(inner.function, wrt,
                                                                  Options(optimize, False))
-        name = product.tangent_names[product._wrt[0]]
+        name = product.tangent_names[product.wrt[0]]
         result = product(*xs, **{name: v})
         if key is not None:
             ready[key] = (f.__code__, inner, product.compiled_for(*xs).function, name)

@@ -14,45 +14,28 @@ The tangents of ``wrt`` arrive as keyword-only parameters (``dx``).
   on ``x``) gets a zero tangent where it has none: ``ds = 0.0`` or ``rt.zeros_like_grad(s)``.
 - A call of a user function calls its forward-mode function (calls.tangent_function), which
   returns ``(value, tangent)``.
+
+The dispatch by statement and value kind, rule binding and user calls are passes/lower.py's;
+``_Forward`` fills in its hooks.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import operator
 from collections import Counter
 
 import gast
-import numpy as np
 
 import runtime
 from transpiler import ast_util as A
-from transpiler.analysis.activity import (
-    SHAPE_ATTRIBUTES,
-    active_names,
-    never_varied,
-    reads,
-    varied_names,
-)
+from transpiler.analysis.activity import active_names, never_varied, reads, varied_names
 from transpiler.analysis.receivers import Receivers
 from transpiler.analysis.scalars import is_scalar, known_scalars
-from transpiler.analysis.shapes import ShapeKeys
-from transpiler.anno import Anno, getanno
 from transpiler.calls import tangent_function
-from transpiler.errors import TranspileError, error_at
 from transpiler.naming import tangent_parameters
-from transpiler.passes.reverse import (
-    _is_setitem,
-    _refuse_discarded_calls,
-    _unsupported,
-    _write,
-    bind_helper,
-    refuse_object_receiver,
-    rule_call,
-    user_callee,
-)
-from transpiler.rules.registry import TANGENTS, key_name, no_rule
-from transpiler.templates import bind_call, instantiate_tangent
+from transpiler.passes.lower import Lowering, refuse_discarded_calls
+from transpiler.rules.registry import TANGENTS
+from transpiler.templates import instantiate_tangent
 
 
 def forward(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
@@ -64,15 +47,14 @@ def forward(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     pushes = [A.assign(stack, gast.BinOp(left=A.name(stack), op=gast.Add(), right=item))
               for stack, item in stacks]  # for the analyses only: the stack holds its items
     allowed = frozenset(id(n) for s in primal for n in A.walk(s) if _push(n, ctx))
-    _refuse_discarded_calls(primal, varied_names(primal + pushes, ctx.wrt), ctx, allowed)
+    refuse_discarded_calls(primal, varied_names(primal + pushes, ctx.wrt), ctx, allowed)
     # only values that depend on wrt and reach the result carry a tangent
     active = active_names(primal + pushes, ctx.wrt, results)
     builder = _Forward(ctx, active, known_scalars(primal, ctx.scalars), primal)
     builder.stacks = {stack for stack, _ in stacks} & active
     names = tangent_parameters(ctx.fn, ctx.wrt)
     for w in ctx.wrt:  # the tangent parameters are named before anything else is
-        ctx.namer._tangents[w] = names[w]
-        ctx.namer.taken.add(names[w])
+        ctx.namer.name_tangent(w, names[w])
     body = builder.block(primal)
     fn.args.kwonlyargs += [gast.Name(id=names[w], ctx=gast.Param(), annotation=None,
                                      type_comment=None) for w in ctx.wrt]
@@ -90,10 +72,6 @@ def _negation_pulled(term) -> tuple[bool, object]:
         if negated:
             return True, gast.BinOp(left=left, op=term.op, right=term.right)
     return False, term
-
-
-def _is_setitem_value(value) -> bool:
-    return isinstance(value, gast.Call) and getanno(value, Anno.FUNC) is operator.setitem
 
 
 def _push(stmt, ctx) -> tuple[str, object] | None:
@@ -126,11 +104,14 @@ def _pop(value) -> str | None:
     return None
 
 
-class _Forward:
-    def __init__(self, ctx, varied: set[str], scalars: set[str], primal: list):
-        self.ctx, self.varied, self.scalars = ctx, varied, frozenset(scalars)
-        self.shapes = ctx.shape_keys = ShapeKeys(list(primal), self.scalars, ctx.arrays,
-                                                 ctx.namer)
+class _Forward(Lowering):
+    """Forward mode's lowering: each statement gives itself followed by its tangent; control
+    flow keeps its shape."""
+
+    rules, mode, derivative = TANGENTS, "forward", "tangent"
+
+    def __init__(self, ctx, active: set[str], scalars: set[str], primal: list):
+        super().__init__(ctx, active, scalars, primal)
         # Values assigned once whose tangent is certainly zero (a rule with no term for the
         # arguments that have tangents, as rt.unreduce(1.0, x) in x's shape): they get no
         # tangent variable, and terms that read it are dropped like those of constants.
@@ -146,8 +127,7 @@ class _Forward:
     def tangent_of(self, node):
         """The tangent of an argument, or None when it has none (inactive or a constant)."""
         if isinstance(node, gast.Name):
-            return A.name(self.name(node.id)) if node.id in self.varied \
-                and node.id not in self.zeros else None
+            return A.name(self.name(node.id)) if self.differentiated(node.id) else None
         if isinstance(node, (gast.Tuple, gast.List)):
             if not any(self.tangent_of(e) is not None for e in node.elts):
                 return None
@@ -170,17 +150,20 @@ class _Forward:
     def block(self, stmts: list) -> list:
         return [s for stmt in stmts for s in self.statement(stmt)]
 
-    def statement(self, stmt) -> list:
-        if isinstance(stmt, gast.If):
-            stmt.body = self.block(stmt.body) or [gast.Pass()]
-            stmt.orelse = self.block(stmt.orelse)
-            return [stmt]
-        if isinstance(stmt, (gast.For, gast.While)):
-            stmt.body = self.block(stmt.body) or [gast.Pass()]
-            stmt.orelse = self.block(stmt.orelse)
-            return [stmt]
+    def differentiated(self, name: str) -> bool:
+        return name in self.active and name not in self.zeros
+
+    def branch(self, stmt) -> list:
+        """A branch or a loop keeps its shape, its body lowered."""
+        stmt.body = self.block(stmt.body) or [gast.Pass()]
+        stmt.orelse = self.block(stmt.orelse)
+        return [stmt]
+
+    loop = branch
+
+    def simple(self, stmt) -> list:
         push = _push(stmt, self.ctx)
-        if push is not None and push[0] in self.varied:  # the tangent stack keeps step
+        if push is not None and push[0] in self.active:  # the tangent stack keeps step
             stack, item = push
             items = item.elts if isinstance(item, gast.Tuple) else [item]
             tangents = [A.const(None) if isinstance(e, gast.Call) and never_varied(e)
@@ -197,83 +180,49 @@ class _Forward:
             tangent = gast.Assign(targets=[self.tangent_target(stmt.targets[0])], value=pop,
                                   type_comment=None)
             return [stmt, gast.copy_location(tangent, stmt)]
-        primal = _write(stmt) if _is_setitem(stmt) else [stmt]
-        targets = [n.id for t in stmt.targets for n in A.walk(t) if isinstance(n, gast.Name)]
-        if not any(t in self.varied for t in targets):
-            return primal
-        func, value = user_callee(stmt.value)
-        if func is not None:
-            return self.user_call(func, value, stmt.targets[0], stmt)
-        target = stmt.targets[0]
-        if not isinstance(target, gast.Name):
-            raise error_at(stmt, self.ctx, "unpacking a differentiated value is not supported yet",
-                           "assign each element separately")
-        tangent = [gast.copy_location(s, stmt) for s in self.tangent(target.id, value)]
-        return primal + tangent
+        tangent = [gast.copy_location(s, stmt) for s in self.derivatives(stmt) or []]
+        return self.primal_of(stmt) + tangent
 
-    def tangent(self, target: str, value) -> list:
+    def assignment(self, target: str, value, stmt) -> list:
         """The statements that compute the tangent of ``target = value``."""
-        own = A.name(self.name(target), store=True)
-        if not (set(reads(value)) & (self.varied - self.zeros)) or never_varied(value):
+        self.name(target)  # named before the rule's temporaries
+        return self.value(target, value)
+
+    def before(self, target: str, value) -> list | None:
+        if not (set(reads(value)) & (self.active - self.zeros)) or never_varied(value):
             if target in self.once and target not in self.stacks:
                 self.zeros.add(target)
                 return []
-            return [gast.Assign(targets=[own], value=self.zero_of(value), type_comment=None)]
-        if isinstance(value, gast.Name):
-            return [gast.Assign(targets=[own], value=self.tangent_of(value), type_comment=None)]
-        if isinstance(value, (gast.Tuple, gast.List)):
-            return [gast.Assign(targets=[own], value=self.tangent_of(value), type_comment=None)]
-        if isinstance(value, gast.Dict):
-            if any(k is None for k in value.keys):
-                raise error_at(value, self.ctx, "'**' in a dict of differentiated values is not "
-                               "supported", "write the keys out")
-            tangents = gast.Dict(keys=[A.copy_node(k) for k in value.keys],
-                                 values=[self.tangent_of(v) or self.zero_of(v)
-                                         for v in value.values])
-            return [gast.Assign(targets=[own], value=tangents, type_comment=None)]
-        if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult) \
-                and isinstance(value.left, gast.Name) and isinstance(value.right, gast.Name) \
-                and value.left.id == value.right.id:  # x * x: dx * 2 * x, as for x ** 2
-            return self.rule(gast.Pow, [value.left, A.const(2.0)], {}, target, value)
-        if isinstance(value, gast.BinOp):
-            return self.rule(type(value.op), [value.left, value.right], {}, target, value)
-        if isinstance(value, gast.UnaryOp):
-            return self.rule(type(value.op), [value.operand], {}, target, value)
-        if _is_setitem_value(value):  # as the primal: a copy, written into
-            array, index, item = value.args
-            copy = A.call(A.attr(self.tangent_of(array), "copy")) \
-                if self.tangent_of(array) is not None else self.zero_of(array)
-            put = gast.Assign(targets=[gast.Subscript(value=A.name(self.name(target)),
-                                                      slice=A.copy_node(index), ctx=gast.Store())],
-                              value=self.tangent_of(item) or A.const(0.0), type_comment=None)
-            return [gast.Assign(targets=[own], value=copy, type_comment=None), put]
-        if isinstance(value, gast.Call):
-            func, args, keywords = rule_call(value, self.ctx)
-            return self.rule(func, args, keywords, target, value, gast.unparse(value.func))
-        if isinstance(value, gast.Subscript):
-            index = A.index_expression(value.slice)
-            return self.rule(operator.getitem, [value.value, index], {}, target, value)
-        if isinstance(value, gast.Attribute) and value.attr not in SHAPE_ATTRIBUTES:
-            key = getattr(np.ndarray, value.attr, None)
-            if key is not None:
-                refuse_object_receiver(value.value, value, self.ctx, value.attr, method=False)
-            return self.rule(key, [value.value], {}, target, value, f".{value.attr}")
-        raise error_at(value, self.ctx, _unsupported(value),
-                       "rewrite it with functions that have rules (see transpiler.supported())")
+            return [self.assign_tangent(target, self.zero_of(value))]
+        return None
 
-    def rule(self, key, args, keywords, target: str, node, spelled: str = "") -> list:
-        try:
-            rule = TANGENTS.get(key)
-        except TypeError:  # unhashable
-            rule = None
-        if rule is None:
-            raise no_rule(node, self.ctx, key, spelled, "forward")
-        try:
-            bound = bind_call(rule, args, keywords)
-        except TypeError as e:
-            raise error_at(node, self.ctx, f"the tangent rule of {key_name(key)} does not accept "
-                           f"these arguments: {e}", "pass only the arguments the rule lists "
-                           f"({', '.join(rule.params[1:])})") from e
+    def copy(self, target: str, value) -> list:
+        return [self.assign_tangent(target, self.tangent_of(value))]
+
+    def container(self, target: str, value) -> list:
+        if not isinstance(value, gast.Dict):
+            return [self.assign_tangent(target, self.tangent_of(value))]
+        tangents = gast.Dict(keys=[A.copy_node(k) for k in value.keys],
+                             values=[self.tangent_of(v) or self.zero_of(v) for v in value.values])
+        return [self.assign_tangent(target, tangents)]
+
+    def element_write(self, target: str, value) -> list:
+        """As the primal: a copy, written into."""
+        array, index, item = value.args
+        copy = A.call(A.attr(self.tangent_of(array), "copy")) \
+            if self.tangent_of(array) is not None else self.zero_of(array)
+        put = gast.Assign(targets=[gast.Subscript(value=A.name(self.name(target)),
+                                                  slice=A.copy_node(index), ctx=gast.Store())],
+                          value=self.tangent_of(item) or A.const(0.0), type_comment=None)
+        return [self.assign_tangent(target, copy), put]
+
+    def assign_tangent(self, target: str, value) -> gast.Assign:
+        own = A.name(self.name(target), store=True)
+        return gast.Assign(targets=[own], value=value, type_comment=None)
+
+    def apply_rule(self, rule, bound, target: str, node) -> list:
+        """The rule's setup, then the tangent: the sum of the terms of the arguments that have
+        tangents."""
         ctx = self.ctx
         setup, terms = instantiate_tangent(rule, bound, target, self.tangent_of, self.zero_of,
                                            ctx.namer.fresh, ctx.bind, self.scalars,
@@ -293,29 +242,14 @@ class _Forward:
             return A.name(self.name(target.id), store=True)
         return gast.Tuple(elts=[self.tangent_target(e) for e in target.elts], ctx=gast.Store())
 
-    def user_call(self, func, call, target, stmt) -> list:
-        """``y = helper(a, b)`` -> ``y, dy = helper_jvp.call(a, b, da=da_1)``."""
-        if not (isinstance(target, gast.Name) or (isinstance(target, gast.Tuple) and all(
-                isinstance(e, gast.Name) for e in target.elts))):
-            raise error_at(stmt, self.ctx, "assign the result of a call to a name or a tuple of "
-                           "names", "y = helper(x)  or  a, b = helper(x)")
-        arguments, varargs, call = bind_helper(self.ctx, func, call)
-        active = [p for p, node in arguments.items()
-                  if any(self.tangent_of(n) is not None for n in A.walk(node)
-                         if isinstance(n, gast.Name))]
-        for p in active:
-            if not isinstance(arguments[p], gast.Name):
-                raise error_at(call, self.ctx, f"argument '{p}' of {func.__name__} must be a "
-                               "name to be differentiated through", "assign it to a variable")
-        try:
-            options = dataclasses.replace(self.ctx.options, value=True)
-            objects = frozenset(p for p, node in arguments.items()
-                                if self.ctx.receivers.may_be_object(node))
-            holder = tangent_function(func, tuple(active), options, varargs, objects)
-        except TranspileError as e:
-            raise TranspileError(f"{e.message}\n(in {func.__qualname__}, called from "
-                                 f"{self.ctx.filename}:{call.lineno})", e.filename, e.lineno,
-                                 e.col, e.hint) from e
+    def compile_callee(self, func, active: tuple[str, ...], varargs, objects):
+        options = dataclasses.replace(self.ctx.options, value=True)
+        return tangent_function(self.ctx.compile_callee, func, active, options, varargs,
+                                objects)
+
+    def call_callee(self, func, holder, call, arguments, active, target, stmt) -> list:
+        """``y = helper(a, b)`` -> ``y, dy = helper_jvp.call(a, b, da=da_1)``, in place of the
+        primal."""
         name = self.ctx.bind(f"{func.__name__}_jvp", holder)
         names = tangent_parameters(func, tuple(active))
         keywords = list(call.keywords) + [
@@ -323,8 +257,9 @@ class _Forward:
         value = gast.Call(func=A.attr(A.name(name), "call"), args=call.args, keywords=keywords)
         lhs = gast.Tuple(elts=[A.copy_node(target), self.tangent_target(target)],
                          ctx=gast.Store())
-        return [gast.copy_location(gast.Assign(targets=[lhs], value=value, type_comment=None),
-                                   stmt)]
+        self.primal_for[id(stmt)] = [gast.copy_location(gast.Assign(
+            targets=[lhs], value=value, type_comment=None), stmt)]
+        return []
 
     def result(self, ret) -> gast.Return:
         """``return value, tangent`` (``return tangent`` when the options say so); at the top

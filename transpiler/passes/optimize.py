@@ -176,9 +176,10 @@ def _fuse(fn, ctx) -> bool:
     kept: set[str] = set()  # and the values whose gradient or tangent is in the code
     if ctx is not None:
         present = set(stores) | set(loads)
-        for table in (ctx.namer._grads, ctx.namer._tangents):
-            derivatives |= set(table.values())
-            kept |= {v for v, d in table.items() if d in present}
+        for v, d in ctx.namer.derivative_pairs():
+            derivatives.add(d)
+            if d in present:
+                kept.add(v)
     return _fuse_in(fn.body, stores, loads, frozenset(derivatives), frozenset(derivatives | kept))
 
 

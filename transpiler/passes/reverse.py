@@ -15,13 +15,14 @@ typed like their arguments by ``rt.grad_like``).
   adjoint over ``reversed(range)``, or over the recorded trip count of a ``while``. Gradients
   accumulated across iterations are made to exist before the adjoint loop (ZERO markers;
   fix_grads decides).
+
+The dispatch by statement and value kind, rule binding and user calls are passes/lower.py's;
+``_Reverse`` fills in its hooks (and keeps branches, loop tapes and powers, its own).
 """
 
 from __future__ import annotations
 
-import inspect
 import linecache
-import operator
 from collections import Counter
 
 import gast
@@ -29,19 +30,16 @@ import numpy as np
 
 import runtime
 from transpiler import ast_util as A
-from transpiler.analysis.activity import SHAPE_ATTRIBUTES, active_names, varied_names
+from transpiler.analysis.activity import active_names, varied_names
 from transpiler.analysis.receivers import Receivers
 from transpiler.analysis.scalars import is_number, known_scalars
-from transpiler.analysis.shapes import ShapeKeys
 from transpiler.anno import Anno, getanno, hasanno, setanno
 from transpiler.calls import split_pair
-from transpiler.errors import TranspileError, error_at
+from transpiler.errors import error_at
+from transpiler.passes.lower import Lowering, refuse_discarded_calls
 from transpiler.passes.ssa import stored_names
-from transpiler.passes.stars import vararg_names
-from transpiler.rules.methods import METHODS, PACKED
-from transpiler.rules.nondiff import NONDIFF
-from transpiler.rules.registry import ADJOINTS, is_user_function, key_name, no_rule
-from transpiler.templates import bind_call, instantiate
+from transpiler.rules.registry import ADJOINTS
+from transpiler.templates import instantiate
 
 
 # Array methods and the functions whose rules they share: x.sum(axis=0) is np.sum(x, axis=0).
@@ -55,7 +53,7 @@ def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     results = [e.id if isinstance(e, gast.Name) else None for e in elements]
     ctx.receivers = Receivers(fn, ctx)
     active = active_names(primal, ctx.wrt, results)
-    _refuse_discarded_calls(primal, varied_names(primal, ctx.wrt), ctx)
+    refuse_discarded_calls(primal, varied_names(primal, ctx.wrt), ctx)
     ctx.known_scalars = frozenset(known_scalars(primal, ctx.scalars))
     builder = _Reverse(ctx, active, ctx.known_scalars, primal)
     if ctx.mode == "grad" and results[0] in active:
@@ -70,36 +68,6 @@ def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
         adjoint.insert(0, A.assign(ctx.namer.grad(results[0]), seed, like=ret))
     fn.body = primal + adjoint + [_return(ctx, ret)]
     return fn
-
-
-def _refuse_discarded_calls(body: list, varied: set[str], ctx, allowed=frozenset()) -> None:
-    """A call on differentiated values whose result is dropped can only matter through what it
-    does to its arguments (``xs.append(x)``, ``np.add(a, b, out=c)``): refuse it (unless the
-    statement's id is ``allowed``)."""
-    for call in (n for s in body for n in A.walk(s) if isinstance(n, gast.Call)):
-        func = getanno(call, Anno.FUNC)
-        if any(kw.arg == "out" for kw in call.keywords) or (
-                isinstance(func, np.ufunc) and len(call.args) > func.nin):
-            if any(n in varied for n in A.load_names(call)):
-                raise error_at(call, ctx, "writing a result into an existing array (out=) "
-                               "cannot be differentiated", "assign the result: y = np.floor(y)")
-    for stmt in (n for s in body for n in A.walk(s)):
-        if not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)) \
-                or id(stmt) in allowed:
-            continue
-        call = stmt.value
-        if not any(n in varied for n in A.load_names(call)):
-            continue
-        func = getanno(call, Anno.FUNC)
-        try:
-            harmless = func is print or (func in NONDIFF) or (func in ADJOINTS)
-        except TypeError:
-            harmless = False
-        if not harmless:
-            raise error_at(call, ctx, "the result of this call is discarded, so it could only "
-                           "matter by changing its arguments in place, which cannot be "
-                           "differentiated", "assign the result and use it (c = np.add(a, b)); "
-                           "build lists in one literal or with np.stack")
 
 
 def _seed_from(ctx, ret, results: list, active: set[str]) -> list:
@@ -147,17 +115,19 @@ def marker(key: Anno, value, like) -> gast.Expr:
     return node
 
 
-class _Reverse:
+class _Reverse(Lowering):
+    """Reverse mode's lowering: each statement gives (primal, adjoint); the adjoint of an
+    assignment is the partials of its arguments (Assigns annotated ACCUMULATE)."""
+
+    rules, mode, derivative = ADJOINTS, "reverse", "gradient"
+
     def __init__(self, ctx, active: set[str], scalars: set[str], primal: list = ()):
-        self.ctx, self.active, self.scalars = ctx, active, frozenset(scalars)
+        super().__init__(ctx, active, scalars, primal)
         # Gradients known to hold only ones (the seed, spread by a sum) and the function's own
         # temporaries: together they let rt.unbroadcast(ones * y, x) drop the product.
         self.ones: set[str] = set()
         self.temporaries = frozenset(_fresh_values(primal))
-        self.shapes = ctx.shape_keys = ShapeKeys(list(primal), self.scalars, ctx.arrays,
-                                                 ctx.namer)
         self.loads = Counter(n for s in primal for n in A.load_names(s))
-        self.primal_for: dict[int, list] = {}  # statements whose primal the adjoint rewrites
         self.powers = _powers(list(primal), self.loads)
         self.absorbed: set[str] = set()  # factors of a power whose adjoint the power's covers
 
@@ -185,14 +155,9 @@ class _Reverse:
             adjoint.extend(a)
         return primal, adjoint
 
-    def statement(self, stmt) -> tuple[list, list]:
-        if isinstance(stmt, gast.If):
-            return self.branch(stmt)
-        if isinstance(stmt, (gast.For, gast.While)):
-            return self.loop(stmt)
-        adjoint = [gast.copy_location(s, stmt) for s in self.assignment(stmt)]
-        primal = self.primal_for.pop(id(stmt), None)
-        return primal or (_write(stmt) if _is_setitem(stmt) else [stmt]), adjoint
+    def simple(self, stmt) -> tuple[list, list]:
+        adjoint = [gast.copy_location(s, stmt) for s in self.derivatives(stmt) or []]
+        return self.primal_of(stmt), adjoint
 
     def branch(self, stmt: gast.If) -> tuple[list, list]:
         origin = getanno(stmt, Anno.ORIGIN, stmt)
@@ -303,44 +268,17 @@ class _Reverse:
 
     # --- assignments ---
 
-    def assignment(self, stmt) -> list:
-        if not isinstance(stmt, gast.Assign):
+    def assignment(self, target: str, value, stmt) -> list:
+        if target in self.absorbed:
             return []
-        targets = [n.id for t in stmt.targets for n in A.walk(t) if isinstance(n, gast.Name)]
-        if not any(t in self.active for t in targets):
-            return []
-        target = stmt.targets[0]
-        func, value = user_callee(stmt.value)
-        if func is not None:
-            return self.user_call(func, value, target, stmt)
-        if not isinstance(target, gast.Name):
-            raise error_at(stmt, self.ctx, "unpacking a differentiated value is not supported yet",
-                           "assign each element separately")
-        if target.id in self.absorbed:
-            return []
-        return self.partials(target.id, value) + [marker(Anno.RESET, self.grad_of(target.id), stmt)]
+        return self.value(target, value) + [marker(Anno.RESET, self.grad_of(target), stmt)]
 
-    def user_call(self, func, call, target, stmt) -> list:
+    def compile_callee(self, func, active: tuple[str, ...], varargs, objects):
+        return split_pair(self.ctx.compile_callee, func, active, self.ctx.options, varargs,
+                          objects=objects)
+
+    def call_callee(self, func, pair, call, arguments, active, target, stmt) -> list:
         """``y = helper(a, b)`` through the helper's compiled forward/backward pair."""
-        if not (isinstance(target, gast.Name) or (isinstance(target, gast.Tuple) and all(
-                isinstance(e, gast.Name) for e in target.elts))):
-            raise error_at(stmt, self.ctx, "assign the result of a call to a name or a tuple of "
-                           "names", "y = helper(x)  or  a, b = helper(x)")
-        arguments, varargs, call = bind_helper(self.ctx, func, call)
-        active = [p for p, node in arguments.items()
-                  if any(n.id in self.active for n in A.walk(node) if isinstance(n, gast.Name))]
-        for p in active:
-            if not isinstance(arguments[p], gast.Name):
-                raise error_at(call, self.ctx, f"argument '{p}' of {func.__name__} must be a "
-                               "name to be differentiated through", "assign it to a variable")
-        objects = frozenset(p for p, node in arguments.items()
-                            if self.ctx.receivers.may_be_object(node))
-        try:
-            pair = split_pair(func, tuple(active), self.ctx.options, varargs, objects=objects)
-        except TranspileError as e:
-            raise TranspileError(f"{e.message}\n(in {func.__qualname__}, called from "
-                                 f"{self.ctx.filename}:{call.lineno})", e.filename, e.lineno,
-                                 e.col, e.hint) from e
         name = self.ctx.bind(f"{func.__name__}_vjp", pair)
         saved = self.ctx.namer.fresh("_res")
         outputs = target.elts if isinstance(target, gast.Tuple) else [target]
@@ -365,43 +303,20 @@ class _Reverse:
                 value=A.name(pieces), slice=A.const(i), ctx=gast.Load())))
         return adjoint + [marker(Anno.RESET, g, stmt) for g in grads if g]
 
-    def partials(self, target: str, value) -> list:
-        if isinstance(value, gast.Name):
-            src = self.grad_of(value.id)
-            return [self._partial(src, A.name(self.grad_of(target)))] if src else []
+    def before(self, target: str, value) -> list | None:
         if isinstance(value, gast.Constant):
             return []
         if target in self.powers and self.grad_of(self.powers[target][0]):
             return self.power(target)
-        if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult) \
-                and isinstance(value.left, gast.Name) and isinstance(value.right, gast.Name) \
-                and value.left.id == value.right.id:  # x * x: one partial, as for x ** 2
-            return self._rule(gast.Pow, [value.left, A.const(2.0)], {}, target, value)
-        if isinstance(value, gast.BinOp):
-            return self._rule(type(value.op), [value.left, value.right], {}, target, value)
-        if isinstance(value, gast.UnaryOp):
-            return self._rule(type(value.op), [value.operand], {}, target, value)
-        if isinstance(value, gast.Call):
-            return self._call(value, target)
-        if isinstance(value, (gast.Tuple, gast.List, gast.Dict)):
-            return self.container(target, value)
-        if isinstance(value, gast.Subscript):
-            index = A.index_expression(value.slice)
-            return self._rule(operator.getitem, [value.value, index], {}, target, value)
-        if isinstance(value, gast.Attribute) and value.attr not in SHAPE_ATTRIBUTES:
-            key = getattr(np.ndarray, value.attr, None)
-            if key is not None:
-                refuse_object_receiver(value.value, value, self.ctx, value.attr, method=False)
-            return self._rule(key, [value.value], {}, target, value, f".{value.attr}")
-        raise error_at(value, self.ctx, _unsupported(value),
-                       "rewrite it with functions that have rules (see transpiler.supported())")
+        return None
+
+    def copy(self, target: str, value) -> list:
+        src = self.grad_of(value.id)
+        return [self._partial(src, A.name(self.grad_of(target)))] if src else []
 
     def container(self, target: str, value) -> list:
         """``p = (a, b)`` / ``[a, b]`` / ``{"k": a}``: ``ba += bp[0]``, ..., ``ba += bp["k"]``."""
         if isinstance(value, gast.Dict):
-            if any(k is None for k in value.keys):
-                raise error_at(value, self.ctx, "'**' in a dict of differentiated values is not "
-                               "supported", "write the keys out")
             pairs = list(zip(value.keys, value.values, strict=True))
         else:
             pairs = [(A.const(i), e) for i, e in enumerate(value.elts)]
@@ -436,23 +351,8 @@ class _Reverse:
         setanno(stmt, Anno.ACCUMULATE)
         return stmt
 
-    def _call(self, call, target: str) -> list:
-        func, args, keywords = rule_call(call, self.ctx)
-        return self._rule(func, args, keywords, target, call, gast.unparse(call.func))
-
-    def _rule(self, key, args, keywords, target, node, spelled: str = "") -> list:
-        try:
-            rule = ADJOINTS.get(key)
-        except TypeError:  # unhashable
-            rule = None
-        if rule is None:
-            raise no_rule(node, self.ctx, key, spelled, "reverse")
-        try:
-            bound = bind_call(rule, args, keywords)
-        except TypeError as e:
-            raise error_at(node, self.ctx, f"the gradient rule of {key_name(key)} does not accept "
-                           f"these arguments: {e}", "pass only the arguments the rule lists "
-                           f"({', '.join(rule.params[1:])})") from e
+    def apply_rule(self, rule, bound, target: str, node) -> list:
+        """The rule's partials, and a zero gradient for each active argument it has none for."""
         ctx = self.ctx
         partials = instantiate(rule, bound, target, self.grad_of, ctx.namer.fresh, ctx.bind,
                                self.scalars, frozenset(self.ones), self.temporaries,
@@ -491,107 +391,6 @@ class _Reverse:
                 if self.loads[var] == 1:
                     self.ones.add(A.target_name(stmt))
 
-
-
-def rule_call(call, ctx) -> tuple:
-    """(key, arguments, keywords) under which a call finds its rule: ``x.sum(axis=0)`` is
-    ``np.sum(x, axis=0)``; an index argument is an index expression."""
-    func = getanno(call, Anno.FUNC)
-    args = list(call.args)
-    if func is operator.setitem:
-        args[1] = A.index_expression(args[1])
-    if func is None and isinstance(call.func, gast.Attribute) and call.func.attr in METHODS:
-        func, method = METHODS[call.func.attr], call.func.attr
-        refuse_object_receiver(call.func.value, call, ctx, method)
-        if method in PACKED and len(args) > 1:
-            args = [gast.Tuple(elts=args, ctx=gast.Load())]
-        args = [call.func.value] + args
-    if func is None:
-        spelled = gast.unparse(call.func).strip()
-        raise error_at(call, ctx, f"the method call {spelled}(...) on a differentiated "
-                       "value is not supported", "supported methods: " + ", ".join(
-                           sorted(METHODS)) + "; or call the NumPy function")
-    if any(kw.arg is None for kw in call.keywords):
-        raise error_at(call, ctx, "'**kwargs' in a call is not supported yet",
-                       "pass keyword arguments explicitly")
-    return func, args, {kw.arg: kw.value for kw in call.keywords}
-
-
-def refuse_object_receiver(receiver, node, ctx, name: str, method: bool = True) -> None:
-    """A method or attribute differentiated by NumPy's rule (``x.sum()`` as ``np.sum(x)``,
-    ``x.T`` as ``np.ndarray.T``) needs a receiver that is data (analysis/receivers.py): refuse
-    one that may be an object, whose ``sum`` may mean anything."""
-    if not ctx.receivers.may_be_object(receiver):
-        return
-    what = gast.unparse(receiver).strip()
-    if isinstance(receiver, gast.Name):  # the user's variable, or a value the line computes
-        what = ctx.versions.get(what, what)
-        what = what if what in ctx.locals else ""
-    of_dict = name in ("get", "values", "items", "keys")
-    owner = "a dict's" if of_dict else "NumPy's"
-    spelled = f"{what}.{name}" + ("(...)" if method else "")
-    use = f"{'dict' if of_dict else 'np'}.{name}({what or 'array'}, ...)" if method \
-        else "an array's attribute"
-    raise error_at(node, ctx, f"{spelled} would be differentiated as {owner} {name}, but "
-                   f"{what or 'its receiver'} may not be an array, a number or a container of "
-                   "them: it is (or comes from) an argument of another type or the result of a "
-                   "call that may return an object", f"call the function on the array ({use}); "
-                   "objects are not differentiated yet: pass their float or array fields as "
-                   "arguments")
-
-
-def user_callee(value):
-    """The user function a call statement's value calls (None for rules): ``m.loss(x)`` is
-    ``Model.loss(m, x)``. Returns (function, call) with the call rewritten accordingly."""
-    func = getanno(value, Anno.FUNC) if isinstance(value, gast.Call) else None
-    if inspect.ismethod(func) and is_user_function(func.__func__) \
-            and isinstance(value.func, gast.Attribute):
-        value = gast.copy_location(gast.Call(func=value.func, args=[value.func.value]
-                                             + value.args, keywords=value.keywords), value)
-        func = func.__func__
-    return (func, value) if is_user_function(func) else (None, value)
-
-
-def bind_helper(ctx, func, call) -> tuple[dict, tuple | None, gast.Call]:
-    """Each parameter of helper ``func`` and the argument node a call passes to it.
-
-    A helper with ``*args``/``**kwargs`` is compiled for this call's pattern: its extra
-    arguments bind to spelled-out parameters (``args_0``, ``kwargs_key``; passes/stars.py),
-    which the returned call passes by keyword."""
-    if any(isinstance(a, gast.Starred) for a in call.args) or any(
-            kw.arg is None for kw in call.keywords):
-        raise error_at(call, ctx, f"calling {func.__name__} with *args or **kwargs "
-                       "of unknown contents is not supported", "pass the arguments one by "
-                       "one, or a tuple/dict written out in this function")
-    signature = inspect.signature(func)
-    try:
-        bound = signature.bind(*call.args, **{kw.arg: kw.value for kw in call.keywords})
-    except TypeError as e:
-        raise error_at(call, ctx, f"this call does not match {func.__name__}'s "
-                       f"parameters: {e}", "check the arguments") from e
-    kinds = {p.name: p.kind for p in signature.parameters.values()}
-    if not any(k in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
-               for k in kinds.values()):
-        return dict(bound.arguments), None, call
-    star = next((p for p, k in kinds.items() if k is inspect.Parameter.VAR_POSITIONAL), "")
-    dstar = next((p for p, k in kinds.items() if k is inspect.Parameter.VAR_KEYWORD), "")
-    extra = bound.arguments.get(star, ())
-    keys = tuple(bound.arguments.get(dstar, {}))
-    positional, keyword = vararg_names(func, len(extra), keys)
-    arguments = {}
-    for p, node in bound.arguments.items():
-        if p == star:
-            arguments.update(zip(positional, node, strict=True))
-        elif p == dstar:
-            arguments.update(zip(keyword, node.values(), strict=True))
-        else:
-            arguments[p] = node
-    leading = [a for a, (p, k) in zip(call.args, kinds.items(), strict=False)
-               if k is inspect.Parameter.POSITIONAL_ONLY]
-    call = gast.copy_location(gast.Call(func=call.func, args=leading, keywords=[
-        gast.keyword(arg=p, value=node) for p, node in list(arguments.items())[len(leading):]]),
-        call)
-    return arguments, (len(extra), keys), call
 
 
 def _exposed_reads(stmts: list) -> set[str]:
@@ -663,22 +462,6 @@ def _fresh_values(body: list) -> set[str]:
     return fresh - other
 
 
-def _is_setitem(stmt) -> bool:
-    return isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Call) \
-        and getanno(stmt.value, Anno.FUNC) is operator.setitem
-
-
-def _write(stmt) -> list:
-    """``y_1 = <setitem>(y, i, v)`` -> ``y_1 = y.copy()`` and ``y_1[i] = v``: the old array (maybe
-    the caller's) is never written, and the adjoint can still read it."""
-    target = A.target_name(stmt)
-    array, index, value = stmt.value.args
-    copy = A.assign(target, A.call(A.attr(array, "copy")), like=stmt)
-    put = gast.Assign(targets=[gast.Subscript(value=A.name(target), slice=index,
-                                              ctx=gast.Store())], value=value, type_comment=None)
-    return [copy, gast.copy_location(put, stmt)]
-
-
 def _shape_only(stmts: list, ctx) -> set[str]:
     """Names that ``stmts`` load only as the shape argument of a runtime helper."""
     rt = ctx.bind("rt", runtime)
@@ -696,8 +479,3 @@ def _shape_only(stmts: list, ctx) -> set[str]:
                     shape_loads[e.id] = shape_loads.get(e.id, 0) + 1
     return {n for n, k in shape_loads.items() if k == loads[n]}
 
-
-def _unsupported(value) -> str:
-    kinds = {gast.IfExp: "a conditional expression on differentiated values is not supported yet",
-             gast.ListComp: "a list comprehension over differentiated values is not supported"}
-    return kinds.get(type(value), f"{type(value).__name__} expressions cannot be differentiated")

@@ -1,0 +1,344 @@
+"""What the reverse and the forward pass share: lowering one statement to its derivative.
+
+The seam is ``Lowering``. It dispatches a statement by kind (a branch, a loop, an assignment),
+an assignment by the kind of its value (a name, a container literal, an operator, an element
+write, a call, a subscript, an attribute), looks up the value's rule and binds the call site to
+the rule's template, and calls the user's own functions through their compiled callee. A mode
+subclasses it and implements only what is its own:
+
+- ``rules``, ``mode``, ``derivative``: its rule table (ADJOINTS, TANGENTS), its name for
+  ``no_rule`` ("reverse", "forward") and for errors ("gradient", "tangent");
+- ``branch(stmt)`` and ``loop(stmt)``: what control flow becomes;
+- ``assignment(target, value, stmt)``, ``copy(target, value)``, ``container(target, value)``
+  and ``apply_rule(rule, bound, target, node)``: the derivative statements of ``target =
+  value`` (reverse: partials of the arguments; forward: the target's tangent);
+- ``compile_callee(...)`` and ``call_callee(...)``: which function of a user callee it
+  compiles (calls.py) and how it calls it;
+- optionally ``before(target, value)`` (forms it lowers its own way, first), ``element_write``
+  (``y_1 = <setitem>(y, i, v)``; by default its rule, like a call) and ``differentiated(name)``
+  (whether an argument carries a derivative; by default whether it is active).
+
+The primal of every statement is ``primal_of(stmt)``: the statement itself, a write into a copy
+for an element write, or what a user call's lowering put in ``primal_for``. A new mode (batching,
+a second order) is a new subclass with these hooks, run by a pass of its own in pipeline.py.
+"""
+
+from __future__ import annotations
+
+import inspect
+import operator
+
+import gast
+import numpy as np
+
+from transpiler import ast_util as A
+from transpiler.analysis.activity import SHAPE_ATTRIBUTES
+from transpiler.analysis.shapes import ShapeKeys
+from transpiler.anno import Anno, getanno
+from transpiler.errors import TranspileError, error_at
+from transpiler.passes.stars import vararg_names
+from transpiler.rules.methods import METHODS, PACKED
+from transpiler.rules.nondiff import NONDIFF
+from transpiler.rules.registry import ADJOINTS, is_user_function, key_name, no_rule
+from transpiler.templates import bind_call
+
+
+class Lowering:
+    """The statement-by-statement lowering of one function, in the mode a subclass gives."""
+
+    rules: dict = {}  # the mode's rule table
+    mode = ""  # for no_rule: "reverse" or "forward"
+    derivative = ""  # in errors: "the <derivative> rule of ..."
+
+    def __init__(self, ctx, active: set[str], scalars: set[str], primal: list = ()):
+        self.ctx, self.active, self.scalars = ctx, active, frozenset(scalars)
+        self.shapes = ctx.shape_keys = ShapeKeys(list(primal), self.scalars, ctx.arrays,
+                                                 ctx.namer)
+        self.primal_for: dict[int, list] = {}  # statements whose primal the lowering rewrites
+
+    # --- statements ---
+
+    def statement(self, stmt):
+        if isinstance(stmt, gast.If):
+            return self.branch(stmt)
+        if isinstance(stmt, (gast.For, gast.While)):
+            return self.loop(stmt)
+        return self.simple(stmt)
+
+    def primal_of(self, stmt) -> list:
+        """The primal statements of a simple statement, once its derivative is lowered."""
+        primal = self.primal_for.pop(id(stmt), None)
+        return primal or (write(stmt) if is_setitem(stmt) else [stmt])
+
+    def derivatives(self, stmt) -> list | None:
+        """The derivative statements of ``stmt``; None when it has none (it is no assignment,
+        or assigns nothing active)."""
+        if not isinstance(stmt, gast.Assign):
+            return None
+        targets = [n.id for t in stmt.targets for n in A.walk(t) if isinstance(n, gast.Name)]
+        if not any(t in self.active for t in targets):
+            return None
+        target = stmt.targets[0]
+        func, value = user_callee(stmt.value)
+        if func is not None:
+            return self.user_call(func, value, target, stmt)
+        if not isinstance(target, gast.Name):
+            raise error_at(stmt, self.ctx, "unpacking a differentiated value is not supported yet",
+                           "assign each element separately")
+        return self.assignment(target.id, value, stmt)
+
+    # --- values ---
+
+    def value(self, target: str, value) -> list:
+        """The derivative statements of ``target = value``, by the kind of ``value``."""
+        own = self.before(target, value)
+        if own is not None:
+            return own
+        if isinstance(value, gast.Name):
+            return self.copy(target, value)
+        if isinstance(value, (gast.Tuple, gast.List, gast.Dict)):
+            if isinstance(value, gast.Dict) and any(k is None for k in value.keys):
+                raise error_at(value, self.ctx, "'**' in a dict of differentiated values is not "
+                               "supported", "write the keys out")
+            return self.container(target, value)
+        if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult) \
+                and isinstance(value.left, gast.Name) and isinstance(value.right, gast.Name) \
+                and value.left.id == value.right.id:  # x * x: as x ** 2
+            return self.rule(gast.Pow, [value.left, A.const(2.0)], {}, target, value)
+        if isinstance(value, gast.BinOp):
+            return self.rule(type(value.op), [value.left, value.right], {}, target, value)
+        if isinstance(value, gast.UnaryOp):
+            return self.rule(type(value.op), [value.operand], {}, target, value)
+        if is_setitem_value(value):
+            return self.element_write(target, value)
+        if isinstance(value, gast.Call):
+            return self.call(target, value)
+        if isinstance(value, gast.Subscript):
+            index = A.index_expression(value.slice)
+            return self.rule(operator.getitem, [value.value, index], {}, target, value)
+        if isinstance(value, gast.Attribute) and value.attr not in SHAPE_ATTRIBUTES:
+            key = getattr(np.ndarray, value.attr, None)
+            if key is not None:
+                refuse_object_receiver(value.value, value, self.ctx, value.attr, method=False)
+            return self.rule(key, [value.value], {}, target, value, f".{value.attr}")
+        raise error_at(value, self.ctx, unsupported(value),
+                       "rewrite it with functions that have rules (see transpiler.supported())")
+
+    def before(self, target: str, value) -> list | None:
+        """The mode's own lowering of ``target = value``, tried first; None: none."""
+        return None
+
+    def element_write(self, target: str, value) -> list:
+        """``target = <setitem>(array, index, item)``: by default, as the call it is."""
+        return self.call(target, value)
+
+    def call(self, target: str, value) -> list:
+        func, args, keywords = rule_call(value, self.ctx)
+        return self.rule(func, args, keywords, target, value, gast.unparse(value.func))
+
+    # --- rules ---
+
+    def rule(self, key, args, keywords, target: str, node, spelled: str = "") -> list:
+        """The rule of ``key`` bound to the call site, then instantiated by the mode."""
+        try:
+            rule = self.rules.get(key)
+        except TypeError:  # unhashable
+            rule = None
+        if rule is None:
+            raise no_rule(node, self.ctx, key, spelled, self.mode)
+        try:
+            bound = bind_call(rule, args, keywords)
+        except TypeError as e:
+            raise error_at(node, self.ctx, f"the {self.derivative} rule of {key_name(key)} does "
+                           f"not accept these arguments: {e}", "pass only the arguments the "
+                           f"rule lists ({', '.join(rule.params[1:])})") from e
+        return self.apply_rule(rule, bound, target, node)
+
+    # --- calls of the user's functions ---
+
+    def differentiated(self, name: str) -> bool:
+        """Whether the argument ``name`` carries a derivative into a callee."""
+        return name in self.active
+
+    def user_call(self, func, call, target, stmt) -> list:
+        """``y = helper(a, b)``: the helper compiled for the arguments that carry derivatives
+        (compile_callee), called as the mode calls it (call_callee)."""
+        if not (isinstance(target, gast.Name) or (isinstance(target, gast.Tuple) and all(
+                isinstance(e, gast.Name) for e in target.elts))):
+            raise error_at(stmt, self.ctx, "assign the result of a call to a name or a tuple of "
+                           "names", "y = helper(x)  or  a, b = helper(x)")
+        arguments, varargs, call = bind_helper(self.ctx, func, call)
+        active = [p for p, node in arguments.items()
+                  if any(self.differentiated(n.id) for n in A.walk(node)
+                         if isinstance(n, gast.Name))]
+        for p in active:
+            if not isinstance(arguments[p], gast.Name):
+                raise error_at(call, self.ctx, f"argument '{p}' of {func.__name__} must be a "
+                               "name to be differentiated through", "assign it to a variable")
+        objects = frozenset(p for p, node in arguments.items()
+                            if self.ctx.receivers.may_be_object(node))
+        try:
+            callee = self.compile_callee(func, tuple(active), varargs, objects)
+        except TranspileError as e:
+            raise TranspileError(f"{e.message}\n(in {func.__qualname__}, called from "
+                                 f"{self.ctx.filename}:{call.lineno})", e.filename, e.lineno,
+                                 e.col, e.hint) from e
+        return self.call_callee(func, callee, call, arguments, active, target, stmt)
+
+
+def refuse_discarded_calls(body: list, varied: set[str], ctx, allowed=frozenset()) -> None:
+    """A call on differentiated values whose result is dropped can only matter through what it
+    does to its arguments (``xs.append(x)``, ``np.add(a, b, out=c)``): refuse it (unless the
+    statement's id is ``allowed``)."""
+    for call in (n for s in body for n in A.walk(s) if isinstance(n, gast.Call)):
+        func = getanno(call, Anno.FUNC)
+        if any(kw.arg == "out" for kw in call.keywords) or (
+                isinstance(func, np.ufunc) and len(call.args) > func.nin):
+            if any(n in varied for n in A.load_names(call)):
+                raise error_at(call, ctx, "writing a result into an existing array (out=) "
+                               "cannot be differentiated", "assign the result: y = np.floor(y)")
+    for stmt in (n for s in body for n in A.walk(s)):
+        if not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)) \
+                or id(stmt) in allowed:
+            continue
+        call = stmt.value
+        if not any(n in varied for n in A.load_names(call)):
+            continue
+        func = getanno(call, Anno.FUNC)
+        try:
+            harmless = func is print or (func in NONDIFF) or (func in ADJOINTS)
+        except TypeError:
+            harmless = False
+        if not harmless:
+            raise error_at(call, ctx, "the result of this call is discarded, so it could only "
+                           "matter by changing its arguments in place, which cannot be "
+                           "differentiated", "assign the result and use it (c = np.add(a, b)); "
+                           "build lists in one literal or with np.stack")
+
+
+def rule_call(call, ctx) -> tuple:
+    """(key, arguments, keywords) under which a call finds its rule: ``x.sum(axis=0)`` is
+    ``np.sum(x, axis=0)``; an index argument is an index expression."""
+    func = getanno(call, Anno.FUNC)
+    args = list(call.args)
+    if func is operator.setitem:
+        args[1] = A.index_expression(args[1])
+    if func is None and isinstance(call.func, gast.Attribute) and call.func.attr in METHODS:
+        func, method = METHODS[call.func.attr], call.func.attr
+        refuse_object_receiver(call.func.value, call, ctx, method)
+        if method in PACKED and len(args) > 1:
+            args = [gast.Tuple(elts=args, ctx=gast.Load())]
+        args = [call.func.value] + args
+    if func is None:
+        spelled = gast.unparse(call.func).strip()
+        raise error_at(call, ctx, f"the method call {spelled}(...) on a differentiated "
+                       "value is not supported", "supported methods: " + ", ".join(
+                           sorted(METHODS)) + "; or call the NumPy function")
+    if any(kw.arg is None for kw in call.keywords):
+        raise error_at(call, ctx, "'**kwargs' in a call is not supported yet",
+                       "pass keyword arguments explicitly")
+    return func, args, {kw.arg: kw.value for kw in call.keywords}
+
+
+def refuse_object_receiver(receiver, node, ctx, name: str, method: bool = True) -> None:
+    """A method or attribute differentiated by NumPy's rule (``x.sum()`` as ``np.sum(x)``,
+    ``x.T`` as ``np.ndarray.T``) needs a receiver that is data (analysis/receivers.py): refuse
+    one that may be an object, whose ``sum`` may mean anything."""
+    if not ctx.receivers.may_be_object(receiver):
+        return
+    what = gast.unparse(receiver).strip()
+    if isinstance(receiver, gast.Name):  # the user's variable, or a value the line computes
+        what = ctx.versions.get(what, what)
+        what = what if what in ctx.locals else ""
+    of_dict = name in ("get", "values", "items", "keys")
+    owner = "a dict's" if of_dict else "NumPy's"
+    spelled = f"{what}.{name}" + ("(...)" if method else "")
+    use = f"{'dict' if of_dict else 'np'}.{name}({what or 'array'}, ...)" if method \
+        else "an array's attribute"
+    raise error_at(node, ctx, f"{spelled} would be differentiated as {owner} {name}, but "
+                   f"{what or 'its receiver'} may not be an array, a number or a container of "
+                   "them: it is (or comes from) an argument of another type or the result of a "
+                   "call that may return an object", f"call the function on the array ({use}); "
+                   "objects are not differentiated yet: pass their float or array fields as "
+                   "arguments")
+
+
+def user_callee(value):
+    """The user function a call statement's value calls (None for rules): ``m.loss(x)`` is
+    ``Model.loss(m, x)``. Returns (function, call) with the call rewritten accordingly."""
+    func = getanno(value, Anno.FUNC) if isinstance(value, gast.Call) else None
+    if inspect.ismethod(func) and is_user_function(func.__func__) \
+            and isinstance(value.func, gast.Attribute):
+        value = gast.copy_location(gast.Call(func=value.func, args=[value.func.value]
+                                             + value.args, keywords=value.keywords), value)
+        func = func.__func__
+    return (func, value) if is_user_function(func) else (None, value)
+
+
+def bind_helper(ctx, func, call) -> tuple[dict, tuple | None, gast.Call]:
+    """Each parameter of helper ``func`` and the argument node a call passes to it.
+
+    A helper with ``*args``/``**kwargs`` is compiled for this call's pattern: its extra
+    arguments bind to spelled-out parameters (``args_0``, ``kwargs_key``; passes/stars.py),
+    which the returned call passes by keyword."""
+    if any(isinstance(a, gast.Starred) for a in call.args) or any(
+            kw.arg is None for kw in call.keywords):
+        raise error_at(call, ctx, f"calling {func.__name__} with *args or **kwargs "
+                       "of unknown contents is not supported", "pass the arguments one by "
+                       "one, or a tuple/dict written out in this function")
+    signature = inspect.signature(func)
+    try:
+        bound = signature.bind(*call.args, **{kw.arg: kw.value for kw in call.keywords})
+    except TypeError as e:
+        raise error_at(call, ctx, f"this call does not match {func.__name__}'s "
+                       f"parameters: {e}", "check the arguments") from e
+    kinds = {p.name: p.kind for p in signature.parameters.values()}
+    if not any(k in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+               for k in kinds.values()):
+        return dict(bound.arguments), None, call
+    star = next((p for p, k in kinds.items() if k is inspect.Parameter.VAR_POSITIONAL), "")
+    dstar = next((p for p, k in kinds.items() if k is inspect.Parameter.VAR_KEYWORD), "")
+    extra = bound.arguments.get(star, ())
+    keys = tuple(bound.arguments.get(dstar, {}))
+    positional, keyword = vararg_names(func, len(extra), keys)
+    arguments = {}
+    for p, node in bound.arguments.items():
+        if p == star:
+            arguments.update(zip(positional, node, strict=True))
+        elif p == dstar:
+            arguments.update(zip(keyword, node.values(), strict=True))
+        else:
+            arguments[p] = node
+    leading = [a for a, (p, k) in zip(call.args, kinds.items(), strict=False)
+               if k is inspect.Parameter.POSITIONAL_ONLY]
+    call = gast.copy_location(gast.Call(func=call.func, args=leading, keywords=[
+        gast.keyword(arg=p, value=node) for p, node in list(arguments.items())[len(leading):]]),
+        call)
+    return arguments, (len(extra), keys), call
+
+
+# --- element writes ---
+
+def is_setitem_value(value) -> bool:
+    return isinstance(value, gast.Call) and getanno(value, Anno.FUNC) is operator.setitem
+
+
+def is_setitem(stmt) -> bool:
+    return isinstance(stmt, gast.Assign) and is_setitem_value(stmt.value)
+
+
+def write(stmt) -> list:
+    """``y_1 = <setitem>(y, i, v)`` -> ``y_1 = y.copy()`` and ``y_1[i] = v``: the old array (maybe
+    the caller's) is never written, and the adjoint can still read it."""
+    target = A.target_name(stmt)
+    array, index, value = stmt.value.args
+    copy = A.assign(target, A.call(A.attr(array, "copy")), like=stmt)
+    put = gast.Assign(targets=[gast.Subscript(value=A.name(target), slice=index,
+                                              ctx=gast.Store())], value=value, type_comment=None)
+    return [copy, gast.copy_location(put, stmt)]
+
+
+def unsupported(value) -> str:
+    kinds = {gast.IfExp: "a conditional expression on differentiated values is not supported yet",
+             gast.ListComp: "a list comprehension over differentiated values is not supported"}
+    return kinds.get(type(value), f"{type(value).__name__} expressions cannot be differentiated")
