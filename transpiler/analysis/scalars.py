@@ -16,6 +16,7 @@ import numpy as np
 
 from transpiler import ast_util as A
 from transpiler.anno import Anno, getanno
+from transpiler.passes import tape
 
 _SCALAR_FUNCTIONS = frozenset({float, int, len, abs})
 _FULL_REDUCTIONS = frozenset({np.sum, np.mean})
@@ -124,21 +125,16 @@ _MATH_FLOATS = frozenset(getattr(math, name) for name in (
 def _assignments(body: list, generated: bool = False) -> dict[str, list]:
     """Each name assigned in ``body`` -> the values assigned to it (None where it is unpacked
     from something else). A ``for`` counter gets an int; in ``generated`` code (a gradient) the
-    target of a loop over a tape, ``for a, b in reversed(_tape)``, gets what was pushed onto the
-    tape, and that of any other loop (over ``reversed(range)``) gets None."""
+    target of a loop over a tape, ``for a, b in reversed(_tape)`` (passes/tape.py), gets what was
+    pushed onto the tape, and that of any other loop (over ``reversed(range)``) gets None."""
     assigned: dict[str, list] = {}
     pushed: dict[str, list] = {}
     ranges = set()  # names of range objects
     for node in (n for s in body for n in A.walk(s)) if generated else ():
         if isinstance(node, gast.Assign) and getanno(node.value, Anno.FUNC) is range:
             ranges.add(A.target_name(node))
-        if isinstance(node, gast.Expr) and isinstance(node.value, gast.Call) \
-                and isinstance(node.value.func, gast.Attribute) \
-                and node.value.func.attr == "append" and isinstance(node.value.func.value,
-                                                                    gast.Name):
-            item = node.value.args[0]
-            pushed[node.value.func.value.id] = item.elts if isinstance(item, gast.Tuple) \
-                else [item]
+    for name, item in tape.pushes(body) if generated else ():
+        pushed[name] = item.elts if isinstance(item, gast.Tuple) else [item]
     for node in (n for s in body for n in A.walk(s)):
         if isinstance(node, gast.Assign):
             for t in node.targets:

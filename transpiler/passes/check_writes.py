@@ -25,6 +25,7 @@ from transpiler import ast_util as A
 from transpiler.analysis.activity import SHAPE_ATTRIBUTES
 from transpiler.anno import Anno, getanno, hasanno
 from transpiler.errors import error_at
+from transpiler.passes import tape
 
 _VIEW_METHODS = frozenset({"reshape", "transpose", "ravel", "squeeze", "view", "swapaxes"})
 _VIEW_FUNCTIONS = (np.reshape, np.transpose, np.ravel, np.squeeze, np.asarray, np.atleast_1d,
@@ -35,7 +36,7 @@ _VIEW_FUNCTIONS = (np.reshape, np.transpose, np.ravel, np.squeeze, np.asarray, n
 
 
 def check_writes(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
-    if getattr(ctx.fn, "generated_by_transpiler", False):
+    if tape.is_generated(ctx.fn):
         return fn  # generated code (a gradient, differentiated again) writes into copies only
     order: list[tuple[object, tuple]] = []  # (statement, enclosing loops), in program order
     _flatten(fn.body, (), order)

@@ -39,32 +39,14 @@ import runtime
 from transpiler import ast_util as A
 from transpiler.anno import Anno, setanno
 from transpiler.errors import error_at
+from transpiler.passes import tape
 
 
 def desugar(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
-    if getattr(getattr(ctx, "fn", None), "generated_by_transpiler", False):
-        fn.body = _popping(fn.body, {s.value.func.value.id for s in A.walk(fn) if _is_append(s)})
+    if tape.is_generated(getattr(ctx, "fn", None)):  # a gradient, differentiated again
+        fn.body = tape.popping(fn.body, {t for t, _ in tape.pushes(fn.body)})
     fn.body = _block(fn.body, ctx)
     return fn
-
-
-def _popping(stmts: list, tapes: set[str]) -> list:
-    """In a generated gradient, differentiated again: its adjoint loops over a tape,
-    ``for a, b in reversed(_tape):``, become ``for _ in range(len(_tape)):`` /
-    ``a, b = _tape.pop()``, the form forward mode keeps a tangent tape beside."""
-    for stmt in stmts:
-        for block in ("body", "orelse"):
-            if hasattr(stmt, block):
-                _popping(getattr(stmt, block), tapes)
-        if isinstance(stmt, gast.For) and _call_of(stmt.iter, "reversed") \
-                and isinstance(stmt.iter.args[0], gast.Name) and stmt.iter.args[0].id in tapes:
-            tape = stmt.iter.args[0].id
-            pop = gast.Assign(targets=[stmt.target], value=A.call(A.attr(A.name(tape), "pop")),
-                              type_comment=None)
-            stmt.body.insert(0, gast.copy_location(pop, stmt))
-            stmt.target = A.name(f"{tape}_entry", store=True)
-            stmt.iter = A.call(A.builtin("range"), A.call(A.builtin("len"), A.name(tape)))
-    return stmts
 
 
 def _block(stmts: list, ctx) -> list:
@@ -102,8 +84,7 @@ def _desugar(stmt, ctx) -> list:
         return out
     if _is_append(stmt):
         call = stmt.value
-        if call.func.attr == "append" and getattr(getattr(ctx, "fn", None),
-                                                  "generated_by_transpiler", False):
+        if call.func.attr == "append" and tape.is_generated(getattr(ctx, "fn", None)):
             return [stmt]  # a generated gradient's tape: forward mode keeps a tangent stack
         build = _appended if call.func.attr == "append" else _extended
         return [gast.copy_location(A.assign(call.func.value.id, build(

@@ -33,6 +33,7 @@ from transpiler.analysis.receivers import Receivers
 from transpiler.analysis.scalars import is_scalar, known_scalars
 from transpiler.calls import tangent_function
 from transpiler.naming import tangent_parameters
+from transpiler.passes import tape
 from transpiler.passes.lower import Lowering, refuse_discarded_calls
 from transpiler.rules.registry import TANGENTS
 from transpiler.templates import instantiate_tangent
@@ -43,7 +44,7 @@ def forward(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     elements = ret.value.elts if isinstance(ret.value, gast.Tuple) else [ret.value]
     results = [e.id for e in elements if isinstance(e, gast.Name)]
     ctx.receivers = Receivers(fn, ctx)
-    stacks = _stacks(primal, ctx)
+    stacks = tape.pushes(primal, ctx.locals) if tape.is_generated(ctx.fn) else []
     pushes = [A.assign(stack, gast.BinOp(left=A.name(stack), op=gast.Add(), right=item))
               for stack, item in stacks]  # for the analyses only: the stack holds its items
     allowed = frozenset(id(n) for s in primal for n in A.walk(s) if _push(n, ctx))
@@ -75,33 +76,9 @@ def _negation_pulled(term) -> tuple[bool, object]:
 
 
 def _push(stmt, ctx) -> tuple[str, object] | None:
-    """``(stack, item)`` of a statement ``stack.append(item)`` on a local list of a generated
-    gradient (the user's own ``xs.append(v)`` is rewritten before, by desugar)."""
-    if not getattr(ctx.fn, "generated_by_transpiler", False):
-        return None
-    if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
-        func = stmt.value.func
-        if isinstance(func, gast.Attribute) and func.attr == "append" \
-                and isinstance(func.value, gast.Name) and func.value.id in ctx.locals \
-                and len(stmt.value.args) == 1 and not stmt.value.keywords:
-            return func.value.id, stmt.value.args[0]
-    return None
-
-
-def _stacks(body: list, ctx) -> list[tuple[str, object]]:
-    """The ``stack.append(item)`` statements of local lists used as stacks (a generated
-    gradient's tape): forward mode keeps a tangent stack beside each, pushed and popped with it.
-    """
-    return [p for s in body for n in A.walk(s) if (p := _push(n, ctx)) is not None]
-
-
-def _pop(value) -> str | None:
-    """The stack of a value ``stack.pop()``."""
-    if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
-            and value.func.attr == "pop" and isinstance(value.func.value, gast.Name) \
-            and not value.args and not value.keywords:
-        return value.func.value.id
-    return None
+    """``(tape, entry)`` of a push onto a generated gradient's loop tape (passes/tape.py; the
+    user's own ``xs.append(v)`` is rewritten before, by desugar)."""
+    return tape.push_of(stmt, ctx.locals) if tape.is_generated(ctx.fn) else None
 
 
 class _Forward(Lowering):
@@ -174,7 +151,7 @@ class _Forward(Lowering):
             return [stmt, gast.copy_location(gast.Expr(value=tangent), stmt)]
         if not isinstance(stmt, gast.Assign):
             return [stmt]
-        stack = _pop(stmt.value)
+        stack = tape.popped(stmt.value)
         if stack is not None and stack in self.stacks:  # popped whether needed or not
             pop = A.call(A.attr(A.name(self.name(stack)), "pop"))
             tangent = gast.Assign(targets=[self.tangent_target(stmt.targets[0])], value=pop,

@@ -8,13 +8,10 @@ typed like their arguments by ``rt.grad_like``).
 - An assignment's adjoint is its rule template; partials are Assigns annotated ACCUMULATE, and a
   RESET marker follows (the value before the assignment has a gradient of its own).
 - ``if c:`` becomes ``if c:`` around the adjoints of the branches.
-- A loop with active statements gets a tape of its own, ``_tape = []`` made before it: each
-  iteration appends the values its adjoint reads that the iteration assigned (one
-  ``_tape.append`` per iteration), and the adjoint loop walks it backwards, restoring them as
-  its loop variables (``for a, b in reversed(_tape):``). A loop that saves nothing runs its
-  adjoint over ``reversed(range)``, or over the recorded trip count of a ``while``. Gradients
-  accumulated across iterations are made to exist before the adjoint loop (ZERO markers;
-  fix_grads decides).
+- A loop with active statements gets an adjoint loop; what the primal loop saves for it and
+  how it runs (a tape of its own walked backwards, ``reversed(range)``, or a trip count) is
+  planned by passes/tape.py. Gradients accumulated across iterations are made to exist before
+  the adjoint loop (ZERO markers; fix_grads decides).
 
 The dispatch by statement and value kind, rule binding and user calls are passes/lower.py's;
 ``_Reverse`` fills in its hooks (and keeps branches, loop tapes and powers, its own).
@@ -36,13 +33,13 @@ from transpiler.analysis.scalars import is_number, known_scalars
 from transpiler.anno import Anno, getanno, hasanno, setanno
 from transpiler.calls import split_pair
 from transpiler.errors import error_at
+from transpiler.passes import tape
 from transpiler.passes.lower import Lowering, refuse_discarded_calls
 from transpiler.passes.ssa import stored_names
 from transpiler.rules.registry import ADJOINTS
 from transpiler.templates import instantiate
 
 
-# Array methods and the functions whose rules they share: x.sum(axis=0) is np.sum(x, axis=0).
 def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     *primal, ret = fn.body
     elements = ret.value.elts if isinstance(ret.value, gast.Tuple) else [ret.value]
@@ -170,6 +167,8 @@ class _Reverse(Lowering):
         return [gast.copy_location(primal, stmt)], [gast.copy_location(adjoint, stmt)]
 
     def loop(self, stmt) -> tuple[list, list]:
+        """The primal loop with its tape pushes, and its adjoint loop (passes/tape.py plans what
+        is saved and how the adjoint loop runs)."""
         body = list(stmt.body)
         exit_ = [body.pop()] if body and hasanno(body[-1], Anno.EXIT) else []
         split = len(body)
@@ -182,89 +181,22 @@ class _Reverse(Lowering):
         if not (a_main or a_copies):
             stmt.body = p_main + p_copies + exit_
             return [stmt], []
-        # a value read only for a shape that every iteration shares is not saved: after the loop
-        # the variable holds the last iteration's value, of that shape
-        shape_only = _shape_only(a_copies + a_main, self.ctx)
-        saved = [n for n in self.saved(a_copies + a_main, p_main + p_copies, stmt)
-                 if n not in shape_only or not self.shapes.known(n)]
-        # x_2 of ``x_1 = x_2`` (the copy-back) is x_1 of the next iteration: when x_1 is taped,
-        # x_2 need not be; before the adjoint loop takes the iteration's entry, x_1 still holds
-        # the value x_2 had
-        restores = []
-        for copy in copies:
-            carried_var, source = A.target_name(copy), getattr(copy.value, "id", None)
-            if source in saved and carried_var in saved and source != carried_var:
-                saved.remove(source)
-                restores.append(A.assign(source, A.name(carried_var), like=stmt))
-                shape_only.discard(carried_var)  # the restore reads its value, not its shape
+        made = tape.plan(tape.Loop(stmt, copies, exit_, p_main + p_copies, a_copies + a_main),
+                         self.ctx, self.shapes)
+        # gradients accumulated across iterations exist before the adjoint loop
         carried = [A.target_name(c) for c in copies]
-        local = stored_names(main)
         loaded = {n for s in body for n in A.load_names(s)}
-        cumulative = sorted(v for v in (loaded - local) | set(carried) if v in self.active)
+        cumulative = sorted(v for v in (loaded - stored_names(main)) | set(carried)
+                            if v in self.active)
         zeros = [marker(Anno.ZERO, (self.ctx.namer.grad(v), v), stmt) for v in cumulative]
-        read = {n for s in a_copies + a_main for n in A.load_names(s)}
-        if saved and isinstance(stmt, gast.For) and stmt.target.id in read:
-            saved.insert(0, stmt.target.id)  # the adjoint reads the counter: taped with the rest
-        # Values assigned on some paths of the body only: defined before the loop, so the push
-        # never reads an unbound name (their adjoint reads them only on the same paths).
-        unconditional = {n for s in p_main + p_copies if isinstance(s, gast.Assign)
-                         for n in stored_names([s])}
-        counter_name = stmt.target.id if isinstance(stmt, gast.For) else None
-        before = [A.assign(n, A.const(None), like=stmt) for n in saved
-                  if n not in unconditional and n != counter_name]
-        counter = []
-        if saved:  # one entry per iteration, read back last to first
-            tape, push, target = self.tape(saved, shape_only, stmt)
-            before.insert(0, A.assign(tape, gast.List(elts=[], ctx=gast.Load()), like=stmt))
-            header = A.call(A.builtin("reversed"), A.name(tape))
-        elif isinstance(stmt, gast.For) and not exit_:
-            push, target = [], A.name(stmt.target.id, store=True)
-            header = A.call(A.builtin("reversed"), A.name(stmt.iter.id))
-        else:  # the adjoint needs the trip count
-            count = self.ctx.namer.fresh("_n")
-            before.insert(0, A.assign(count, A.const(0), like=stmt))
-            counter = [A.assign(count, gast.BinOp(left=A.name(count), op=gast.Add(),
-                                                  right=A.const(1)), like=stmt)]
-            push = []
-            if isinstance(stmt, gast.For):  # left early: only the first _n values ran
-                target = A.name(stmt.target.id, store=True)
-                header = A.call(A.builtin("reversed"), gast.Subscript(
-                    value=A.name(stmt.iter.id), slice=gast.Slice(
-                        lower=None, upper=A.name(count), step=None), ctx=gast.Load()))
-            else:
-                target = A.name(self.ctx.namer.fresh("_"), store=True)
-                header = A.call(A.builtin("range"), A.name(count))
-        stmt.body = p_main + push + p_copies + counter + exit_
+        stmt.body = p_main + made.push + p_copies + made.counter + exit_
         # the restores read the carried value before the loop header overwrites it with the
         # iteration's own: once before the adjoint loop, then at the end of each iteration
-        adjoint = gast.For(target=target, iter=header,
-                           body=a_copies + a_main + restores + zeros,
+        adjoint = gast.For(target=made.target, iter=made.header,
+                           body=a_copies + a_main + made.restores + zeros,
                            orelse=[], type_comment=None)
-        restores = [A.copy_node(r) for r in restores]
-        return before + [stmt], zeros + restores + [gast.copy_location(adjoint, stmt)]
-
-    def saved(self, adjoint: list, primal: list, loop) -> list[str]:
-        """Values the adjoint of one iteration reads that the iteration (re)assigns (not those
-        an inner adjoint loop takes back from its own tape before reading them)."""
-        read = _exposed_reads(adjoint)
-        targets = {n.target.id for n in A.walk(loop) if isinstance(n, gast.For)}
-        return sorted((read & stored_names(primal)) - targets)
-
-    def tape(self, names: list[str], shape_only: set[str], like) -> tuple[str, list, object]:
-        """A loop's tape: its name, the push of ``names`` at the end of an iteration, and the
-        adjoint loop's target that takes them back. Names the adjoint reads only for their
-        shape are saved as ``rt.shape_of(x)``."""
-        tape = self.ctx.namer.fresh("_tape")
-        shape_of = A.dotted(f"{self.ctx.bind('rt', runtime)}.shape_of")
-        values = [A.call(A.copy_node(shape_of), A.name(n)) if n in shape_only else A.name(n)
-                  for n in names]
-        if len(names) == 1:
-            value, target = values[0], A.name(names[0], store=True)
-        else:
-            value = gast.Tuple(elts=values, ctx=gast.Load())
-            target = gast.Tuple(elts=[A.name(n, store=True) for n in names], ctx=gast.Store())
-        push = gast.Expr(value=A.call(A.attr(A.name(tape), "append"), value))
-        return tape, [gast.copy_location(push, like)], target
+        restores = [A.copy_node(r) for r in made.restores]
+        return made.before + [stmt], zeros + restores + [gast.copy_location(adjoint, stmt)]
 
     # --- assignments ---
 
@@ -393,23 +325,6 @@ class _Reverse(Lowering):
 
 
 
-def _exposed_reads(stmts: list) -> set[str]:
-    """Names ``stmts`` read before assigning them: a ``for`` loop's target is bound before its
-    body reads it."""
-    out: set[str] = set()
-    for stmt in stmts:
-        if isinstance(stmt, gast.For):
-            bound = {n.id for n in A.walk(stmt.target) if isinstance(n, gast.Name)}
-            out |= set(A.load_names(stmt.iter)) | (_exposed_reads(stmt.body) - bound)
-            out |= _exposed_reads(stmt.orelse)
-        elif isinstance(stmt, (gast.If, gast.While)):
-            out |= set(A.load_names(stmt.test))
-            out |= _exposed_reads(stmt.body) | _exposed_reads(stmt.orelse)
-        else:
-            out |= set(A.load_names(stmt))
-    return out
-
-
 def _powers(body: list, loads: Counter) -> dict[str, tuple[str, int, str]]:
     """``t = s * x`` (or ``x * s``) where ``s`` is ``c * x`` (``c`` a number), ``x * x`` or
     itself such a ``t``, read only there and assigned earlier in the same block (so ``x`` has
@@ -461,21 +376,4 @@ def _fresh_values(body: list) -> set[str]:
             (fresh if new else other).add(name)
     return fresh - other
 
-
-def _shape_only(stmts: list, ctx) -> set[str]:
-    """Names that ``stmts`` load only as the shape argument of a runtime helper."""
-    rt = ctx.bind("rt", runtime)
-    loads: dict[str, int] = {}
-    shape_loads: dict[str, int] = {}
-    for node in (n for s in stmts for n in A.walk(s)):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
-            loads[node.id] = loads.get(node.id, 0) + 1
-        elif (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
-              and isinstance(node.func.value, gast.Name) and node.func.value.id == rt
-              and len(node.args) > runtime.SHAPE_ARGUMENTS.get(node.func.attr, 99)):
-            arg = node.args[runtime.SHAPE_ARGUMENTS[node.func.attr]]
-            for e in arg.elts if isinstance(arg, (gast.Tuple, gast.List)) else [arg]:
-                if isinstance(e, gast.Name):
-                    shape_loads[e.id] = shape_loads.get(e.id, 0) + 1
-    return {n for n, k in shape_loads.items() if k == loads[n]}
 

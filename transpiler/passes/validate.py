@@ -26,6 +26,7 @@ import gast
 
 from transpiler import ast_util as A
 from transpiler.errors import TranspileError, error_at  # noqa: F401 (doctest)
+from transpiler.passes import tape
 
 _STATEMENTS = {
     gast.Try: ("'try' is not supported", "move error handling outside the differentiated function"),
@@ -52,7 +53,7 @@ _STARRED = ("a starred item here is not supported", "unpack into names (first, *
 
 
 def validate(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
-    if getattr(getattr(ctx, "fn", None), "generated_by_transpiler", False):  # a gradient, again:
+    if tape.is_generated(getattr(ctx, "fn", None)):  # a gradient, differentiated again:
         fn.body = [s for s in fn.body if not isinstance(s, gast.Delete)]  # its dels only free
     body = fn.body
     _check_block(body, ctx, top=True)

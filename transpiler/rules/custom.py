@@ -30,8 +30,8 @@ from transpiler.rules.registry import (
     TANGENTS,
     Rule,
     RuleError,
-    _check,
     adjoint,
+    check_template,
     d,
     resolve_calls,
     tangent,
@@ -98,7 +98,7 @@ def _register(table: dict, f, derivative, alias: str, body: str, signature, forw
     for stmt in stmts:
         gast.increment_lineno(stmt, lineno - 1)
     where = f"{filename}:{lineno}"
-    _check(template, stmts, list(signature.parameters), where, forward)
+    check_template(template, stmts, list(signature.parameters), where, forward)
     for stmt in stmts:
         resolve_calls(stmt, {alias: derivative, "rt": rt})
     table[f] = Rule(f, template, stmts, signature, filename, lineno)

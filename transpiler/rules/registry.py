@@ -126,8 +126,8 @@ def _parse(template: Callable) -> tuple[list, str, int]:
     return body, inspect.getsourcefile(template), lineno
 
 
-def _check(template: Callable, body: list, params: list[str], where: str,
-           forward: bool = False) -> None:
+def check_template(template: Callable, body: list, params: list[str], where: str,
+                   forward: bool = False) -> None:
     """Validate a template's placeholders against its parameters and globals."""
     if not params or params[0] != "ans":
         raise RuleError(f"{where}: the first parameter of a rule must be 'ans'")
@@ -183,7 +183,7 @@ def _registrar(table: dict, keys: tuple, forward: bool) -> Callable[[Callable], 
     def register(template: Callable) -> Callable:
         body, filename, lineno = _parse(template)
         signature = inspect.signature(template)
-        _check(template, body, list(signature.parameters), f"{filename}:{lineno}", forward)
+        check_template(template, body, list(signature.parameters), f"{filename}:{lineno}", forward)
         for stmt in body:
             resolve_calls(stmt, namespace_of(template))
         for key in keys:
