@@ -1,18 +1,36 @@
-"""Runtime helpers of the shapes rules (NumPy only).
-
-Many of these ops only move elements around. Their gradient is found by running the op on the
-*ids* of the input's elements (``element_ids``): each output position then names the input
-element it came from (or -1 for a padding or inserted value), and ``ungather`` sums the
-gradient back into those elements (``np.add.at``, so repeated picks add up).
+"""Shape functions: the adjoints of functions that move, copy, join, split, pad or select
+elements (``unblock`` for ``np.block``, ``unpad`` for ``np.pad``...), each next to the tangent of
+the function it undoes (``block_tangent``, ``pad_tangent``: ``<function>_tangent``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from runtime.broadcast import unbroadcast
+from runtime.arrays import ShapeOf
+from runtime.broadcast import result_like, unbroadcast
 from runtime.containers import GradList, GradTuple
-from runtime.stand_in import ShapeOf
+
+
+def unconcatenate(g, arrays, axis=0):
+    """Split the gradient of ``np.concatenate(arrays, axis)`` into one piece per input (one
+    array, when ``arrays`` was itself an array whose rows were joined)."""
+    if isinstance(arrays, np.ndarray):
+        return np.stack(unconcatenate(g, list(arrays), axis))
+    if axis is None:
+        g = np.ravel(g)
+        sizes = [np.size(a) for a in arrays]
+        pieces = np.split(g, np.cumsum(sizes)[:-1])
+        return GradTuple(p.reshape(np.shape(a)) for p, a in zip(pieces, arrays, strict=True))
+    sizes = [np.shape(a)[axis] for a in arrays]
+    return GradTuple(np.split(g, np.cumsum(sizes)[:-1], axis=axis))
+
+
+def unstack(g, arrays, axis=0):
+    """Split the gradient of ``np.stack(arrays, axis)`` into one piece per input (one array,
+    when ``arrays`` was itself an array whose rows were stacked)."""
+    pieces = np.moveaxis(g, axis, 0)
+    return pieces if isinstance(arrays, np.ndarray) else GradTuple(pieces)
 
 
 def _grad_dtype(g, like):
@@ -41,6 +59,11 @@ def _fill(g, like):
 
 def unsupported(what: str):
     """Raise for a variant of a function that has no gradient (e.g. an ``out=`` argument)."""
+    raise NotImplementedError(f"{what} cannot be differentiated; assign the result instead")
+
+
+def unsupported_tangent(v, what: str):
+    """Raise for a variant of a function that has no derivative (e.g. an ``out=`` argument)."""
     raise NotImplementedError(f"{what} cannot be differentiated; assign the result instead")
 
 
@@ -80,6 +103,15 @@ def uncast(g, x, dtype=None):
     if kind is not None and kind.kind == "f" and np.result_type(g) != kind:
         g = np.asarray(g, dtype=kind)
     return g
+
+
+def cast_tangent(v, ans):
+    """Tangent of ``ans = a.astype(dtype)``: ``v`` in ``ans``'s dtype; a cast to an integer or
+    boolean type is piecewise constant, with a zero tangent."""
+    kind = getattr(ans, "dtype", None)
+    if kind is None or kind.kind not in "fc":
+        return result_like(np.zeros(np.shape(ans)), ans)
+    return result_like(v, ans)
 
 
 def _nested_shape(obj) -> tuple:
@@ -173,6 +205,27 @@ def unblock(g, arrays):
     return _unblock(g, arrays, depth, ndim)
 
 
+def block_tangent(arrays):
+    """``np.block`` of nested lists of tangents: gradient lists become plain lists, as NumPy
+    before 2.3 arranges only ``list`` itself."""
+    def plain(x):
+        return [plain(v) for v in x] if isinstance(x, list) else x
+
+    return np.block(plain(arrays))
+
+
+
+def reshape_each(ans, *tangents):
+    """The tangents of ``np.atleast_Nd(a, b, ...)`` (a tuple): each reshaped like its result."""
+    return GradTuple(result_like(t, r) for t, r in zip(tangents, ans, strict=True))
+
+
+def broadcast_arrays_tangent(ans, *tangents):
+    """The tangents of ``np.broadcast_arrays(a, b, ...)``: each broadcast like its result."""
+    return GradTuple(result_like(np.broadcast_to(np.asarray(t), np.shape(r)), r)
+                     for t, r in zip(tangents, ans, strict=True))
+
+
 # --- reordering and repetition ----------------------------------------------------------------
 
 def untile(g, like, reps):
@@ -205,6 +258,12 @@ def unselect(g, condlist, choicelist, default):
     return _sequence(parts, choicelist), unbroadcast(np.where(which == -1, g, 0.0), default)
 
 
+def select_tangent(condlist, vchoices, vdefault, ans):
+    """Tangent of ``np.select(condlist, choicelist, default)``: the same selection of the
+    choices' and the default's tangents."""
+    return result_like(np.select(condlist, list(vchoices), vdefault), ans)
+
+
 _INDEX_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
 
 
@@ -231,6 +290,19 @@ def unpad(g, array, pad_width, mode, constant_values):
     return ungather(g, array, picked), gc
 
 
+def pad_tangent(v, pad_width, mode, vc, ans):
+    """Tangent of ``np.pad(array, pad_width, mode, constant_values=...)`` for the tangents
+    ``v`` of ``array`` and ``vc`` of ``constant_values``. Only modes that copy elements are
+    linear; any other raises."""
+    if not isinstance(mode, str) or mode not in _INDEX_MODES:
+        raise NotImplementedError(f"np.pad with mode={mode!r} cannot be differentiated; "
+                                  f"supported modes: {', '.join(_INDEX_MODES)}")
+    v = np.asarray(v)
+    if mode == "constant":
+        return result_like(np.pad(v, pad_width, mode, constant_values=vc), ans)
+    return result_like(np.pad(v, pad_width, mode), ans)
+
+
 def unpiecewise(g, x, funclist):
     """The gradient of ``np.piecewise(x, condlist, funclist)`` with constant values in
     ``funclist``: the result does not depend on ``x``'s values. Functions raise."""
@@ -240,12 +312,21 @@ def unpiecewise(g, x, funclist):
     return np.zeros(np.shape(x), dtype=_grad_dtype(g, x))
 
 
+def piecewise_tangent(v, ans, funclist):
+    """Tangent of ``np.piecewise(x, condlist, funclist)`` with constant values in ``funclist``:
+    zero (the result does not depend on ``x``'s values). Functions raise."""
+    if any(callable(f) for f in funclist):
+        raise NotImplementedError("np.piecewise with functions in funclist cannot be "
+                                  "differentiated; use np.where or np.select")
+    return result_like(np.zeros(np.shape(ans)), ans)
+
+
 def unbroadcast_item(g, i, like):
     """The gradient of ``like``, the ``i``-th argument of ``np.broadcast_arrays``."""
     return unbroadcast(g[i], like)
 
 
-def unappend(g, arr, values, axis=None):
+def unappend_array(g, arr, values, axis=None):
     """The gradients of ``np.append(arr, values, axis)`` for ``arr`` and ``values``."""
     ids, missing = element_ids, np.full
     return (ungather(g, arr, np.append(ids(arr), missing(np.shape(values), -1), axis)),
