@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from runtime.arrays import ShapeOf, float_dtype, is_zero
+from runtime.arrays import ShapeOf, asarray, float_dtype, is_array, is_zero
 from runtime.containers import CONTAINERS, unindex_container, zeros_of
 
 _SCALARS = (float, int)
@@ -43,7 +43,7 @@ def unbroadcast(g, like):
     gshape = np.shape(g)
     if gshape == shape:
         return g
-    g = np.asarray(g)
+    g = asarray(g)
     extra = g.ndim - len(shape)
     if extra > 0:
         g = g.sum(axis=tuple(range(extra)))
@@ -66,7 +66,7 @@ def unreduce(g, like, axis=None, keepdims=False):
     shape = np.shape(like)
     if type(like) in _SCALARS:
         return g
-    g = np.asarray(g)
+    g = asarray(g)
     if axis is not None and not keepdims:
         axes = (int(axis),) if np.ndim(axis) == 0 else tuple(axis)
         ndim = len(shape)
@@ -78,7 +78,7 @@ def _basic(index) -> bool:
     """True for an index that selects each element at most once (no integer arrays)."""
     if isinstance(index, tuple):
         return all(_basic(i) for i in index)
-    if isinstance(index, np.ndarray):
+    if is_array(index):
         return index.dtype == bool
     return isinstance(index, (int, np.integer, slice, type(None), type(Ellipsis)))
 
@@ -162,7 +162,7 @@ def seed(out):
             f"grad needs a function returning a scalar, but it returned a {kind}{shape}; "
             "reduce it first (e.g. np.sum) or use a Jacobian"
         )
-    if isinstance(out, np.ndarray):
+    if is_array(out):
         return np.ones_like(out)
     return 1.0
 
@@ -183,7 +183,7 @@ def grad_like(g, x):
     A float argument gets a float, an array gets a fresh writable array of the same shape and
     dtype (float32 in, float32 out). Gradients that are broadcast views are materialised.
     """
-    if isinstance(x, np.ndarray):
+    if is_array(x):
         if type(g) is not np.ndarray or g.dtype != x.dtype or not g.flags.writeable:
             _refuse_complex(g)
             g = np.array(np.broadcast_to(g, x.shape), dtype=x.dtype)
@@ -219,7 +219,7 @@ def tangent_like(t, value):
         return type(value)(tangent_like(a, v) for a, v in zip(t, value, strict=True))
     if isinstance(value, dict):
         return {k: tangent_like(t[k], v) for k, v in value.items()}
-    if isinstance(value, np.ndarray) and value.dtype.kind != "f":
+    if is_array(value) and value.dtype.kind != "f":
         return np.array(np.broadcast_to(t, value.shape), dtype=float)
     if isinstance(value, (bool, int, np.integer, np.bool_)):
         return float(t)
@@ -231,14 +231,14 @@ def tangent_array(t, like):
     shape = np.shape(like)
     if is_zero(t):
         return np.zeros(shape, dtype=float_dtype(like))
-    t = np.asarray(t)
+    t = asarray(t)
     return t if t.shape == shape else np.broadcast_to(t, shape)
 
 
 def result_like(t, ans):
     """``t`` with the shape of ``ans`` and its dtype when floating (a NumPy scalar for a scalar
     ``ans``)."""
-    t = np.asarray(t)
+    t = asarray(t)
     kind = getattr(ans, "dtype", None)
     if kind is not None and kind.kind in "fc":
         if t.dtype != kind:
@@ -248,4 +248,4 @@ def result_like(t, ans):
     shape = np.shape(ans)
     if t.shape != shape:
         t = np.reshape(t, shape) if t.size == math.prod(shape) else np.broadcast_to(t, shape)
-    return t if isinstance(ans, np.ndarray) else t[()]
+    return t if is_array(ans) else t[()]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.arrays import is_zero
+from runtime.arrays import is_array, is_zero
 
 
 class _ElementwiseSum:
@@ -55,7 +55,7 @@ def zeros_of(x):
         return GradList(zeros_of(v) for v in x)
     if isinstance(x, tuple):
         return GradTuple(zeros_of(v) for v in x)
-    if isinstance(x, np.ndarray):
+    if is_array(x):
         return np.zeros(x.shape, dtype=x.dtype if x.dtype.kind == "f" else float)
     return 0.0
 
@@ -141,7 +141,7 @@ def unget_default(g, mapping, key):
 def cotangent(ct, value):
     """The gradient of a function's result from a caller that unpacked it (``a, b = f(x)``
     sends ``(ba, bb)``): stacked back into an array when the result was an array."""
-    if isinstance(value, np.ndarray) and isinstance(ct, (tuple, list)):
+    if is_array(value) and isinstance(ct, (tuple, list)):
         rows = [np.zeros(value.shape[1:]) if is_zero(c) else c for c in ct]
         return np.stack(rows)
     return ct
@@ -165,12 +165,12 @@ def extended_tangent(t_items, t_more):
 def unappend(g, n=1):
     """The gradient of the list ``appended`` (``extended``) received: all but the last ``n``
     items' gradients."""
-    return g[:len(g) - n] if isinstance(g, np.ndarray) else GradList(g[:len(g) - n])
+    return g[:len(g) - n] if is_array(g) else GradList(g[:len(g) - n])
 
 
 def last(g, n):
     """The gradients of the last ``n`` items of a list (the ones ``extended`` added)."""
-    return g[len(g) - n:] if isinstance(g, np.ndarray) else GradList(g[len(g) - n:])
+    return g[len(g) - n:] if is_array(g) else GradList(g[len(g) - n:])
 
 
 def _add_present(a, b):

@@ -13,7 +13,7 @@ import string
 
 import numpy as np
 
-from runtime.arrays import is_zero
+from runtime.arrays import asarray, is_array, is_zero
 from runtime.broadcast import tangent_array, unbroadcast
 from runtime.containers import GradList, GradTuple, zeros_of
 
@@ -22,12 +22,12 @@ def _promote(a, b, g):
     """Make matmul operands at least 2-D (and ``g`` to match), as NumPy does internally."""
     a2 = a[np.newaxis, :] if np.ndim(a) == 1 else a
     b2 = b[:, np.newaxis] if np.ndim(b) == 1 else b
-    g2 = np.asarray(g)
+    g2 = asarray(g)
     if np.ndim(b) == 1:
         g2 = g2[..., np.newaxis]
     if np.ndim(a) == 1:
         g2 = np.expand_dims(g2, -2)
-    return np.asarray(a2), np.asarray(b2), g2
+    return asarray(a2), asarray(b2), g2
 
 
 def _unbatch(g, like):
@@ -111,7 +111,7 @@ def _full(g, like):
     """``g`` as an array of ``like``'s shape: a zero gradient (0.0) becomes zeros."""
     if is_zero(g):
         return np.zeros(np.shape(like), dtype=like.dtype)
-    return np.asarray(g)
+    return asarray(g)
 
 
 def _fold(s, lower=True):
@@ -169,7 +169,7 @@ def inner_adjoint(g, a, b, wrt=0):
         return np.sum(g * y) if np.ndim(x) == 0 else g * y
     if wrt == 1:  # inner(b, a) is inner(a, b) with its two groups of axes swapped
         na = np.ndim(a) - 1
-        g = np.moveaxis(np.asarray(g), list(range(na)), list(range(np.ndim(g) - na, np.ndim(g))))
+        g = np.moveaxis(asarray(g), list(range(na)), list(range(np.ndim(g) - na, np.ndim(g))))
     return tensordot_adjoint(g, x, y, ([-1], [-1]), 0)
 
 
@@ -202,7 +202,7 @@ def kron_adjoint_tangent(g, da, db, a, b, wrt=0):
 def multi_dot_adjoint(g, arrays):
     """Gradients of ``np.linalg.multi_dot(arrays)``, one per array: each is the product of
     everything left of it (transposed), ``g``, and everything right of it (transposed)."""
-    mats = [np.asarray(x) for x in arrays]
+    mats = [asarray(x) for x in arrays]
     first, last = mats[0].ndim == 1, mats[-1].ndim == 1
     if first:
         mats[0] = mats[0][np.newaxis, :]
@@ -217,7 +217,7 @@ def multi_dot_adjoint(g, arrays):
     for x, m, r in zip(arrays, mats, right, strict=True):
         grads.append(np.reshape(r if prefix is None else prefix.T @ r, np.shape(x)))
         prefix = m if prefix is None else prefix @ m
-    if isinstance(arrays, np.ndarray):
+    if is_array(arrays):
         return np.stack(grads)
     return GradList(grads) if isinstance(arrays, list) else GradTuple(grads)
 
@@ -230,7 +230,7 @@ def multi_dot_tangent(tangents, arrays, ans):
     for i, t in enumerate(tangents):
         if is_zero(t) or not np.any(t):
             continue
-        term = np.linalg.multi_dot(arrays[:i] + [np.asarray(t)] + arrays[i + 1:])
+        term = np.linalg.multi_dot(arrays[:i] + [asarray(t)] + arrays[i + 1:])
         total = term if total is None else total + term
     if total is None:
         return _zeros(ans)
@@ -246,18 +246,18 @@ def multi_dot_adjoint_tangent(g, arrays, darrays):
         if is_zero(t) or not np.any(t):
             continue
         replaced = list(arrays)
-        replaced[j] = np.asarray(t)
-        if isinstance(arrays, np.ndarray):
+        replaced[j] = asarray(t)
+        if is_array(arrays):
             replaced = np.stack(replaced)
         elif isinstance(arrays, tuple):
             replaced = tuple(replaced)
         term = adjoint(g, replaced)
         parts = list(term)
         parts[j] = 0.0 * parts[j]  # array j's gradient does not read array j
-        term = np.stack(parts) if isinstance(term, np.ndarray) else type(term)(parts)
+        term = np.stack(parts) if is_array(term) else type(term)(parts)
         total = term if total is None else total + term
     if total is None:
-        return zeros_of(list(arrays)) if not isinstance(arrays, np.ndarray) else \
+        return zeros_of(list(arrays)) if not is_array(arrays) else \
             _zeros(arrays)
     return total
 
@@ -272,7 +272,7 @@ def vecdot_adjoint(g, x1, x2, wrt=0, axis=-1, keepdims=False, axes=None):
         a1, a2 = (operator.index(np.atleast_1d(axes[k])[0]) for k in (0, 1))
     else:
         a1 = a2 = -1 if axis is None else operator.index(axis)
-    g = np.asarray(g)
+    g = asarray(g)
     if keepdims:
         g = np.squeeze(g, axis=a1)
     x, y, ax, ay = (x1, x2, a1, a2) if wrt == 0 else (x2, x1, a2, a1)
@@ -288,7 +288,7 @@ def _float(x):
 
 def _zeros(like):
     """A zero tangent of ``like``'s shape and float dtype."""
-    return np.zeros(np.shape(like), dtype=_float(np.asarray(like)))
+    return np.zeros(np.shape(like), dtype=_float(asarray(like)))
 
 
 def _diag(m):
@@ -441,7 +441,7 @@ def einsum_adjoint_tangent(g, position, args, dargs, optimize=False):
 def undiagonal(g, like, offset=0, axis1=0, axis2=1):
     """Gradient of ``np.diagonal(like, offset, axis1, axis2)``: zeros with ``g`` (diagonal
     last) written back on the diagonal."""
-    g = np.asarray(g)
+    g = asarray(g)
     out = np.zeros(np.shape(like), dtype=_dtype(g, like))
     view = np.moveaxis(out, (axis1, axis2), (-2, -1))
     i = np.arange(g.shape[-1])
@@ -453,7 +453,7 @@ def untrace(g, like, offset=0, axis1=0, axis2=1):
     """Gradient of ``np.trace(like, offset, axis1, axis2)``: ``g`` on the diagonal."""
     shape = np.shape(like)
     n = max(0, min(shape[axis1] - max(-offset, 0), shape[axis2] - max(offset, 0)))
-    g = np.asarray(g)[..., np.newaxis]
+    g = asarray(g)[..., np.newaxis]
     return undiagonal(np.broadcast_to(g, g.shape[:-1] + (n,)), like, offset, axis1, axis2)
 
 
@@ -471,7 +471,7 @@ def solve_adjoint(g, a, b, x):
     """Gradients ``(ga, gb)`` of ``x = np.linalg.solve(a, b)``: ``gb = a^-T g`` and
     ``ga = -gb x^T``. A 1-D ``b`` is one vector (NumPy 2), else a stack of matrices."""
     vector = np.ndim(b) == 1
-    g = np.asarray(g)
+    g = asarray(g)
     if vector:
         g, x = g[..., np.newaxis], x[..., np.newaxis]
     gb = np.linalg.solve(_t(a), g)
@@ -495,9 +495,9 @@ def solve_adjoint_tangent(dg, da, dx, g, a, b, x):
     ``b`` is only read for its shape): ``dgb = a^-T (dg - da^T gb)``,
     ``dga = -dgb x^T - gb dx^T``."""
     vector = np.ndim(b) == 1
-    g, dg = np.asarray(g), np.asarray(dg)
+    g, dg = asarray(g), asarray(dg)
     if vector:
-        g, x, dg, dx = (np.asarray(v)[..., np.newaxis] for v in (g, x, dg, dx))
+        g, x, dg, dx = (asarray(v)[..., np.newaxis] for v in (g, x, dg, dx))
     gb = np.linalg.solve(_t(a), g)
     dgb = np.linalg.solve(_t(a), dg - _t(da) @ gb)
     dga = -dgb @ _t(x) - gb @ _t(dx)
@@ -508,7 +508,7 @@ def solve_adjoint_tangent(dg, da, dx, g, a, b, x):
 
 def det_adjoint(g, a, det):
     """Gradient of ``np.linalg.det(a)``: ``g det a^-T``."""
-    scale = np.asarray(g * det)[..., np.newaxis, np.newaxis]
+    scale = asarray(g * det)[..., np.newaxis, np.newaxis]
     return scale * _t(np.linalg.inv(a))
 
 
@@ -520,8 +520,8 @@ def det_tangent(da, a, ans):
 def det_adjoint_tangent(g, da, ddet, a, det):
     """Terms of ``det_adjoint(g, a, det) = g det a^-T`` for ``a`` and ``det``."""
     inv_t = _t(np.linalg.inv(a))
-    scale = np.asarray(g * det)[..., np.newaxis, np.newaxis]
-    dscale = np.asarray(g * ddet)[..., np.newaxis, np.newaxis]
+    scale = asarray(g * det)[..., np.newaxis, np.newaxis]
+    dscale = asarray(g * ddet)[..., np.newaxis, np.newaxis]
     return dscale * inv_t - scale * (inv_t @ _t(da) @ inv_t)
 
 
@@ -531,13 +531,13 @@ def slogdet_adjoint(g, a):
     glog = g[1]
     if not _flows(glog):
         return np.zeros(np.shape(a), dtype=a.dtype)
-    return np.asarray(glog)[..., np.newaxis, np.newaxis] * _t(np.linalg.inv(a))
+    return asarray(glog)[..., np.newaxis, np.newaxis] * _t(np.linalg.inv(a))
 
 
 def slogdet_tangent(da, a, ans):
     """Tangent of ``sign, logabsdet = slogdet(a)``: ``(0, tr(a^-1 da))``."""
     sign = ans[0]
-    zero = np.zeros(np.shape(sign), dtype=_float(np.asarray(sign)))
+    zero = np.zeros(np.shape(sign), dtype=_float(asarray(sign)))
     return GradTuple((zero[()] if zero.ndim == 0 else zero,
                       np.trace(np.linalg.solve(a, da), axis1=-2, axis2=-1)))
 
@@ -548,7 +548,7 @@ def slogdet_adjoint_tangent(g, da, a):
     if is_zero(glog) or not np.any(glog):
         return np.zeros(np.shape(a), dtype=_float(a))
     inv_t = _t(np.linalg.inv(a))
-    return -np.asarray(glog)[..., np.newaxis, np.newaxis] * (inv_t @ _t(da) @ inv_t)
+    return -asarray(glog)[..., np.newaxis, np.newaxis] * (inv_t @ _t(da) @ inv_t)
 
 
 def matrix_power_adjoint(g, a, n):
@@ -614,7 +614,7 @@ def pinv_adjoint(g, a, p, hermitian=False, rcond=None, rtol=None):
     With ``hermitian=True`` NumPy reads only the lower triangle of ``a``."""
     if rcond is not None or rtol is not None:  # a user cut-off may drop nonzero singular values
         s = np.linalg.svd(a, compute_uv=False, hermitian=hermitian)
-        cut = np.asarray(rtol if rcond is None else rcond)[..., np.newaxis] * s[..., :1]
+        cut = asarray(rtol if rcond is None else rcond)[..., np.newaxis] * s[..., :1]
         tiny = max(np.shape(a)[-2:]) * np.finfo(s.dtype).eps * 100 * s[..., :1]
         if np.any((s <= cut) & (s > tiny)):
             raise NotImplementedError("the gradient of pinv is not implemented when its cut-off "
@@ -634,7 +634,7 @@ def _check_cutoff(a, hermitian, rcond, rtol):
     if rcond is None and rtol is None:
         return
     s = np.linalg.svd(a, compute_uv=False, hermitian=hermitian)
-    cut = np.asarray(rtol if rcond is None else rcond)[..., np.newaxis] * s[..., :1]
+    cut = asarray(rtol if rcond is None else rcond)[..., np.newaxis] * s[..., :1]
     tiny = max(np.shape(a)[-2:]) * np.finfo(s.dtype).eps * 100 * s[..., :1]
     if np.any((s <= cut) & (s > tiny)):
         raise NotImplementedError("the gradient of pinv is not implemented when its cut-off "
@@ -693,7 +693,7 @@ def lstsq_adjoint(g, a, b, ans, wrt=0):
     if _flows(gres):
         # d|r|^2 = 2 r^T (db - da x), as a^T r = 0 at the solution
         res = bm - a @ xm
-        scaled = 2.0 * res * np.asarray(gres)
+        scaled = 2.0 * res * asarray(gres)
         gb = gb + scaled
         if wrt == 0:
             ga = ga - scaled @ xm.T
@@ -876,7 +876,7 @@ def eigh_adjoint_tangent(dg, dans, g, ans, uplo="L"):
 def eigvalsh_adjoint(g, a, uplo="L"):
     """Gradient of ``np.linalg.eigvalsh(a)``: ``v diag(g) v^T``."""
     _, v = np.linalg.eigh(a, UPLO=uplo)
-    return _fold((v * np.asarray(g)[..., np.newaxis, :]) @ _t(v), _lower(uplo))
+    return _fold((v * asarray(g)[..., np.newaxis, :]) @ _t(v), _lower(uplo))
 
 
 def eigvalsh_tangent(da, a, uplo="L"):
@@ -890,7 +890,7 @@ def eigvalsh_adjoint_tangent(g, da, a, uplo="L"):
     ``a``)."""
     w, v = np.linalg.eigh(a, UPLO=uplo)
     _, dv = _eig_tangent(v, w, _sym(da, _lower(uplo)))
-    scaled = v * np.asarray(g)[..., np.newaxis, :]
+    scaled = v * asarray(g)[..., np.newaxis, :]
     return _fold(dv @ _t(scaled) + scaled @ _t(dv), _lower(uplo))
 
 
@@ -1019,11 +1019,11 @@ def svdvals_adjoint(g, a, hermitian=False):
         w, v = np.linalg.eigh(a)
         order = np.argsort(np.abs(w))[..., ::-1]  # as NumPy sorts them
         gw = np.zeros_like(w, dtype=_dtype(g, w))
-        np.put_along_axis(gw, order, np.asarray(g), axis=-1)
+        np.put_along_axis(gw, order, asarray(g), axis=-1)
         gw = gw * np.sign(w)
         return _fold((v * gw[..., np.newaxis, :]) @ _t(v))
     u, _, vh = np.linalg.svd(a, full_matrices=False)
-    return (u * np.asarray(g)[..., np.newaxis, :]) @ vh
+    return (u * asarray(g)[..., np.newaxis, :]) @ vh
 
 
 
@@ -1035,13 +1035,13 @@ def svdvals_adjoint_tangent(g, da, a, hermitian=False):
         w, v = np.linalg.eigh(a)
         order = np.argsort(np.abs(w))[..., ::-1]
         gw = np.zeros_like(w, dtype=_dtype(g, w))
-        np.put_along_axis(gw, order, np.asarray(g), axis=-1)
+        np.put_along_axis(gw, order, asarray(g), axis=-1)
         scaled = v * (gw * np.sign(w))[..., np.newaxis, :]
         _, dv = eigh_tangent(tangent_array(da, a), (w, v))
         return _fold(dv @ t(scaled) + scaled @ t(dv))
     u, s, vh = np.linalg.svd(a, full_matrices=False)
     du, _, dvh = svd_tangent(tangent_array(da, a), (u, s, vh), a, full_matrices=False)
-    gg = np.asarray(g)[..., np.newaxis, :]
+    gg = asarray(g)[..., np.newaxis, :]
     return (du * gg) @ vh + (u * gg) @ dvh
 
 

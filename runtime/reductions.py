@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from runtime.arrays import float_dtype, is_zero
+from runtime.arrays import asarray, float_dtype, is_array, is_zero
 from runtime.broadcast import result_like, tangent_array, unbroadcast, unreduce
 from runtime.containers import GradList, GradTuple, add_pairs
 from runtime.linalg import svd_tangent
@@ -42,7 +42,7 @@ def _axes(axis, ndim: int) -> tuple[int, ...]:
 def _expand(r, axes: tuple[int, ...], keepdims: bool):
     """A reduced result ``r`` (or its gradient) with the reduced ``axes`` back as length 1, so
     that it broadcasts against the input."""
-    r = np.asarray(r)
+    r = asarray(r)
     return r if keepdims else np.expand_dims(r, axes)
 
 
@@ -103,7 +103,7 @@ def _exclusive_products(a, axes):
 def prod_grad(g, a, axis=None, keepdims=False):
     """Gradient of ``np.prod(a, axis, keepdims=keepdims)``: ``g`` times the product of the
     other elements of each lane (correct with zeros in ``a``)."""
-    a = np.asarray(a)
+    a = asarray(a)
     axes = _axes(axis, a.ndim)
     return _expand(g, axes, keepdims) * _exclusive_products(a, axes)
 
@@ -131,7 +131,7 @@ def _exclusive_products_tangent(a, da, axes):
 
 def prod_grad_tangent(g, da, a, axis=None, keepdims=False):
     """Term of ``a`` in the tangent of ``prod_grad(g, a, axis, keepdims)``."""
-    a = np.asarray(a)
+    a = asarray(a)
     axes = _axes(axis, a.ndim)
     return _expand(g, axes, keepdims) * _exclusive_products_tangent(a, da, axes)
 
@@ -140,21 +140,21 @@ def prod_grad_tangent(g, da, a, axis=None, keepdims=False):
 def prod_tangent(v, a, ans, axis=None, keepdims=False):
     """Tangent of ``ans = np.prod(a, axis, keepdims=keepdims)``: each element's tangent times the
     product of the other elements of its lane (exact with zeros)."""
-    a = np.asarray(a)
+    a = asarray(a)
     axes = _axes(axis, a.ndim)
-    return _lane_sum(_exclusive_products(a, axes), np.asarray(v), axes, keepdims, ans)
+    return _lane_sum(_exclusive_products(a, axes), asarray(v), axes, keepdims, ans)
 
 
 def nanprod_grad(g, a, axis=None, keepdims=False):
     """Gradient of ``np.nanprod``: NaNs count as ones and get no gradient."""
-    a = np.asarray(a)
+    a = asarray(a)
     nan = np.isnan(a)
     return np.where(nan, 0.0, prod_grad(g, np.where(nan, 1.0, a), axis, keepdims))
 
 
 def nanprod_grad_tangent(g, da, a, axis=None, keepdims=False):
     """Term of ``a`` in the tangent of ``reductions.nanprod_grad`` (NaNs: ones, no tangent)."""
-    a = np.asarray(a)
+    a = asarray(a)
     nan = np.isnan(a)
     return np.where(nan, 0.0, prod_grad_tangent(g, np.where(nan, 0.0, tangent_array(da, a)),
                                                 np.where(nan, 1.0, a), axis, keepdims))
@@ -162,7 +162,7 @@ def nanprod_grad_tangent(g, da, a, axis=None, keepdims=False):
 
 def nanprod_tangent(v, a, ans, axis=None, keepdims=False):
     """Tangent of ``np.nanprod``: NaNs count as ones with a zero tangent."""
-    a = np.asarray(a)
+    a = asarray(a)
     nan = np.isnan(a)
     return prod_tangent(np.where(nan, 0.0, v), np.where(nan, 1.0, a), ans, axis, keepdims)
 
@@ -173,7 +173,7 @@ def extremum_grad(g, a, ans, axis=None, keepdims=False):
     """Gradient of a max or min reduction with result ``ans``: to the elements equal to it,
     split equally on ties. NaNs (ignored by nanmax/nanmin) get none; a lane whose result is NaN
     (np.max of a lane holding a NaN) gets a NaN gradient, as the result carries no slope."""
-    a = np.asarray(a)
+    a = asarray(a)
     axes = _axes(axis, a.ndim)
     full = _expand(ans, axes, keepdims)
     weights = _tie_weights(a == full, axes)
@@ -187,11 +187,11 @@ def extremum_tangent(v, a, ans, axis=None, keepdims=False):
     """Tangent of a max or min reduction with result ``ans``: the mean tangent of the elements
     equal to it (ties share equally; NaNs ignored by nanmax/nanmin count for nothing). A lane
     whose result is NaN gets a NaN tangent."""
-    a = np.asarray(a)
+    a = asarray(a)
     axes = _axes(axis, a.ndim)
     full = _expand(ans, axes, keepdims)
     weights = _tie_weights(a == full, axes).astype(float_dtype(a))
-    t = _lane_sum(weights, np.asarray(v), axes, keepdims, ans)
+    t = _lane_sum(weights, asarray(v), axes, keepdims, ans)
     if np.isnan(ans).any():
         t = result_like(np.where(np.isnan(ans), np.nan, t), ans)
     return t
@@ -199,7 +199,7 @@ def extremum_tangent(v, a, ans, axis=None, keepdims=False):
 
 def ptp_grad(g, a, axis=None, keepdims=False):
     """Gradient of ``np.ptp(a)`` = max - min (ties split equally)."""
-    a = np.asarray(a)
+    a = asarray(a)
     axes = _axes(axis, a.ndim)
     hi = _tie_weights(a == np.max(a, axis=axes, keepdims=True), axes)
     lo = _tie_weights(a == np.min(a, axis=axes, keepdims=True), axes)
@@ -208,18 +208,18 @@ def ptp_grad(g, a, axis=None, keepdims=False):
 
 def ptp_tangent(v, a, ans, axis=None, keepdims=False):
     """Tangent of ``np.ptp(a)`` = max - min (ties split equally)."""
-    a = np.asarray(a)
+    a = asarray(a)
     axes = _axes(axis, a.ndim)
     hi = _tie_weights(a == np.max(a, axis=axes, keepdims=True), axes)
     lo = _tie_weights(a == np.min(a, axis=axes, keepdims=True), axes)
-    return _lane_sum((hi - lo).astype(float_dtype(a)), np.asarray(v), axes, keepdims, ans)
+    return _lane_sum((hi - lo).astype(float_dtype(a)), asarray(v), axes, keepdims, ans)
 
 
 # --- NaN-ignoring sums and moments -----------------------------------------------------------
 
 def nanmean_grad(g, a, axis=None, keepdims=False):
     """Gradient of ``np.nanmean``: ``g`` over the count of non-NaN elements, 0 at NaNs."""
-    a = np.asarray(a)
+    a = asarray(a)
     axes = _axes(axis, a.ndim)
     valid = ~np.isnan(a)
     count = np.sum(valid, axis=axes, keepdims=True)
@@ -229,7 +229,7 @@ def nanmean_grad(g, a, axis=None, keepdims=False):
 
 def nanmean_tangent(v, a, ans, axis=None, keepdims=False):
     """Tangent of ``np.nanmean``: the mean of the tangents of the non-NaN elements."""
-    a = np.asarray(a)
+    a = asarray(a)
     axes = _axes(axis, a.ndim)
     valid = ~np.isnan(a)
     count = np.sum(valid, axis=axes, keepdims=True)
@@ -240,7 +240,7 @@ def nanmean_tangent(v, a, ans, axis=None, keepdims=False):
 def var_grad(g, a, axis=None, ddof=0, keepdims=False):
     """Gradient of ``np.var(a, axis, ddof=ddof, keepdims=keepdims)``:
     ``2 (a - mean) / (n - ddof)``."""
-    a = np.asarray(a)
+    a = asarray(a)
     axes = _axes(axis, a.ndim)
     n = math.prod(a.shape[i] for i in axes)
     if n == 0:  # an empty lane: nothing to differentiate (np.var gives nan)
@@ -253,16 +253,16 @@ def var_grad(g, a, axis=None, ddof=0, keepdims=False):
 def var_tangent(v, a, ans, axis=None, ddof=0, keepdims=False):
     """Tangent of ``np.var(a, axis, ddof=ddof, keepdims=keepdims)``:
     ``2 sum((a - mean) v) / (n - ddof)``."""
-    a = np.asarray(a)
+    a = asarray(a)
     axes = _axes(axis, a.ndim)
     n = math.prod(a.shape[i] for i in axes)
     centered = a - np.mean(a, axis=axes, keepdims=True)
-    return _lane_sum(centered * (2.0 / (n - ddof)), np.asarray(v), axes, keepdims, ans)
+    return _lane_sum(centered * (2.0 / (n - ddof)), asarray(v), axes, keepdims, ans)
 
 
 def nanvar_grad(g, a, axis=None, ddof=0, keepdims=False):
     """Gradient of ``np.nanvar``: as ``var`` over the non-NaN elements, 0 at NaNs."""
-    a = np.asarray(a)
+    a = asarray(a)
     axes = _axes(axis, a.ndim)
     valid = ~np.isnan(a)
     n = np.sum(valid, axis=axes, keepdims=True).astype(float_dtype(a))
@@ -275,14 +275,14 @@ def nanvar_grad(g, a, axis=None, ddof=0, keepdims=False):
 def nanvar_grad_tangent(g, da, a, axis=None, ddof=0, keepdims=False):
     """Term of ``a`` in the tangent of ``nanvar_grad(g, a, ...)``: the same helper on
     ``da`` with ``a``'s NaNs (the centring is linear, the counts constant)."""
-    a = np.asarray(a)
+    a = asarray(a)
     return nanvar_grad(g, np.where(np.isnan(a), np.nan, tangent_array(da, a)), axis, ddof,
                        keepdims)
 
 
 def nanvar_tangent(v, a, ans, axis=None, ddof=0, keepdims=False):
     """Tangent of ``np.nanvar``: as ``var`` over the non-NaN elements."""
-    a = np.asarray(a)
+    a = asarray(a)
     axes = _axes(axis, a.ndim)
     valid = ~np.isnan(a)
     n = np.sum(valid, axis=axes, keepdims=True).astype(float_dtype(a))
@@ -296,7 +296,7 @@ def nanvar_tangent(v, a, ans, axis=None, ddof=0, keepdims=False):
 
 def cumsum_grad(g, a, axis=None):
     """Gradient of ``np.cumsum(a, axis)`` (a flat result for ``axis=None``)."""
-    g = np.asarray(g)
+    g = asarray(g)
     if axis is None:
         return _reverse_cumsum(g, 0).reshape(np.shape(a))
     return _reverse_cumsum(g, axis)
@@ -309,7 +309,7 @@ def cumprod_grad(g, a, ans, axis=None):
     zero ``z`` the gradient is ``revcumsum(g * y)`` with ``y`` the cumulative product where
     ``a[z]`` is replaced by 1. After it every product still holds that zero: gradient 0.
     """
-    a, g, ans = np.asarray(a), np.asarray(g), np.asarray(ans)
+    a, g, ans = asarray(a), asarray(g), asarray(ans)
     if axis is None:
         return cumprod_grad(g, np.ravel(a), ans, 0).reshape(a.shape)
     zero = a == 0
@@ -329,7 +329,7 @@ def cumprod_grad_tangent(g, da, dans, a, ans, axis=None):
     helper's formulas are differentiated. After ``z`` its gradient is 0 only because every
     product there holds ``a[z]``: its tangent is ``da[z]`` times the gradient of the cumulative
     product with ``a[z]`` replaced by 1."""
-    a, g, ans = np.asarray(a), np.asarray(g), np.asarray(ans)
+    a, g, ans = asarray(a), asarray(g), asarray(ans)
     da, dans = tangent_array(da, a), tangent_array(dans, ans)
     if axis is None:
         return cumprod_grad_tangent(g, np.ravel(da), np.ravel(dans), np.ravel(a), ans,
@@ -358,7 +358,7 @@ def cumprod_tangent(v, a, ans, axis=None):
     tangent of ``a[z]`` counts, times the cumulative product with ``a[z]`` replaced by 1 (a
     second zero makes that 0 too).
     """
-    a, v = np.asarray(a), np.asarray(v)
+    a, v = asarray(a), asarray(v)
     if axis is None:
         return cumprod_tangent(np.ravel(np.broadcast_to(v, a.shape)), np.ravel(a), ans, 0)
     zero = a == 0
@@ -374,14 +374,14 @@ def cumprod_tangent(v, a, ans, axis=None):
 
 def nancumprod_grad(g, a, ans, axis=None):
     """Gradient of ``np.nancumprod``: NaNs count as ones and get no gradient."""
-    a = np.asarray(a)
+    a = asarray(a)
     nan = np.isnan(a)
     return np.where(nan, 0.0, cumprod_grad(g, np.where(nan, 1.0, a), ans, axis))
 
 
 def nancumprod_grad_tangent(g, da, dans, a, ans, axis=None):
     """Terms of ``a`` and ``ans`` in the tangent of ``reductions.nancumprod_grad``."""
-    a = np.asarray(a)
+    a = asarray(a)
     nan = np.isnan(a)
     return np.where(nan, 0.0, cumprod_grad_tangent(g, np.where(nan, 0.0, tangent_array(da, a)),
                                                    dans, np.where(nan, 1.0, a), ans, axis))
@@ -389,7 +389,7 @@ def nancumprod_grad_tangent(g, da, dans, a, ans, axis=None):
 
 def nancumprod_tangent(v, a, ans, axis=None):
     """Tangent of ``np.nancumprod``: NaNs count as ones with a zero tangent."""
-    a = np.asarray(a)
+    a = asarray(a)
     nan = np.isnan(a)
     return cumprod_tangent(np.where(nan, 0.0, v), np.where(nan, 1.0, a), ans, axis)
 
@@ -398,7 +398,7 @@ def nancumprod_tangent(v, a, ans, axis=None):
 
 def diff_grads(g, a, n=1, axis=-1, prepend=None, append=None):
     """Gradients ``(a, prepend, append)`` of ``np.diff(a, n, axis, prepend, append)``."""
-    g = np.asarray(g)
+    g = asarray(g)
     axis = axis % g.ndim
     length = np.shape(a)[axis] + sum(0 if p is None else 1 if np.ndim(p) == 0
                                      else np.shape(p)[axis] for p in (prepend, append))
@@ -413,7 +413,7 @@ def diff_grads(g, a, n=1, axis=-1, prepend=None, append=None):
     parts = []
     for p, piece in ((prepend, np.arange(sizes[0])),
                      (append, np.arange(g.shape[axis] - sizes[1], g.shape[axis]))):
-        like = np.asarray(p) if isinstance(p, (list, tuple)) else p
+        like = asarray(p) if isinstance(p, (list, tuple)) else p
         parts.append(None if p is None else unbroadcast(np.take(g, piece, axis=axis), like))
     return ga, parts[0], parts[1]
 
@@ -436,7 +436,7 @@ def average_grads(g, a, ans, axis=None, weights=None, returned=False, keepdims=F
     if returned:
         raise NotImplementedError("the gradient of np.average(..., returned=True) is not "
                                   "supported; compute the sum of the weights separately")
-    a = np.asarray(a)
+    a = asarray(a)
     given = None if axis is None else tuple(
         int(ax) % a.ndim for ax in ((axis,) if np.ndim(axis) == 0 else axis))
     axes = _axes(given, a.ndim)
@@ -444,7 +444,7 @@ def average_grads(g, a, ans, axis=None, weights=None, returned=False, keepdims=F
     if weights is None:
         n = math.prod(a.shape[i] for i in axes)
         return np.broadcast_to(ge * (1.0 / n), a.shape), None
-    w = np.asarray(weights)
+    w = asarray(weights)
     order = None
     if w.shape != a.shape:  # weights along the given axes only, as NumPy aligns them
         order = np.argsort(given)
@@ -465,7 +465,7 @@ def average_grads_tangent(g, dg, a, da, ans, dans, axis=None, weights=None, dwei
     if returned:
         raise NotImplementedError("the gradient of np.average(..., returned=True) is not "
                                   "supported; compute the sum of the weights separately")
-    a = np.asarray(a)
+    a = asarray(a)
     given = None if axis is None else tuple(
         int(ax) % a.ndim for ax in ((axis,) if np.ndim(axis) == 0 else axis))
     axes = _axes(given, a.ndim)
@@ -474,7 +474,7 @@ def average_grads_tangent(g, dg, a, da, ans, dans, axis=None, weights=None, dwei
     if weights is None:
         n = math.prod(a.shape[i] for i in axes)
         return GradTuple((np.broadcast_to(dge * (1.0 / n), a.shape), None))
-    w = np.asarray(weights)
+    w = asarray(weights)
     dw = tangent_array(dweights, w)
     order = None
     if w.shape != a.shape:  # weights along the given axes only, as NumPy aligns them
@@ -511,12 +511,12 @@ def average_tangent_weights(vw, a, ans, axis=None, weights=None, returned=False,
     """The term of ``weights`` in the tangent of ``ans = np.average(a, axis, weights)``:
     ``sum(vw (a - ans)) / sum(weights)`` over each lane."""
     _no_returned(returned)
-    a = np.asarray(a)
+    a = asarray(a)
     given = None if axis is None else tuple(
         int(ax) % a.ndim for ax in ((axis,) if np.ndim(axis) == 0 else axis))
     axes = _axes(given, a.ndim)
-    w = np.asarray(weights)
-    vw = np.broadcast_to(np.asarray(vw), w.shape)
+    w = asarray(weights)
+    vw = np.broadcast_to(asarray(vw), w.shape)
     if w.shape != a.shape:  # weights along the given axes only, as NumPy aligns them
         order = np.argsort(given)
         shape = tuple(s if i in given else 1 for i, s in enumerate(a.shape))
@@ -567,7 +567,7 @@ def _matrix_norm_grad(g, x, ans, ord, axes, keepdims):
 
 def norm_grad(g, x, ans, ord=None, axis=None, keepdims=False):
     """Gradient of ``ans = np.linalg.norm(x, ord, axis, keepdims)`` (vector and matrix norms)."""
-    x = np.asarray(x)
+    x = asarray(x)
     if x.dtype.kind not in "f":
         x = x.astype(float)
     if axis is None:
@@ -621,7 +621,7 @@ def _matrix_norm_grad_tangent(g, dx, dans, x, ans, ord, axes, keepdims):
 
 
 def _float_array(x):
-    x = np.asarray(x)
+    x = asarray(x)
     return x if x.dtype.kind == "f" else x.astype(float)
 
 
@@ -645,12 +645,12 @@ def norm_grad_tangent(g, dx, dans, x, ans, ord=None, axis=None, keepdims=False):
 def _norm_lane_sum(v, x, ans, weights_of, axes, keepdims):
     """``sum(W * v)`` over ``axes``, ``W`` the gradient of the norm for a gradient of ones
     (every norm gradient is the incoming gradient times such a ``W``)."""
-    x = np.asarray(x)
+    x = asarray(x)
     if x.dtype.kind not in "f":
         x = x.astype(float)
     ones = np.ones(np.shape(ans), dtype=float_dtype(ans))
     w = weights_of(ones, x)
-    return _lane_sum(w, np.asarray(v), _axes(axes, x.ndim), keepdims, ans)
+    return _lane_sum(w, asarray(v), _axes(axes, x.ndim), keepdims, ans)
 
 
 def norm_tangent(v, x, ans, ord=None, axis=None, keepdims=False):
@@ -661,7 +661,7 @@ def norm_tangent(v, x, ans, ord=None, axis=None, keepdims=False):
 
 def vector_norm_grad(g, x, ans, axis=None, keepdims=False, ord=2):
     """Gradient of ``ans = np.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)``."""
-    x = np.asarray(x)
+    x = asarray(x)
     if x.dtype.kind not in "f":
         x = x.astype(float)
     return _vector_norm_grad(g, x, ans, ord, _axes(axis, x.ndim), keepdims)
@@ -677,28 +677,28 @@ def vector_norm_grad_tangent(g, dx, dans, x, ans, axis=None, keepdims=False, ord
 def vector_norm_tangent(v, x, ans, axis=None, keepdims=False, ord=2):
     """Tangent of ``ans = np.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)``."""
     return _norm_lane_sum(v, x, ans,
-                         lambda g, x: vector_norm_grad(g, x, ans, axis, keepdims, ord),
-                         axis, keepdims)
+                          lambda g, x: vector_norm_grad(g, x, ans, axis, keepdims, ord),
+                          axis, keepdims)
 
 
 def matrix_norm_tangent(v, x, ans, keepdims=False, ord="fro"):
     """Tangent of ``ans = np.linalg.matrix_norm(x, keepdims=keepdims, ord=ord)``."""
     return _norm_lane_sum(v, x, ans, lambda g, x: norm_grad(g, x, ans, ord, (-2, -1), keepdims),
-                         (-2, -1), keepdims)
+                          (-2, -1), keepdims)
 
 
 # --- integration, order statistics ------------------------------------------------------------
 
 def trapezoid_grads(g, y, x=None, dx=1.0, axis=-1):
     """Gradients ``(y, x, dx)`` of ``np.trapezoid(y, x, dx, axis)``."""
-    y = np.asarray(y)
+    y = asarray(y)
     axis = axis % y.ndim
     n = y.shape[axis]
-    ge = np.expand_dims(np.asarray(g), axis)
+    ge = np.expand_dims(asarray(g), axis)
     if x is None:
         step = dx
     else:
-        xs = np.asarray(x)
+        xs = asarray(x)
         step = np.diff(xs, axis=axis if xs.ndim > 1 else 0)
         if xs.ndim == 1:
             step = step.reshape([-1 if i == axis else 1 for i in range(y.ndim)])
@@ -747,18 +747,18 @@ def quantile_grads(g, a, q, axis=None, method="linear", keepdims=False, scale=1.
     if method != "linear":
         raise NotImplementedError(f"the gradient of quantiles with method={method!r} is not "
                                   "supported; only method='linear'")
-    a = np.asarray(a)
+    a = asarray(a)
     axes = _axes(axis, a.ndim)
     lanes, back = _to_lanes(a, axes)
     n = lanes.shape[-1]
     order = np.argsort(lanes, axis=-1, kind="stable")
     s = np.take_along_axis(lanes, order, axis=-1)
-    qs = np.ravel(np.asarray(q, dtype=float)) * scale
+    qs = np.ravel(asarray(q, dtype=float)) * scale
     position = qs * (n - 1)
     lo = np.clip(np.floor(position), 0, n - 1).astype(np.intp)
     hi = np.minimum(lo + 1, n - 1)
     t = np.clip(position - lo, 0.0, 1.0)
-    gq = np.asarray(g).reshape((qs.size,) + lanes.shape[:-1])
+    gq = asarray(g).reshape((qs.size,) + lanes.shape[:-1])
     gs = np.zeros_like(s, dtype=float_dtype(a))
     slope = np.empty(qs.size, dtype=gs.dtype)
     for i in range(qs.size):
@@ -779,7 +779,7 @@ def quantile_grads_tangent(g, dg, a, da, q, dq, axis=None, method="linear", keep
     if method != "linear":
         raise NotImplementedError(f"the gradient of quantiles with method={method!r} is not "
                                   "supported; only method='linear'")
-    a = np.asarray(a)
+    a = asarray(a)
     axes = _axes(axis, a.ndim)
     lanes, back = _to_lanes(a, axes)
     dlanes = _to_lanes(tangent_array(da, a), axes)[0]
@@ -787,14 +787,14 @@ def quantile_grads_tangent(g, dg, a, da, q, dq, axis=None, method="linear", keep
     order = np.argsort(lanes, axis=-1, kind="stable")
     s = np.take_along_axis(lanes, order, axis=-1)
     ds = np.take_along_axis(dlanes, order, axis=-1)
-    qs = np.ravel(np.asarray(q, dtype=float)) * scale
-    dqs = np.ravel(tangent_array(dq, np.asarray(q, dtype=float))) * scale
+    qs = np.ravel(asarray(q, dtype=float)) * scale
+    dqs = np.ravel(tangent_array(dq, asarray(q, dtype=float))) * scale
     position = qs * (n - 1)
     lo = np.clip(np.floor(position), 0, n - 1).astype(np.intp)
     hi = np.minimum(lo + 1, n - 1)
     t = np.clip(position - lo, 0.0, 1.0)
     dt = dqs * (n - 1)
-    g = np.asarray(g)
+    g = asarray(g)
     gq = g.reshape((qs.size,) + lanes.shape[:-1])
     dgq = tangent_array(dg, g).reshape(gq.shape)
     dgs = np.zeros_like(s, dtype=float_dtype(a))
@@ -815,13 +815,13 @@ def _quantile_frame(a, q, axis, method, scale):
     if method != "linear":
         raise NotImplementedError(f"the derivative of quantiles with method={method!r} is not "
                                   "supported; only method='linear'")
-    a = np.asarray(a)
+    a = asarray(a)
     axes = _axes(axis, a.ndim)
     lanes, _ = _to_lanes(a, axes)
     n = lanes.shape[-1]
     order = np.argsort(lanes, axis=-1, kind="stable")
     s = np.take_along_axis(lanes, order, axis=-1)
-    qs = np.ravel(np.asarray(q, dtype=float)) * scale
+    qs = np.ravel(asarray(q, dtype=float)) * scale
     position = qs * (n - 1)
     lo = np.clip(np.floor(position), 0, n - 1).astype(np.intp)
     hi = np.minimum(lo + 1, n - 1)
@@ -834,7 +834,7 @@ def quantile_tangent(v, a, q, ans, axis=None, method="linear", keepdims=False, s
     (linear interpolation between order statistics; tied order statistics share their tangent
     equally, as in ``reductions.quantile_grads``)."""
     a, axes, order, s, n, lo, hi, t = _quantile_frame(a, q, axis, method, scale)
-    lanes, _ = _to_lanes(np.broadcast_to(np.asarray(v), a.shape), axes)
+    lanes, _ = _to_lanes(np.broadcast_to(asarray(v), a.shape), axes)
     vs = _split_ties(s, np.take_along_axis(lanes, order, axis=-1).astype(float_dtype(a)))
     out = (1.0 - t) * vs[..., lo] + t * vs[..., hi]  # kept axes + (number of q,)
     return result_like(np.moveaxis(out, -1, 0), ans)
@@ -845,7 +845,7 @@ def quantile_tangent_q(vq, a, q, ans, axis=None, method="linear", keepdims=False
     statistics each quantile interpolates."""
     a, axes, order, s, n, lo, hi, t = _quantile_frame(a, q, axis, method, scale)
     slope = (s[..., hi] - s[..., lo]) * ((n - 1) * scale)
-    vq = np.ravel(np.broadcast_to(np.asarray(vq, dtype=float), np.shape(q)))
+    vq = np.ravel(np.broadcast_to(asarray(vq, dtype=float), np.shape(q)))
     return result_like(np.moveaxis(slope * vq, -1, 0), ans)
 
 
@@ -856,7 +856,7 @@ def _gradient_adjoint(g, n, axis, spacing, edge_order):
 
     Each row of ``M`` has its nonzeros within three consecutive columns, so applying
     ``np.gradient`` to the three combs ``[j % 3 == r]`` reads every coefficient once."""
-    g = np.moveaxis(np.asarray(g), axis, -1)
+    g = np.moveaxis(asarray(g), axis, -1)
     lanes = g.reshape(-1, n)
     out = np.zeros_like(lanes)
     rows = np.arange(n)
@@ -875,7 +875,7 @@ def gradient_grad(g, f, spacing=(), axis=None, edge_order=1):
     constant ``spacing`` (none, one scalar, or one scalar or coordinate array per axis; None
     entries are absent)."""
     spacing = [h for h in spacing if h is not None]
-    f = np.asarray(f)
+    f = asarray(f)
     axes = tuple(range(f.ndim)) if axis is None else tuple(
         int(ax) % f.ndim for ax in ((axis,) if np.ndim(axis) == 0 else axis))
     if len(spacing) == 0:
@@ -937,7 +937,7 @@ def cov_grads(g, m, y=None, rowvar=True, bias=False, ddof=None):
         ddof = 0 if bias else 1
     centered = x - np.mean(x, axis=1, keepdims=True)
     k = x.shape[0]
-    gc = np.asarray(g).reshape(k, k).astype(x.dtype, copy=False)
+    gc = asarray(g).reshape(k, k).astype(x.dtype, copy=False)
     gx = (gc + gc.T) @ centered * (1.0 / (x.shape[1] - ddof))
     gm = _unobservations(gx[:k - ny], m, rowvar)
     if y is None:
@@ -953,9 +953,9 @@ def cov_grads_tangent(g, dg, m, dm, y=None, dy=None, rowvar=True, bias=False, dd
     observations."""
     grads = cov_grads
     linear = grads(tangent_array(dg, g), m, y, rowvar, bias, ddof)
-    dm = tangent_array(dm, np.asarray(m, dtype=float)) if is_zero(dm) else dm
+    dm = tangent_array(dm, asarray(m, dtype=float)) if is_zero(dm) else dm
     if y is not None and is_zero(dy):
-        dy = tangent_array(dy, np.asarray(y, dtype=float))
+        dy = tangent_array(dy, asarray(y, dtype=float))
     data = grads(g, dm, None if y is None else dy, rowvar, bias, ddof)
     return add_pairs(linear, data)
 
@@ -1004,7 +1004,7 @@ def corrcoef_grads(g, x, ans, y=None, rowvar=True):
     c = np.cov(x, y, rowvar)
     var = np.diag(c)
     scale = np.sqrt(np.outer(var, var))
-    g = np.asarray(g)
+    g = asarray(g)
     gr = g * ans
     # R = C / sqrt(d d^T): the diagonal d also moves with C
     gc = g / scale - np.diag((gr.sum(axis=1) + gr.sum(axis=0)) / (2.0 * var))
@@ -1019,11 +1019,11 @@ def corrcoef_grads_tangent(g, dg, x, dx, ans, dans, y=None, dy=None, rowvar=True
                           None if y is None else np.zeros(np.shape(y), float_dtype(y))))
     c = np.cov(x, y, rowvar)
     dc = _cov(None if is_zero(dx) else dx, None if y is None or is_zero(dy) else dy,
-                   x, y, rowvar, False, None)
+              x, y, rowvar, False, None)
     var, dvar = np.diag(c), np.diag(dc)
     scale = np.sqrt(np.outer(var, var))
     dscale = (np.outer(dvar, var) + np.outer(var, dvar)) / (2.0 * scale)
-    g = np.asarray(g)
+    g = asarray(g)
     dg = tangent_array(dg, g)
     gr, dgr = g * ans, dg * ans + g * tangent_array(dans, ans)
     rows, drows = gr.sum(axis=1) + gr.sum(axis=0), dgr.sum(axis=1) + dgr.sum(axis=0)
@@ -1050,7 +1050,7 @@ def corrcoef_tangent(vx, vy, x, ans, y=None, rowvar=True):
 
 def _full_window(g, n, m, mode, correlate):
     """Embed the gradient of a 'same' or 'valid' result in the 'full' result's length."""
-    g = np.asarray(g)
+    g = asarray(g)
     if mode == "full":
         return g
     short = min(n, m)
@@ -1106,8 +1106,8 @@ def interp_grads(g, x, xp, fp, left=None, right=None, period=None):
     """Gradients ``(x, fp, left, right)`` of ``np.interp(x, xp, fp, left, right)``."""
     if period is not None:
         raise NotImplementedError("the gradient of np.interp with period= is not supported")
-    g = np.asarray(g)
-    x, xp, fp = np.asarray(x), np.asarray(xp, dtype=float), np.asarray(fp)
+    g = asarray(g)
+    x, xp, fp = asarray(x), asarray(xp, dtype=float), asarray(fp)
     n = xp.size
     below, above = x < xp[0], x > xp[-1]
     inside = ~(below | above)
@@ -1132,8 +1132,8 @@ def interp_grads_tangent(g, dg, x, dx, xp, fp, dfp, left=None, right=None, perio
     ``gx`` moves with ``fp``, ``gfp`` with ``x`` (the interpolation weights); the segments and
     the sides are piecewise constant."""
     linear = interp_grads(tangent_array(dg, g), x, xp, fp, left, right, period)
-    g = np.asarray(g)
-    x, xp, fp = np.asarray(x), np.asarray(xp, dtype=float), np.asarray(fp)
+    g = asarray(g)
+    x, xp, fp = asarray(x), asarray(xp, dtype=float), asarray(fp)
     dx, dfp = tangent_array(dx, x), tangent_array(dfp, fp)
     n = xp.size
     inside = ~((x < xp[0]) | (x > xp[-1]))
@@ -1152,7 +1152,7 @@ def interp_grads_tangent(g, dg, x, dx, xp, fp, dfp, left=None, right=None, perio
 def _interp_frame(x, xp, period):
     if period is not None:
         raise NotImplementedError("the derivative of np.interp with period= is not supported")
-    x, xp = np.asarray(x), np.asarray(xp, dtype=float)
+    x, xp = asarray(x), asarray(xp, dtype=float)
     n = xp.size
     below, above = x < xp[0], x > xp[-1]
     inside = ~(below | above)
@@ -1167,7 +1167,7 @@ def interp_tangent_x(vx, x, xp, fp, ans, period=None):
     """The term of ``x`` in the tangent of ``np.interp``: the slope of the segment (0 outside
     the sample points)."""
     below, above, inside, j, k, width, t = _interp_frame(x, xp, period)
-    fp = np.asarray(fp)
+    fp = asarray(fp)
     return result_like(np.where(inside, (fp[k] - fp[j]) / width * vx, 0.0), ans)
 
 
@@ -1175,7 +1175,7 @@ def interp_tangent_fp(vfp, x, xp, ans, left=None, right=None, period=None):
     """The term of ``fp`` in the tangent of ``np.interp``: ``vfp`` interpolated (the end values
     outside the sample points, unless ``left`` / ``right`` replace them)."""
     below, above, inside, j, k, width, t = _interp_frame(x, xp, period)
-    vfp = np.asarray(vfp)
+    vfp = asarray(vfp)
     out = np.where(inside, (1.0 - t) * vfp[j] + t * vfp[k], 0.0)
     if left is None:
         out = out + np.where(below, vfp[0], 0.0)
@@ -1198,8 +1198,8 @@ def interp_tangent_right(vright, x, xp, ans, period=None):
 
 def polyval_grads(g, p, x):
     """Gradients ``(p, x)`` of ``np.polyval(p, x)`` = ``sum(p[k] * x ** (n - 1 - k))``."""
-    p, g = np.asarray(p), np.asarray(g)
-    x = np.asarray(x)
+    p, g = asarray(p), asarray(g)
+    x = asarray(x)
     n = p.shape[0]
     gp = np.zeros(p.shape, dtype=np.result_type(p.dtype, g.dtype, np.float32))
     power = np.ones_like(g)
@@ -1215,7 +1215,7 @@ def polyval_grads_tangent(g, dg, p, dp, x, dx):
     """Tangent of ``(gp, gx) = reductions.polyval_grads(g, p, x)``: ``gp[k] = g x^(n-1-k)``,
     ``gx = g p'(x)``."""
     gp, gx = polyval_grads(tangent_array(dg, g), p, x)
-    p, g, xa = np.asarray(p), np.asarray(g), np.asarray(x)
+    p, g, xa = asarray(p), asarray(g), asarray(x)
     dp, dx = tangent_array(dp, p), tangent_array(dx, xa)
     n = p.shape[0]
     gp = np.array(gp)
@@ -1236,7 +1236,7 @@ def polyval_grads_tangent(g, dg, p, dp, x, dx):
 
 def polyval_tangent_x(vx, p, x, ans):
     """The term of ``x`` in the tangent of ``np.polyval(p, x)``: ``p'(x) vx``."""
-    p = np.asarray(p)
+    p = asarray(p)
     n = p.shape[0]
     if n < 2:
         return result_like(np.zeros(np.shape(ans)), ans)
@@ -1250,7 +1250,7 @@ def cross_grads(g, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     length 2 count as 3-vectors with a zero last component)."""
     if axis is not None:
         axisa = axisb = axisc = axis
-    a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    a, b, g = asarray(a), asarray(b), asarray(g)
     a3, b3 = np.moveaxis(a, axisa, -1), np.moveaxis(b, axisb, -1)
     na, nb = a3.shape[-1], b3.shape[-1]
     like_a, like_b = a3, b3
@@ -1272,14 +1272,15 @@ def cross_grads_tangent(g, dg, a, da, b, db, axisa=-1, axisb=-1, axisc=-1, axis=
     """Tangent of ``(ga, gb) = reductions.cross_grads(g, a, b, ...)``: ``ga = b x g`` and
     ``gb = g x a`` are bilinear."""
     grads = cross_grads
-    a, b = np.asarray(a), np.asarray(b)
+    a, b = asarray(a), asarray(b)
     return add_pairs(grads(tangent_array(dg, g), a, b, axisa, axisb, axisc, axis),
-                  grads(g, tangent_array(da, a), tangent_array(db, b), axisa, axisb, axisc, axis))
+                     grads(g, tangent_array(da, a), tangent_array(db, b), axisa, axisb, axisc,
+                           axis))
 
 
 def unsum(g, items):
     """The gradient of the builtin ``sum(items)`` for each item (each undoes its broadcasting)."""
-    if isinstance(items, np.ndarray):  # sum over the first axis
+    if is_array(items):  # sum over the first axis
         return unreduce(g, items, 0)
     parts = [unbroadcast(g, item) for item in items]
     return GradTuple(parts) if isinstance(items, tuple) else GradList(parts)

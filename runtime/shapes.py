@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.arrays import ShapeOf
+from runtime.arrays import ShapeOf, asarray, is_array
 from runtime.broadcast import result_like, unbroadcast
 from runtime.containers import GradList, GradTuple
 
@@ -15,7 +15,7 @@ from runtime.containers import GradList, GradTuple
 def unconcatenate(g, arrays, axis=0):
     """Split the gradient of ``np.concatenate(arrays, axis)`` into one piece per input (one
     array, when ``arrays`` was itself an array whose rows were joined)."""
-    if isinstance(arrays, np.ndarray):
+    if is_array(arrays):
         return np.stack(unconcatenate(g, list(arrays), axis))
     if axis is None:
         g = np.ravel(g)
@@ -30,7 +30,7 @@ def unstack(g, arrays, axis=0):
     """Split the gradient of ``np.stack(arrays, axis)`` into one piece per input (one array,
     when ``arrays`` was itself an array whose rows were stacked)."""
     pieces = np.moveaxis(g, axis, 0)
-    return pieces if isinstance(arrays, np.ndarray) else GradTuple(pieces)
+    return pieces if is_array(arrays) else GradTuple(pieces)
 
 
 def _grad_dtype(g, like):
@@ -44,7 +44,7 @@ def _grad_dtype(g, like):
 def _sequence(parts, like):
     """Per-element gradients of the sequence ``like``: a gradient tuple/list (which add
     element by element), or one array when ``like`` was an array whose rows were used."""
-    if isinstance(like, np.ndarray):
+    if is_array(like):
         return np.stack(parts)
     return GradTuple(parts) if isinstance(like, tuple) else GradList(parts)
 
@@ -54,7 +54,7 @@ def _fill(g, like):
     shape = np.shape(like)
     if type(g) is np.ndarray and g.shape == shape:
         return g
-    return np.broadcast_to(np.asarray(g, dtype=_grad_dtype(g, like)), shape)
+    return np.broadcast_to(asarray(g, dtype=_grad_dtype(g, like)), shape)
 
 
 def unsupported(what: str):
@@ -76,7 +76,7 @@ def ungather(g, like, picked):
     """The gradient of an op that picked elements ``picked`` (ids from ``element_ids(like)``,
     -1 for values that are not elements of ``like``) from ``like``: ``g`` summed into them."""
     out = np.zeros(np.size(like), dtype=_grad_dtype(g, like))
-    picked = np.asarray(picked)
+    picked = asarray(picked)
     g = np.broadcast_to(g, picked.shape)
     keep = picked >= 0
     if out.size:
@@ -101,7 +101,7 @@ def uncast(g, x, dtype=None):
         g = np.real(g)
     kind = getattr(x, "dtype", None)
     if kind is not None and kind.kind == "f" and np.result_type(g) != kind:
-        g = np.asarray(g, dtype=kind)
+        g = asarray(g, dtype=kind)
     return g
 
 
@@ -222,7 +222,7 @@ def reshape_each(ans, *tangents):
 
 def broadcast_arrays_tangent(ans, *tangents):
     """The tangents of ``np.broadcast_arrays(a, b, ...)``: each broadcast like its result."""
-    return GradTuple(result_like(np.broadcast_to(np.asarray(t), np.shape(r)), r)
+    return GradTuple(result_like(np.broadcast_to(asarray(t), np.shape(r)), r)
                      for t, r in zip(tangents, ans, strict=True))
 
 
@@ -253,7 +253,7 @@ def unselect(g, condlist, choicelist, default):
     where its condition is the first true one, ``default`` where none is (a tuple:
     (choices' gradients, default's gradient))."""
     which = np.select(condlist, list(range(len(condlist))), -1)
-    g = np.asarray(g)
+    g = asarray(g)
     parts = [unbroadcast(np.where(which == i, g, 0.0), c) for i, c in enumerate(choicelist)]
     return _sequence(parts, choicelist), unbroadcast(np.where(which == -1, g, 0.0), default)
 
@@ -281,7 +281,7 @@ def unpad(g, array, pad_width, mode, constant_values):
     ndim = np.ndim(array)
     codes = -2 - np.arange(2 * ndim).reshape(ndim, 2)
     picked = np.pad(ids, pad_width, "constant", constant_values=codes)
-    g = np.asarray(g)
+    g = asarray(g)
     table = np.array([np.sum(g[picked == c]) for c in codes.ravel()]).reshape(ndim, 2)
     like = constant_values
     if isinstance(like, (tuple, list)):  # a literal (before, after) or per-axis pairs
@@ -297,7 +297,7 @@ def pad_tangent(v, pad_width, mode, vc, ans):
     if not isinstance(mode, str) or mode not in _INDEX_MODES:
         raise NotImplementedError(f"np.pad with mode={mode!r} cannot be differentiated; "
                                   f"supported modes: {', '.join(_INDEX_MODES)}")
-    v = np.asarray(v)
+    v = asarray(v)
     if mode == "constant":
         return result_like(np.pad(v, pad_width, mode, constant_values=vc), ans)
     return result_like(np.pad(v, pad_width, mode), ans)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.arrays import is_zero
+from runtime.arrays import asarray, is_array, is_zero
 from runtime.broadcast import unbroadcast, zeros_like_grad
 from runtime.containers import GradList, GradTuple
 
@@ -23,8 +23,8 @@ def balanced_eq(x, z, y):
 
 def _per_item(parts, items):
     """Per-item gradients in the structure of ``items``: an array, a tuple or a list."""
-    if isinstance(items, np.ndarray):
-        return np.asarray(parts, dtype=_real_float_dtype(items))
+    if is_array(items):
+        return asarray(parts, dtype=_real_float_dtype(items))
     return GradTuple(parts) if isinstance(items, tuple) else GradList(parts)
 
 
@@ -44,7 +44,7 @@ def digamma(x):
     poles) give inf or nan. Computed in float64: reflection for x < 1/2, the recurrence
     psi(x) = psi(x + 1) - 1/x up to x >= 10, then the asymptotic series.
     """
-    t = np.asarray(x, dtype=float)
+    t = asarray(x, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         reflect = t < 0.5
         z = np.where(reflect, 1.0 - t, t)
@@ -74,7 +74,7 @@ def trigamma(x):
     """psi'(x), the derivative of ``digamma`` (the tangent of ``digamma``):
     reflection for x < 1/2, the recurrence psi'(x) = psi'(x + 1) + 1/x^2 up to x >= 10, then
     the asymptotic series. A float gives a float."""
-    t = np.asarray(x, dtype=float)
+    t = asarray(x, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         reflect = t < 0.5
         z = np.where(reflect, 1.0 - t, t)
@@ -98,7 +98,7 @@ def trigamma(x):
 def sinc_grad(x):
     """d/dx of ``np.sinc(x) = sin(pi x) / (pi x)``: (cos(pi x) - sinc(x)) / x, by its Taylor
     series near 0 (where the quotient loses precision; the derivative is 0 at x = 0)."""
-    x = np.asarray(x) if not isinstance(x, float | int) else x
+    x = asarray(x) if not isinstance(x, float | int) else x
     px = np.pi * x
     p2 = px * px
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -112,7 +112,7 @@ def sinc_second(x):
     """The derivative of ``sinc_grad``: ``sinc''(x) = pi^2 f''(pi x)``, ``f(u) =
     sin(u) / u``, ``f''(u) = (2 sin u - 2 u cos u - u^2 sin u) / u^3``; near 0 the derivative of
     the series ``sinc_grad`` uses there."""
-    x = np.asarray(x) if not isinstance(x, float | int) else x
+    x = asarray(x) if not isinstance(x, float | int) else x
     u = np.pi * x
     u2 = u * u
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -170,7 +170,7 @@ def tie_split(g, ans, items, key=None):
     if key is not None:
         raise NotImplementedError("max/min with key= cannot be differentiated; select the item "
                                   "with an index (e.g. np.argmax of the keys) instead")
-    if isinstance(items, np.ndarray):
+    if is_array(items):
         hits = items == ans
         return np.where(hits, g / np.count_nonzero(hits), 0.0).astype(_real_float_dtype(items))
     hits = [item is not None and bool(item == ans) for item in items]
