@@ -1,11 +1,21 @@
-"""Shape helpers: undo broadcasting and reductions in the adjoint sweep."""
+"""Broadcasting and accumulation: undo broadcasting and reductions in the adjoint sweep, seed
+the sweep, make zero gradients and give a gradient (or tangent) the shape and dtype of its value.
+
+Each helper's transpose (its adjoint, for reverse over reverse) sits next to it
+(``unbroadcast``/``broadcast_like``, ``unreduce``/``reduce_like``); the tangents of these
+helpers are the helpers themselves applied to the tangent (``transpiler/rules/runtime_rules.py``).
+``tangent_array`` and ``result_like`` are the shape fix-ups the tangent helpers of the other
+families share.
+"""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from runtime.containers import CONTAINERS, unindex_container
-from runtime.stand_in import ShapeOf
+from runtime.arrays import ShapeOf, asarray, float_dtype, is_array, is_zero
+from runtime.containers import CONTAINERS, unindex_container, zeros_of
 
 _SCALARS = (float, int)
 
@@ -33,7 +43,7 @@ def unbroadcast(g, like):
     gshape = np.shape(g)
     if gshape == shape:
         return g
-    g = np.asarray(g)
+    g = asarray(g)
     extra = g.ndim - len(shape)
     if extra > 0:
         g = g.sum(axis=tuple(range(extra)))
@@ -56,7 +66,7 @@ def unreduce(g, like, axis=None, keepdims=False):
     shape = np.shape(like)
     if type(like) in _SCALARS:
         return g
-    g = np.asarray(g)
+    g = asarray(g)
     if axis is not None and not keepdims:
         axes = (int(axis),) if np.ndim(axis) == 0 else tuple(axis)
         ndim = len(shape)
@@ -68,7 +78,7 @@ def _basic(index) -> bool:
     """True for an index that selects each element at most once (no integer arrays)."""
     if isinstance(index, tuple):
         return all(_basic(i) for i in index)
-    if isinstance(index, np.ndarray):
+    if is_array(index):
         return index.dtype == bool
     return isinstance(index, (int, np.integer, slice, type(None), type(Ellipsis)))
 
@@ -132,3 +142,110 @@ def reduce_like(d, g, axis=None, keepdims=False):
             np.sum(d, axis=axis, keepdims=True).reshape(np.shape(g))
     summed = np.sum(d, axis=axis, keepdims=keepdims)
     return summed.reshape(np.shape(g)) if np.ndim(g) else summed
+
+
+def seed(out):
+    """The gradient of a scalar result with respect to itself (1, in the result's dtype).
+
+    Raises TypeError when ``out`` is not a real scalar: ``grad`` needs a single real number.
+    """
+    if type(out) is float:
+        return 1.0
+    if type(out) is complex or getattr(getattr(out, "dtype", None), "kind", "") == "c":
+        raise TypeError("grad needs a real-valued function, but it returned a complex value; "
+                        "complex numbers are not supported")
+    size = np.size(out)
+    if size != 1 or isinstance(out, (tuple, list, dict)):
+        kind = type(out).__name__
+        shape = f" of shape {np.shape(out)}" if hasattr(out, "shape") else ""
+        raise TypeError(
+            f"grad needs a function returning a scalar, but it returned a {kind}{shape}; "
+            "reduce it first (e.g. np.sum) or use a Jacobian"
+        )
+    if is_array(out):
+        return np.ones_like(out)
+    return 1.0
+
+
+def zeros_like_grad(x):
+    """A zero gradient mirroring ``x``: 0.0 for a scalar, else a float array of ``x``'s shape
+    (or a gradient container for a tuple, list or dict)."""
+    if isinstance(x, (np.ndarray, ShapeOf)):
+        return np.zeros(x.shape, dtype=x.dtype if x.dtype.kind == "f" else float)
+    if isinstance(x, CONTAINERS):
+        return zeros_of(x)
+    return 0.0
+
+
+def grad_like(g, x):
+    """Return gradient ``g`` shaped and typed like its argument ``x``.
+
+    A float argument gets a float, an array gets a fresh writable array of the same shape and
+    dtype (float32 in, float32 out). Gradients that are broadcast views are materialised.
+    """
+    if is_array(x):
+        if type(g) is not np.ndarray or g.dtype != x.dtype or not g.flags.writeable:
+            _refuse_complex(g)
+            g = np.array(np.broadcast_to(g, x.shape), dtype=x.dtype)
+        elif g.shape != x.shape:
+            g = g.reshape(x.shape)
+        return g
+    if isinstance(x, CONTAINERS):
+        return _plain(g, x)
+    _refuse_complex(g)
+    if isinstance(x, np.generic):
+        return x.dtype.type(g)
+    return float(g)
+
+
+def _plain(g, like):
+    """A container gradient as the plain structure of its argument ``like``."""
+    if isinstance(like, dict):
+        return {k: grad_like(g[k], v) for k, v in like.items()}
+    items = [grad_like(a, b) for a, b in zip(g, like, strict=True)]
+    return tuple(items) if isinstance(like, tuple) else items
+
+
+def _refuse_complex(g) -> None:
+    if type(g) is complex or getattr(getattr(g, "dtype", None), "kind", "") == "c":
+        raise TypeError("the gradient came out complex: the function computes with complex "
+                        "numbers, which is not supported")
+
+
+def tangent_like(t, value):
+    """Return tangent ``t`` shaped and typed like the result ``value`` it belongs to (a float
+    for a number, an array of the value's shape and floating dtype, a tuple/list for one)."""
+    if isinstance(value, (tuple, list)):
+        return type(value)(tangent_like(a, v) for a, v in zip(t, value, strict=True))
+    if isinstance(value, dict):
+        return {k: tangent_like(t[k], v) for k, v in value.items()}
+    if is_array(value) and value.dtype.kind != "f":
+        return np.array(np.broadcast_to(t, value.shape), dtype=float)
+    if isinstance(value, (bool, int, np.integer, np.bool_)):
+        return float(t)
+    return grad_like(t, value)
+
+
+def tangent_array(t, like):
+    """Tangent ``t`` as an array of ``like``'s shape (a Python zero becomes zeros)."""
+    shape = np.shape(like)
+    if is_zero(t):
+        return np.zeros(shape, dtype=float_dtype(like))
+    t = asarray(t)
+    return t if t.shape == shape else np.broadcast_to(t, shape)
+
+
+def result_like(t, ans):
+    """``t`` with the shape of ``ans`` and its dtype when floating (a NumPy scalar for a scalar
+    ``ans``)."""
+    t = asarray(t)
+    kind = getattr(ans, "dtype", None)
+    if kind is not None and kind.kind in "fc":
+        if t.dtype != kind:
+            t = t.astype(kind)
+    elif t.dtype.kind not in "fc":
+        t = t.astype(float)
+    shape = np.shape(ans)
+    if t.shape != shape:
+        t = np.reshape(t, shape) if t.size == math.prod(shape) else np.broadcast_to(t, shape)
+    return t if is_array(ans) else t[()]

@@ -2,19 +2,25 @@
 
 The adjoint accumulates gradients with ``+``. For a value that is a tuple, list or dict, its
 gradient is a ``GradTuple``/``GradList``/``GradDict`` of the same structure (zeros where nothing
-flowed), whose ``+`` adds elementwise (a plain tuple's ``+`` would concatenate).
+flowed), whose ``+`` adds elementwise (a plain tuple's ``+`` would concatenate). The helpers that
+walk containers (``sequence``, ``values``, ``appended``...) are here with their adjoints
+(``unsequence``, ``unvalues``, ``unappend``...) and their tangents (``sequence_tangent``...).
+
+This module depends on ``runtime.arrays`` only; the broadcasting helpers build on it.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from runtime.arrays import is_array, is_zero
+
 
 class _ElementwiseSum:
     """``+`` of two sequence gradients adds them item by item (0 is the empty gradient)."""
 
     def __add__(self, other):
-        if _is_zero(other):
+        if is_zero(other):
             return self
         return type(self)(a + b for a, b in zip(self, other, strict=True))
 
@@ -31,15 +37,11 @@ class GradList(_ElementwiseSum, list):
 
 class GradDict(dict):
     def __add__(self, other):
-        if _is_zero(other):
+        if is_zero(other):
             return self
         return GradDict({k: v + other[k] for k, v in self.items()})
 
     __radd__ = __add__
-
-
-def _is_zero(x) -> bool:
-    return type(x) in (int, float) and x == 0
 
 
 CONTAINERS = (tuple, list, dict)
@@ -53,7 +55,7 @@ def zeros_of(x):
         return GradList(zeros_of(v) for v in x)
     if isinstance(x, tuple):
         return GradTuple(zeros_of(v) for v in x)
-    if isinstance(x, np.ndarray):
+    if is_array(x):
         return np.zeros(x.shape, dtype=x.dtype if x.dtype.kind == "f" else float)
     return 0.0
 
@@ -74,6 +76,11 @@ def sequence(items):
     return list(items) if isinstance(items, dict) else items
 
 
+def sequence_tangent(t, items):
+    """Tangent of ``rt.sequence(items)``: a dict's keys carry none."""
+    return zeros_of(list(items)) if isinstance(items, dict) else t
+
+
 def unsequence(g, items):
     """The gradient of ``sequence(items)`` for ``items`` (a dict's keys carry none)."""
     return zeros_of(items) if isinstance(items, dict) else g
@@ -84,9 +91,19 @@ def values(mapping):
     return list(mapping.values())
 
 
+def values_tangent(t, mapping):
+    """Tangent of ``rt.values(mapping)``: the values' tangents, in ``mapping``'s order."""
+    return GradList(t[k] for k in mapping)
+
+
 def items(mapping):
     """``list(mapping.items())``: ``for k, v in params.items()``."""
     return list(mapping.items())
+
+
+def items_tangent(t, mapping):
+    """Tangent of ``rt.items(mapping)``: ``(0.0, tangent)`` per pair (keys carry none)."""
+    return GradList(GradTuple((zeros_of(k), t[k])) for k in mapping)
 
 
 def keys(mapping):
@@ -96,13 +113,13 @@ def keys(mapping):
 
 def unvalues(g, mapping):
     """The gradient of ``values(mapping)``: a dict gradient with each value's gradient."""
-    return GradDict({k: zeros_of(v) if _is_zero(gv) else gv
+    return GradDict({k: zeros_of(v) if is_zero(gv) else gv
                      for (k, v), gv in zip(mapping.items(), g, strict=True)})
 
 
 def unitems(g, mapping):
     """The gradient of ``items(mapping)``: the second entry of each pair's gradient."""
-    return GradDict({k: zeros_of(v) if _is_zero(gp) or _is_zero(gp[1]) else gp[1]
+    return GradDict({k: zeros_of(v) if is_zero(gp) or is_zero(gp[1]) else gp[1]
                      for (k, v), gp in zip(mapping.items(), g, strict=True)})
 
 
@@ -111,36 +128,21 @@ def unget(g, mapping, key):
     return unindex_container(g, mapping, key) if key in mapping else zeros_of(mapping)
 
 
+def get_tangent(t_mapping, key, t_default=None):
+    """Tangent of ``mapping.get(key, default)``."""
+    return t_mapping[key] if key in t_mapping else t_default
+
+
 def unget_default(g, mapping, key):
     """The gradient of ``mapping.get(key, default)`` for ``default``: ``g`` when it was used."""
     return 0.0 if key in mapping else g
 
 
-def plain(g, like):
-    """A container gradient as the plain structure of its argument ``like``."""
-    from runtime.accumulate import grad_like
-
-    if isinstance(like, dict):
-        return {k: grad_like(g[k], v) for k, v in like.items()}
-    items = [grad_like(a, b) for a, b in zip(g, like, strict=True)]
-    return tuple(items) if isinstance(like, tuple) else items
-
-
-def unsum(g, items):
-    """The gradient of the builtin ``sum(items)`` for each item (each undoes its broadcasting)."""
-    from runtime.broadcast import unbroadcast, unreduce
-
-    if isinstance(items, np.ndarray):  # sum over the first axis
-        return unreduce(g, items, 0)
-    parts = [unbroadcast(g, item) for item in items]
-    return GradTuple(parts) if isinstance(items, tuple) else GradList(parts)
-
-
 def cotangent(ct, value):
     """The gradient of a function's result from a caller that unpacked it (``a, b = f(x)``
     sends ``(ba, bb)``): stacked back into an array when the result was an array."""
-    if isinstance(value, np.ndarray) and isinstance(ct, (tuple, list)):
-        rows = [np.zeros(value.shape[1:]) if _is_zero(c) else c for c in ct]
+    if is_array(value) and isinstance(ct, (tuple, list)):
+        rows = [np.zeros(value.shape[1:]) if is_zero(c) else c for c in ct]
         return np.stack(rows)
     return ct
 
@@ -155,12 +157,48 @@ def extended(items, more):
     return [*items, *more]
 
 
+def extended_tangent(t_items, t_more):
+    """Tangent of ``rt.extended(items, more)``: the items' tangents, then ``more``'s."""
+    return GradList([*t_items, *t_more])
+
+
 def unappend(g, n=1):
     """The gradient of the list ``appended`` (``extended``) received: all but the last ``n``
     items' gradients."""
-    return g[:len(g) - n] if isinstance(g, np.ndarray) else GradList(g[:len(g) - n])
+    return g[:len(g) - n] if is_array(g) else GradList(g[:len(g) - n])
 
 
 def last(g, n):
     """The gradients of the last ``n`` items of a list (the ones ``extended`` added)."""
-    return g[len(g) - n:] if isinstance(g, np.ndarray) else GradList(g[len(g) - n:])
+    return g[len(g) - n:] if is_array(g) else GradList(g[len(g) - n:])
+
+
+def _add_present(a, b):
+    """``a + b`` where None stands for an absent entry (both are None, or neither)."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+def add_pairs(*tuples) -> GradTuple:
+    """Item-by-item sums of tuples of equal length (None entries stay None)."""
+    out = list(tuples[0])
+    for t in tuples[1:]:
+        out = [_add_present(a, b) for a, b in zip(out, t, strict=True)]
+    return GradTuple(out)
+
+
+
+def list_tangent(t, iterable, ans):
+    """Tangent of ``list(iterable)`` / ``tuple(iterable)`` (``ans``): the items' tangents (a
+    dict's keys have none)."""
+    if isinstance(iterable, dict):
+        return zeros_of(ans)
+    return GradTuple(t) if isinstance(ans, tuple) else GradList(t)
+
+
+def listed(items):
+    """The tangents of a list result (``np.split``...) as a gradient list (``+`` adds items)."""
+    return GradList(items)

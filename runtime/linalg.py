@@ -1,8 +1,9 @@
-"""Runtime helpers of the linalg rules (NumPy only).
-
-Matrices may be stacked: the last two axes are the matrix, leading axes are a batch. Gradients
-of real inputs only; the decompositions assume the conditions under which they are smooth
-(distinct eigen- and singular values, full rank), as other autodiff systems do.
+"""Linear algebra: the adjoints of products (``matmul``, ``dot``, ``tensordot``, ``einsum``...)
+and of ``numpy.linalg`` (solve, det, inverses, decompositions), each next to its tangents:
+``<function>_tangent`` is the tangent of the NumPy function (``cholesky_tangent``), and
+``<helper>_tangent`` that of the adjoint helper itself (``cholesky_adjoint_tangent``, for forward
+over reverse). An adjoint helper is linear in its gradient ``g``; the tangent template applies the
+helper itself to ``g``'s tangent, and its ``_tangent`` gives the term(s) of its other arguments.
 """
 
 from __future__ import annotations
@@ -12,18 +13,80 @@ import string
 
 import numpy as np
 
-from runtime.broadcast import unbroadcast
-from runtime.containers import GradList, GradTuple
+from runtime.arrays import asarray, is_array, is_zero
+from runtime.broadcast import tangent_array, unbroadcast
+from runtime.containers import GradList, GradTuple, zeros_of
 
 
-def _is_zero(g) -> bool:
-    """True for the zero gradient of an element nothing flowed into (a Python 0)."""
-    return type(g) in (int, float) and g == 0
+def _promote(a, b, g):
+    """Make matmul operands at least 2-D (and ``g`` to match), as NumPy does internally."""
+    a2 = a[np.newaxis, :] if np.ndim(a) == 1 else a
+    b2 = b[:, np.newaxis] if np.ndim(b) == 1 else b
+    g2 = asarray(g)
+    if np.ndim(b) == 1:
+        g2 = g2[..., np.newaxis]
+    if np.ndim(a) == 1:
+        g2 = np.expand_dims(g2, -2)
+    return asarray(a2), asarray(b2), g2
+
+
+def _unbatch(g, like):
+    """Sum broadcast batch axes of a matmul operand's gradient down to ``like``'s shape."""
+    if np.ndim(like) == 1:
+        g = g[..., 0, :]
+    return unbroadcast(g, like)
+
+
+def matmul_adjoint_a(g, a, b):
+    """Gradient of ``a @ b`` with respect to ``a``, given the result's gradient ``g``."""
+    if type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 2 and b.ndim == 2:
+        return g @ b.T  # the common case, without the batch bookkeeping
+    a2, b2, g2 = _promote(a, b, g)
+    return _unbatch(g2 @ np.swapaxes(b2, -1, -2), a)
+
+
+def matmul_adjoint_b(g, a, b):
+    """Gradient of ``a @ b`` with respect to ``b``, given the result's gradient ``g``."""
+    if type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 2 and b.ndim == 2:
+        return a.T @ g
+    a2, b2, g2 = _promote(a, b, g)
+    gb = np.swapaxes(a2, -1, -2) @ g2
+    if np.ndim(b) == 1:
+        gb = gb[..., 0]
+    return unbroadcast(gb, b)
+
+
+def dot_adjoint_a(g, a, b):
+    """Gradient of ``np.dot(a, b)`` with respect to ``a``.
+
+    ``dot`` contracts the last axis of ``a`` with the second-to-last of ``b`` (the only axis of a
+    1-D ``b``); a 0-d operand makes it a product.
+    """
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return np.sum(g * b) if np.ndim(a) == 0 else g * b
+    nb = np.ndim(b)
+    # g has axes a[:-1] + b[:-2] + b[-1:]; contract g's b-axes with b's non-contracted axes.
+    b_free = [i for i in range(nb) if i != max(nb - 2, 0)]
+    g_b_axes = list(range(np.ndim(a) - 1, np.ndim(g)))
+    ga = np.tensordot(g, b, axes=(g_b_axes, b_free))
+    return ga
+
+
+def dot_adjoint_b(g, a, b):
+    """Gradient of ``np.dot(a, b)`` with respect to ``b``."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return np.sum(g * a) if np.ndim(b) == 0 else g * a
+    na, nb = np.ndim(a), np.ndim(b)
+    # Contract g's a-axes with a's free axes, leaving (contracted,) + b's free axes.
+    gb = np.tensordot(a, g, axes=(list(range(na - 1)), list(range(na - 1))))
+    if nb >= 2:  # gb axes: (k,) + b[:-2] + b[-1:]; move k to position nb - 2
+        gb = np.moveaxis(gb, 0, nb - 2)
+    return gb
 
 
 def _flows(g) -> bool:
     """True when the gradient ``g`` of one element of a tuple result is not all zeros."""
-    return not _is_zero(g) and bool(np.any(g))
+    return not is_zero(g) and bool(np.any(g))
 
 
 def _t(x):
@@ -46,9 +109,9 @@ def _eye(x):
 
 def _full(g, like):
     """``g`` as an array of ``like``'s shape: a zero gradient (0.0) becomes zeros."""
-    if _is_zero(g):
+    if is_zero(g):
         return np.zeros(np.shape(like), dtype=like.dtype)
-    return np.asarray(g)
+    return asarray(g)
 
 
 def _fold(s, lower=True):
@@ -91,6 +154,14 @@ def tensordot_adjoint(g, a, b, axes=2, wrt=0):
     return np.transpose(r, np.argsort(source))
 
 
+
+def tensordot_adjoint_tangent(g, da, db, a, b, axes=2, wrt=0):
+    """Term of ``tensordot_adjoint(g, a, b, axes, wrt)`` for the operand it reads (``b`` for
+    ``wrt=0``, ``a`` for ``wrt=1``; the other is only read for its shape)."""
+    adjoint = tensordot_adjoint
+    return adjoint(g, a, db, axes, 0) if wrt == 0 else adjoint(g, da, b, axes, 1)
+
+
 def inner_adjoint(g, a, b, wrt=0):
     """Gradient of ``np.inner(a, b)`` (a product when either is a scalar)."""
     x, y = (a, b) if wrt == 0 else (b, a)
@@ -98,8 +169,14 @@ def inner_adjoint(g, a, b, wrt=0):
         return np.sum(g * y) if np.ndim(x) == 0 else g * y
     if wrt == 1:  # inner(b, a) is inner(a, b) with its two groups of axes swapped
         na = np.ndim(a) - 1
-        g = np.moveaxis(np.asarray(g), list(range(na)), list(range(np.ndim(g) - na, np.ndim(g))))
+        g = np.moveaxis(asarray(g), list(range(na)), list(range(np.ndim(g) - na, np.ndim(g))))
     return tensordot_adjoint(g, x, y, ([-1], [-1]), 0)
+
+
+def inner_adjoint_tangent(g, da, db, a, b, wrt=0):
+    """Term of ``inner_adjoint(g, a, b, wrt)`` for the operand it reads."""
+    adjoint = inner_adjoint
+    return adjoint(g, a, db, 0) if wrt == 0 else adjoint(g, da, b, 1)
 
 
 def kron_adjoint(g, a, b, wrt=0):
@@ -116,10 +193,16 @@ def kron_adjoint(g, a, b, wrt=0):
     return np.reshape(r, np.shape(b))
 
 
+def kron_adjoint_tangent(g, da, db, a, b, wrt=0):
+    """Term of ``kron_adjoint(g, a, b, wrt)`` for the operand it reads."""
+    adjoint = kron_adjoint
+    return adjoint(g, a, db, 0) if wrt == 0 else adjoint(g, da, b, 1)
+
+
 def multi_dot_adjoint(g, arrays):
     """Gradients of ``np.linalg.multi_dot(arrays)``, one per array: each is the product of
     everything left of it (transposed), ``g``, and everything right of it (transposed)."""
-    mats = [np.asarray(x) for x in arrays]
+    mats = [asarray(x) for x in arrays]
     first, last = mats[0].ndim == 1, mats[-1].ndim == 1
     if first:
         mats[0] = mats[0][np.newaxis, :]
@@ -134,9 +217,49 @@ def multi_dot_adjoint(g, arrays):
     for x, m, r in zip(arrays, mats, right, strict=True):
         grads.append(np.reshape(r if prefix is None else prefix.T @ r, np.shape(x)))
         prefix = m if prefix is None else prefix @ m
-    if isinstance(arrays, np.ndarray):
+    if is_array(arrays):
         return np.stack(grads)
     return GradList(grads) if isinstance(arrays, list) else GradTuple(grads)
+
+
+def multi_dot_tangent(tangents, arrays, ans):
+    """Tangent of ``np.linalg.multi_dot(arrays)``: the sum over the arrays of the product with
+    that array replaced by its tangent (zero tangents skipped)."""
+    arrays, tangents = list(arrays), list(tangents)
+    total = None
+    for i, t in enumerate(tangents):
+        if is_zero(t) or not np.any(t):
+            continue
+        term = np.linalg.multi_dot(arrays[:i] + [asarray(t)] + arrays[i + 1:])
+        total = term if total is None else total + term
+    if total is None:
+        return _zeros(ans)
+    return total
+
+
+def multi_dot_adjoint_tangent(g, arrays, darrays):
+    """Term of ``multi_dot_adjoint(g, arrays)`` for the arrays: array ``i``'s gradient is
+    multilinear in the others; each tangent enters all gradients but its own."""
+    adjoint = multi_dot_adjoint
+    total = None
+    for j, t in enumerate(darrays):
+        if is_zero(t) or not np.any(t):
+            continue
+        replaced = list(arrays)
+        replaced[j] = asarray(t)
+        if is_array(arrays):
+            replaced = np.stack(replaced)
+        elif isinstance(arrays, tuple):
+            replaced = tuple(replaced)
+        term = adjoint(g, replaced)
+        parts = list(term)
+        parts[j] = 0.0 * parts[j]  # array j's gradient does not read array j
+        term = np.stack(parts) if is_array(term) else type(term)(parts)
+        total = term if total is None else total + term
+    if total is None:
+        return zeros_of(list(arrays)) if not is_array(arrays) else \
+            _zeros(arrays)
+    return total
 
 
 def vecdot_adjoint(g, x1, x2, wrt=0, axis=-1, keepdims=False, axes=None):
@@ -149,12 +272,57 @@ def vecdot_adjoint(g, x1, x2, wrt=0, axis=-1, keepdims=False, axes=None):
         a1, a2 = (operator.index(np.atleast_1d(axes[k])[0]) for k in (0, 1))
     else:
         a1 = a2 = -1 if axis is None else operator.index(axis)
-    g = np.asarray(g)
+    g = asarray(g)
     if keepdims:
         g = np.squeeze(g, axis=a1)
     x, y, ax, ay = (x1, x2, a1, a2) if wrt == 0 else (x2, x1, a2, a1)
     gx = unbroadcast(g[..., np.newaxis] * np.moveaxis(y, ay, -1), np.moveaxis(x, ax, -1))
     return np.moveaxis(gx, -1, ax)
+
+
+def _float(x):
+    """The float dtype of a tangent of ``x``."""
+    kind = getattr(x, "dtype", None)
+    return kind if kind is not None and kind.kind == "f" else np.dtype(float)
+
+
+def _zeros(like):
+    """A zero tangent of ``like``'s shape and float dtype."""
+    return np.zeros(np.shape(like), dtype=_float(asarray(like)))
+
+
+def _diag(m):
+    """The diagonal of each matrix in a stack, as a fresh array."""
+    return np.diagonal(m, axis1=-2, axis2=-1).copy()
+
+
+def _sym(t, lower=True):
+    """The symmetric matrix a function that reads the lower (upper) triangle sees."""
+    if lower:
+        return np.tril(t) + _t(np.tril(t, -1))
+    return np.triu(t) + _t(np.triu(t, 1))
+
+
+
+def vecdot_tangent(x1, x2, axis=None, keepdims=False, axes=None, dtype=None):
+    """``np.vecdot(x1, x2, ...)`` with only the keywords that were given (NumPy refuses
+    ``axis=None`` and ``axes`` together)."""
+    kw = {"keepdims": keepdims}
+    if axes is not None:
+        kw["axes"] = axes
+    elif axis is not None:
+        kw["axis"] = axis
+    if dtype is not None:
+        kw["dtype"] = dtype
+    return np.vecdot(x1, x2, **kw)
+
+
+def vecdot_adjoint_tangent(g, dx1, dx2, x1, x2, wrt=0, axis=-1, keepdims=False, axes=None):
+    """Term of ``vecdot_adjoint(g, x1, x2, wrt, ...)`` for the operand it reads."""
+    adjoint = vecdot_adjoint
+    if wrt == 0:
+        return adjoint(g, x1, dx2, 0, axis, keepdims, axes)
+    return adjoint(g, dx1, x2, 1, axis, keepdims, axes)
 
 
 # --- einsum -------------------------------------------------------------------------------------
@@ -231,12 +399,49 @@ def einsum_adjoint(g, position, args, optimize=False):
     return out
 
 
+def einsum_tangent(t, position, args, optimize=False, dtype=None):
+    """Tangent term of ``np.einsum(*args)`` for the positional argument at ``position``: the
+    same einsum with that operand replaced by its tangent ``t``."""
+    args = list(args)
+    while args and args[-1] is None:  # unused slots of the rule
+        args.pop()
+    args[position] = t
+    kw = {} if dtype is None else {"dtype": dtype}
+    return np.einsum(*args, optimize=optimize, **kw)
+
+
+def _operand_slots(args) -> list[int]:
+    """The positions of the operands in the arguments of an einsum call."""
+    args = list(args)
+    while args and args[-1] is None:
+        args.pop()
+    if isinstance(args[0], str):
+        return list(range(1, len(args)))
+    return list(range(0, 2 * (len(args) // 2), 2))
+
+
+def einsum_adjoint_tangent(g, position, args, dargs, optimize=False):
+    """Term of ``einsum_adjoint(g, position, args)`` for the other operands: the sum over them
+    of the same adjoint with that operand replaced by its tangent."""
+    adjoint = einsum_adjoint
+    total = None
+    for k in _operand_slots(args):
+        t = dargs[k]
+        if k == position or t is None or is_zero(t):
+            continue
+        replaced = list(args)
+        replaced[k] = t
+        term = adjoint(g, position, tuple(replaced), optimize)
+        total = term if total is None else total + term
+    return total if total is not None else 0.0 * adjoint(g, position, args, optimize)
+
+
 # --- diagonals ----------------------------------------------------------------------------------
 
 def undiagonal(g, like, offset=0, axis1=0, axis2=1):
     """Gradient of ``np.diagonal(like, offset, axis1, axis2)``: zeros with ``g`` (diagonal
     last) written back on the diagonal."""
-    g = np.asarray(g)
+    g = asarray(g)
     out = np.zeros(np.shape(like), dtype=_dtype(g, like))
     view = np.moveaxis(out, (axis1, axis2), (-2, -1))
     i = np.arange(g.shape[-1])
@@ -248,7 +453,7 @@ def untrace(g, like, offset=0, axis1=0, axis2=1):
     """Gradient of ``np.trace(like, offset, axis1, axis2)``: ``g`` on the diagonal."""
     shape = np.shape(like)
     n = max(0, min(shape[axis1] - max(-offset, 0), shape[axis2] - max(offset, 0)))
-    g = np.asarray(g)[..., np.newaxis]
+    g = asarray(g)[..., np.newaxis]
     return undiagonal(np.broadcast_to(g, g.shape[:-1] + (n,)), like, offset, axis1, axis2)
 
 
@@ -266,7 +471,7 @@ def solve_adjoint(g, a, b, x):
     """Gradients ``(ga, gb)`` of ``x = np.linalg.solve(a, b)``: ``gb = a^-T g`` and
     ``ga = -gb x^T``. A 1-D ``b`` is one vector (NumPy 2), else a stack of matrices."""
     vector = np.ndim(b) == 1
-    g = np.asarray(g)
+    g = asarray(g)
     if vector:
         g, x = g[..., np.newaxis], x[..., np.newaxis]
     gb = np.linalg.solve(_t(a), g)
@@ -276,10 +481,48 @@ def solve_adjoint(g, a, b, x):
     return unbroadcast(ga, a), unbroadcast(gb, b)
 
 
+
+def solve_tangent_a(da, a, b, x):
+    """Tangent term of ``x = np.linalg.solve(a, b)`` for ``a``: ``-a^-1 da x`` (a 1-D ``b`` is
+    one vector)."""
+    if np.ndim(b) == 1:
+        return -np.linalg.solve(a, da @ x[..., np.newaxis])[..., 0]
+    return -np.linalg.solve(a, da @ x)
+
+
+def solve_adjoint_tangent(dg, da, dx, g, a, b, x):
+    """Tangent of ``(ga, gb) = solve_adjoint(g, a, b, x)`` (``gb = a^-T g``, ``ga = -gb x^T``;
+    ``b`` is only read for its shape): ``dgb = a^-T (dg - da^T gb)``,
+    ``dga = -dgb x^T - gb dx^T``."""
+    vector = np.ndim(b) == 1
+    g, dg = asarray(g), asarray(dg)
+    if vector:
+        g, x, dg, dx = (asarray(v)[..., np.newaxis] for v in (g, x, dg, dx))
+    gb = np.linalg.solve(_t(a), g)
+    dgb = np.linalg.solve(_t(a), dg - _t(da) @ gb)
+    dga = -dgb @ _t(x) - gb @ _t(dx)
+    if vector:
+        dgb = dgb[..., 0]
+    return GradTuple((unbroadcast(dga, a), unbroadcast(dgb, b)))
+
+
 def det_adjoint(g, a, det):
     """Gradient of ``np.linalg.det(a)``: ``g det a^-T``."""
-    scale = np.asarray(g * det)[..., np.newaxis, np.newaxis]
+    scale = asarray(g * det)[..., np.newaxis, np.newaxis]
     return scale * _t(np.linalg.inv(a))
+
+
+def det_tangent(da, a, ans):
+    """Tangent of ``det(a)``: ``det(a) tr(a^-1 da)``."""
+    return ans * np.trace(np.linalg.solve(a, da), axis1=-2, axis2=-1)
+
+
+def det_adjoint_tangent(g, da, ddet, a, det):
+    """Terms of ``det_adjoint(g, a, det) = g det a^-T`` for ``a`` and ``det``."""
+    inv_t = _t(np.linalg.inv(a))
+    scale = asarray(g * det)[..., np.newaxis, np.newaxis]
+    dscale = asarray(g * ddet)[..., np.newaxis, np.newaxis]
+    return dscale * inv_t - scale * (inv_t @ _t(da) @ inv_t)
 
 
 def slogdet_adjoint(g, a):
@@ -288,7 +531,24 @@ def slogdet_adjoint(g, a):
     glog = g[1]
     if not _flows(glog):
         return np.zeros(np.shape(a), dtype=a.dtype)
-    return np.asarray(glog)[..., np.newaxis, np.newaxis] * _t(np.linalg.inv(a))
+    return asarray(glog)[..., np.newaxis, np.newaxis] * _t(np.linalg.inv(a))
+
+
+def slogdet_tangent(da, a, ans):
+    """Tangent of ``sign, logabsdet = slogdet(a)``: ``(0, tr(a^-1 da))``."""
+    sign = ans[0]
+    zero = np.zeros(np.shape(sign), dtype=_float(asarray(sign)))
+    return GradTuple((zero[()] if zero.ndim == 0 else zero,
+                      np.trace(np.linalg.solve(a, da), axis1=-2, axis2=-1)))
+
+
+def slogdet_adjoint_tangent(g, da, a):
+    """Term of ``slogdet_adjoint(g, a) = g[1] a^-T`` for ``a``: ``-g[1] a^-T da^T a^-T``."""
+    glog = g[1]
+    if is_zero(glog) or not np.any(glog):
+        return np.zeros(np.shape(a), dtype=_float(a))
+    inv_t = _t(np.linalg.inv(a))
+    return -asarray(glog)[..., np.newaxis, np.newaxis] * (inv_t @ _t(da) @ inv_t)
 
 
 def matrix_power_adjoint(g, a, n):
@@ -307,6 +567,46 @@ def matrix_power_adjoint(g, a, n):
     return gb if n > 0 else -bt @ gb @ bt
 
 
+def matrix_power_tangent(da, a, n, ans):
+    """Tangent of ``np.linalg.matrix_power(a, n)``: ``sum_j B^j dB B^(k-1-j)`` with ``B = a``
+    (``B = a^-1``, ``dB = -B da B`` for negative ``n``) and ``k = |n|``."""
+    n = operator.index(n)
+    if n == 0:
+        return np.zeros(np.shape(ans), dtype=np.result_type(da, _float(ans)))
+    base, dbase = a, da
+    if n < 0:
+        base = np.linalg.inv(a)
+        dbase = -base @ da @ base
+    k = abs(n)
+    powers = [np.broadcast_to(np.eye(np.shape(base)[-1], dtype=base.dtype), np.shape(base))]
+    for _ in range(k - 1):
+        powers.append(powers[-1] @ base)
+    return sum(powers[j] @ dbase @ powers[k - 1 - j] for j in range(k))
+
+
+def matrix_power_adjoint_tangent(g, da, a, n):
+    """Term of ``matrix_power_adjoint(g, a, n)`` for ``a`` (the product rule on
+    ``sum_j (B^T)^j g (B^T)^(k-1-j)``, ``B = a`` or ``a^-1``)."""
+    n = operator.index(n)
+    if n == 0:
+        return np.zeros(np.shape(a), dtype=np.result_type(g, _float(a)))
+    base, dbase = a, da
+    if n < 0:
+        base = np.linalg.inv(a)
+        dbase = -base @ da @ base
+    k = abs(n)
+    bt, dbt = _t(base), _t(dbase)
+    eye = np.broadcast_to(np.eye(np.shape(bt)[-1], dtype=bt.dtype), np.shape(bt))
+    powers, dpowers = [eye], [np.zeros_like(eye)]
+    for _ in range(k - 1):
+        dpowers.append(dpowers[-1] @ bt + powers[-1] @ dbt)
+        powers.append(powers[-1] @ bt)
+    gb = sum(powers[j] @ g @ powers[k - 1 - j] for j in range(k))
+    dgb = sum(dpowers[j] @ g @ powers[k - 1 - j] + powers[j] @ g @ dpowers[k - 1 - j]
+              for j in range(k))
+    return dgb if n > 0 else -(dbt @ gb @ bt + bt @ dgb @ bt + bt @ gb @ dbt)
+
+
 def pinv_adjoint(g, a, p, hermitian=False, rcond=None, rtol=None):
     """Gradient of ``p = np.linalg.pinv(a)`` where its rank is locally constant (Golub and
     Pereyra): ``-p^T g p^T + (I - a p) g^T p p^T + p^T p g^T (I - p a)``.
@@ -314,7 +614,7 @@ def pinv_adjoint(g, a, p, hermitian=False, rcond=None, rtol=None):
     With ``hermitian=True`` NumPy reads only the lower triangle of ``a``."""
     if rcond is not None or rtol is not None:  # a user cut-off may drop nonzero singular values
         s = np.linalg.svd(a, compute_uv=False, hermitian=hermitian)
-        cut = np.asarray(rtol if rcond is None else rcond)[..., np.newaxis] * s[..., :1]
+        cut = asarray(rtol if rcond is None else rcond)[..., np.newaxis] * s[..., :1]
         tiny = max(np.shape(a)[-2:]) * np.finfo(s.dtype).eps * 100 * s[..., :1]
         if np.any((s <= cut) & (s > tiny)):
             raise NotImplementedError("the gradient of pinv is not implemented when its cut-off "
@@ -326,6 +626,51 @@ def pinv_adjoint(g, a, p, hermitian=False, rcond=None, rtol=None):
     left = np.eye(m, dtype=p.dtype) - a @ p
     right = np.eye(n, dtype=p.dtype) - p @ a
     r = -pt @ g @ pt + left @ gt @ p @ pt + pt @ p @ gt @ right
+    return _fold(r) if hermitian else r
+
+
+def _check_cutoff(a, hermitian, rcond, rtol):
+    """pinv's cut-off must not drop nonzero singular values (as in ``pinv_adjoint``)."""
+    if rcond is None and rtol is None:
+        return
+    s = np.linalg.svd(a, compute_uv=False, hermitian=hermitian)
+    cut = asarray(rtol if rcond is None else rcond)[..., np.newaxis] * s[..., :1]
+    tiny = max(np.shape(a)[-2:]) * np.finfo(s.dtype).eps * 100 * s[..., :1]
+    if np.any((s <= cut) & (s > tiny)):
+        raise NotImplementedError("the gradient of pinv is not implemented when its cut-off "
+                                  "drops nonzero singular values")
+
+
+def pinv_tangent(da, a, p, hermitian=False, rcond=None, rtol=None):
+    """Tangent of ``p = np.linalg.pinv(a)`` where its rank is locally constant (Golub and
+    Pereyra): ``-p da p + p p^T da^T (I - a p) + (I - p a) da^T p^T p``."""
+    _check_cutoff(a, hermitian, rcond, rtol)
+    if hermitian:
+        a, da = _sym(a), _sym(da)
+    m, n = np.shape(a)[-2:]
+    pt, dat = _t(p), _t(da)
+    left = np.eye(m, dtype=p.dtype) - a @ p
+    right = np.eye(n, dtype=p.dtype) - p @ a
+    return -p @ da @ p + p @ pt @ dat @ left + right @ dat @ pt @ p
+
+
+def pinv_adjoint_tangent(dg, da, dp, g, a, p, hermitian=False, rcond=None, rtol=None):
+    """Tangent of ``pinv_adjoint(g, a, p, ...)``, a polynomial in ``g``, ``a`` and ``p``:
+    ``-p^T g p^T + (I - a p) g^T p p^T + p^T p g^T (I - p a)`` (then folded for
+    ``hermitian``)."""
+    _check_cutoff(a, hermitian, rcond, rtol)
+    if hermitian:
+        a, da = _sym(a), _sym(da)
+    m, n = np.shape(a)[-2:]
+    pt, gt, dpt, dgt = _t(p), _t(g), _t(dp), _t(dg)
+    left = np.eye(m, dtype=p.dtype) - a @ p
+    right = np.eye(n, dtype=p.dtype) - p @ a
+    dleft = -(da @ p + a @ dp)
+    dright = -(dp @ a + p @ da)
+    r = -(dpt @ g @ pt + pt @ dg @ pt + pt @ g @ dpt)
+    r = r + dleft @ gt @ p @ pt + left @ dgt @ p @ pt + left @ gt @ dp @ pt + left @ gt @ p @ dpt
+    r = r + dpt @ p @ gt @ right + pt @ dp @ gt @ right + pt @ p @ dgt @ right \
+        + pt @ p @ gt @ dright
     return _fold(r) if hermitian else r
 
 
@@ -348,7 +693,7 @@ def lstsq_adjoint(g, a, b, ans, wrt=0):
     if _flows(gres):
         # d|r|^2 = 2 r^T (db - da x), as a^T r = 0 at the solution
         res = bm - a @ xm
-        scaled = 2.0 * res * np.asarray(gres)
+        scaled = 2.0 * res * asarray(gres)
         gb = gb + scaled
         if wrt == 0:
             ga = ga - scaled @ xm.T
@@ -357,6 +702,67 @@ def lstsq_adjoint(g, a, b, ans, wrt=0):
             ga = ga + svdvals_adjoint(gs, a)
         return ga
     return gb[:, 0] if vector else gb
+
+
+def lstsq_adjoint_tangent(g, dg, a, da, b, db, res, dres, wrt=0):
+    """Tangent of ``lstsq_adjoint(g, a, b, res, wrt)`` along the tangents of ``g``,
+    ``a``, ``b`` and the solution ``res[0]``."""
+    flows, full = _flows, _full
+    x, residuals, rank, _ = res
+    gx, gres, _, gs = g
+    dgx, dgres, _, dgs = dg
+    m, n = np.shape(a)
+    if rank < min(m, n):
+        raise NotImplementedError("the gradient of lstsq needs a full-rank matrix")
+    vector = np.ndim(b) == 1
+    bm, xm = (b[:, np.newaxis], x[:, np.newaxis]) if vector else (b, x)
+    da = tangent_array(da, a)
+    dbm = tangent_array(db, b).reshape(bm.shape)
+    dxm = tangent_array(dres[0], x).reshape(xm.shape)
+    gxm = full(gx, x).reshape(xm.shape)
+    dgxm = tangent_array(dgx, x).reshape(xm.shape)
+    p = np.linalg.pinv(a)
+    dp = pinv_tangent(da, a, p)
+    dgb = dp.T @ gxm + p.T @ dgxm
+    dga = None
+    if wrt == 0:
+        dga = pinv_adjoint_tangent(dgxm @ bm.T + gxm @ dbm.T, da, dp, gxm @ bm.T, a, p)
+    if flows(gres) or flows(dgres):
+        r = bm - a @ xm
+        dr = dbm - da @ xm - a @ dxm
+        gr, dgr = full(gres, residuals), tangent_array(dgres, residuals)
+        scaled, dscaled = 2.0 * r * gr, 2.0 * (dr * gr + r * dgr)
+        dgb = dgb + dscaled
+        if wrt == 0:
+            dga = dga - dscaled @ xm.T - scaled @ dxm.T
+    if wrt == 0:
+        if flows(gs) or flows(dgs):
+            s = np.linalg.svd(a, compute_uv=False)
+            dga = dga + svdvals_adjoint(tangent_array(dgs, s), a) \
+                + svdvals_adjoint_tangent(full(gs, s), da, a)
+        return dga
+    return dgb[:, 0] if vector else dgb
+
+
+def lstsq_tangent(da, db, a, b, ans):
+    """Tangent of ``x, residuals, rank, s = np.linalg.lstsq(a, b)`` for a full-rank ``a``:
+    ``dx = dpinv(a) b + pinv(a) db``, ``d|r|^2 = 2 r^T (db - da x)`` per column, ``ds`` the
+    tangent of the singular values (the rank has none)."""
+    x, res, rank, _ = ans
+    m, n = np.shape(a)
+    if rank < min(m, n):
+        raise NotImplementedError("the gradient of lstsq needs a full-rank matrix")
+    vector = np.ndim(b) == 1
+    bm, xm = (b[:, np.newaxis], x[:, np.newaxis]) if vector else (b, x)
+    dbm = np.reshape(db, np.shape(bm))
+    p = np.linalg.pinv(a)
+    dx = pinv_tangent(da, a, p) @ bm + p @ dbm
+    if np.size(res):
+        r = bm - a @ xm
+        dres = 2.0 * np.sum(r * (dbm - da @ xm), axis=0)
+    else:
+        dres = np.zeros(np.shape(res), dtype=_float(res))
+    return GradTuple((dx[:, 0] if vector else dx, dres, 0.0, svdvals_tangent(da, a)))
 
 
 # --- decompositions -----------------------------------------------------------------------------
@@ -371,6 +777,37 @@ def cholesky_adjoint(g, factor, upper=False):
     left = np.linalg.solve(_t(lo), phi)  # L^-T Phi
     r = _t(np.linalg.solve(_t(lo), _t(left)))  # (L^-T Phi) L^-1
     return _fold(r, lower=not upper)
+
+
+
+def cholesky_tangent(da, factor, upper=False):
+    """Tangent of the Cholesky factor ``L`` (``U = L^T`` for ``upper``): ``L Phi(L^-1 dA L^-T)``
+    with ``Phi`` the lower triangle with a halved diagonal, ``dA`` the triangle NumPy reads
+    mirrored."""
+    lo = _t(factor) if upper else factor
+    s = _sym(da, lower=not upper)
+    left = np.linalg.solve(lo, s)  # L^-1 dA
+    x = np.linalg.solve(lo, _t(left))  # L^-1 dA L^-T (dA symmetric)
+    phi = np.tril(x) - 0.5 * x * np.eye(np.shape(x)[-1], dtype=x.dtype)
+    dl = lo @ phi
+    return _t(dl) if upper else dl
+
+
+def cholesky_adjoint_tangent(dg, dfactor, g, factor, upper=False):
+    """Tangent of ``cholesky_adjoint(g, factor, upper) = fold(L^-T Phi(L^T gL) L^-1)``."""
+    lo, gl = (_t(factor), _t(g)) if upper else (factor, g)
+    dlo, dgl = (_t(dfactor), _t(dg)) if upper else (dfactor, dg)
+    eye = np.eye(np.shape(lo)[-1], dtype=lo.dtype)
+
+    def phi(m):
+        return np.tril(m) - 0.5 * m * eye
+
+    inv = np.linalg.inv(lo)
+    dinv = -inv @ dlo @ inv
+    m = _t(lo) @ gl
+    dm = _t(dlo) @ gl + _t(lo) @ dgl
+    dr = _t(dinv) @ phi(m) @ inv + _t(inv) @ phi(dm) @ inv + _t(inv) @ phi(m) @ dinv
+    return _fold(dr, lower=not upper)
 
 
 def _lower(uplo) -> bool:
@@ -399,10 +836,62 @@ def eigh_adjoint(g, ans, uplo="L"):
     return _fold(v @ inner @ _t(v), _lower(uplo))
 
 
+def eigh_tangent(da, ans, uplo="L"):
+    """Tangent of ``w, v = np.linalg.eigh(a)``: ``dw = diag(v^T dA v)``,
+    ``dv = v (F * (v^T dA v))`` with ``F[i, j] = 1 / (w[j] - w[i])`` (NaN for equal
+    eigenvalues)."""
+    w, v = ans
+    m = _t(v) @ _sym(da, _lower(uplo)) @ v
+    with np.errstate(divide="ignore", invalid="ignore"):
+        dv = v @ (_gap_inverse(w) * m)
+    return GradTuple((_diag(m), dv))
+
+
+def _eig_tangent(v, w, s):
+    """``(dw, dv)`` of ``eigh`` along the symmetric tangent ``s``."""
+    m = _t(v) @ s @ v
+    with np.errstate(divide="ignore", invalid="ignore"):
+        dv = v @ (_gap_inverse(w) * m)
+    return _diag(m), dv
+
+
+def eigh_adjoint_tangent(dg, dans, g, ans, uplo="L"):
+    """Tangent of ``eigh_adjoint(g, (w, v), uplo) = fold(v (diag(gw) + F * (v^T gv)) v^T)``
+    with ``F[i, j] = 1 / (w[j] - w[i])`` (``dF = -F^2 * (dw[j] - dw[i])``)."""
+    w, v = ans
+    dw, dv = (_full(t, x) for t, x in zip(dans, ans, strict=True))
+    eye = np.eye(np.shape(v)[-1], dtype=v.dtype)
+    inner = _full(g[0], w)[..., np.newaxis, :] * eye
+    dinner = _full(dg[0], w)[..., np.newaxis, :] * eye
+    if _flows(g[1]) or _flows(dg[1]):
+        gv, dgv = _full(g[1], v), _full(dg[1], v)
+        f = _gap_inverse(w)
+        df = -f * f * (dw[..., np.newaxis, :] - dw[..., :, np.newaxis])
+        inner = inner + f * (_t(v) @ gv)
+        dinner = dinner + df * (_t(v) @ gv) + f * (_t(dv) @ gv + _t(v) @ dgv)
+    dr = dv @ inner @ _t(v) + v @ dinner @ _t(v) + v @ inner @ _t(dv)
+    return _fold(dr, _lower(uplo))
+
+
 def eigvalsh_adjoint(g, a, uplo="L"):
     """Gradient of ``np.linalg.eigvalsh(a)``: ``v diag(g) v^T``."""
     _, v = np.linalg.eigh(a, UPLO=uplo)
-    return _fold((v * np.asarray(g)[..., np.newaxis, :]) @ _t(v), _lower(uplo))
+    return _fold((v * asarray(g)[..., np.newaxis, :]) @ _t(v), _lower(uplo))
+
+
+def eigvalsh_tangent(da, a, uplo="L"):
+    """Tangent of ``np.linalg.eigvalsh(a)``: ``diag(v^T dA v)``."""
+    _, v = np.linalg.eigh(a, UPLO=uplo)
+    return np.sum(v * (_sym(da, _lower(uplo)) @ v), axis=-2)
+
+
+def eigvalsh_adjoint_tangent(g, da, a, uplo="L"):
+    """Term of ``eigvalsh_adjoint(g, a) = fold(v diag(g) v^T)`` for ``a`` (``v`` moves with
+    ``a``)."""
+    w, v = np.linalg.eigh(a, UPLO=uplo)
+    _, dv = _eig_tangent(v, w, _sym(da, _lower(uplo)))
+    scaled = v * asarray(g)[..., np.newaxis, :]
+    return _fold(dv @ _t(scaled) + scaled @ _t(dv), _lower(uplo))
 
 
 def _copyltu(m):
@@ -442,6 +931,85 @@ def qr_adjoint(g, ans, a, mode="reduced"):
     return np.concatenate([gx, gy], axis=-1)
 
 
+def _qr_square_adjoint_tangent(gq, dgq, gr, dgr, q, dq, r, dr):
+    """Tangent of ``_qr_square(gq, gr, q, r) = B r^-T``, ``B = gq + q copyltu(M)``,
+    ``M = r gr^T - gq^T q``: ``(dB - out dr^T) r^-T``."""
+    t, copyltu = _t, _copyltu
+    m = r @ t(gr) - t(gq) @ q
+    dm = dr @ t(gr) + r @ t(dgr) - t(dgq) @ q - t(gq) @ dq
+    b = gq + q @ copyltu(m)
+    db = dgq + dq @ copyltu(m) + q @ copyltu(dm)
+    out = t(np.linalg.solve(r, t(b)))
+    return t(np.linalg.solve(r, t(db - out @ t(dr))))
+
+
+def qr_adjoint_tangent(g, dg, res, dres, a, da, mode="reduced"):
+    """Tangent of ``qr_adjoint(g, res, a, mode)`` along the tangents of ``g``, of the
+    factors ``res = (q, r)`` and of ``a`` (mode 'r' factors ``a`` again; a wide ``a`` reads its
+    last columns)."""
+    rows, cols = np.shape(a)[-2:]
+    full = _full
+    if mode == "r":
+        q, r = np.linalg.qr(a)
+        dq, dr = qr_tangent(tangent_array(da, a), (q, r), a, "reduced")
+        gq, dgq = np.zeros_like(q), np.zeros_like(q)
+        gr, dgr = full(g, r), tangent_array(dg, r)
+    elif mode == "reduced" or (mode == "complete" and rows <= cols):
+        q, r = res
+        dq, dr = tangent_array(dres[0], q), tangent_array(dres[1], r)
+        gq, gr = full(g[0], q), full(g[1], r)
+        dgq, dgr = tangent_array(dg[0], q), tangent_array(dg[1], r)
+    elif mode == "complete":
+        raise NotImplementedError("the gradient of qr with mode='complete' needs no more rows "
+                                  "than columns (the extra columns of q are not unique)")
+    else:
+        raise NotImplementedError(f"the gradient of qr is not implemented for mode={mode!r}")
+    if rows >= cols:
+        return _qr_square_adjoint_tangent(gq, dgq, gr, dgr, q, dq, r, dr)
+    t = _t
+    y, dy = a[..., rows:], tangent_array(da, a)[..., rows:]
+    gr2, dgr2 = gr[..., rows:], dgr[..., rows:]
+    dgy = dq @ gr2 + q @ dgr2
+    gq1 = gq + y @ t(gr2)
+    dgq1 = dgq + dy @ t(gr2) + y @ t(dgr2)
+    dgx = _qr_square_adjoint_tangent(gq1, dgq1, gr[..., :rows], dgr[..., :rows], q, dq,
+                                     r[..., :rows], dr[..., :rows])
+    return np.concatenate([dgx, dgy], axis=-1)
+
+
+def _qr_square_tangent(da, q, r):
+    """Tangents ``(dq, dr)`` of ``q, r = qr(a)`` for ``a`` with at least as many rows as
+    columns: with ``C = q^T da r^-1`` and ``O`` the skew-symmetric part of its strict lower
+    triangle, ``dr = (C - O) r`` and ``dq = da r^-1 - q (C - O)``."""
+    dar = _t(np.linalg.solve(_t(r), _t(da)))  # da r^-1
+    c = _t(q) @ dar
+    low = np.tril(c, -1)
+    upper = c - low + _t(low)  # C - O, upper triangular
+    return dar - q @ upper, upper @ r
+
+
+def qr_tangent(da, ans, a, mode="reduced"):
+    """Tangent of ``np.linalg.qr(a, mode)`` for a full-rank ``a`` (modes 'reduced' and 'r';
+    'complete' where it equals 'reduced'). A wide ``a = [x | y]`` is ``q [r1 | q^T y]``."""
+    rows, cols = np.shape(a)[-2:]
+    if mode == "r":
+        q, r = np.linalg.qr(a)
+    elif mode == "reduced" or (mode == "complete" and rows <= cols):
+        q, r = ans
+    elif mode == "complete":
+        raise NotImplementedError("the gradient of qr with mode='complete' needs no more rows "
+                                  "than columns (the extra columns of q are not unique)")
+    else:
+        raise NotImplementedError(f"the gradient of qr is not implemented for mode={mode!r}")
+    if rows >= cols:
+        dq, dr = _qr_square_tangent(da, q, r)
+    else:
+        dq, dr1 = _qr_square_tangent(da[..., :rows], q, r[..., :rows])
+        dr2 = _t(dq) @ a[..., rows:] + _t(q) @ da[..., rows:]
+        dr = np.concatenate([dr1, dr2], axis=-1)
+    return dr if mode == "r" else GradTuple((dq, dr))
+
+
 def svdvals_adjoint(g, a, hermitian=False):
     """Gradient of the singular values of ``a``: ``u diag(g) v^T``.
 
@@ -451,11 +1019,42 @@ def svdvals_adjoint(g, a, hermitian=False):
         w, v = np.linalg.eigh(a)
         order = np.argsort(np.abs(w))[..., ::-1]  # as NumPy sorts them
         gw = np.zeros_like(w, dtype=_dtype(g, w))
-        np.put_along_axis(gw, order, np.asarray(g), axis=-1)
+        np.put_along_axis(gw, order, asarray(g), axis=-1)
         gw = gw * np.sign(w)
         return _fold((v * gw[..., np.newaxis, :]) @ _t(v))
     u, _, vh = np.linalg.svd(a, full_matrices=False)
-    return (u * np.asarray(g)[..., np.newaxis, :]) @ vh
+    return (u * asarray(g)[..., np.newaxis, :]) @ vh
+
+
+
+def svdvals_adjoint_tangent(g, da, a, hermitian=False):
+    """Term of ``a`` in the tangent of ``svdvals_adjoint(g, a) = u diag(g) v^T`` (the
+    singular vectors move with ``a``)."""
+    t = _t
+    if hermitian:
+        w, v = np.linalg.eigh(a)
+        order = np.argsort(np.abs(w))[..., ::-1]
+        gw = np.zeros_like(w, dtype=_dtype(g, w))
+        np.put_along_axis(gw, order, asarray(g), axis=-1)
+        scaled = v * (gw * np.sign(w))[..., np.newaxis, :]
+        _, dv = eigh_tangent(tangent_array(da, a), (w, v))
+        return _fold(dv @ t(scaled) + scaled @ t(dv))
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    du, _, dvh = svd_tangent(tangent_array(da, a), (u, s, vh), a, full_matrices=False)
+    gg = asarray(g)[..., np.newaxis, :]
+    return (du * gg) @ vh + (u * gg) @ dvh
+
+
+def svdvals_tangent(da, a, hermitian=False):
+    """Tangent of the singular values of ``a``: ``diag(u^T da v)``. With ``hermitian=True``
+    they are the sorted ``|w|`` of ``eigh(a)`` (lower triangle): ``sign(w) diag(v^T dA v)``."""
+    if hermitian:
+        w, v = np.linalg.eigh(a)
+        dw = np.sign(w) * np.sum(v * (_sym(da) @ v), axis=-2)
+        order = np.argsort(np.abs(w))[..., ::-1]  # as NumPy sorts them
+        return np.take_along_axis(dw, order, axis=-1)
+    u, _, vh = np.linalg.svd(a, full_matrices=False)
+    return np.sum(u * (da @ _t(vh)), axis=-2)
 
 
 def svd_adjoint(g, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
@@ -489,3 +1088,96 @@ def svd_adjoint(g, ans, a, full_matrices=True, compute_uv=True, hermitian=False)
     if cols > rows:
         out = out + (u / s[..., np.newaxis, :]) @ (_t(gv) - (_t(gv) @ v) @ vh)
     return out
+
+
+def svd_adjoint_tangent(g, dg, res, dres, a, da, full_matrices=True, compute_uv=True,
+                        hermitian=False):
+    """Tangent of ``svd_adjoint(g, res, a, ...)`` (Townsend's formula) along the
+    tangents of ``g`` and of the decomposition ``res = (u, s, vh)`` (or of ``a`` for the
+    singular values alone)."""
+    flows = _flows
+    if hermitian and compute_uv:
+        raise NotImplementedError("the gradient of svd is not implemented for hermitian=True "
+                                  "with compute_uv=True")
+    if not compute_uv:
+        return svdvals_adjoint(tangent_array(dg, res), a, hermitian) \
+            + svdvals_adjoint_tangent(g, da, a, hermitian)
+    t, full = _t, _full
+    u, s, vh = res
+    du, ds, dvh = (tangent_array(d, x) for d, x in zip(dres, res, strict=True))
+    rows, cols = np.shape(a)[-2:]
+    gs, dgs = full(g[1], s), tangent_array(dg[1], s)
+    if not (flows(g[0]) or flows(g[2]) or flows(dg[0]) or flows(dg[2])):
+        k = min(rows, cols)
+        uk, duk, vk, dvk = u[..., :k], du[..., :k], vh[..., :k, :], dvh[..., :k, :]
+        return (duk * gs[..., np.newaxis, :] + uk * dgs[..., np.newaxis, :]) @ vk \
+            + (uk * gs[..., np.newaxis, :]) @ dvk
+    if full_matrices and rows != cols:
+        raise NotImplementedError("the gradient of svd with full_matrices=True needs a square "
+                                  "matrix; use full_matrices=False")
+    gu, gvh = full(g[0], u), full(g[2], vh)
+    dgu, dgvh = tangent_array(dg[0], u), tangent_array(dg[2], vh)
+    v, gv, dv, dgv = t(vh), t(gvh), t(dvh), t(dgvh)
+    f = _gap_inverse(s, square=True)
+    ds2 = 2.0 * s * ds
+    df = -f * f * (ds2[..., np.newaxis, :] - ds2[..., :, np.newaxis])
+    su, dsu = t(u) @ gu - t(gu) @ u, t(du) @ gu + t(u) @ dgu - t(dgu) @ u - t(gu) @ du
+    sv, dsv = vh @ gv - t(gv) @ v, dvh @ gv + vh @ dgv - t(dgv) @ v - t(gv) @ dv
+    j, dj = f * su, df * su + f * dsu
+    k, dk = f * sv, df * sv + f * dsv
+    eye = _eye(j)
+    row, col = s[..., np.newaxis, :], s[..., :, np.newaxis]
+    drow, dcol = ds[..., np.newaxis, :], ds[..., :, np.newaxis]
+    core = j * row + gs[..., np.newaxis, :] * eye + col * k
+    dcore = dj * row + j * drow + dgs[..., np.newaxis, :] * eye + dcol * k + col * dk
+    out = du @ core @ vh + u @ dcore @ vh + u @ core @ dvh
+    if rows > cols:  # + (gu - u u^T gu) s^-1 v^T
+        m = gu - u @ (t(u) @ gu)
+        dm = dgu - du @ (t(u) @ gu) - u @ (t(du) @ gu) - u @ (t(u) @ dgu)
+        out = out + (dm / row - m * drow / (row * row)) @ vh + (m / row) @ dvh
+    if cols > rows:  # + u s^-1 (gv^T - gv^T v v^T)
+        m = t(gv) - (t(gv) @ v) @ vh
+        dm = t(dgv) - (t(dgv) @ v) @ vh - (t(gv) @ dv) @ vh - (t(gv) @ v) @ dvh
+        out = out + (du / row - u * drow / (row * row)) @ m + (u / row) @ dm
+    return out
+
+
+def svd_tangent(da, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
+    """Tangent of ``np.linalg.svd(a)`` (Townsend 2016), with ``P = u^T da v``,
+    ``F[i, j] = 1 / (s[j]^2 - s[i]^2)``: ``ds = diag(P)``,
+    ``du = u (F * (P s + s P^T)) + (I - u u^T) da v s^-1``,
+    ``dv = v (F * (s P + P^T s)) + (I - v v^T) da^T u s^-1``.
+
+    The singular values' tangent is exact also for equal or zero values; the vectors' is NaN
+    there, as it is for the extra columns of ``u`` (rows of ``vh``) of ``full_matrices=True``
+    (not unique)."""
+    if hermitian and compute_uv:
+        raise NotImplementedError("the gradient of svd is not implemented for hermitian=True "
+                                  "with compute_uv=True")
+    if not compute_uv:
+        return svdvals_tangent(da, a, hermitian)
+    u, s, vh = ans
+    rows, cols = np.shape(a)[-2:]
+    k = min(rows, cols)
+    uk, vk = u[..., :k], _t(vh[..., :k, :])
+    p = _t(uk) @ da @ vk
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f = _gap_inverse(s, square=True)
+        ps = p * s[..., np.newaxis, :]  # P s
+        sp = s[..., :, np.newaxis] * p  # s P
+        du = uk @ (f * (ps + _t(ps)))
+        dv = vk @ (f * (sp + _t(sp)))
+        if rows > k:
+            dav = da @ vk
+            du = du + (dav - uk @ (_t(uk) @ dav)) / s[..., np.newaxis, :]
+        if cols > k:
+            dau = _t(da) @ uk
+            dv = dv + (dau - vk @ (_t(vk) @ dau)) / s[..., np.newaxis, :]
+    dvh = _t(dv)
+    if full_matrices and rows > k:  # the other columns of u are not unique
+        du = np.concatenate([du, np.full(np.shape(u)[:-1] + (rows - k,), np.nan, du.dtype)],
+                            axis=-1)
+    if full_matrices and cols > k:
+        dvh = np.concatenate([dvh, np.full(np.shape(vh)[:-2] + (cols - k, cols), np.nan,
+                                           dvh.dtype)], axis=-2)
+    return GradTuple((du, _diag(p), dvh))

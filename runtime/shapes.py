@@ -1,18 +1,36 @@
-"""Runtime helpers of the shapes rules (NumPy only).
-
-Many of these ops only move elements around. Their gradient is found by running the op on the
-*ids* of the input's elements (``element_ids``): each output position then names the input
-element it came from (or -1 for a padding or inserted value), and ``ungather`` sums the
-gradient back into those elements (``np.add.at``, so repeated picks add up).
+"""Shape functions: the adjoints of functions that move, copy, join, split, pad or select
+elements (``unblock`` for ``np.block``, ``unpad`` for ``np.pad``...), each next to the tangent of
+the function it undoes (``block_tangent``, ``pad_tangent``: ``<function>_tangent``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from runtime.broadcast import unbroadcast
+from runtime.arrays import ShapeOf, asarray, is_array
+from runtime.broadcast import result_like, unbroadcast
 from runtime.containers import GradList, GradTuple
-from runtime.stand_in import ShapeOf
+
+
+def unconcatenate(g, arrays, axis=0):
+    """Split the gradient of ``np.concatenate(arrays, axis)`` into one piece per input (one
+    array, when ``arrays`` was itself an array whose rows were joined)."""
+    if is_array(arrays):
+        return np.stack(unconcatenate(g, list(arrays), axis))
+    if axis is None:
+        g = np.ravel(g)
+        sizes = [np.size(a) for a in arrays]
+        pieces = np.split(g, np.cumsum(sizes)[:-1])
+        return GradTuple(p.reshape(np.shape(a)) for p, a in zip(pieces, arrays, strict=True))
+    sizes = [np.shape(a)[axis] for a in arrays]
+    return GradTuple(np.split(g, np.cumsum(sizes)[:-1], axis=axis))
+
+
+def unstack(g, arrays, axis=0):
+    """Split the gradient of ``np.stack(arrays, axis)`` into one piece per input (one array,
+    when ``arrays`` was itself an array whose rows were stacked)."""
+    pieces = np.moveaxis(g, axis, 0)
+    return pieces if is_array(arrays) else GradTuple(pieces)
 
 
 def _grad_dtype(g, like):
@@ -26,7 +44,7 @@ def _grad_dtype(g, like):
 def _sequence(parts, like):
     """Per-element gradients of the sequence ``like``: a gradient tuple/list (which add
     element by element), or one array when ``like`` was an array whose rows were used."""
-    if isinstance(like, np.ndarray):
+    if is_array(like):
         return np.stack(parts)
     return GradTuple(parts) if isinstance(like, tuple) else GradList(parts)
 
@@ -36,11 +54,16 @@ def _fill(g, like):
     shape = np.shape(like)
     if type(g) is np.ndarray and g.shape == shape:
         return g
-    return np.broadcast_to(np.asarray(g, dtype=_grad_dtype(g, like)), shape)
+    return np.broadcast_to(asarray(g, dtype=_grad_dtype(g, like)), shape)
 
 
 def unsupported(what: str):
     """Raise for a variant of a function that has no gradient (e.g. an ``out=`` argument)."""
+    raise NotImplementedError(f"{what} cannot be differentiated; assign the result instead")
+
+
+def unsupported_tangent(v, what: str):
+    """Raise for a variant of a function that has no derivative (e.g. an ``out=`` argument)."""
     raise NotImplementedError(f"{what} cannot be differentiated; assign the result instead")
 
 
@@ -53,7 +76,7 @@ def ungather(g, like, picked):
     """The gradient of an op that picked elements ``picked`` (ids from ``element_ids(like)``,
     -1 for values that are not elements of ``like``) from ``like``: ``g`` summed into them."""
     out = np.zeros(np.size(like), dtype=_grad_dtype(g, like))
-    picked = np.asarray(picked)
+    picked = asarray(picked)
     g = np.broadcast_to(g, picked.shape)
     keep = picked >= 0
     if out.size:
@@ -78,8 +101,17 @@ def uncast(g, x, dtype=None):
         g = np.real(g)
     kind = getattr(x, "dtype", None)
     if kind is not None and kind.kind == "f" and np.result_type(g) != kind:
-        g = np.asarray(g, dtype=kind)
+        g = asarray(g, dtype=kind)
     return g
+
+
+def cast_tangent(v, ans):
+    """Tangent of ``ans = a.astype(dtype)``: ``v`` in ``ans``'s dtype; a cast to an integer or
+    boolean type is piecewise constant, with a zero tangent."""
+    kind = getattr(ans, "dtype", None)
+    if kind is None or kind.kind not in "fc":
+        return result_like(np.zeros(np.shape(ans)), ans)
+    return result_like(v, ans)
 
 
 def _nested_shape(obj) -> tuple:
@@ -173,6 +205,27 @@ def unblock(g, arrays):
     return _unblock(g, arrays, depth, ndim)
 
 
+def block_tangent(arrays):
+    """``np.block`` of nested lists of tangents: gradient lists become plain lists, as NumPy
+    before 2.3 arranges only ``list`` itself."""
+    def plain(x):
+        return [plain(v) for v in x] if isinstance(x, list) else x
+
+    return np.block(plain(arrays))
+
+
+
+def reshape_each(ans, *tangents):
+    """The tangents of ``np.atleast_Nd(a, b, ...)`` (a tuple): each reshaped like its result."""
+    return GradTuple(result_like(t, r) for t, r in zip(tangents, ans, strict=True))
+
+
+def broadcast_arrays_tangent(ans, *tangents):
+    """The tangents of ``np.broadcast_arrays(a, b, ...)``: each broadcast like its result."""
+    return GradTuple(result_like(np.broadcast_to(asarray(t), np.shape(r)), r)
+                     for t, r in zip(tangents, ans, strict=True))
+
+
 # --- reordering and repetition ----------------------------------------------------------------
 
 def untile(g, like, reps):
@@ -200,9 +253,15 @@ def unselect(g, condlist, choicelist, default):
     where its condition is the first true one, ``default`` where none is (a tuple:
     (choices' gradients, default's gradient))."""
     which = np.select(condlist, list(range(len(condlist))), -1)
-    g = np.asarray(g)
+    g = asarray(g)
     parts = [unbroadcast(np.where(which == i, g, 0.0), c) for i, c in enumerate(choicelist)]
     return _sequence(parts, choicelist), unbroadcast(np.where(which == -1, g, 0.0), default)
+
+
+def select_tangent(condlist, vchoices, vdefault, ans):
+    """Tangent of ``np.select(condlist, choicelist, default)``: the same selection of the
+    choices' and the default's tangents."""
+    return result_like(np.select(condlist, list(vchoices), vdefault), ans)
 
 
 _INDEX_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
@@ -222,13 +281,26 @@ def unpad(g, array, pad_width, mode, constant_values):
     ndim = np.ndim(array)
     codes = -2 - np.arange(2 * ndim).reshape(ndim, 2)
     picked = np.pad(ids, pad_width, "constant", constant_values=codes)
-    g = np.asarray(g)
+    g = asarray(g)
     table = np.array([np.sum(g[picked == c]) for c in codes.ravel()]).reshape(ndim, 2)
     like = constant_values
     if isinstance(like, (tuple, list)):  # a literal (before, after) or per-axis pairs
         like = ShapeOf(np.shape(like), np.result_type(g, float))
     gc = unbroadcast(table.astype(_grad_dtype(g, constant_values)), like)
     return ungather(g, array, picked), gc
+
+
+def pad_tangent(v, pad_width, mode, vc, ans):
+    """Tangent of ``np.pad(array, pad_width, mode, constant_values=...)`` for the tangents
+    ``v`` of ``array`` and ``vc`` of ``constant_values``. Only modes that copy elements are
+    linear; any other raises."""
+    if not isinstance(mode, str) or mode not in _INDEX_MODES:
+        raise NotImplementedError(f"np.pad with mode={mode!r} cannot be differentiated; "
+                                  f"supported modes: {', '.join(_INDEX_MODES)}")
+    v = asarray(v)
+    if mode == "constant":
+        return result_like(np.pad(v, pad_width, mode, constant_values=vc), ans)
+    return result_like(np.pad(v, pad_width, mode), ans)
 
 
 def unpiecewise(g, x, funclist):
@@ -240,12 +312,21 @@ def unpiecewise(g, x, funclist):
     return np.zeros(np.shape(x), dtype=_grad_dtype(g, x))
 
 
+def piecewise_tangent(v, ans, funclist):
+    """Tangent of ``np.piecewise(x, condlist, funclist)`` with constant values in ``funclist``:
+    zero (the result does not depend on ``x``'s values). Functions raise."""
+    if any(callable(f) for f in funclist):
+        raise NotImplementedError("np.piecewise with functions in funclist cannot be "
+                                  "differentiated; use np.where or np.select")
+    return result_like(np.zeros(np.shape(ans)), ans)
+
+
 def unbroadcast_item(g, i, like):
     """The gradient of ``like``, the ``i``-th argument of ``np.broadcast_arrays``."""
     return unbroadcast(g[i], like)
 
 
-def unappend(g, arr, values, axis=None):
+def unappend_array(g, arr, values, axis=None):
     """The gradients of ``np.append(arr, values, axis)`` for ``arr`` and ``values``."""
     ids, missing = element_ids, np.full
     return (ungather(g, arr, np.append(ids(arr), missing(np.shape(values), -1), axis)),

@@ -1,28 +1,34 @@
-"""Runtime helpers of the special rules (NumPy only).
-
-Also the helpers of the elementwise ``numpy``/``math``/builtin rules whose formulas do not fit in
-a template: digamma (for ``math.lgamma``/``math.gamma``), sinc's derivative, clip, ties of
-``min``/``max`` and the per-item partials of ``math.prod``/``math.dist``.
+"""Elementwise partials whose formulas do not fit in a template (NumPy only): digamma (for
+``math.lgamma``/``math.gamma``) and its derivative ``trigamma``, sinc's derivative and its own,
+clip, ties of ``min``/``max``, and the per-item partials of ``math.prod``/``math.dist``, each
+next to its tangent (``math_prod_grad_tangent``: the tangent of ``math_prod_grad``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from runtime.accumulate import zeros_like_grad
-from runtime.broadcast import unbroadcast
+from runtime.arrays import asarray, is_array, is_zero
+from runtime.broadcast import unbroadcast, zeros_like_grad
 from runtime.containers import GradList, GradTuple
-from runtime.ops import balanced_eq
 
 
-def _like(parts, items):
+def balanced_eq(x, z, y):
+    """Where ``x`` equals the result ``z`` of max/min(x, y): 1, or 1/2 on a tie with ``y``.
+
+    Splitting ties evenly keeps ``max(x, x)`` differentiable with gradient 1.
+    """
+    return (x == z) / (1.0 + (x == y))
+
+
+def _per_item(parts, items):
     """Per-item gradients in the structure of ``items``: an array, a tuple or a list."""
-    if isinstance(items, np.ndarray):
-        return np.asarray(parts, dtype=_float_dtype(items))
+    if is_array(items):
+        return asarray(parts, dtype=_real_float_dtype(items))
     return GradTuple(parts) if isinstance(items, tuple) else GradList(parts)
 
 
-def _float_dtype(x):
+def _real_float_dtype(x):
     dtype = getattr(x, "dtype", None)
     return dtype if dtype is not None and dtype.kind == "f" else np.dtype(float)
 
@@ -38,7 +44,7 @@ def digamma(x):
     poles) give inf or nan. Computed in float64: reflection for x < 1/2, the recurrence
     psi(x) = psi(x + 1) - 1/x up to x >= 10, then the asymptotic series.
     """
-    t = np.asarray(x, dtype=float)
+    t = asarray(x, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         reflect = t < 0.5
         z = np.where(reflect, 1.0 - t, t)
@@ -56,13 +62,43 @@ def digamma(x):
         psi = np.where(reflect, psi - np.pi / np.tan(np.pi * t), psi)
     if isinstance(x, float | int):
         return float(psi)
-    return psi.astype(_float_dtype(x), copy=False)
+    return psi.astype(_real_float_dtype(x), copy=False)
+
+
+
+# psi'(x) ~ 1/x + 1/(2x^2) + sum_k B_2k / x^(2k+1) (Bernoulli numbers B_2 ... B_14)
+_TRIGAMMA_SERIES = (1.0 / 6, -1.0 / 30, 1.0 / 42, -1.0 / 30, 5.0 / 66, -691.0 / 2730, 7.0 / 6)
+
+
+def trigamma(x):
+    """psi'(x), the derivative of ``digamma`` (the tangent of ``digamma``):
+    reflection for x < 1/2, the recurrence psi'(x) = psi'(x + 1) + 1/x^2 up to x >= 10, then
+    the asymptotic series. A float gives a float."""
+    t = asarray(x, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        reflect = t < 0.5
+        z = np.where(reflect, 1.0 - t, t)
+        acc = np.zeros_like(z)
+        for _ in range(10):
+            small = z < 10.0
+            acc += np.where(small, 1.0 / (z * z), 0.0)
+            z = np.where(small, z + 1.0, z)
+        w = 1.0 / (z * z)
+        series = 0.0
+        for c in reversed(_TRIGAMMA_SERIES):
+            series = (series + c) * w
+        psi1 = acc + 1.0 / z + 0.5 * w + series / z
+        # psi'(1 - x) + psi'(x) = pi^2 / sin^2(pi x)
+        psi1 = np.where(reflect, (np.pi / np.sin(np.pi * t)) ** 2 - psi1, psi1)
+    if isinstance(x, float | int):
+        return float(psi1)
+    return psi1.astype(_real_float_dtype(x), copy=False)
 
 
 def sinc_grad(x):
     """d/dx of ``np.sinc(x) = sin(pi x) / (pi x)``: (cos(pi x) - sinc(x)) / x, by its Taylor
     series near 0 (where the quotient loses precision; the derivative is 0 at x = 0)."""
-    x = np.asarray(x) if not isinstance(x, float | int) else x
+    x = asarray(x) if not isinstance(x, float | int) else x
     px = np.pi * x
     p2 = px * px
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -70,6 +106,20 @@ def sinc_grad(x):
     # pi * (-(px)/3 + (px)^3/30 - (px)^5/840 + (px)^7/45360), accurate to ~1e-14 for |px| < 0.1
     series = np.pi * px * (-1.0 / 3 + p2 * (1.0 / 30 + p2 * (-1.0 / 840 + p2 / 45360)))
     return np.where(np.abs(px) < 0.1, series, direct)[()]  # [()]: a scalar for a scalar
+
+
+def sinc_second(x):
+    """The derivative of ``sinc_grad``: ``sinc''(x) = pi^2 f''(pi x)``, ``f(u) =
+    sin(u) / u``, ``f''(u) = (2 sin u - 2 u cos u - u^2 sin u) / u^3``; near 0 the derivative of
+    the series ``sinc_grad`` uses there."""
+    x = asarray(x) if not isinstance(x, float | int) else x
+    u = np.pi * x
+    u2 = u * u
+    with np.errstate(divide="ignore", invalid="ignore"):
+        safe = np.where(u == 0, 1.0, u)
+        direct = (2.0 * np.sin(u) - 2.0 * u * np.cos(u) - u2 * np.sin(u)) / (safe * safe * safe)
+    series = -1.0 / 3 + u2 * (1.0 / 10 + u2 * (-1.0 / 168 + u2 / 6480))
+    return (np.pi * np.pi * np.where(np.abs(u) < 0.1, series, direct))[()]
 
 
 _NON_FINITE = {"finite": np.isfinite, "nan": np.isnan, "posinf": np.isposinf,
@@ -120,12 +170,12 @@ def tie_split(g, ans, items, key=None):
     if key is not None:
         raise NotImplementedError("max/min with key= cannot be differentiated; select the item "
                                   "with an index (e.g. np.argmax of the keys) instead")
-    if isinstance(items, np.ndarray):
+    if is_array(items):
         hits = items == ans
-        return np.where(hits, g / np.count_nonzero(hits), 0.0).astype(_float_dtype(items))
+        return np.where(hits, g / np.count_nonzero(hits), 0.0).astype(_real_float_dtype(items))
     hits = [item is not None and bool(item == ans) for item in items]
     share = g / sum(hits)
-    return _like([share if hit else 0.0 for hit in hits], items)
+    return _per_item([share if hit else 0.0 for hit in hits], items)
 
 
 def default_partial(g, items, default):
@@ -134,7 +184,7 @@ def default_partial(g, items, default):
     return g if len(items) == 0 else zeros_like_grad(default)
 
 
-def prod_grad(g, items, start=1):
+def math_prod_grad(g, items, start=1):
     """Gradients of ``math.prod(items, start=start)`` for each item, in the structure of
     ``items``: ``g`` times the product of every other factor (prefix and suffix products, so
     zero factors are fine)."""
@@ -146,7 +196,24 @@ def prod_grad(g, items, start=1):
     for i in range(n):
         before[i + 1] = before[i] * items[i]
         after[n - 1 - i] = after[n - i] * items[n - 1 - i]
-    return _like([g * before[i] * after[i + 1] for i in range(n)], items)
+    return _per_item([g * before[i] * after[i + 1] for i in range(n)], items)
+
+
+def math_prod_grad_tangent(g, items, ditems, start=1, dstart=0.0):
+    """Terms of ``items`` and ``start`` in the tangent of ``math_prod_grad(g, items, start)``:
+    ``g`` times the tangent of each item's product of the other factors."""
+    n = len(items)
+    ditems = [0.0] * n if is_zero(ditems) else list(ditems)
+    before, dbefore = [start] * (n + 1), [dstart] * (n + 1)
+    after, dafter = [1.0] * (n + 1), [0.0] * (n + 1)
+    for i in range(n):
+        before[i + 1] = before[i] * items[i]
+        dbefore[i + 1] = dbefore[i] * items[i] + before[i] * ditems[i]
+        j = n - 1 - i
+        after[j] = after[j + 1] * items[j]
+        dafter[j] = dafter[j + 1] * items[j] + after[j + 1] * ditems[j]
+    return _per_item([g * (dbefore[i] * after[i + 1] + before[i] * dafter[i + 1])
+                      for i in range(n)], items)
 
 
 def dist_grad(g, p, q, ans):
@@ -154,4 +221,17 @@ def dist_grad(g, p, q, ans):
     in the structure of ``p`` (0 where p == q, the kink)."""
     scale = 0.0 if ans == 0 else g / ans
     parts = [scale * (float(a) - float(b)) for a, b in zip(p, q, strict=True)]
-    return _like(parts, p)
+    return _per_item(parts, p)
+
+
+def dist_grad_tangent(g, dp, dq, dans, p, q, ans):
+    """Terms of ``p``, ``q`` and ``ans`` in the tangent of ``dist_grad(g, p, q, ans)``
+    (``g (p - q) / ans``)."""
+    n = len(p)
+    dp = [0.0] * n if is_zero(dp) else list(dp)
+    dq = [0.0] * n if is_zero(dq) else list(dq)
+    scale = 0.0 if ans == 0 else g / ans
+    dscale = 0.0 if ans == 0 else -g * dans / (ans * ans)
+    parts = [scale * (float(da) - float(db)) + dscale * (float(a) - float(b))
+             for a, b, da, db in zip(p, q, dp, dq, strict=True)]
+    return _per_item(parts, p)

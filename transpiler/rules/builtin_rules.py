@@ -37,11 +37,11 @@ def tan_builtin_sum(ans, iterable, start=0):
 def adj_builtin_max(ans, arg1, arg2=None, arg3=None, arg4=None, arg5=None, arg6=None, *,
                     key=None, default=None):
     if arg2 is None:
-        d[arg1] = rt.special.tie_split(d[ans], ans, arg1, key)
+        d[arg1] = rt.tie_split(d[ans], ans, arg1, key)
         if default is not None:
-            d[default] = rt.special.default_partial(d[ans], arg1, default)
+            d[default] = rt.default_partial(d[ans], arg1, default)
     else:
-        parts = rt.special.tie_split(d[ans], ans, (arg1, arg2, arg3, arg4, arg5, arg6), key)
+        parts = rt.tie_split(d[ans], ans, (arg1, arg2, arg3, arg4, arg5, arg6), key)
         d[arg1] = parts[0]
         d[arg2] = parts[1]
         d[arg3] = parts[2]
@@ -56,11 +56,11 @@ def adj_builtin_max(ans, arg1, arg2=None, arg3=None, arg4=None, arg5=None, arg6=
 def tan_builtin_max(ans, arg1, arg2=None, arg3=None, arg4=None, arg5=None, arg6=None, *,
                     key=None, default=None):
     if arg2 is None:
-        d[ans] = np.dot(rt.special.tie_split(1.0, ans, arg1, key), d[arg1])
+        d[ans] = np.dot(rt.tie_split(1.0, ans, arg1, key), d[arg1])
         if default is not None:
-            d[ans] = rt.special.default_partial(d[default], arg1, ans)
+            d[ans] = rt.default_partial(d[default], arg1, ans)
     else:
-        weights = rt.special.tie_split(1.0, ans, (arg1, arg2, arg3, arg4, arg5, arg6), key)
+        weights = rt.tie_split(1.0, ans, (arg1, arg2, arg3, arg4, arg5, arg6), key)
         d[ans] = d[arg1] * weights[0]
         d[ans] = d[arg2] * weights[1]
         d[ans] = d[arg3] * weights[2]

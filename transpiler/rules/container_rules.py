@@ -3,7 +3,6 @@
 sequence a ``for`` loop walks."""
 
 import runtime as rt
-import runtime.linalg_tangents  # noqa: F401  (rt.linalg_tangents in tangent templates)
 from transpiler.rules.registry import adjoint, d, tangent
 
 
@@ -14,7 +13,7 @@ def adj_list(ans, iterable=()):
 
 @tangent(list, tuple)
 def tan_list(ans, iterable=()):
-    d[ans] = rt.linalg_tangents.listed(d[iterable], iterable, ans)  # an array's row tangents
+    d[ans] = rt.list_tangent(d[iterable], iterable, ans)  # an array's row tangents
 
 
 @adjoint(rt.extended)  # xs.extend(ys) is xs = rt.extended(xs, ys)
@@ -25,7 +24,7 @@ def adj_extended(ans, items, more):
 
 @tangent(rt.extended)
 def tan_extended(ans, items, more):
-    d[ans] = rt.linalg_tangents.extended(d[items], d[more])  # one term: a list of both
+    d[ans] = rt.extended_tangent(d[items], d[more])  # one term: a list of both
 
 
 @adjoint(dict.get)  # params.get("k", default)
@@ -37,9 +36,9 @@ def adj_dict_get(ans, mapping, key, default=None):
 @tangent(dict.get)
 def tan_dict_get(ans, mapping, key, default=None):
     if default is None:
-        d[ans] = rt.linalg_tangents.get(d[mapping], key)
+        d[ans] = rt.get_tangent(d[mapping], key)
     if default is not None:  # one term: the tangent of whichever was returned
-        d[ans] = rt.linalg_tangents.get(d[mapping], key, d[default])
+        d[ans] = rt.get_tangent(d[mapping], key, d[default])
 
 
 @adjoint(rt.sequence)  # for v in xs: xs walked by index (a dict's keys as a list)
@@ -49,7 +48,7 @@ def adj_sequence(ans, items):
 
 @tangent(rt.sequence)
 def tan_sequence(ans, items):
-    d[ans] = rt.linalg_tangents.sequence(d[items], items)
+    d[ans] = rt.sequence_tangent(d[items], items)
 
 
 @adjoint(rt.values)  # params.values()
@@ -59,7 +58,7 @@ def adj_values(ans, mapping):
 
 @tangent(rt.values)
 def tan_values(ans, mapping):
-    d[ans] = rt.linalg_tangents.values(d[mapping], mapping)
+    d[ans] = rt.values_tangent(d[mapping], mapping)
 
 
 @adjoint(rt.items)  # params.items(): the keys carry no gradient
@@ -69,4 +68,4 @@ def adj_items(ans, mapping):
 
 @tangent(rt.items)
 def tan_items(ans, mapping):
-    d[ans] = rt.linalg_tangents.items(d[mapping], mapping)
+    d[ans] = rt.items_tangent(d[mapping], mapping)

@@ -286,22 +286,22 @@ def tan_cbrt(ans, x):
 
 @adjoint(math.lgamma)  # log|Gamma(x)|
 def adj_lgamma(ans, x):
-    d[x] = d[ans] * rt.special.digamma(x)
+    d[x] = d[ans] * rt.digamma(x)
 
 
 @tangent(math.lgamma)
 def tan_lgamma(ans, x):
-    d[ans] = d[x] * rt.special.digamma(x)
+    d[ans] = d[x] * rt.digamma(x)
 
 
 @adjoint(math.gamma)
 def adj_gamma(ans, x):
-    d[x] = d[ans] * ans * rt.special.digamma(x)
+    d[x] = d[ans] * ans * rt.digamma(x)
 
 
 @tangent(math.gamma)
 def tan_gamma(ans, x):
-    d[ans] = d[x] * ans * rt.special.digamma(x)
+    d[ans] = d[x] * ans * rt.digamma(x)
 
 
 @adjoint(math.erf)
@@ -404,24 +404,24 @@ def tan_fsum(ans, seq):
 
 @adjoint(math.prod)
 def adj_prod(ans, iterable, *, start=1):
-    d[iterable] = rt.special.prod_grad(d[ans], iterable, start)
+    d[iterable] = rt.math_prod_grad(d[ans], iterable, start)
     d[start] = d[ans] * math.prod(iterable)
 
 
 @tangent(math.prod)
 def tan_prod(ans, iterable, *, start=1):
     # the weight of each item's tangent: the product of every other factor
-    d[ans] = np.dot(rt.special.prod_grad(1.0, iterable, start), d[iterable])
+    d[ans] = np.dot(rt.math_prod_grad(1.0, iterable, start), d[iterable])
     d[ans] = d[start] * math.prod(iterable)
 
 
 @adjoint(math.dist)
 def adj_dist(ans, p, q):
-    d[p] = rt.special.dist_grad(d[ans], p, q, ans)
-    d[q] = rt.special.dist_grad(d[ans], q, p, ans)
+    d[p] = rt.dist_grad(d[ans], p, q, ans)
+    d[q] = rt.dist_grad(d[ans], q, p, ans)
 
 
 @tangent(math.dist)
 def tan_dist(ans, p, q):
-    d[ans] = float(np.dot(rt.special.dist_grad(1.0, p, q, ans), d[p]))  # a float, like ans
-    d[ans] = float(np.dot(rt.special.dist_grad(1.0, q, p, ans), d[q]))
+    d[ans] = float(np.dot(rt.dist_grad(1.0, p, q, ans), d[p]))  # a float, like ans
+    d[ans] = float(np.dot(rt.dist_grad(1.0, q, p, ans), d[q]))

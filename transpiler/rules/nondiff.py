@@ -27,8 +27,8 @@ NONDIFF: set = {
     rt.seed, rt.zeros_like_grad,  # ones and zeros shaped like a value (in generated gradients)
     rt.shape_of, rt.balanced_eq,  # a stand-in for a shape on a tape; a tie mask
     # helpers of generated gradients: element ids, a mask, and two that only raise
-    rt.shapes.element_ids, rt.special.nan_to_num_mask, rt.reductions.constant_only,
-    rt.shapes.unsupported,
+    rt.element_ids, rt.nan_to_num_mask, rt.constant_only,
+    rt.unsupported,
     # builtins
     builtins.len, builtins.int, builtins.bool, builtins.round, builtins.range, builtins.print,
     builtins.isinstance, builtins.type, builtins.any, builtins.all,

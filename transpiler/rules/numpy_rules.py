@@ -270,12 +270,12 @@ def tan_rad2deg(ans, x):
 
 @adjoint(np.sinc)
 def adj_sinc(ans, x):
-    d[x] = d[ans] * rt.special.sinc_grad(x)
+    d[x] = d[ans] * rt.sinc_grad(x)
 
 
 @tangent(np.sinc)
 def tan_sinc(ans, x):
-    d[ans] = d[x] * rt.special.sinc_grad(x)
+    d[ans] = d[x] * rt.sinc_grad(x)
 
 
 @adjoint(np.conjugate)
@@ -469,7 +469,7 @@ def tan_ldexp(ans, x1, x2):
 
 @adjoint(np.clip)  # a_min/a_max or NumPy 2's min/max; None for a missing bound
 def adj_clip(ans, a, a_min=None, a_max=None, *, min=None, max=None):
-    parts = rt.special.clip_partials(d[ans], a, a_min, a_max, min, max)
+    parts = rt.clip_partials(d[ans], a, a_min, a_max, min, max)
     d[a] = parts[0]
     d[a_min] = parts[1]
     d[min] = parts[1]
@@ -506,25 +506,25 @@ def tan_clip(ans, a, a_min=None, a_max=None, *, min=None, max=None):
 
 @adjoint(np.nan_to_num)
 def adj_nan_to_num(ans, x, copy=True, nan=0.0, posinf=None, neginf=None):
-    d[x] = d[ans] * rt.special.nan_to_num_mask(x, copy, "finite")
-    d[nan] = rt.unbroadcast(np.where(rt.special.nan_to_num_mask(x, copy, "nan"), d[ans], 0.0),
+    d[x] = d[ans] * rt.nan_to_num_mask(x, copy, "finite")
+    d[nan] = rt.unbroadcast(np.where(rt.nan_to_num_mask(x, copy, "nan"), d[ans], 0.0),
                             nan)
     if posinf is not None:
         d[posinf] = rt.unbroadcast(
-            np.where(rt.special.nan_to_num_mask(x, copy, "posinf"), d[ans], 0.0), posinf)
+            np.where(rt.nan_to_num_mask(x, copy, "posinf"), d[ans], 0.0), posinf)
     if neginf is not None:
         d[neginf] = rt.unbroadcast(
-            np.where(rt.special.nan_to_num_mask(x, copy, "neginf"), d[ans], 0.0), neginf)
+            np.where(rt.nan_to_num_mask(x, copy, "neginf"), d[ans], 0.0), neginf)
 
 
 @tangent(np.nan_to_num)
 def tan_nan_to_num(ans, x, copy=True, nan=0.0, posinf=None, neginf=None):
-    d[ans] = d[x] * rt.special.nan_to_num_mask(x, copy, "finite")
-    d[ans] = d[nan] * rt.special.nan_to_num_mask(x, copy, "nan").astype(ans.dtype)
+    d[ans] = d[x] * rt.nan_to_num_mask(x, copy, "finite")
+    d[ans] = d[nan] * rt.nan_to_num_mask(x, copy, "nan").astype(ans.dtype)
     if posinf is not None:
-        d[ans] = d[posinf] * rt.special.nan_to_num_mask(x, copy, "posinf").astype(ans.dtype)
+        d[ans] = d[posinf] * rt.nan_to_num_mask(x, copy, "posinf").astype(ans.dtype)
     if neginf is not None:
-        d[ans] = d[neginf] * rt.special.nan_to_num_mask(x, copy, "neginf").astype(ans.dtype)
+        d[ans] = d[neginf] * rt.nan_to_num_mask(x, copy, "neginf").astype(ans.dtype)
 
 
 # --- reductions ---

@@ -2,56 +2,55 @@
 
 Parameters mirror NumPy's signatures; those after an ``out=`` parameter are keyword-only here,
 so a positional ``out``, ``initial=``, ``where=`` or ``overwrite_input=`` is refused at compile
-time instead of being misread. Helpers live in ``runtime/reductions.py`` (adjoints) and
-``runtime/tangents.py`` (tangents).
+time instead of being misread. Helpers live in ``runtime/reductions.py``, each adjoint next to
+its tangents.
 """
 
 import numpy as np
 
 import runtime as rt
-import runtime.tangents  # noqa: F401  (rt.tangents)
 from transpiler.rules.registry import adjoint, d, since, tangent
 
 # --- products, extrema ------------------------------------------------------------------------
 
 @adjoint(np.prod)
 def adj_prod(ans, a, axis=None, dtype=None, *, keepdims=False):
-    d[a] = rt.reductions.prod_grad(d[ans], a, axis, keepdims)
+    d[a] = rt.prod_grad(d[ans], a, axis, keepdims)
 
 
 @tangent(np.prod)
 def tan_prod(ans, a, axis=None, dtype=None, *, keepdims=False):
-    d[ans] = rt.tangents.prod(d[a], a, ans, axis, keepdims)
+    d[ans] = rt.prod_tangent(d[a], a, ans, axis, keepdims)
 
 
 @adjoint(np.nanprod)
 def adj_nanprod(ans, a, axis=None, dtype=None, *, keepdims=False):
-    d[a] = rt.reductions.nanprod_grad(d[ans], a, axis, keepdims)
+    d[a] = rt.nanprod_grad(d[ans], a, axis, keepdims)
 
 
 @tangent(np.nanprod)
 def tan_nanprod(ans, a, axis=None, dtype=None, *, keepdims=False):
-    d[ans] = rt.tangents.nanprod(d[a], a, ans, axis, keepdims)
+    d[ans] = rt.nanprod_tangent(d[a], a, ans, axis, keepdims)
 
 
 @adjoint(np.max, np.amax, np.min, np.amin, np.nanmax, np.nanmin)
 def adj_max(ans, a, axis=None, *, keepdims=False):
-    d[a] = rt.reductions.extremum_grad(d[ans], a, ans, axis, keepdims)
+    d[a] = rt.extremum_grad(d[ans], a, ans, axis, keepdims)
 
 
 @tangent(np.max, np.amax, np.min, np.amin, np.nanmax, np.nanmin)
 def tan_max(ans, a, axis=None, *, keepdims=False):
-    d[ans] = rt.tangents.extremum(d[a], a, ans, axis, keepdims)
+    d[ans] = rt.extremum_tangent(d[a], a, ans, axis, keepdims)
 
 
 @adjoint(np.ptp)
 def adj_ptp(ans, a, axis=None, *, keepdims=False):
-    d[a] = rt.reductions.ptp_grad(d[ans], a, axis, keepdims)
+    d[a] = rt.ptp_grad(d[ans], a, axis, keepdims)
 
 
 @tangent(np.ptp)
 def tan_ptp(ans, a, axis=None, *, keepdims=False):
-    d[ans] = rt.tangents.ptp(d[a], a, ans, axis, keepdims)
+    d[ans] = rt.ptp_tangent(d[a], a, ans, axis, keepdims)
 
 
 # --- NaN-ignoring sums, moments ---------------------------------------------------------------
@@ -68,74 +67,74 @@ def tan_nansum(ans, a, axis=None, dtype=None, *, keepdims=False):
 
 @adjoint(np.nanmean)
 def adj_nanmean(ans, a, axis=None, dtype=None, *, keepdims=False):
-    d[a] = rt.reductions.nanmean_grad(d[ans], a, axis, keepdims)
+    d[a] = rt.nanmean_grad(d[ans], a, axis, keepdims)
 
 
 @tangent(np.nanmean)
 def tan_nanmean(ans, a, axis=None, dtype=None, *, keepdims=False):
-    d[ans] = rt.tangents.nanmean(d[a], a, ans, axis, keepdims)
+    d[ans] = rt.nanmean_tangent(d[a], a, ans, axis, keepdims)
 
 
 @adjoint(np.var)
 def adj_var(ans, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
-    d[a] = rt.reductions.var_grad(d[ans], a, axis, ddof, keepdims)
+    d[a] = rt.var_grad(d[ans], a, axis, ddof, keepdims)
 
 
 @tangent(np.var)
 def tan_var(ans, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
-    d[ans] = rt.tangents.var(d[a], a, ans, axis, ddof, keepdims)
+    d[ans] = rt.var_tangent(d[a], a, ans, axis, ddof, keepdims)
 
 
 @adjoint(np.std)
 def adj_std(ans, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
-    d[a] = rt.reductions.var_grad(d[ans] * 0.5 / ans, a, axis, ddof, keepdims)  # std = sqrt(var)
+    d[a] = rt.var_grad(d[ans] * 0.5 / ans, a, axis, ddof, keepdims)  # std = sqrt(var)
 
 
 @tangent(np.std)
 def tan_std(ans, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
-    d[ans] = rt.tangents.var(d[a], a, ans, axis, ddof, keepdims) * 0.5 / ans
+    d[ans] = rt.var_tangent(d[a], a, ans, axis, ddof, keepdims) * 0.5 / ans
 
 
 @adjoint(np.nanvar)
 def adj_nanvar(ans, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
-    d[a] = rt.reductions.nanvar_grad(d[ans], a, axis, ddof, keepdims)
+    d[a] = rt.nanvar_grad(d[ans], a, axis, ddof, keepdims)
 
 
 @tangent(np.nanvar)
 def tan_nanvar(ans, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
-    d[ans] = rt.tangents.nanvar(d[a], a, ans, axis, ddof, keepdims)
+    d[ans] = rt.nanvar_tangent(d[a], a, ans, axis, ddof, keepdims)
 
 
 @adjoint(np.nanstd)
 def adj_nanstd(ans, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
-    d[a] = rt.reductions.nanvar_grad(d[ans] * 0.5 / ans, a, axis, ddof, keepdims)
+    d[a] = rt.nanvar_grad(d[ans] * 0.5 / ans, a, axis, ddof, keepdims)
 
 
 @tangent(np.nanstd)
 def tan_nanstd(ans, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
-    d[ans] = rt.tangents.nanvar(d[a], a, ans, axis, ddof, keepdims) * 0.5 / ans
+    d[ans] = rt.nanvar_tangent(d[a], a, ans, axis, ddof, keepdims) * 0.5 / ans
 
 
 @adjoint(np.average)
 def adj_average(ans, a, axis=None, weights=None, returned=False, *, keepdims=False):
-    ga, gw = rt.reductions.average_grads(d[ans], a, ans, axis, weights, returned, keepdims)
+    ga, gw = rt.average_grads(d[ans], a, ans, axis, weights, returned, keepdims)
     d[a] = ga
     d[weights] = gw
 
 
 @tangent(np.average)
 def tan_average(ans, a, axis=None, weights=None, returned=False, *, keepdims=False):
-    d[ans] = rt.tangents.average(d[a], a, ans, axis, weights, returned, keepdims)
+    d[ans] = rt.average_tangent(d[a], a, ans, axis, weights, returned, keepdims)
     if weights is not None:
-        d[ans] = rt.tangents.average_weights(d[weights], a, ans, axis, weights, returned,
-                                             keepdims)
+        d[ans] = rt.average_tangent_weights(d[weights], a, ans, axis, weights, returned,
+                                            keepdims)
 
 
 # --- cumulative, differences ------------------------------------------------------------------
 
 @adjoint(np.cumsum)
 def adj_cumsum(ans, a, axis=None, dtype=None):
-    d[a] = rt.reductions.cumsum_grad(d[ans], a, axis)
+    d[a] = rt.cumsum_grad(d[ans], a, axis)
 
 
 @tangent(np.cumsum)
@@ -145,7 +144,7 @@ def tan_cumsum(ans, a, axis=None, dtype=None):
 
 @adjoint(np.nancumsum)
 def adj_nancumsum(ans, a, axis=None, dtype=None):
-    d[a] = rt.reductions.cumsum_grad(d[ans], a, axis) * ~np.isnan(a)
+    d[a] = rt.cumsum_grad(d[ans], a, axis) * ~np.isnan(a)
 
 
 @tangent(np.nancumsum)
@@ -155,27 +154,27 @@ def tan_nancumsum(ans, a, axis=None, dtype=None):
 
 @adjoint(np.cumprod)
 def adj_cumprod(ans, a, axis=None, dtype=None):
-    d[a] = rt.reductions.cumprod_grad(d[ans], a, ans, axis)
+    d[a] = rt.cumprod_grad(d[ans], a, ans, axis)
 
 
 @tangent(np.cumprod)
 def tan_cumprod(ans, a, axis=None, dtype=None):
-    d[ans] = rt.tangents.cumprod(d[a], a, ans, axis)
+    d[ans] = rt.cumprod_tangent(d[a], a, ans, axis)
 
 
 @adjoint(np.nancumprod)
 def adj_nancumprod(ans, a, axis=None, dtype=None):
-    d[a] = rt.reductions.nancumprod_grad(d[ans], a, ans, axis)
+    d[a] = rt.nancumprod_grad(d[ans], a, ans, axis)
 
 
 @tangent(np.nancumprod)
 def tan_nancumprod(ans, a, axis=None, dtype=None):
-    d[ans] = rt.tangents.nancumprod(d[a], a, ans, axis)
+    d[ans] = rt.nancumprod_tangent(d[a], a, ans, axis)
 
 
 @adjoint(np.diff)
 def adj_diff(ans, a, n=1, axis=-1, prepend=None, append=None):
-    ga, gp, gq = rt.reductions.diff_grads(d[ans], a, n, axis, prepend, append)
+    ga, gp, gq = rt.diff_grads(d[ans], a, n, axis, prepend, append)
     d[a] = ga
     d[prepend] = gp
     d[append] = gq
@@ -197,7 +196,7 @@ def tan_diff(ans, a, n=1, axis=-1, prepend=None, append=None):
 
 @adjoint(np.ediff1d)
 def adj_ediff1d(ans, ary, to_end=None, to_begin=None):
-    ga, ge, gb = rt.reductions.ediff1d_grads(d[ans], ary, to_end, to_begin)
+    ga, ge, gb = rt.ediff1d_grads(d[ans], ary, to_end, to_begin)
     d[ary] = ga
     d[to_end] = ge
     d[to_begin] = gb
@@ -219,11 +218,11 @@ def tan_ediff1d(ans, ary, to_end=None, to_begin=None):
 @adjoint(np.gradient)
 def adj_gradient(ans, f, s1=None, s2=None, s3=None, s4=None, *, axis=None, edge_order=1):
     # *varargs cannot be a template parameter: up to four positional spacings instead
-    d[f] = rt.reductions.gradient_grad(d[ans], f, (s1, s2, s3, s4), axis, edge_order)
-    d[s1] = rt.reductions.constant_only("the spacing of np.gradient")
-    d[s2] = rt.reductions.constant_only("the spacing of np.gradient")
-    d[s3] = rt.reductions.constant_only("the spacing of np.gradient")
-    d[s4] = rt.reductions.constant_only("the spacing of np.gradient")
+    d[f] = rt.gradient_grad(d[ans], f, (s1, s2, s3, s4), axis, edge_order)
+    d[s1] = rt.constant_only("the spacing of np.gradient")
+    d[s2] = rt.constant_only("the spacing of np.gradient")
+    d[s3] = rt.constant_only("the spacing of np.gradient")
+    d[s4] = rt.constant_only("the spacing of np.gradient")
 
 
 @tangent(np.gradient)
@@ -239,52 +238,52 @@ def tan_gradient(ans, f, s1=None, s2=None, s3=None, s4=None, *, axis=None, edge_
     else:
         d[ans] = np.gradient(d[f], s1, s2, s3, s4, axis=axis, edge_order=edge_order)
     if s1 is not None:
-        d[ans] = rt.tangents.constant_only(d[s1], "the spacing of np.gradient")
+        d[ans] = rt.constant_only_tangent(d[s1], "the spacing of np.gradient")
     if s2 is not None:
-        d[ans] = rt.tangents.constant_only(d[s2], "the spacing of np.gradient")
+        d[ans] = rt.constant_only_tangent(d[s2], "the spacing of np.gradient")
     if s3 is not None:
-        d[ans] = rt.tangents.constant_only(d[s3], "the spacing of np.gradient")
+        d[ans] = rt.constant_only_tangent(d[s3], "the spacing of np.gradient")
     if s4 is not None:
-        d[ans] = rt.tangents.constant_only(d[s4], "the spacing of np.gradient")
+        d[ans] = rt.constant_only_tangent(d[s4], "the spacing of np.gradient")
 
 
 # --- norms ------------------------------------------------------------------------------------
 
 @adjoint(np.linalg.norm)
 def adj_norm(ans, x, ord=None, axis=None, keepdims=False):
-    d[x] = rt.reductions.norm_grad(d[ans], x, ans, ord, axis, keepdims)
+    d[x] = rt.norm_grad(d[ans], x, ans, ord, axis, keepdims)
 
 
 @tangent(np.linalg.norm)
 def tan_norm(ans, x, ord=None, axis=None, keepdims=False):
-    d[ans] = rt.tangents.norm(d[x], x, ans, ord, axis, keepdims)
+    d[ans] = rt.norm_tangent(d[x], x, ans, ord, axis, keepdims)
 
 
 @adjoint(since(np.linalg, "vector_norm", "NumPy 2.0"))
 def adj_vector_norm(ans, x, /, *, axis=None, keepdims=False, ord=2):
-    d[x] = rt.reductions.vector_norm_grad(d[ans], x, ans, axis, keepdims, ord)
+    d[x] = rt.vector_norm_grad(d[ans], x, ans, axis, keepdims, ord)
 
 
 @tangent(since(np.linalg, "vector_norm", "NumPy 2.0"))
 def tan_vector_norm(ans, x, /, *, axis=None, keepdims=False, ord=2):
-    d[ans] = rt.tangents.vector_norm(d[x], x, ans, axis, keepdims, ord)
+    d[ans] = rt.vector_norm_tangent(d[x], x, ans, axis, keepdims, ord)
 
 
 @adjoint(since(np.linalg, "matrix_norm", "NumPy 2.0"))
 def adj_matrix_norm(ans, x, /, *, keepdims=False, ord="fro"):
-    d[x] = rt.reductions.norm_grad(d[ans], x, ans, ord, (-2, -1), keepdims)
+    d[x] = rt.norm_grad(d[ans], x, ans, ord, (-2, -1), keepdims)
 
 
 @tangent(since(np.linalg, "matrix_norm", "NumPy 2.0"))
 def tan_matrix_norm(ans, x, /, *, keepdims=False, ord="fro"):
-    d[ans] = rt.tangents.matrix_norm(d[x], x, ans, keepdims, ord)
+    d[ans] = rt.matrix_norm_tangent(d[x], x, ans, keepdims, ord)
 
 
 # --- integration, order statistics ------------------------------------------------------------
 
 @adjoint(since(np, "trapezoid", "NumPy 2.0"))
 def adj_trapezoid(ans, y, x=None, dx=1.0, axis=-1):
-    gy, gx, gdx = rt.reductions.trapezoid_grads(d[ans], y, x, dx, axis)
+    gy, gx, gdx = rt.trapezoid_grads(d[ans], y, x, dx, axis)
     d[y] = gy
     d[x] = gx
     d[dx] = gdx
@@ -302,75 +301,75 @@ def tan_trapezoid(ans, y, x=None, dx=1.0, axis=-1):
 
 @adjoint(np.median)
 def adj_median(ans, a, axis=None, *, keepdims=False):
-    d[a] = rt.reductions.quantile_grads(d[ans], a, 0.5, axis, "linear", keepdims)[0]
+    d[a] = rt.quantile_grads(d[ans], a, 0.5, axis, "linear", keepdims)[0]
 
 
 @tangent(np.median)
 def tan_median(ans, a, axis=None, *, keepdims=False):
-    d[ans] = rt.tangents.quantile(d[a], a, 0.5, ans, axis, "linear", keepdims)
+    d[ans] = rt.quantile_tangent(d[a], a, 0.5, ans, axis, "linear", keepdims)
 
 
 @adjoint(np.quantile)
 def adj_quantile(ans, a, q, axis=None, *, method="linear", keepdims=False):
-    ga, gq = rt.reductions.quantile_grads(d[ans], a, q, axis, method, keepdims)
+    ga, gq = rt.quantile_grads(d[ans], a, q, axis, method, keepdims)
     d[a] = ga
     d[q] = gq
 
 
 @tangent(np.quantile)
 def tan_quantile(ans, a, q, axis=None, *, method="linear", keepdims=False):
-    d[ans] = rt.tangents.quantile(d[a], a, q, ans, axis, method, keepdims)
-    d[ans] = rt.tangents.quantile_q(d[q], a, q, ans, axis, method, keepdims)
+    d[ans] = rt.quantile_tangent(d[a], a, q, ans, axis, method, keepdims)
+    d[ans] = rt.quantile_tangent_q(d[q], a, q, ans, axis, method, keepdims)
 
 
 @adjoint(np.percentile)
 def adj_percentile(ans, a, q, axis=None, *, method="linear", keepdims=False):
-    ga, gq = rt.reductions.quantile_grads(d[ans], a, q, axis, method, keepdims, 0.01)
+    ga, gq = rt.quantile_grads(d[ans], a, q, axis, method, keepdims, 0.01)
     d[a] = ga
     d[q] = gq
 
 
 @tangent(np.percentile)
 def tan_percentile(ans, a, q, axis=None, *, method="linear", keepdims=False):
-    d[ans] = rt.tangents.quantile(d[a], a, q, ans, axis, method, keepdims, 0.01)
-    d[ans] = rt.tangents.quantile_q(d[q], a, q, ans, axis, method, keepdims, 0.01)
+    d[ans] = rt.quantile_tangent(d[a], a, q, ans, axis, method, keepdims, 0.01)
+    d[ans] = rt.quantile_tangent_q(d[q], a, q, ans, axis, method, keepdims, 0.01)
 
 
 # --- statistics of several variables ----------------------------------------------------------
 
 @adjoint(np.cov)
 def adj_cov(ans, m, y=None, rowvar=True, bias=False, ddof=None):
-    gm, gy = rt.reductions.cov_grads(d[ans], m, y, rowvar, bias, ddof)
+    gm, gy = rt.cov_grads(d[ans], m, y, rowvar, bias, ddof)
     d[m] = gm
     d[y] = gy
 
 
 @tangent(np.cov)
 def tan_cov(ans, m, y=None, rowvar=True, bias=False, ddof=None):
-    d[ans] = rt.tangents.cov(d[m], None, m, y, ans, rowvar, bias, ddof)
+    d[ans] = rt.cov_tangent(d[m], None, m, y, ans, rowvar, bias, ddof)
     if y is not None:
-        d[ans] = rt.tangents.cov(None, d[y], m, y, ans, rowvar, bias, ddof)
+        d[ans] = rt.cov_tangent(None, d[y], m, y, ans, rowvar, bias, ddof)
 
 
 @adjoint(np.corrcoef)
 def adj_corrcoef(ans, x, y=None, rowvar=True):
-    gx, gy = rt.reductions.corrcoef_grads(d[ans], x, ans, y, rowvar)
+    gx, gy = rt.corrcoef_grads(d[ans], x, ans, y, rowvar)
     d[x] = gx
     d[y] = gy
 
 
 @tangent(np.corrcoef)
 def tan_corrcoef(ans, x, y=None, rowvar=True):
-    d[ans] = rt.tangents.corrcoef(d[x], None, x, ans, y, rowvar)
+    d[ans] = rt.corrcoef_tangent(d[x], None, x, ans, y, rowvar)
     if y is not None:
-        d[ans] = rt.tangents.corrcoef(None, d[y], x, ans, y, rowvar)
+        d[ans] = rt.corrcoef_tangent(None, d[y], x, ans, y, rowvar)
 
 
 # --- signals, interpolation, polynomials, vectors ---------------------------------------------
 
 @adjoint(np.convolve)
 def adj_convolve(ans, a, v, mode="full"):
-    ga, gv = rt.reductions.convolve_grads(d[ans], a, v, mode)
+    ga, gv = rt.convolve_grads(d[ans], a, v, mode)
     d[a] = ga
     d[v] = gv
 
@@ -383,7 +382,7 @@ def tan_convolve(ans, a, v, mode="full"):
 
 @adjoint(np.correlate)
 def adj_correlate(ans, a, v, mode="valid"):
-    ga, gv = rt.reductions.correlate_grads(d[ans], a, v, mode)
+    ga, gv = rt.correlate_grads(d[ans], a, v, mode)
     d[a] = ga
     d[v] = gv
 
@@ -396,28 +395,28 @@ def tan_correlate(ans, a, v, mode="valid"):
 
 @adjoint(np.interp)
 def adj_interp(ans, x, xp, fp, left=None, right=None, period=None):
-    gx, gfp, gleft, gright = rt.reductions.interp_grads(d[ans], x, xp, fp, left, right, period)
+    gx, gfp, gleft, gright = rt.interp_grads(d[ans], x, xp, fp, left, right, period)
     d[x] = gx
     d[fp] = gfp
     d[left] = gleft
     d[right] = gright
-    d[xp] = rt.reductions.constant_only("the sample points xp of np.interp")
+    d[xp] = rt.constant_only("the sample points xp of np.interp")
 
 
 @tangent(np.interp)
 def tan_interp(ans, x, xp, fp, left=None, right=None, period=None):
-    d[ans] = rt.tangents.interp_x(d[x], x, xp, fp, ans, period)
-    d[ans] = rt.tangents.interp_fp(d[fp], x, xp, ans, left, right, period)
+    d[ans] = rt.interp_tangent_x(d[x], x, xp, fp, ans, period)
+    d[ans] = rt.interp_tangent_fp(d[fp], x, xp, ans, left, right, period)
     if left is not None:
-        d[ans] = rt.tangents.interp_left(d[left], x, xp, ans, period)
+        d[ans] = rt.interp_tangent_left(d[left], x, xp, ans, period)
     if right is not None:
-        d[ans] = rt.tangents.interp_right(d[right], x, xp, ans, period)
-    d[ans] = rt.tangents.constant_only(d[xp], "the sample points xp of np.interp")
+        d[ans] = rt.interp_tangent_right(d[right], x, xp, ans, period)
+    d[ans] = rt.constant_only_tangent(d[xp], "the sample points xp of np.interp")
 
 
 @adjoint(np.polyval)
 def adj_polyval(ans, p, x):
-    gp, gx = rt.reductions.polyval_grads(d[ans], p, x)
+    gp, gx = rt.polyval_grads(d[ans], p, x)
     d[p] = gp
     d[x] = gx
 
@@ -425,12 +424,12 @@ def adj_polyval(ans, p, x):
 @tangent(np.polyval)
 def tan_polyval(ans, p, x):
     d[ans] = np.polyval(d[p], x)
-    d[ans] = rt.tangents.polyval_x(d[x], p, x, ans)
+    d[ans] = rt.polyval_tangent_x(d[x], p, x, ans)
 
 
 @adjoint(np.cross)
 def adj_cross(ans, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
-    ga, gb = rt.reductions.cross_grads(d[ans], a, b, axisa, axisb, axisc, axis)
+    ga, gb = rt.cross_grads(d[ans], a, b, axisa, axisb, axisc, axis)
     d[a] = ga
     d[b] = gb
 

@@ -262,5 +262,7 @@ def key_name(key) -> str:
     if module == "_operator":
         module = "operator"
     module = ".".join(part for part in module.split(".") if not part.startswith("_"))
+    if module.startswith("runtime."):  # generated code calls runtime helpers by flat names
+        module = "runtime"
     name = getattr(key, "__qualname__", None) or getattr(key, "__name__", repr(key))
     return f"{module}.{name}" if module and module != "builtins" else name

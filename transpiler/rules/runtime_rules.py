@@ -10,7 +10,6 @@ helpers. ``rt.seed`` and ``rt.zeros_like_grad`` are constants (nondiff.py)."""
 import numpy as np
 
 import runtime as rt
-import runtime.linalg_tangents  # noqa: F401  (rt.linalg_tangents in tangent templates)
 from transpiler.rules.registry import adjoint, d, tangent
 
 
@@ -186,391 +185,392 @@ def tan_unsequence(ans, g, items):
     d[ans] = rt.unsequence(d[g], items)
 
 
-# --- tangents of the adjoint helpers of rt.linalg (forward over reverse through linear algebra).
-# Each is linear in g (the first term applies the helper to g's tangent); the other terms are
-# those of the primal values it reads (runtime/linalg_tangents.py). Arguments only read for
-# their shape (like, and the operand a product's adjoint does not read) have none.
+# --- tangents of the adjoint helpers of runtime/linalg.py (forward over reverse through linear
+# algebra). Each is linear in g (the first term applies the helper to g's tangent); the other
+# terms are those of the primal values it reads (rt.<helper>_tangent, next to the helper).
+# Arguments only read for their shape (like, and the operand a product's adjoint does not read)
+# have none.
 
-@tangent(rt.linalg.untrace)
+@tangent(rt.untrace)
 def tan_untrace(ans, g, like, offset=0, axis1=0, axis2=1):
-    d[ans] = rt.linalg.untrace(d[g], like, offset, axis1, axis2)
+    d[ans] = rt.untrace(d[g], like, offset, axis1, axis2)
 
 
-@tangent(rt.linalg.undiagonal)
+@tangent(rt.undiagonal)
 def tan_undiagonal(ans, g, like, offset=0, axis1=0, axis2=1):
-    d[ans] = rt.linalg.undiagonal(d[g], like, offset, axis1, axis2)
+    d[ans] = rt.undiagonal(d[g], like, offset, axis1, axis2)
 
 
-@tangent(rt.linalg.diag_adjoint)
+@tangent(rt.diag_adjoint)
 def tan_diag_adjoint(ans, g, v, k=0):
-    d[ans] = rt.linalg.diag_adjoint(d[g], v, k)
+    d[ans] = rt.diag_adjoint(d[g], v, k)
 
 
-@tangent(rt.linalg.tensordot_adjoint)
+@tangent(rt.tensordot_adjoint)
 def tan_tensordot_adjoint(ans, g, a, b, axes=2, wrt=0):
-    d[ans] = rt.linalg.tensordot_adjoint(d[g], a, b, axes, wrt)
-    d[ans] = rt.linalg_tangents.tensordot_adjoint(g, d[a], d[b], a, b, axes, wrt)
+    d[ans] = rt.tensordot_adjoint(d[g], a, b, axes, wrt)
+    d[ans] = rt.tensordot_adjoint_tangent(g, d[a], d[b], a, b, axes, wrt)
 
 
-@tangent(rt.linalg.inner_adjoint)
+@tangent(rt.inner_adjoint)
 def tan_inner_adjoint(ans, g, a, b, wrt=0):
-    d[ans] = rt.linalg.inner_adjoint(d[g], a, b, wrt)
-    d[ans] = rt.linalg_tangents.inner_adjoint(g, d[a], d[b], a, b, wrt)
+    d[ans] = rt.inner_adjoint(d[g], a, b, wrt)
+    d[ans] = rt.inner_adjoint_tangent(g, d[a], d[b], a, b, wrt)
 
 
-@tangent(rt.linalg.kron_adjoint)
+@tangent(rt.kron_adjoint)
 def tan_kron_adjoint(ans, g, a, b, wrt=0):
-    d[ans] = rt.linalg.kron_adjoint(d[g], a, b, wrt)
-    d[ans] = rt.linalg_tangents.kron_adjoint(g, d[a], d[b], a, b, wrt)
+    d[ans] = rt.kron_adjoint(d[g], a, b, wrt)
+    d[ans] = rt.kron_adjoint_tangent(g, d[a], d[b], a, b, wrt)
 
 
-@tangent(rt.linalg.vecdot_adjoint)
+@tangent(rt.vecdot_adjoint)
 def tan_vecdot_adjoint(ans, g, x1, x2, wrt=0, axis=-1, keepdims=False, axes=None):
-    d[ans] = rt.linalg.vecdot_adjoint(d[g], x1, x2, wrt, axis, keepdims, axes)
-    d[ans] = rt.linalg_tangents.vecdot_adjoint(g, d[x1], d[x2], x1, x2, wrt, axis, keepdims,
-                                               axes)
+    d[ans] = rt.vecdot_adjoint(d[g], x1, x2, wrt, axis, keepdims, axes)
+    d[ans] = rt.vecdot_adjoint_tangent(g, d[x1], d[x2], x1, x2, wrt, axis, keepdims,
+                                       axes)
 
 
-@tangent(rt.linalg.einsum_adjoint)
+@tangent(rt.einsum_adjoint)
 def tan_einsum_adjoint(ans, g, position, args, optimize=False):
-    d[ans] = rt.linalg.einsum_adjoint(d[g], position, args, optimize)
-    d[ans] = rt.linalg_tangents.einsum_adjoint(g, position, args, d[args], optimize)
+    d[ans] = rt.einsum_adjoint(d[g], position, args, optimize)
+    d[ans] = rt.einsum_adjoint_tangent(g, position, args, d[args], optimize)
 
 
-@tangent(rt.linalg.multi_dot_adjoint)
+@tangent(rt.multi_dot_adjoint)
 def tan_multi_dot_adjoint(ans, g, arrays):
-    d[ans] = rt.linalg.multi_dot_adjoint(d[g], arrays)
-    d[ans] = rt.linalg_tangents.multi_dot_adjoint(g, arrays, d[arrays])
+    d[ans] = rt.multi_dot_adjoint(d[g], arrays)
+    d[ans] = rt.multi_dot_adjoint_tangent(g, arrays, d[arrays])
 
 
-@tangent(rt.linalg.det_adjoint)
+@tangent(rt.det_adjoint)
 def tan_det_adjoint(ans, g, a, det):
-    d[ans] = rt.linalg.det_adjoint(d[g], a, det)
-    d[ans] = rt.linalg_tangents.det_adjoint(g, d[a], d[det], a, det)
+    d[ans] = rt.det_adjoint(d[g], a, det)
+    d[ans] = rt.det_adjoint_tangent(g, d[a], d[det], a, det)
 
 
-@tangent(rt.linalg.slogdet_adjoint)
+@tangent(rt.slogdet_adjoint)
 def tan_slogdet_adjoint(ans, g, a):
-    d[ans] = rt.linalg.slogdet_adjoint(d[g], a)
-    d[ans] = rt.linalg_tangents.slogdet_adjoint(g, d[a], a)
+    d[ans] = rt.slogdet_adjoint(d[g], a)
+    d[ans] = rt.slogdet_adjoint_tangent(g, d[a], a)
 
 
-@tangent(rt.linalg.solve_adjoint)  # a tuple (ga, gb): one term; b is only read for its shape
+@tangent(rt.solve_adjoint)  # a tuple (ga, gb): one term; b is only read for its shape
 def tan_solve_adjoint(ans, g, a, b, x):
-    d[ans] = rt.linalg_tangents.solve_adjoint(d[g], d[a], d[x], g, a, b, x)
+    d[ans] = rt.solve_adjoint_tangent(d[g], d[a], d[x], g, a, b, x)
 
 
-@tangent(rt.linalg.matrix_power_adjoint)
+@tangent(rt.matrix_power_adjoint)
 def tan_matrix_power_adjoint(ans, g, a, n):
-    d[ans] = rt.linalg.matrix_power_adjoint(d[g], a, n)
-    d[ans] = rt.linalg_tangents.matrix_power_adjoint(g, d[a], a, n)
+    d[ans] = rt.matrix_power_adjoint(d[g], a, n)
+    d[ans] = rt.matrix_power_adjoint_tangent(g, d[a], a, n)
 
 
-@tangent(rt.linalg.pinv_adjoint)
+@tangent(rt.pinv_adjoint)
 def tan_pinv_adjoint(ans, g, a, p, hermitian=False, rcond=None, rtol=None):
-    d[ans] = rt.linalg_tangents.pinv_adjoint(d[g], d[a], d[p], g, a, p, hermitian, rcond, rtol)
+    d[ans] = rt.pinv_adjoint_tangent(d[g], d[a], d[p], g, a, p, hermitian, rcond, rtol)
 
 
-@tangent(rt.linalg.cholesky_adjoint)
+@tangent(rt.cholesky_adjoint)
 def tan_cholesky_adjoint(ans, g, factor, upper=False):
-    d[ans] = rt.linalg_tangents.cholesky_adjoint(d[g], d[factor], g, factor, upper)
+    d[ans] = rt.cholesky_adjoint_tangent(d[g], d[factor], g, factor, upper)
 
 
 # eigh_adjoint(g, ans, uplo): its second parameter (the primal's result) is renamed here
-@tangent(rt.linalg.eigh_adjoint)
+@tangent(rt.eigh_adjoint)
 def tan_eigh_adjoint(ans, g, res, uplo="L"):
-    d[ans] = rt.linalg_tangents.eigh_adjoint(d[g], d[res], g, res, uplo)
+    d[ans] = rt.eigh_adjoint_tangent(d[g], d[res], g, res, uplo)
 
 
-@tangent(rt.linalg.eigvalsh_adjoint)
+@tangent(rt.eigvalsh_adjoint)
 def tan_eigvalsh_adjoint(ans, g, a, uplo="L"):
-    d[ans] = rt.linalg.eigvalsh_adjoint(d[g], a, uplo)
-    d[ans] = rt.linalg_tangents.eigvalsh_adjoint(g, d[a], a, uplo)
+    d[ans] = rt.eigvalsh_adjoint(d[g], a, uplo)
+    d[ans] = rt.eigvalsh_adjoint_tangent(g, d[a], a, uplo)
 
 
 # --- tangents of the helpers of the reductions, shapes and special rules' adjoints (forward over
 # reverse: hvp, hessian). A helper linear in g and reading its other arguments only for their
 # shape, a mask, an index or a tie pattern (piecewise constant) has one term: itself on d[g].
-# One that also reads primal values nonlinearly has a second term (runtime/helper_tangents.py),
+# One that also reads primal values nonlinearly has a second term (rt.<helper>_tangent, next to it),
 # or one term for everything when it returns a tuple (tuples of terms would not add up). A
 # parameter named ``ans`` in the helper (its primal's result) is renamed ``res``: generated code
 # passes it by position.
 
-@tangent(rt.reductions.prod_grad)
+@tangent(rt.prod_grad)
 def tan_prod_grad(ans, g, a, axis=None, keepdims=False):
-    d[ans] = rt.reductions.prod_grad(d[g], a, axis, keepdims)
-    d[ans] = rt.helper_tangents.prod_grad(g, d[a], a, axis, keepdims)
+    d[ans] = rt.prod_grad(d[g], a, axis, keepdims)
+    d[ans] = rt.prod_grad_tangent(g, d[a], a, axis, keepdims)
 
 
-@tangent(rt.reductions.nanprod_grad)
+@tangent(rt.nanprod_grad)
 def tan_nanprod_grad(ans, g, a, axis=None, keepdims=False):
-    d[ans] = rt.reductions.nanprod_grad(d[g], a, axis, keepdims)
-    d[ans] = rt.helper_tangents.nanprod_grad(g, d[a], a, axis, keepdims)
+    d[ans] = rt.nanprod_grad(d[g], a, axis, keepdims)
+    d[ans] = rt.nanprod_grad_tangent(g, d[a], a, axis, keepdims)
 
 
-@tangent(rt.reductions.extremum_grad)  # a tie mask of a and res
+@tangent(rt.extremum_grad)  # a tie mask of a and res
 def tan_extremum_grad(ans, g, a, res, axis=None, keepdims=False):
-    d[ans] = rt.reductions.extremum_grad(d[g], a, res, axis, keepdims)
+    d[ans] = rt.extremum_grad(d[g], a, res, axis, keepdims)
 
 
-@tangent(rt.reductions.ptp_grad)
+@tangent(rt.ptp_grad)
 def tan_ptp_grad(ans, g, a, axis=None, keepdims=False):
-    d[ans] = rt.reductions.ptp_grad(d[g], a, axis, keepdims)
+    d[ans] = rt.ptp_grad(d[g], a, axis, keepdims)
 
 
-@tangent(rt.reductions.nanmean_grad)
+@tangent(rt.nanmean_grad)
 def tan_nanmean_grad(ans, g, a, axis=None, keepdims=False):
-    d[ans] = rt.reductions.nanmean_grad(d[g], a, axis, keepdims)
+    d[ans] = rt.nanmean_grad(d[g], a, axis, keepdims)
 
 
-@tangent(rt.reductions.var_grad)  # bilinear in g and a (centred)
+@tangent(rt.var_grad)  # bilinear in g and a (centred)
 def tan_var_grad(ans, g, a, axis=None, ddof=0, keepdims=False):
-    d[ans] = rt.reductions.var_grad(d[g], a, axis, ddof, keepdims)
-    d[ans] = rt.reductions.var_grad(g, d[a], axis, ddof, keepdims)
+    d[ans] = rt.var_grad(d[g], a, axis, ddof, keepdims)
+    d[ans] = rt.var_grad(g, d[a], axis, ddof, keepdims)
 
 
-@tangent(rt.reductions.nanvar_grad)
+@tangent(rt.nanvar_grad)
 def tan_nanvar_grad(ans, g, a, axis=None, ddof=0, keepdims=False):
-    d[ans] = rt.reductions.nanvar_grad(d[g], a, axis, ddof, keepdims)
-    d[ans] = rt.helper_tangents.nanvar_grad(g, d[a], a, axis, ddof, keepdims)
+    d[ans] = rt.nanvar_grad(d[g], a, axis, ddof, keepdims)
+    d[ans] = rt.nanvar_grad_tangent(g, d[a], a, axis, ddof, keepdims)
 
 
-@tangent(rt.reductions.average_grads)
+@tangent(rt.average_grads)
 def tan_average_grads(ans, g, a, res, axis=None, weights=None, returned=False, keepdims=False):
-    d[ans] = rt.helper_tangents.average_grads(g, d[g], a, d[a], res, d[res], axis, weights,
-                                              d[weights], returned, keepdims)
+    d[ans] = rt.average_grads_tangent(g, d[g], a, d[a], res, d[res], axis, weights,
+                                      d[weights], returned, keepdims)
 
 
-@tangent(rt.reductions.cumsum_grad)
+@tangent(rt.cumsum_grad)
 def tan_cumsum_grad(ans, g, a, axis=None):
-    d[ans] = rt.reductions.cumsum_grad(d[g], a, axis)
+    d[ans] = rt.cumsum_grad(d[g], a, axis)
 
 
-@tangent(rt.reductions.cumprod_grad)
+@tangent(rt.cumprod_grad)
 def tan_cumprod_grad(ans, g, a, res, axis=None):
-    d[ans] = rt.reductions.cumprod_grad(d[g], a, res, axis)
-    d[ans] = rt.helper_tangents.cumprod_grad(g, d[a], d[res], a, res, axis)
+    d[ans] = rt.cumprod_grad(d[g], a, res, axis)
+    d[ans] = rt.cumprod_grad_tangent(g, d[a], d[res], a, res, axis)
 
 
-@tangent(rt.reductions.nancumprod_grad)
+@tangent(rt.nancumprod_grad)
 def tan_nancumprod_grad(ans, g, a, res, axis=None):
-    d[ans] = rt.reductions.nancumprod_grad(d[g], a, res, axis)
-    d[ans] = rt.helper_tangents.nancumprod_grad(g, d[a], d[res], a, res, axis)
+    d[ans] = rt.nancumprod_grad(d[g], a, res, axis)
+    d[ans] = rt.nancumprod_grad_tangent(g, d[a], d[res], a, res, axis)
 
 
-@tangent(rt.reductions.diff_grads)
+@tangent(rt.diff_grads)
 def tan_diff_grads(ans, g, a, n=1, axis=-1, prepend=None, append=None):
-    d[ans] = rt.reductions.diff_grads(d[g], a, n, axis, prepend, append)
+    d[ans] = rt.diff_grads(d[g], a, n, axis, prepend, append)
 
 
-@tangent(rt.reductions.ediff1d_grads)
+@tangent(rt.ediff1d_grads)
 def tan_ediff1d_grads(ans, g, ary, to_end=None, to_begin=None):
-    d[ans] = rt.reductions.ediff1d_grads(d[g], ary, to_end, to_begin)
+    d[ans] = rt.ediff1d_grads(d[g], ary, to_end, to_begin)
 
 
-@tangent(rt.reductions.gradient_grad)  # the spacing is constant (or refused)
+@tangent(rt.gradient_grad)  # the spacing is constant (or refused)
 def tan_gradient_grad(ans, g, f, spacing=(), axis=None, edge_order=1):
-    d[ans] = rt.reductions.gradient_grad(d[g], f, spacing, axis, edge_order)
+    d[ans] = rt.gradient_grad(d[g], f, spacing, axis, edge_order)
 
 
-@tangent(rt.reductions.norm_grad)
+@tangent(rt.norm_grad)
 def tan_norm_grad(ans, g, x, res, ord=None, axis=None, keepdims=False):
-    d[ans] = rt.reductions.norm_grad(d[g], x, res, ord, axis, keepdims)
-    d[ans] = rt.helper_tangents.norm_grad(g, d[x], d[res], x, res, ord, axis, keepdims)
+    d[ans] = rt.norm_grad(d[g], x, res, ord, axis, keepdims)
+    d[ans] = rt.norm_grad_tangent(g, d[x], d[res], x, res, ord, axis, keepdims)
 
 
-@tangent(rt.reductions.vector_norm_grad)
+@tangent(rt.vector_norm_grad)
 def tan_vector_norm_grad(ans, g, x, res, axis=None, keepdims=False, ord=2):
-    d[ans] = rt.reductions.vector_norm_grad(d[g], x, res, axis, keepdims, ord)
-    d[ans] = rt.helper_tangents.vector_norm_grad(g, d[x], d[res], x, res, axis, keepdims, ord)
+    d[ans] = rt.vector_norm_grad(d[g], x, res, axis, keepdims, ord)
+    d[ans] = rt.vector_norm_grad_tangent(g, d[x], d[res], x, res, axis, keepdims, ord)
 
 
-@tangent(rt.reductions.trapezoid_grads)
+@tangent(rt.trapezoid_grads)
 def tan_trapezoid_grads(ans, g, y, x=None, dx=1.0, axis=-1):
-    d[ans] = rt.helper_tangents.trapezoid_grads(g, d[g], y, d[y], x, d[x], dx, d[dx], axis)
+    d[ans] = rt.trapezoid_grads_tangent(g, d[g], y, d[y], x, d[x], dx, d[dx], axis)
 
 
-@tangent(rt.reductions.quantile_grads)
+@tangent(rt.quantile_grads)
 def tan_quantile_grads(ans, g, a, q, axis=None, method="linear", keepdims=False, scale=1.0):
-    d[ans] = rt.helper_tangents.quantile_grads(g, d[g], a, d[a], q, d[q], axis, method,
-                                               keepdims, scale)
+    d[ans] = rt.quantile_grads_tangent(g, d[g], a, d[a], q, d[q], axis, method,
+                                       keepdims, scale)
 
 
-@tangent(rt.reductions.cov_grads)
+@tangent(rt.cov_grads)
 def tan_cov_grads(ans, g, m, y=None, rowvar=True, bias=False, ddof=None):
-    d[ans] = rt.helper_tangents.cov_grads(g, d[g], m, d[m], y, d[y], rowvar, bias, ddof)
+    d[ans] = rt.cov_grads_tangent(g, d[g], m, d[m], y, d[y], rowvar, bias, ddof)
 
 
-@tangent(rt.reductions.corrcoef_grads)
+@tangent(rt.corrcoef_grads)
 def tan_corrcoef_grads(ans, g, x, res, y=None, rowvar=True):
-    d[ans] = rt.helper_tangents.corrcoef_grads(g, d[g], x, d[x], res, d[res], y, d[y], rowvar)
+    d[ans] = rt.corrcoef_grads_tangent(g, d[g], x, d[x], res, d[res], y, d[y], rowvar)
 
 
-@tangent(rt.reductions.convolve_grads)
+@tangent(rt.convolve_grads)
 def tan_convolve_grads(ans, g, a, v, mode="full"):
-    d[ans] = rt.helper_tangents.convolve_grads(g, d[g], a, d[a], v, d[v], mode)
+    d[ans] = rt.convolve_grads_tangent(g, d[g], a, d[a], v, d[v], mode)
 
 
-@tangent(rt.reductions.correlate_grads)
+@tangent(rt.correlate_grads)
 def tan_correlate_grads(ans, g, a, v, mode="valid"):
-    d[ans] = rt.helper_tangents.correlate_grads(g, d[g], a, d[a], v, d[v], mode)
+    d[ans] = rt.correlate_grads_tangent(g, d[g], a, d[a], v, d[v], mode)
 
 
-@tangent(rt.reductions.interp_grads)  # xp is constant (or refused)
+@tangent(rt.interp_grads)  # xp is constant (or refused)
 def tan_interp_grads(ans, g, x, xp, fp, left=None, right=None, period=None):
-    d[ans] = rt.helper_tangents.interp_grads(g, d[g], x, d[x], xp, fp, d[fp], left, right,
-                                             period)
+    d[ans] = rt.interp_grads_tangent(g, d[g], x, d[x], xp, fp, d[fp], left, right,
+                                     period)
 
 
-@tangent(rt.reductions.polyval_grads)
+@tangent(rt.polyval_grads)
 def tan_polyval_grads(ans, g, p, x):
-    d[ans] = rt.helper_tangents.polyval_grads(g, d[g], p, d[p], x, d[x])
+    d[ans] = rt.polyval_grads_tangent(g, d[g], p, d[p], x, d[x])
 
 
-@tangent(rt.reductions.cross_grads)
+@tangent(rt.cross_grads)
 def tan_cross_grads(ans, g, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
-    d[ans] = rt.helper_tangents.cross_grads(g, d[g], a, d[a], b, d[b], axisa, axisb, axisc,
-                                            axis)
+    d[ans] = rt.cross_grads_tangent(g, d[g], a, d[a], b, d[b], axisa, axisb, axisc,
+                                    axis)
 
 
 # shapes: every helper moves, sums or drops elements of g (linear in g alone)
 
-@tangent(rt.shapes.ungather)
+@tangent(rt.ungather)
 def tan_ungather(ans, g, like, picked):
-    d[ans] = rt.shapes.ungather(d[g], like, picked)
+    d[ans] = rt.ungather(d[g], like, picked)
 
 
-@tangent(rt.shapes.reshape_like)
+@tangent(rt.reshape_like)
 def tan_reshape_like(ans, g, x):
-    d[ans] = rt.shapes.reshape_like(d[g], x)
+    d[ans] = rt.reshape_like(d[g], x)
 
 
-@tangent(rt.shapes.uncast)
+@tangent(rt.uncast)
 def tan_uncast(ans, g, x, dtype=None):
-    d[ans] = rt.shapes.uncast(d[g], x, dtype)
+    d[ans] = rt.uncast(d[g], x, dtype)
 
 
-@tangent(rt.shapes.unarray)
+@tangent(rt.unarray)
 def tan_unarray(ans, g, obj):
-    d[ans] = rt.shapes.unarray(d[g], obj)
+    d[ans] = rt.unarray(d[g], obj)
 
 
-@tangent(rt.shapes.unjoin)
+@tangent(rt.unjoin)
 def tan_unjoin(ans, g, arrays, how):
-    d[ans] = rt.shapes.unjoin(d[g], arrays, how)
+    d[ans] = rt.unjoin(d[g], arrays, how)
 
 
-@tangent(rt.shapes.unsplit)
+@tangent(rt.unsplit)
 def tan_unsplit(ans, g, pieces, axis=0):
-    d[ans] = rt.shapes.unsplit(d[g], pieces, axis)
+    d[ans] = rt.unsplit(d[g], pieces, axis)
 
 
-@tangent(rt.shapes.unblock)
+@tangent(rt.unblock)
 def tan_unblock(ans, g, arrays):
-    d[ans] = rt.shapes.unblock(d[g], arrays)
+    d[ans] = rt.unblock(d[g], arrays)
 
 
-@tangent(rt.shapes.untile)
+@tangent(rt.untile)
 def tan_untile(ans, g, like, reps):
-    d[ans] = rt.shapes.untile(d[g], like, reps)
+    d[ans] = rt.untile(d[g], like, reps)
 
 
-@tangent(rt.shapes.unrollaxis)
+@tangent(rt.unrollaxis)
 def tan_unrollaxis(ans, g, ndim, axis, start=0):
-    d[ans] = rt.shapes.unrollaxis(d[g], ndim, axis, start)
+    d[ans] = rt.unrollaxis(d[g], ndim, axis, start)
 
 
-@tangent(rt.shapes.unselect)
+@tangent(rt.unselect)
 def tan_unselect(ans, g, condlist, choicelist, default):
-    d[ans] = rt.shapes.unselect(d[g], condlist, choicelist, default)
+    d[ans] = rt.unselect(d[g], condlist, choicelist, default)
 
 
-@tangent(rt.shapes.unpad)
+@tangent(rt.unpad)
 def tan_unpad(ans, g, array, pad_width, mode, constant_values):
-    d[ans] = rt.shapes.unpad(d[g], array, pad_width, mode, constant_values)
+    d[ans] = rt.unpad(d[g], array, pad_width, mode, constant_values)
 
 
-@tangent(rt.shapes.unpiecewise)
+@tangent(rt.unpiecewise)
 def tan_unpiecewise(ans, g, x, funclist):
-    d[ans] = rt.shapes.unpiecewise(d[g], x, funclist)
+    d[ans] = rt.unpiecewise(d[g], x, funclist)
 
 
-@tangent(rt.shapes.unbroadcast_item)
+@tangent(rt.unbroadcast_item)
 def tan_unbroadcast_item(ans, g, i, like):
-    d[ans] = rt.shapes.unbroadcast_item(d[g], i, like)
+    d[ans] = rt.unbroadcast_item(d[g], i, like)
 
 
-@tangent(rt.shapes.unappend)
+@tangent(rt.unappend_array)
 def tan_shapes_unappend(ans, g, arr, values, axis=None):
-    d[ans] = rt.shapes.unappend(d[g], arr, values, axis)
+    d[ans] = rt.unappend_array(d[g], arr, values, axis)
 
 
-@tangent(rt.shapes.uninsert)
+@tangent(rt.uninsert)
 def tan_uninsert(ans, g, arr, obj, values, axis=None):
-    d[ans] = rt.shapes.uninsert(d[g], arr, obj, values, axis)
+    d[ans] = rt.uninsert(d[g], arr, obj, values, axis)
 
 
 # special: clip's and min/max's partials are g times tie masks
 
-@tangent(rt.special.clip_partials)
+@tangent(rt.clip_partials)
 def tan_clip_partials(ans, g, a, a_min=None, a_max=None, min=None, max=None):
-    d[ans] = rt.special.clip_partials(d[g], a, a_min, a_max, min, max)
+    d[ans] = rt.clip_partials(d[g], a, a_min, a_max, min, max)
 
 
-@tangent(rt.special.tie_split)
+@tangent(rt.tie_split)
 def tan_tie_split(ans, g, res, items, key=None):
-    d[ans] = rt.special.tie_split(d[g], res, items, key)
+    d[ans] = rt.tie_split(d[g], res, items, key)
 
 
-@tangent(rt.special.default_partial)
+@tangent(rt.default_partial)
 def tan_default_partial(ans, g, items, default):
-    d[ans] = rt.special.default_partial(d[g], items, default)
+    d[ans] = rt.default_partial(d[g], items, default)
 
 
-@tangent(rt.special.prod_grad)  # math.prod: multilinear in the items and start
+@tangent(rt.math_prod_grad)  # math.prod: multilinear in the items and start
 def tan_math_prod_grad(ans, g, items, start=1):
-    d[ans] = rt.special.prod_grad(d[g], items, start)
-    d[ans] = rt.helper_tangents.math_prod_grad(g, items, d[items], start, d[start])
+    d[ans] = rt.math_prod_grad(d[g], items, start)
+    d[ans] = rt.math_prod_grad_tangent(g, items, d[items], start, d[start])
 
 
-@tangent(rt.special.dist_grad)
+@tangent(rt.dist_grad)
 def tan_dist_grad(ans, g, p, q, res):
-    d[ans] = rt.special.dist_grad(d[g], p, q, res)
-    d[ans] = rt.helper_tangents.dist_grad(g, d[p], d[q], d[res], p, q, res)
+    d[ans] = rt.dist_grad(d[g], p, q, res)
+    d[ans] = rt.dist_grad_tangent(g, d[p], d[q], d[res], p, q, res)
 
 
-@tangent(rt.special.digamma)
+@tangent(rt.digamma)
 def tan_digamma(ans, x):
-    d[ans] = d[x] * rt.helper_tangents.trigamma(x)
+    d[ans] = d[x] * rt.trigamma(x)
 
 
-@tangent(rt.special.sinc_grad)
+@tangent(rt.sinc_grad)
 def tan_sinc_grad(ans, x):
-    d[ans] = d[x] * rt.helper_tangents.sinc_second(x)
+    d[ans] = d[x] * rt.sinc_second(x)
 
 
 # linalg: the decompositions' adjoints read the factors (and a) nonlinearly
 
-@tangent(rt.linalg.svdvals_adjoint)
+@tangent(rt.svdvals_adjoint)
 def tan_svdvals_adjoint(ans, g, a, hermitian=False):
-    d[ans] = rt.linalg.svdvals_adjoint(d[g], a, hermitian)
-    d[ans] = rt.helper_tangents.svdvals_adjoint(g, d[a], a, hermitian)
+    d[ans] = rt.svdvals_adjoint(d[g], a, hermitian)
+    d[ans] = rt.svdvals_adjoint_tangent(g, d[a], a, hermitian)
 
 
-@tangent(rt.linalg.svd_adjoint)
+@tangent(rt.svd_adjoint)
 def tan_svd_adjoint(ans, g, res, a, full_matrices=True, compute_uv=True, hermitian=False):
-    d[ans] = rt.helper_tangents.svd_adjoint(g, d[g], res, d[res], a, d[a], full_matrices,
+    d[ans] = rt.svd_adjoint_tangent(g, d[g], res, d[res], a, d[a], full_matrices,
                                             compute_uv, hermitian)
 
 
-@tangent(rt.linalg.qr_adjoint)
+@tangent(rt.qr_adjoint)
 def tan_qr_adjoint(ans, g, res, a, mode="reduced"):
-    d[ans] = rt.helper_tangents.qr_adjoint(g, d[g], res, d[res], a, d[a], mode)
+    d[ans] = rt.qr_adjoint_tangent(g, d[g], res, d[res], a, d[a], mode)
 
 
-@tangent(rt.linalg.lstsq_adjoint)
+@tangent(rt.lstsq_adjoint)
 def tan_lstsq_adjoint(ans, g, a, b, res, wrt=0):
-    d[ans] = rt.helper_tangents.lstsq_adjoint(g, d[g], a, d[a], b, d[b], res, d[res], wrt)
+    d[ans] = rt.lstsq_adjoint_tangent(g, d[g], a, d[a], b, d[b], res, d[res], wrt)
 
 
 # scipy.special functions that only adjoint templates call (derivatives of i0, j0, gammaln ...):
@@ -584,32 +584,32 @@ if special is not None:
 
     @tangent(special.iv)
     def tan_iv(ans, v, z):
-        d[ans] = rt.tangents.constant_only(d[v], "the order of scipy.special.iv")
+        d[ans] = rt.constant_only_tangent(d[v], "the order of scipy.special.iv")
         d[ans] = d[z] * 0.5 * (special.iv(v - 1.0, z) + special.iv(v + 1.0, z))
 
     @tangent(special.ive)  # iv(v, z) exp(-|z|)
     def tan_ive(ans, v, z):
-        d[ans] = rt.tangents.constant_only(d[v], "the order of scipy.special.ive")
+        d[ans] = rt.constant_only_tangent(d[v], "the order of scipy.special.ive")
         d[ans] = d[z] * (0.5 * (special.ive(v - 1.0, z) + special.ive(v + 1.0, z))
                          - np.sign(z) * ans)
 
     @tangent(special.jv)
     def tan_jv(ans, v, z):
-        d[ans] = rt.tangents.constant_only(d[v], "the order of scipy.special.jv")
+        d[ans] = rt.constant_only_tangent(d[v], "the order of scipy.special.jv")
         d[ans] = d[z] * 0.5 * (special.jv(v - 1.0, z) - special.jv(v + 1.0, z))
 
     @tangent(special.yv)
     def tan_yv(ans, v, z):
-        d[ans] = rt.tangents.constant_only(d[v], "the order of scipy.special.yv")
+        d[ans] = rt.constant_only_tangent(d[v], "the order of scipy.special.yv")
         d[ans] = d[z] * 0.5 * (special.yv(v - 1.0, z) - special.yv(v + 1.0, z))
 
     @tangent(special.kv)
     def tan_kv(ans, v, z):
-        d[ans] = rt.tangents.constant_only(d[v], "the order of scipy.special.kv")
+        d[ans] = rt.constant_only_tangent(d[v], "the order of scipy.special.kv")
         d[ans] = -d[z] * 0.5 * (special.kv(v - 1.0, z) + special.kv(v + 1.0, z))
 
     @tangent(special.zeta)  # Hurwitz zeta(x, q): d/dq = -x zeta(x + 1, q)
     def tan_zeta(ans, x, q=None):
-        d[ans] = rt.tangents.constant_only(d[x], "the exponent of scipy.special.zeta")
+        d[ans] = rt.constant_only_tangent(d[x], "the exponent of scipy.special.zeta")
         if q is not None:
             d[ans] = -d[q] * x * special.zeta(x + 1.0, q)

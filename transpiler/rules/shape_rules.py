@@ -1,15 +1,15 @@
 """Adjoints of NumPy shape manipulation, assembly, splitting and reordering.
 
-Ops that only move elements around get their gradient from ``rt.shapes.ungather``: the same op
+Ops that only move elements around get their gradient from ``rt.ungather``: the same op
 applied to the ids of the input's elements tells where each output element came from.
 (``np.concat`` and ``np.permute_dims`` are ``np.concatenate`` and ``np.transpose``.) Their
-tangents apply the same op to the tangent; helpers live in ``runtime/tangents.py``.
+tangents apply the same op to the tangent; helpers live in ``runtime/shapes.py``, each adjoint
+next to its tangent.
 """
 
 import numpy as np
 
 import runtime as rt
-import runtime.tangents  # noqa: F401  (rt.tangents)
 from transpiler.rules.registry import adjoint, d, tangent
 
 # --- axes -------------------------------------------------------------------------------------
@@ -36,7 +36,7 @@ def tan_moveaxis(ans, a, source, destination):
 
 @adjoint(np.rollaxis)
 def adj_rollaxis(ans, a, axis, start=0):
-    d[a] = rt.shapes.unrollaxis(d[ans], np.ndim(a), axis, start)
+    d[a] = rt.unrollaxis(d[ans], np.ndim(a), axis, start)
 
 
 @tangent(np.rollaxis)
@@ -59,9 +59,9 @@ def adj_atleast(ans, a, b=None, c=None):  # NumPy's *arys: up to three arrays he
     if b is None:
         d[a] = np.reshape(d[ans], np.shape(a))
     else:  # several arrays give a list
-        d[a] = rt.shapes.reshape_like(d[ans][0], a)
-        d[b] = rt.shapes.reshape_like(d[ans][1], b)
-        d[c] = rt.shapes.reshape_like(d[ans][2], c)
+        d[a] = rt.reshape_like(d[ans][0], a)
+        d[b] = rt.reshape_like(d[ans][1], b)
+        d[c] = rt.reshape_like(d[ans][2], c)
 
 
 @tangent(np.atleast_1d, np.atleast_2d, np.atleast_3d)
@@ -69,9 +69,9 @@ def tan_atleast(ans, a, b=None, c=None):  # only adds axes: each tangent reshape
     if b is None:
         d[ans] = np.reshape(d[a], np.shape(ans))
     elif c is None:  # several arrays give a tuple
-        d[ans] = rt.tangents.reshape_each(ans, d[a], d[b])
+        d[ans] = rt.reshape_each(ans, d[a], d[b])
     else:
-        d[ans] = rt.tangents.reshape_each(ans, d[a], d[b], d[c])
+        d[ans] = rt.reshape_each(ans, d[a], d[b], d[c])
 
 
 @adjoint(np.broadcast_to)
@@ -86,26 +86,26 @@ def tan_broadcast_to(ans, array, shape, subok=False):
 
 @adjoint(np.broadcast_arrays)
 def adj_broadcast_arrays(ans, a, b=None, c=None, *, subok=False):  # *args: up to three
-    d[a] = rt.shapes.unbroadcast_item(d[ans], 0, a)
-    d[b] = rt.shapes.unbroadcast_item(d[ans], 1, b)
-    d[c] = rt.shapes.unbroadcast_item(d[ans], 2, c)
+    d[a] = rt.unbroadcast_item(d[ans], 0, a)
+    d[b] = rt.unbroadcast_item(d[ans], 1, b)
+    d[c] = rt.unbroadcast_item(d[ans], 2, c)
 
 
 @tangent(np.broadcast_arrays)
 def tan_broadcast_arrays(ans, a, b=None, c=None, *, subok=False):  # *args: up to three
     if b is None:
-        d[ans] = rt.tangents.broadcast_arrays(ans, d[a])
+        d[ans] = rt.broadcast_arrays_tangent(ans, d[a])
     elif c is None:
-        d[ans] = rt.tangents.broadcast_arrays(ans, d[a], d[b])
+        d[ans] = rt.broadcast_arrays_tangent(ans, d[a], d[b])
     else:
-        d[ans] = rt.tangents.broadcast_arrays(ans, d[a], d[b], d[c])
+        d[ans] = rt.broadcast_arrays_tangent(ans, d[a], d[b], d[c])
 
 
 # --- assembly and splitting -------------------------------------------------------------------
 
 @adjoint(np.hstack)
 def adj_hstack(ans, tup, *, dtype=None, casting="same_kind"):
-    d[tup] = rt.shapes.unjoin(d[ans], tup, "hstack")
+    d[tup] = rt.unjoin(d[ans], tup, "hstack")
 
 
 @tangent(np.hstack)
@@ -115,7 +115,7 @@ def tan_hstack(ans, tup, *, dtype=None, casting="same_kind"):
 
 @adjoint(np.vstack)
 def adj_vstack(ans, tup, *, dtype=None, casting="same_kind"):
-    d[tup] = rt.shapes.unjoin(d[ans], tup, "vstack")
+    d[tup] = rt.unjoin(d[ans], tup, "vstack")
 
 
 @tangent(np.vstack)
@@ -125,7 +125,7 @@ def tan_vstack(ans, tup, *, dtype=None, casting="same_kind"):
 
 @adjoint(np.dstack)
 def adj_dstack(ans, tup):
-    d[tup] = rt.shapes.unjoin(d[ans], tup, "dstack")
+    d[tup] = rt.unjoin(d[ans], tup, "dstack")
 
 
 @tangent(np.dstack)
@@ -135,7 +135,7 @@ def tan_dstack(ans, tup):
 
 @adjoint(np.column_stack)
 def adj_column_stack(ans, tup):
-    d[tup] = rt.shapes.unjoin(d[ans], tup, "column_stack")
+    d[tup] = rt.unjoin(d[ans], tup, "column_stack")
 
 
 @tangent(np.column_stack)
@@ -145,58 +145,58 @@ def tan_column_stack(ans, tup):
 
 @adjoint(np.block)
 def adj_block(ans, arrays):
-    d[arrays] = rt.shapes.unblock(d[ans], arrays)
+    d[arrays] = rt.unblock(d[ans], arrays)
 
 
 @tangent(np.block)
 def tan_block(ans, arrays):
-    d[ans] = rt.tangents.block(d[arrays])
+    d[ans] = rt.block_tangent(d[arrays])
 
 
 @adjoint(np.split, np.array_split)
 def adj_split(ans, ary, indices_or_sections, axis=0):
-    d[ary] = rt.shapes.unsplit(d[ans], ans, axis)
+    d[ary] = rt.unsplit(d[ans], ans, axis)
 
 
 @tangent(np.split, np.array_split)
 def tan_split(ans, ary, indices_or_sections, axis=0):
     # array_split cuts where split does whenever split succeeds
-    d[ans] = rt.tangents.listed(np.array_split(d[ary], indices_or_sections, axis))
+    d[ans] = rt.listed(np.array_split(d[ary], indices_or_sections, axis))
 
 
 @adjoint(np.hsplit)
 def adj_hsplit(ans, ary, indices_or_sections):
-    d[ary] = rt.shapes.unsplit(d[ans], ans, 1 if np.ndim(ary) > 1 else 0)
+    d[ary] = rt.unsplit(d[ans], ans, 1 if np.ndim(ary) > 1 else 0)
 
 
 @tangent(np.hsplit)
 def tan_hsplit(ans, ary, indices_or_sections):
-    d[ans] = rt.tangents.listed(np.hsplit(d[ary], indices_or_sections))
+    d[ans] = rt.listed(np.hsplit(d[ary], indices_or_sections))
 
 
 @adjoint(np.vsplit)
 def adj_vsplit(ans, ary, indices_or_sections):
-    d[ary] = rt.shapes.unsplit(d[ans], ans, 0)
+    d[ary] = rt.unsplit(d[ans], ans, 0)
 
 
 @tangent(np.vsplit)
 def tan_vsplit(ans, ary, indices_or_sections):
-    d[ans] = rt.tangents.listed(np.vsplit(d[ary], indices_or_sections))
+    d[ans] = rt.listed(np.vsplit(d[ary], indices_or_sections))
 
 
 @adjoint(np.dsplit)
 def adj_dsplit(ans, ary, indices_or_sections):
-    d[ary] = rt.shapes.unsplit(d[ans], ans, 2)
+    d[ary] = rt.unsplit(d[ans], ans, 2)
 
 
 @tangent(np.dsplit)
 def tan_dsplit(ans, ary, indices_or_sections):
-    d[ans] = rt.tangents.listed(np.dsplit(d[ary], indices_or_sections))
+    d[ans] = rt.listed(np.dsplit(d[ary], indices_or_sections))
 
 
 @adjoint(np.append)
 def adj_append(ans, arr, values, axis=None):
-    parts = rt.shapes.unappend(d[ans], arr, values, axis)
+    parts = rt.unappend_array(d[ans], arr, values, axis)
     d[arr] = parts[0]
     d[values] = parts[1]
 
@@ -208,7 +208,7 @@ def tan_append(ans, arr, values, axis=None):
 
 @adjoint(np.insert)
 def adj_insert(ans, arr, obj, values, axis=None):
-    parts = rt.shapes.uninsert(d[ans], arr, obj, values, axis)
+    parts = rt.uninsert(d[ans], arr, obj, values, axis)
     d[arr] = parts[0]
     d[values] = parts[1]
 
@@ -220,7 +220,7 @@ def tan_insert(ans, arr, obj, values, axis=None):
 
 @adjoint(np.delete)
 def adj_delete(ans, arr, obj, axis=None):
-    d[arr] = rt.shapes.ungather(d[ans], arr, np.delete(rt.shapes.element_ids(arr), obj, axis))
+    d[arr] = rt.ungather(d[ans], arr, np.delete(rt.element_ids(arr), obj, axis))
 
 
 @tangent(np.delete)
@@ -230,14 +230,14 @@ def tan_delete(ans, arr, obj, axis=None):
 
 @adjoint(np.pad)
 def adj_pad(ans, array, pad_width, mode="constant", *, constant_values=0):
-    parts = rt.shapes.unpad(d[ans], array, pad_width, mode, constant_values)
+    parts = rt.unpad(d[ans], array, pad_width, mode, constant_values)
     d[array] = parts[0]
     d[constant_values] = parts[1]
 
 
 @tangent(np.pad)
 def tan_pad(ans, array, pad_width, mode="constant", *, constant_values=0):
-    d[ans] = rt.tangents.pad(d[array], pad_width, mode, d[constant_values], ans)
+    d[ans] = rt.pad_tangent(d[array], pad_width, mode, d[constant_values], ans)
 
 
 # --- conversion -------------------------------------------------------------------------------
@@ -245,7 +245,7 @@ def tan_pad(ans, array, pad_width, mode="constant", *, constant_values=0):
 @adjoint(np.array)
 def adj_array(ans, object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0,
               ndmax=0, like=None):
-    d[object] = rt.shapes.unarray(d[ans], object)
+    d[object] = rt.unarray(d[ans], object)
 
 
 @tangent(np.array)
@@ -261,7 +261,7 @@ def tan_array(ans, object, dtype=None, *, copy=True, order="K", subok=False, ndm
 
 @adjoint(np.asarray)
 def adj_asarray(ans, a, dtype=None, order=None, *, device=None, copy=None, like=None):
-    d[a] = rt.shapes.unarray(d[ans], a)
+    d[a] = rt.unarray(d[ans], a)
 
 
 @tangent(np.asarray)
@@ -274,7 +274,7 @@ def tan_asarray(ans, a, dtype=None, order=None, *, device=None, copy=None, like=
 
 @adjoint(np.ascontiguousarray)
 def adj_ascontiguousarray(ans, a, dtype=None, *, like=None):
-    d[a] = rt.shapes.unarray(d[ans], a)
+    d[a] = rt.unarray(d[ans], a)
 
 
 @tangent(np.ascontiguousarray)
@@ -284,12 +284,12 @@ def tan_ascontiguousarray(ans, a, dtype=None, *, like=None):
 
 @adjoint(np.ndarray.astype)
 def adj_astype(ans, a, dtype, order="K", casting="unsafe", subok=True, copy=True):
-    d[a] = rt.shapes.uncast(d[ans], a, dtype)
+    d[a] = rt.uncast(d[ans], a, dtype)
 
 
 @tangent(np.ndarray.astype)
 def tan_astype(ans, a, dtype, order="K", casting="unsafe", subok=True, copy=True):
-    d[ans] = rt.tangents.cast(d[a], ans)
+    d[ans] = rt.cast_tangent(d[a], ans)
 
 
 # --- reordering, repetition and selection -----------------------------------------------------
@@ -346,7 +346,7 @@ def tan_rot90(ans, m, k=1, axes=(0, 1)):
 
 @adjoint(np.tile)
 def adj_tile(ans, A, reps):
-    d[A] = rt.shapes.untile(d[ans], A, reps)
+    d[A] = rt.untile(d[ans], A, reps)
 
 
 @tangent(np.tile)
@@ -356,7 +356,7 @@ def tan_tile(ans, A, reps):
 
 @adjoint(np.repeat)
 def adj_repeat(ans, a, repeats, axis=None):
-    d[a] = rt.shapes.ungather(d[ans], a, np.repeat(rt.shapes.element_ids(a), repeats, axis))
+    d[a] = rt.ungather(d[ans], a, np.repeat(rt.element_ids(a), repeats, axis))
 
 
 @tangent(np.repeat)
@@ -366,7 +366,7 @@ def tan_repeat(ans, a, repeats, axis=None):
 
 @adjoint(np.resize)
 def adj_resize(ans, a, new_shape):
-    d[a] = rt.shapes.ungather(d[ans], a, np.resize(rt.shapes.element_ids(a), new_shape))
+    d[a] = rt.ungather(d[ans], a, np.resize(rt.element_ids(a), new_shape))
 
 
 @tangent(np.resize)
@@ -377,23 +377,23 @@ def tan_resize(ans, a, new_shape):
 @adjoint(np.take)
 def adj_take(ans, a, indices, axis=None, out=None, mode="raise"):
     if out is not None:
-        d[a] = rt.shapes.unsupported("np.take(..., out=...)")
-    d[a] = rt.shapes.ungather(d[ans], a, np.take(rt.shapes.element_ids(a), indices, axis,
-                                                 mode=mode))
+        d[a] = rt.unsupported("np.take(..., out=...)")
+    d[a] = rt.ungather(d[ans], a, np.take(rt.element_ids(a), indices, axis,
+                                          mode=mode))
 
 
 @tangent(np.take)
 def tan_take(ans, a, indices, axis=None, out=None, mode="raise"):
     if out is not None:
-        d[ans] = rt.tangents.unsupported(d[a], "np.take(..., out=...)")
+        d[ans] = rt.unsupported_tangent(d[a], "np.take(..., out=...)")
     else:
         d[ans] = np.take(d[a], indices, axis, mode=mode)
 
 
 @adjoint(np.take_along_axis)
 def adj_take_along_axis(ans, arr, indices, axis=-1):
-    d[arr] = rt.shapes.ungather(d[ans], arr, np.take_along_axis(rt.shapes.element_ids(arr),
-                                                                indices, axis))
+    d[arr] = rt.ungather(d[ans], arr, np.take_along_axis(rt.element_ids(arr),
+                                                         indices, axis))
 
 
 @tangent(np.take_along_axis)
@@ -403,8 +403,8 @@ def tan_take_along_axis(ans, arr, indices, axis=-1):
 
 @adjoint(np.sort)
 def adj_sort(ans, a, axis=-1, kind=None, order=None, *, stable=None):
-    d[a] = rt.shapes.ungather(d[ans], a, np.take_along_axis(
-        rt.shapes.element_ids(a), np.argsort(a, axis=axis, kind="stable"), axis))
+    d[a] = rt.ungather(d[ans], a, np.take_along_axis(
+        rt.element_ids(a), np.argsort(a, axis=axis, kind="stable"), axis))
 
 
 @tangent(np.sort)
@@ -415,21 +415,21 @@ def tan_sort(ans, a, axis=-1, kind=None, order=None, *, stable=None):
 @adjoint(np.compress)
 def adj_compress(ans, condition, a, axis=None, out=None):
     if out is not None:
-        d[a] = rt.shapes.unsupported("np.compress(..., out=...)")
-    d[a] = rt.shapes.ungather(d[ans], a, np.compress(condition, rt.shapes.element_ids(a), axis))
+        d[a] = rt.unsupported("np.compress(..., out=...)")
+    d[a] = rt.ungather(d[ans], a, np.compress(condition, rt.element_ids(a), axis))
 
 
 @tangent(np.compress)
 def tan_compress(ans, condition, a, axis=None, out=None):
     if out is not None:
-        d[ans] = rt.tangents.unsupported(d[a], "np.compress(..., out=...)")
+        d[ans] = rt.unsupported_tangent(d[a], "np.compress(..., out=...)")
     else:
         d[ans] = np.compress(condition, d[a], axis)
 
 
 @adjoint(np.extract)
 def adj_extract(ans, condition, arr):
-    d[arr] = rt.shapes.ungather(d[ans], arr, np.extract(condition, rt.shapes.element_ids(arr)))
+    d[arr] = rt.ungather(d[ans], arr, np.extract(condition, rt.element_ids(arr)))
 
 
 @tangent(np.extract)
@@ -439,21 +439,21 @@ def tan_extract(ans, condition, arr):
 
 @adjoint(np.select)
 def adj_select(ans, condlist, choicelist, default=0):
-    parts = rt.shapes.unselect(d[ans], condlist, choicelist, default)
+    parts = rt.unselect(d[ans], condlist, choicelist, default)
     d[choicelist] = parts[0]
     d[default] = parts[1]
 
 
 @tangent(np.select)
 def tan_select(ans, condlist, choicelist, default=0):
-    d[ans] = rt.tangents.select(condlist, d[choicelist], d[default], ans)
+    d[ans] = rt.select_tangent(condlist, d[choicelist], d[default], ans)
 
 
 @adjoint(np.piecewise)
 def adj_piecewise(ans, x, condlist, funclist):  # constant values only (functions raise)
-    d[x] = rt.shapes.unpiecewise(d[ans], x, funclist)
+    d[x] = rt.unpiecewise(d[ans], x, funclist)
 
 
 @tangent(np.piecewise)
 def tan_piecewise(ans, x, condlist, funclist):
-    d[ans] = rt.tangents.piecewise(d[x], ans, funclist)
+    d[ans] = rt.piecewise_tangent(d[x], ans, funclist)
