@@ -60,3 +60,30 @@ def test_early_return_write_then_view_of_an_argument(mode, wrt):
     expected = (0.0 if wrt == 0 else 3.0) if mode == "forward" else \
         (np.zeros(3) if wrt == 0 else np.ones(3))
     np.testing.assert_allclose(_run(mode, src, wrt), expected)
+
+
+# Seed 301714 (soak): forward mode rewrites branch and loop bodies in place, with tangent
+# statements that read tangent parameters not defined yet; the analysis of which values may be
+# objects, solved lazily at the first method call after such a block, took them for unknown
+# globals, so every value was "maybe an object" and ``w.mean()`` was refused in forward mode.
+METHOD_AFTER_A_BRANCH = """
+def f(x, y, z):
+    n = 0
+    if n > -0.5:
+        w = y
+        w[n] = n * np.mean(y)
+    k = w.mean()
+    return k
+"""
+
+
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+def test_a_method_of_an_array_after_a_branch_is_numpys_in_both_modes(mode):
+    f = make(METHOD_AFTER_A_BRANCH, name="f")
+    x, y, z = np.array([0.3, -0.2, 0.5]), np.array([0.5, -0.9, 0.4]), 0.7
+    expected = np.array([0.0, 1.0, 1.0]) / 3.0  # w[0] = 0 * mean(y): only y[1], y[2] count
+    if mode == "forward":
+        v = np.array([0.2, -0.7, 1.3])
+        assert jvp(f, (x, y, z), (None, v, None))[1] == pytest.approx(expected @ v, rel=1e-12)
+    else:
+        np.testing.assert_allclose(grad(f, wrt=1)(x, y.copy(), z), expected, rtol=1e-12)

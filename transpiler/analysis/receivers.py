@@ -19,8 +19,9 @@ A value may be an object when it is (least fixed point over the assignments of t
   class, a callable object);
 - an array of NumPy's own other kinds (``np.asmatrix``, ``np.ma``): data only in appearance.
 
-The analysis runs on first use: a function without method calls on differentiated values never
-pays for it.
+A pass solves it (``solved()``) before it rewrites the tree in place: solved later, it would read
+the tangent statements forward mode inserts into loop bodies, whose names are not yet defined.
+The callees' analyses run on first use.
 """
 
 from __future__ import annotations
@@ -63,6 +64,12 @@ class Receivers:
         self.memo = {} if memo is None else memo  # (function, objects) -> may return one
         self.names: set[str] | None = None  # computed on first use
         self.free: dict[str, bool] = {}
+
+    def solved(self) -> Receivers:
+        """This analysis, its fixed point computed now (on the tree as it is)."""
+        if self.names is None:
+            self._solve()
+        return self
 
     def may_be_object(self, node) -> bool:
         if self.names is None:

@@ -43,7 +43,7 @@ def forward(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     *primal, ret = fn.body
     elements = ret.value.elts if isinstance(ret.value, gast.Tuple) else [ret.value]
     results = [e.id for e in elements if isinstance(e, gast.Name)]
-    ctx.receivers = Receivers(fn, ctx)
+    ctx.receivers = Receivers(fn, ctx).solved()  # before the body is rewritten in place
     stacks = tape.pushes(primal, ctx.locals) if tape.is_generated(ctx.fn) else []
     pushes = [A.assign(stack, gast.BinOp(left=A.name(stack), op=gast.Add(), right=item))
               for stack, item in stacks]  # for the analyses only: the stack holds its items

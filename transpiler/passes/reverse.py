@@ -48,7 +48,7 @@ def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
         raise error_at(ret, ctx, "grad needs a function returning one scalar; this one returns "
                        "a tuple", "return a single value (e.g. the sum of the parts)")
     results = [e.id if isinstance(e, gast.Name) else None for e in elements]
-    ctx.receivers = Receivers(fn, ctx)
+    ctx.receivers = Receivers(fn, ctx).solved()  # before the body is rewritten in place
     active = active_names(primal, ctx.wrt, results)
     refuse_discarded_calls(primal, varied_names(primal, ctx.wrt), ctx)
     ctx.known_scalars = frozenset(known_scalars(primal, ctx.scalars))
