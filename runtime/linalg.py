@@ -567,17 +567,22 @@ def matrix_power_adjoint(g, a, n):
     return gb if n > 0 else -bt @ gb @ bt
 
 
+def _power_base(a, da, n: int):
+    """``(B, dB, k)`` of ``a^n = B^k``: ``B = a`` and ``dB = da``, or ``B = a^-1`` and
+    ``dB = -B da B`` for negative ``n``; ``k = |n|``."""
+    if n >= 0:
+        return a, da, n
+    base = np.linalg.inv(a)
+    return base, -base @ da @ base, -n
+
+
 def matrix_power_tangent(da, a, n, ans):
     """Tangent of ``np.linalg.matrix_power(a, n)``: ``sum_j B^j dB B^(k-1-j)`` with ``B = a``
     (``B = a^-1``, ``dB = -B da B`` for negative ``n``) and ``k = |n|``."""
     n = operator.index(n)
     if n == 0:
         return np.zeros(np.shape(ans), dtype=np.result_type(da, _float(ans)))
-    base, dbase = a, da
-    if n < 0:
-        base = np.linalg.inv(a)
-        dbase = -base @ da @ base
-    k = abs(n)
+    base, dbase, k = _power_base(a, da, n)
     powers = [np.broadcast_to(np.eye(np.shape(base)[-1], dtype=base.dtype), np.shape(base))]
     for _ in range(k - 1):
         powers.append(powers[-1] @ base)
@@ -590,11 +595,7 @@ def matrix_power_adjoint_tangent(g, da, a, n):
     n = operator.index(n)
     if n == 0:
         return np.zeros(np.shape(a), dtype=np.result_type(g, _float(a)))
-    base, dbase = a, da
-    if n < 0:
-        base = np.linalg.inv(a)
-        dbase = -base @ da @ base
-    k = abs(n)
+    base, dbase, k = _power_base(a, da, n)
     bt, dbt = _t(base), _t(dbase)
     eye = np.broadcast_to(np.eye(np.shape(bt)[-1], dtype=bt.dtype), np.shape(bt))
     powers, dpowers = [eye], [np.zeros_like(eye)]
@@ -674,17 +675,23 @@ def pinv_adjoint_tangent(dg, da, dp, g, a, p, hermitian=False, rcond=None, rtol=
     return _fold(r) if hermitian else r
 
 
-def lstsq_adjoint(g, a, b, ans, wrt=0):
-    """Gradient of ``x, residuals, rank, s = np.linalg.lstsq(a, b)`` with respect to ``a``
-    (``wrt=0``) or ``b``, for a full-rank ``a``: ``x = pinv(a) b``, the residuals are
-    ``|b - a x|^2`` per column, ``s`` are ``a``'s singular values (the rank has no gradient)."""
+def _lstsq_frame(a, b, ans):
+    """The solution ``x`` of ``ans = np.linalg.lstsq(a, b)``, whether ``b`` is a vector, and
+    ``b`` and ``x`` as matrices; NotImplementedError for a rank-deficient ``a``."""
     x, _, rank, _ = ans
-    gx, gres, _, gs = g
     m, n = np.shape(a)
     if rank < min(m, n):
         raise NotImplementedError("the gradient of lstsq needs a full-rank matrix")
     vector = np.ndim(b) == 1
-    bm, xm = (b[:, np.newaxis], x[:, np.newaxis]) if vector else (b, x)
+    return x, vector, *((b[:, np.newaxis], x[:, np.newaxis]) if vector else (b, x))
+
+
+def lstsq_adjoint(g, a, b, ans, wrt=0):
+    """Gradient of ``x, residuals, rank, s = np.linalg.lstsq(a, b)`` with respect to ``a``
+    (``wrt=0``) or ``b``, for a full-rank ``a``: ``x = pinv(a) b``, the residuals are
+    ``|b - a x|^2`` per column, ``s`` are ``a``'s singular values (the rank has no gradient)."""
+    x, vector, bm, xm = _lstsq_frame(a, b, ans)
+    gx, gres, _, gs = g
     gxm = _full(gx, x).reshape(xm.shape)
     p = np.linalg.pinv(a)
     ga, gb = None, p.T @ gxm
@@ -708,14 +715,10 @@ def lstsq_adjoint_tangent(g, dg, a, da, b, db, res, dres, wrt=0):
     """Tangent of ``lstsq_adjoint(g, a, b, res, wrt)`` along the tangents of ``g``,
     ``a``, ``b`` and the solution ``res[0]``."""
     flows, full = _flows, _full
-    x, residuals, rank, _ = res
+    x, vector, bm, xm = _lstsq_frame(a, b, res)
+    residuals = res[1]
     gx, gres, _, gs = g
     dgx, dgres, _, dgs = dg
-    m, n = np.shape(a)
-    if rank < min(m, n):
-        raise NotImplementedError("the gradient of lstsq needs a full-rank matrix")
-    vector = np.ndim(b) == 1
-    bm, xm = (b[:, np.newaxis], x[:, np.newaxis]) if vector else (b, x)
     da = tangent_array(da, a)
     dbm = tangent_array(db, b).reshape(bm.shape)
     dxm = tangent_array(dres[0], x).reshape(xm.shape)

@@ -431,8 +431,9 @@ def ediff1d_grads(g, ary, to_end=None, to_begin=None):
 
 # --- weighted average -------------------------------------------------------------------------
 
-def average_grads(g, a, ans, axis=None, weights=None, returned=False, keepdims=False):
-    """Gradients ``(a, weights)`` of ``np.average(a, axis, weights, keepdims=keepdims)``."""
+def _average_frame(g, a, axis, returned, keepdims):
+    """What the derivatives of ``np.average(a, axis, ...)`` share: ``a`` as an array, the axes
+    given (None: all) and averaged over, and ``g`` expanded to broadcast against ``a``."""
     if returned:
         raise NotImplementedError("the gradient of np.average(..., returned=True) is not "
                                   "supported; compute the sum of the weights separately")
@@ -440,7 +441,12 @@ def average_grads(g, a, ans, axis=None, weights=None, returned=False, keepdims=F
     given = None if axis is None else tuple(
         int(ax) % a.ndim for ax in ((axis,) if np.ndim(axis) == 0 else axis))
     axes = _axes(given, a.ndim)
-    ge = _expand(g, axes, keepdims)
+    return a, given, axes, _expand(g, axes, keepdims)
+
+
+def average_grads(g, a, ans, axis=None, weights=None, returned=False, keepdims=False):
+    """Gradients ``(a, weights)`` of ``np.average(a, axis, weights, keepdims=keepdims)``."""
+    a, given, axes, ge = _average_frame(g, a, axis, returned, keepdims)
     if weights is None:
         n = math.prod(a.shape[i] for i in axes)
         return np.broadcast_to(ge * (1.0 / n), a.shape), None
@@ -462,14 +468,7 @@ def average_grads_tangent(g, dg, a, da, ans, dans, axis=None, weights=None, dwei
                           returned=False, keepdims=False):
     """Tangent of ``(ga, gw) = reductions.average_grads(g, a, ans, axis, weights, ...)``:
     ``ga = g w / W`` and ``gw = g (a - ans) / W`` with ``W`` the sum of the weights."""
-    if returned:
-        raise NotImplementedError("the gradient of np.average(..., returned=True) is not "
-                                  "supported; compute the sum of the weights separately")
-    a = asarray(a)
-    given = None if axis is None else tuple(
-        int(ax) % a.ndim for ax in ((axis,) if np.ndim(axis) == 0 else axis))
-    axes = _axes(given, a.ndim)
-    ge = _expand(g, axes, keepdims)
+    a, given, axes, ge = _average_frame(g, a, axis, returned, keepdims)
     dge = _expand(tangent_array(dg, g), axes, keepdims)
     if weights is None:
         n = math.prod(a.shape[i] for i in axes)
@@ -741,11 +740,13 @@ def _split_ties(s, gs):
     return (sums / np.bincount(runs))[runs].reshape(gs.shape).astype(gs.dtype)
 
 
-def quantile_grads(g, a, q, axis=None, method="linear", keepdims=False, scale=1.0):
-    """Gradients ``(a, q)`` of ``np.quantile(a, q * scale, axis, method, keepdims)`` with
-    linear interpolation between order statistics (``scale=0.01`` for percentiles)."""
+def _quantiles(a, q, axis, method, scale, what: str):
+    """What the derivatives of ``np.quantile(a, q * scale, axis)`` share: ``a`` as an array, the
+    axes, its lanes (and the function putting lanes back), their sorting order and sorted
+    values, the quantiles, the lane length and the order statistics ``lo``/``hi`` each quantile
+    interpolates between, with weight ``t`` on ``hi``."""
     if method != "linear":
-        raise NotImplementedError(f"the gradient of quantiles with method={method!r} is not "
+        raise NotImplementedError(f"the {what} of quantiles with method={method!r} is not "
                                   "supported; only method='linear'")
     a = asarray(a)
     axes = _axes(axis, a.ndim)
@@ -758,6 +759,14 @@ def quantile_grads(g, a, q, axis=None, method="linear", keepdims=False, scale=1.
     lo = np.clip(np.floor(position), 0, n - 1).astype(np.intp)
     hi = np.minimum(lo + 1, n - 1)
     t = np.clip(position - lo, 0.0, 1.0)
+    return a, axes, lanes, back, order, s, qs, n, lo, hi, t
+
+
+def quantile_grads(g, a, q, axis=None, method="linear", keepdims=False, scale=1.0):
+    """Gradients ``(a, q)`` of ``np.quantile(a, q * scale, axis, method, keepdims)`` with
+    linear interpolation between order statistics (``scale=0.01`` for percentiles)."""
+    a, axes, lanes, back, order, s, qs, n, lo, hi, t = _quantiles(a, q, axis, method, scale,
+                                                                  "gradient")
     gq = asarray(g).reshape((qs.size,) + lanes.shape[:-1])
     gs = np.zeros_like(s, dtype=float_dtype(a))
     slope = np.empty(qs.size, dtype=gs.dtype)
@@ -776,23 +785,11 @@ def quantile_grads_tangent(g, dg, a, da, q, dq, axis=None, method="linear", keep
     """Tangent of ``(ga, gq) = reductions.quantile_grads(g, a, q, ...)``: the interpolation
     weights move with ``q``, the slope with ``g`` and the order statistics of ``a`` (whose order
     is kept)."""
-    if method != "linear":
-        raise NotImplementedError(f"the gradient of quantiles with method={method!r} is not "
-                                  "supported; only method='linear'")
-    a = asarray(a)
-    axes = _axes(axis, a.ndim)
-    lanes, back = _to_lanes(a, axes)
+    a, axes, lanes, back, order, s, qs, n, lo, hi, t = _quantiles(a, q, axis, method, scale,
+                                                                  "gradient")
     dlanes = _to_lanes(tangent_array(da, a), axes)[0]
-    n = lanes.shape[-1]
-    order = np.argsort(lanes, axis=-1, kind="stable")
-    s = np.take_along_axis(lanes, order, axis=-1)
     ds = np.take_along_axis(dlanes, order, axis=-1)
-    qs = np.ravel(asarray(q, dtype=float)) * scale
     dqs = np.ravel(tangent_array(dq, asarray(q, dtype=float))) * scale
-    position = qs * (n - 1)
-    lo = np.clip(np.floor(position), 0, n - 1).astype(np.intp)
-    hi = np.minimum(lo + 1, n - 1)
-    t = np.clip(position - lo, 0.0, 1.0)
     dt = dqs * (n - 1)
     g = asarray(g)
     gq = g.reshape((qs.size,) + lanes.shape[:-1])
@@ -812,20 +809,8 @@ def quantile_grads_tangent(g, dg, a, da, q, dq, axis=None, method="linear", keep
 
 
 def _quantile_frame(a, q, axis, method, scale):
-    if method != "linear":
-        raise NotImplementedError(f"the derivative of quantiles with method={method!r} is not "
-                                  "supported; only method='linear'")
-    a = asarray(a)
-    axes = _axes(axis, a.ndim)
-    lanes, _ = _to_lanes(a, axes)
-    n = lanes.shape[-1]
-    order = np.argsort(lanes, axis=-1, kind="stable")
-    s = np.take_along_axis(lanes, order, axis=-1)
-    qs = np.ravel(asarray(q, dtype=float)) * scale
-    position = qs * (n - 1)
-    lo = np.clip(np.floor(position), 0, n - 1).astype(np.intp)
-    hi = np.minimum(lo + 1, n - 1)
-    t = np.clip(position - lo, 0.0, 1.0)
+    a, axes, _, _, order, s, _, n, lo, hi, t = _quantiles(a, q, axis, method, scale,
+                                                          "derivative")
     return a, axes, order, s, n, lo, hi, t
 
 
