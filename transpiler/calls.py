@@ -14,6 +14,7 @@ that lower calls reach through ``Context.compile_callee``), so this module impor
 from __future__ import annotations
 
 from transpiler import cache
+from transpiler.context import Mode
 
 
 class SplitFunction:
@@ -42,8 +43,8 @@ def split_pair(compile_function, fn, active: tuple[str, ...], options,
         pair.source, pair.written = compiled.source, compiled.written
 
     pair = SplitFunction()
-    return _compiled_once(fn, (active, "split", options, frozenset(), varargs, called, objects),
-                          pair, lambda: compile_function(fn, active, "split", options,
+    return _compiled_once(fn, (active, Mode.SPLIT, options, frozenset(), varargs, called, objects),
+                          pair, lambda: compile_function(fn, active, Mode.SPLIT, options,
                                                          varargs=varargs, called=called,
                                                          objects=objects), fill)
 
@@ -71,8 +72,8 @@ def tangent_function(compile_function, fn, active: tuple[str, ...], options,
         holder.call, holder.source = compiled.function, compiled.source
 
     holder = TangentFunction()
-    return _compiled_once(fn, (active, "tangent", options, frozenset(), varargs, objects),
-                          holder, lambda: compile_function(fn, active, "tangent", options,
+    return _compiled_once(fn, (active, Mode.TANGENT, options, frozenset(), varargs, objects),
+                          holder, lambda: compile_function(fn, active, Mode.TANGENT, options,
                                                            varargs=varargs, called=True,
                                                            objects=objects), fill)
 

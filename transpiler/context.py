@@ -3,11 +3,30 @@
 from __future__ import annotations
 
 import builtins
+import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from transpiler.naming import Namer
+
+
+class Mode(str, enum.Enum):
+    """What one compilation makes (a string too: ``Mode.GRAD == "grad"``)."""
+
+    GRAD = "grad"  # the gradient
+    VALUE_AND_GRAD = "value_and_grad"  # the value and the gradient
+    SPLIT = "split"  # a forward/backward pair, for a call from compiled code (calls.py)
+    JVP = "jvp"  # forward mode: the value and the tangent
+    TANGENT = "tangent"  # forward mode of a function called from compiled code
+
+    __str__ = str.__str__  # "grad", as the names of generated functions spell it
+    __format__ = str.__format__
+
+    @property
+    def forward(self) -> bool:
+        """Whether the pipeline is forward mode's."""
+        return self in (Mode.JVP, Mode.TANGENT)
 
 
 @dataclass(frozen=True)
@@ -25,7 +44,7 @@ class Context:
     filename: str  # the user's file, for error messages
     indent: int  # columns removed by dedent, added back to col offsets in errors
     wrt: tuple[str, ...]  # parameter names to differentiate with respect to
-    mode: str  # "grad" or "value_and_grad"
+    mode: Mode
     options: Options
     namer: Namer = field(default_factory=lambda: Namer(set()))
     # Objects the generated function needs by name (modules used by rules, snapshots of called

@@ -14,7 +14,7 @@ from transpiler import ast_util as A
 from transpiler import emit
 from transpiler.arguments import defaults_holding_objects
 from transpiler.backends import backend_for
-from transpiler.context import Context, Options
+from transpiler.context import Context, Mode, Options
 from transpiler.frontend import parse_function
 from transpiler.naming import Namer, names_in
 from transpiler.passes import (
@@ -65,7 +65,6 @@ FORWARD_PIPELINE: tuple[tuple[str, Callable], ...] = FRONT + (  # forward mode: 
     ("release arrays once dead", release.release),
     ("assemble the signature", finalize.finalize),
 )
-FORWARD_MODES = frozenset({"jvp", "tangent"})  # tangent: a user function called in forward mode
 
 
 @dataclass(frozen=True)
@@ -85,7 +84,7 @@ class Compiled:
         return False
 
 
-def compile_function(fn, wrt: tuple[str, ...], mode: str, options: Options,
+def compile_function(fn, wrt: tuple[str, ...], mode: Mode | str, options: Options,
                      scalars: frozenset[str] = frozenset(), debug: bool = False,
                      varargs: tuple[int, tuple[str, ...]] | None = None,
                      arrays: frozenset[str] = frozenset(), called: bool = False,
@@ -94,6 +93,7 @@ def compile_function(fn, wrt: tuple[str, ...], mode: str, options: Options,
     be Python numbers, ``arrays`` those known to be NumPy arrays and ``objects`` those that may
     hold objects (the variant; a parameter whose default holds one counts too); ``varargs`` is
     a helper's call pattern; ``called`` marks a function compiled for a call from another."""
+    mode = Mode(mode)
     node, filename, indent = parse_function(fn)
     user_names = names_in(node) | {a.id for a in node.args.args}
     objects = objects | defaults_holding_objects(fn)
@@ -102,7 +102,7 @@ def compile_function(fn, wrt: tuple[str, ...], mode: str, options: Options,
                   varargs=varargs, arrays=arrays, called=called, objects=objects,
                   compile_callee=compile_function)
     debug = debug or bool(os.environ.get("TRANSPILER_DUMP"))
-    for description, run in FORWARD_PIPELINE if mode in FORWARD_MODES else PIPELINE:
+    for description, run in FORWARD_PIPELINE if mode.forward else PIPELINE:
         if run in (optimize.optimize, release.release) and not options.optimize:
             continue
         node = run(node, ctx)

@@ -35,7 +35,7 @@ import numpy as np
 from transpiler import ast_util as A
 from transpiler.anno import Anno, getanno
 from transpiler.arguments import defaults_holding_objects, holds_objects
-from transpiler.context import Context
+from transpiler.context import Context, Mode
 from transpiler.errors import TranspileError
 from transpiler.frontend import parse_function
 from transpiler.passes.resolve import resolve
@@ -174,7 +174,7 @@ class Receivers:
     def _analyse(self, func, objects: frozenset[str]) -> bool:
         try:
             tree, filename, indent = parse_function(func)
-            ctx = Context(fn=func, filename=filename, indent=indent, wrt=(), mode="grad",
+            ctx = Context(fn=func, filename=filename, indent=indent, wrt=(), mode=Mode.GRAD,
                           options=self.ctx.options,
                           objects=objects | defaults_holding_objects(func))
             resolve(tree, ctx)

@@ -25,6 +25,7 @@ import gast
 
 from transpiler import ast_util as A
 from transpiler.anno import Anno, hasanno
+from transpiler.context import Mode
 from transpiler.passes.ssa import stored_names
 
 
@@ -43,7 +44,7 @@ def finalize(fn: gast.FunctionDef, ctx):
             extra.annotation = None
     fn.returns = None
     fn.decorator_list = []
-    if ctx.mode != "split":
+    if ctx.mode != Mode.SPLIT:
         fn.name = f"{ctx.mode}_{fn.name}"
         return fn
     return gast.Module(body=list(_split(fn, ctx)), type_ignores=[])

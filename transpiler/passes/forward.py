@@ -32,6 +32,7 @@ from transpiler.analysis.activity import active_names, never_varied, reads, vari
 from transpiler.analysis.receivers import Receivers
 from transpiler.analysis.scalars import is_scalar, known_scalars
 from transpiler.calls import tangent_function
+from transpiler.context import Mode
 from transpiler.naming import tangent_parameters
 from transpiler.passes import tape
 from transpiler.passes.lower import Lowering, refuse_discarded_calls
@@ -243,14 +244,14 @@ class _Forward(Lowering):
         level the tangent is shaped like the value."""
         elements = ret.value.elts if isinstance(ret.value, gast.Tuple) else [ret.value]
         tangents = [self.tangent_of(e) or self.zero_of(e) for e in elements]
-        if self.ctx.mode == "jvp" and self.ctx.options.value:
+        if self.ctx.mode == Mode.JVP and self.ctx.options.value:
             like = A.dotted(f"{self.ctx.bind('rt', runtime)}.tangent_like")
             tangents = [t if is_scalar(e, self.scalars) or isinstance(t, gast.Constant)
                         else A.call(A.copy_node(like), t, A.copy_node(e))
                         for t, e in zip(tangents, elements, strict=True)]
         tangent = tangents[0] if not isinstance(ret.value, gast.Tuple) else gast.Tuple(
             elts=tangents, ctx=gast.Load())
-        if self.ctx.mode == "jvp" and not self.ctx.options.value:
+        if self.ctx.mode == Mode.JVP and not self.ctx.options.value:
             # the tangent alone, as computed (for hvp, whose last step, rt.grad_like, shapes
             # it): the value's own last steps are dead code
             return gast.copy_location(gast.Return(value=tangent), ret)

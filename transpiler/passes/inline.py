@@ -22,6 +22,7 @@ import gast
 
 from transpiler import ast_util as A
 from transpiler.anno import Anno, setanno
+from transpiler.context import Mode
 from transpiler.errors import TranspileError
 from transpiler.frontend import parse_function
 from transpiler.passes.validate import validate
@@ -32,7 +33,7 @@ _SIMPLE = (int, float, str, bool, type(None))
 
 
 def inline(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
-    if ctx.mode in ("split", "tangent"):  # a helper compiled for a call inlines nothing
+    if ctx.mode in (Mode.SPLIT, Mode.TANGENT):  # a helper compiled for a call inlines nothing
         return fn
     local = {n.id for n in A.walk(fn) if isinstance(n, gast.Name)
              and isinstance(n.ctx, (gast.Store, gast.Param))}

@@ -32,6 +32,7 @@ from transpiler.analysis.receivers import Receivers
 from transpiler.analysis.scalars import is_number, known_scalars
 from transpiler.anno import Anno, getanno, hasanno, setanno
 from transpiler.calls import split_pair
+from transpiler.context import Mode
 from transpiler.errors import error_at
 from transpiler.passes import tape
 from transpiler.passes.lower import Lowering, refuse_discarded_calls
@@ -44,7 +45,7 @@ def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     *primal, ret = fn.body
     elements = ret.value.elts if isinstance(ret.value, gast.Tuple) else [ret.value]
     assert all(A.is_atom(e) for e in elements), "ANF returns names or constants"
-    if len(elements) > 1 and ctx.mode != "split":
+    if len(elements) > 1 and ctx.mode != Mode.SPLIT:
         raise error_at(ret, ctx, "grad needs a function returning one scalar; this one returns "
                        "a tuple", "return a single value (e.g. the sum of the parts)")
     results = [e.id if isinstance(e, gast.Name) else None for e in elements]
@@ -53,10 +54,10 @@ def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     refuse_discarded_calls(primal, varied_names(primal, ctx.wrt), ctx)
     ctx.known_scalars = frozenset(known_scalars(primal, ctx.scalars))
     builder = _Reverse(ctx, active, ctx.known_scalars, primal)
-    if ctx.mode == "grad" and results[0] in active:
+    if ctx.mode == Mode.GRAD and results[0] in active:
         builder.ones.add(ctx.namer.grad(results[0]))  # rt.seed gives ones
     primal, adjoint = builder.block(primal)
-    if ctx.mode == "split":
+    if ctx.mode == Mode.SPLIT:
         adjoint = [marker(Anno.SPLIT, True, ret)] + _seed_from(ctx, ret, results, active) + adjoint
     elif results[0] in active and results[0] in ctx.known_scalars:
         adjoint.insert(0, A.assign(ctx.namer.grad(results[0]), A.const(1.0), like=ret))
@@ -91,7 +92,7 @@ def _line(ctx, node) -> str:
 
 def _return(ctx, ret) -> gast.Return:
     rt = ctx.bind("rt", runtime)
-    if ctx.mode == "split":  # raw gradients, always a tuple; the caller accumulates them
+    if ctx.mode == Mode.SPLIT:  # raw gradients, always a tuple; the caller accumulates them
         grads = gast.Tuple(elts=[A.name(ctx.namer.grad(w)) for w in ctx.wrt], ctx=gast.Load())
         value = gast.Tuple(elts=[ret.value, grads], ctx=gast.Load())
         return gast.copy_location(gast.Return(value=value), ret)
@@ -100,7 +101,7 @@ def _return(ctx, ret) -> gast.Return:
              else A.call(A.dotted(f"{rt}.grad_like"), A.name(ctx.namer.grad(w)), A.name(w))
              for w in ctx.wrt]  # a Python-number argument gets a float back
     value = grads[0] if len(grads) == 1 else gast.Tuple(elts=grads, ctx=gast.Load())
-    if ctx.mode == "value_and_grad":
+    if ctx.mode == Mode.VALUE_AND_GRAD:
         value = gast.Tuple(elts=[ret.value, value], ctx=gast.Load())
     return gast.copy_location(gast.Return(value=value), ret)
 
