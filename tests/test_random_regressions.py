@@ -87,3 +87,26 @@ def test_a_method_of_an_array_after_a_branch_is_numpys_in_both_modes(mode):
         assert jvp(f, (x, y, z), (None, v, None))[1] == pytest.approx(expected @ v, rel=1e-12)
     else:
         np.testing.assert_allclose(grad(f, wrt=1)(x, y.copy(), z), expected, rtol=1e-12)
+
+
+# Seed 310623 (soak): the ``range`` desugar writes for ``for i, v in enumerate(y)`` is the
+# compiler's own builtin (no resolved object): the analysis of which values may be objects took
+# its result for one, and refused ``x.mean()`` of a value computed from the counter.
+METHOD_OF_A_VALUE_FROM_A_COUNTER = """
+def f(x, y):
+    for i, v in enumerate(y):
+        x = np.sqrt(i + 1.0) * x
+    return x.mean()
+"""
+
+
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+def test_a_method_of_a_value_computed_from_a_loop_counter(mode):
+    f = make(METHOD_OF_A_VALUE_FROM_A_COUNTER, name="f")
+    x, y = np.array([0.3, -0.2, 0.5]), np.array([1.0, 2.0])
+    scale = np.sqrt(1.0) * np.sqrt(2.0)
+    if mode == "forward":
+        v = np.array([0.2, -0.7, 1.3])
+        assert jvp(f, (x, y), (v, None))[1] == pytest.approx(scale * v.mean(), rel=1e-12)
+    else:
+        np.testing.assert_allclose(grad(f)(x, y), np.full(3, scale / 3.0), rtol=1e-12)

@@ -33,7 +33,7 @@ import gast
 import numpy as np
 
 from transpiler import ast_util as A
-from transpiler.anno import Anno, getanno
+from transpiler.anno import Anno, getanno, hasanno
 from transpiler.arguments import defaults_holding_objects, holds_objects
 from transpiler.context import Context, Mode
 from transpiler.errors import TranspileError
@@ -126,6 +126,8 @@ class Receivers:
         args = [a.value if isinstance(a, gast.Starred) else a for a in node.args] \
             + [kw.value for kw in node.keywords]
         func = getanno(node, Anno.FUNC)
+        if func is None and hasanno(node.func, Anno.BUILTIN):  # the compiler's own len, range
+            func = getattr(builtins, node.func.id)
         if func is None:  # a method of a local value, or a local callable
             if not isinstance(node.func, gast.Attribute):
                 return True
