@@ -962,6 +962,11 @@ def main(argv=None) -> int:
         cfg.slow_row_budget, cfg.quick = 0.0, True  # slow rows: one timed call
 
     start = time.perf_counter()
+    # glibc serves blocks above its mmap threshold (128 KiB at start) with fresh pages until a
+    # large block has been freed once: without this, a section run alone (--only mlp) pays page
+    # faults for every temporary that one run after f1 does not
+    warm = np.ones(1 << 20)
+    del warm
     print("transpiler gradient benchmark (times per call; ratios use best-of, medians shown)")
     print(_environment())
     sections = {"f1": bench_f1, "mlp": bench_mlp, "compile": bench_compile,
