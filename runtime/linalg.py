@@ -910,6 +910,14 @@ def _qr_square(gq, gr, q, r):
     return _t(np.linalg.solve(r, _t(b)))
 
 
+def _refuse_qr_mode(mode: str):
+    """The error for a qr mode whose gradient is not defined here."""
+    if mode == "complete":
+        raise NotImplementedError("the gradient of qr with mode='complete' needs no more rows "
+                                  "than columns (the extra columns of q are not unique)")
+    raise NotImplementedError(f"the gradient of qr is not implemented for mode={mode!r}")
+
+
 def qr_adjoint(g, ans, a, mode="reduced"):
     """Gradient of ``np.linalg.qr(a, mode)`` for a full-rank ``a`` (modes 'reduced' and 'r';
     'complete' where it equals 'reduced'). A wide ``a = [x | y]`` is ``q [r1 | q^T y]`` with
@@ -921,11 +929,8 @@ def qr_adjoint(g, ans, a, mode="reduced"):
     elif mode == "reduced" or (mode == "complete" and rows <= cols):
         q, r = ans
         gq, gr = _full(g[0], q), _full(g[1], r)
-    elif mode == "complete":
-        raise NotImplementedError("the gradient of qr with mode='complete' needs no more rows "
-                                  "than columns (the extra columns of q are not unique)")
     else:
-        raise NotImplementedError(f"the gradient of qr is not implemented for mode={mode!r}")
+        _refuse_qr_mode(mode)
     if rows >= cols:
         return _qr_square(gq, gr, q, r)
     y = a[..., rows:]
@@ -962,11 +967,8 @@ def qr_adjoint_tangent(g, dg, res, dres, a, da, mode="reduced"):
         dq, dr = tangent_array(dres[0], q), tangent_array(dres[1], r)
         gq, gr = full(g[0], q), full(g[1], r)
         dgq, dgr = tangent_array(dg[0], q), tangent_array(dg[1], r)
-    elif mode == "complete":
-        raise NotImplementedError("the gradient of qr with mode='complete' needs no more rows "
-                                  "than columns (the extra columns of q are not unique)")
     else:
-        raise NotImplementedError(f"the gradient of qr is not implemented for mode={mode!r}")
+        _refuse_qr_mode(mode)
     if rows >= cols:
         return _qr_square_adjoint_tangent(gq, dgq, gr, dgr, q, dq, r, dr)
     t = _t
@@ -999,11 +1001,8 @@ def qr_tangent(da, ans, a, mode="reduced"):
         q, r = np.linalg.qr(a)
     elif mode == "reduced" or (mode == "complete" and rows <= cols):
         q, r = ans
-    elif mode == "complete":
-        raise NotImplementedError("the gradient of qr with mode='complete' needs no more rows "
-                                  "than columns (the extra columns of q are not unique)")
     else:
-        raise NotImplementedError(f"the gradient of qr is not implemented for mode={mode!r}")
+        _refuse_qr_mode(mode)
     if rows >= cols:
         dq, dr = _qr_square_tangent(da, q, r)
     else:

@@ -1091,15 +1091,9 @@ def interp_grads(g, x, xp, fp, left=None, right=None, period=None):
     """Gradients ``(x, fp, left, right)`` of ``np.interp(x, xp, fp, left, right)``."""
     if period is not None:
         raise NotImplementedError("the gradient of np.interp with period= is not supported")
-    g = asarray(g)
-    x, xp, fp = asarray(x), asarray(xp, dtype=float), asarray(fp)
-    n = xp.size
-    below, above = x < xp[0], x > xp[-1]
-    inside = ~(below | above)
-    j = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, max(n - 2, 0))
-    k = np.minimum(j + 1, n - 1)
-    width = np.where(k > j, xp[k] - xp[j], 1.0)
-    t = np.where(k > j, (x - xp[j]) / width, 0.0)
+    g, x, fp = asarray(g), asarray(x), asarray(fp)
+    below, above, inside, j, k, width, t = _interp_frame(x, xp, period)
+    n = np.size(xp)
     gin = np.where(inside, g, 0.0)
     gx = (gin * (fp[k] - fp[j]) / width).astype(float_dtype(x), copy=False)
     gfp = (np.bincount(np.ravel(j), np.ravel(gin * (1.0 - t)), n)
@@ -1117,14 +1111,10 @@ def interp_grads_tangent(g, dg, x, dx, xp, fp, dfp, left=None, right=None, perio
     ``gx`` moves with ``fp``, ``gfp`` with ``x`` (the interpolation weights); the segments and
     the sides are piecewise constant."""
     linear = interp_grads(tangent_array(dg, g), x, xp, fp, left, right, period)
-    g = asarray(g)
-    x, xp, fp = asarray(x), asarray(xp, dtype=float), asarray(fp)
+    g, x, fp = asarray(g), asarray(x), asarray(fp)
     dx, dfp = tangent_array(dx, x), tangent_array(dfp, fp)
-    n = xp.size
-    inside = ~((x < xp[0]) | (x > xp[-1]))
-    j = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, max(n - 2, 0))
-    k = np.minimum(j + 1, n - 1)
-    width = np.where(k > j, xp[k] - xp[j], 1.0)
+    _, _, inside, j, k, width, _ = _interp_frame(x, xp, period)
+    n = np.size(xp)
     dt = np.where(k > j, dx / width, 0.0)
     gin = np.where(inside, g, 0.0)
     dgx = (gin * (dfp[k] - dfp[j]) / width).astype(float_dtype(x), copy=False)
@@ -1135,6 +1125,8 @@ def interp_grads_tangent(g, dg, x, dx, xp, fp, dfp, left=None, right=None, perio
 
 
 def _interp_frame(x, xp, period):
+    """What the derivatives of ``np.interp(x, xp, fp)`` share: which ``x`` lie below, above and
+    inside ``xp``, the segment ``j``..``k`` of each, its width and the position ``t`` in it."""
     if period is not None:
         raise NotImplementedError("the derivative of np.interp with period= is not supported")
     x, xp = asarray(x), asarray(xp, dtype=float)
