@@ -29,9 +29,10 @@ def is_array(x) -> bool:
     return isinstance(x, np.ndarray)
 
 
-def asarray(x, dtype=None):
-    """``x`` as an array of its namespace (no copy when it already is one of ``dtype``)."""
-    return namespace(x).asarray(x, dtype=dtype)
+# ``x`` as an array of its namespace (no copy when it already is one of ``dtype``). NumPy's own
+# function, not a wrapper that asks ``namespace``: the helpers call it on every gradient, and a
+# second namespace changes this line.
+asarray = np.asarray
 
 
 def is_zero(x) -> bool:

@@ -260,14 +260,20 @@ def var_tangent(v, a, ans, axis=None, ddof=0, keepdims=False):
     return _lane_sum(centered * (2.0 / (n - ddof)), asarray(v), axes, keepdims, ans)
 
 
-def nanvar_grad(g, a, axis=None, ddof=0, keepdims=False):
-    """Gradient of ``np.nanvar``: as ``var`` over the non-NaN elements, 0 at NaNs."""
+def _nan_centered(a, axis):
+    """What ``np.nanvar``'s derivatives share: the axes, where ``a`` is not NaN, how many such
+    elements each lane has, and ``a`` less its lane's mean there (0 at NaNs)."""
     a = asarray(a)
     axes = _axes(axis, a.ndim)
     valid = ~np.isnan(a)
     n = np.sum(valid, axis=axes, keepdims=True).astype(float_dtype(a))
     mean = np.sum(np.where(valid, a, 0.0), axis=axes, keepdims=True) / np.maximum(n, 1.0)
-    centered = np.where(valid, a - mean, 0.0)
+    return axes, valid, n, np.where(valid, a - mean, 0.0)
+
+
+def nanvar_grad(g, a, axis=None, ddof=0, keepdims=False):
+    """Gradient of ``np.nanvar``: as ``var`` over the non-NaN elements, 0 at NaNs."""
+    axes, valid, n, centered = _nan_centered(a, axis)
     return _expand(g, axes, keepdims) * centered * (2.0 / (n - ddof))
 
 
@@ -282,12 +288,7 @@ def nanvar_grad_tangent(g, da, a, axis=None, ddof=0, keepdims=False):
 
 def nanvar_tangent(v, a, ans, axis=None, ddof=0, keepdims=False):
     """Tangent of ``np.nanvar``: as ``var`` over the non-NaN elements."""
-    a = asarray(a)
-    axes = _axes(axis, a.ndim)
-    valid = ~np.isnan(a)
-    n = np.sum(valid, axis=axes, keepdims=True).astype(float_dtype(a))
-    mean = np.sum(np.where(valid, a, 0.0), axis=axes, keepdims=True) / np.maximum(n, 1.0)
-    centered = np.where(valid, a - mean, 0.0)
+    axes, valid, n, centered = _nan_centered(a, axis)
     t = np.sum(centered * np.where(valid, v, 0.0), axis=axes, keepdims=True) * (2.0 / (n - ddof))
     return result_like(t, ans)
 
