@@ -60,10 +60,9 @@ class Context:
     # keyword names) its *args and **kwargs receive (see passes/stars.py)
     varargs: tuple[int, tuple[str, ...]] | None = None
     called: bool = False  # compiled for a call from a compiled function (its writes would show)
-    shape_keys: Any = None  # the reverse/forward pass's analysis.shapes.ShapeKeys, for release
-    receivers: Any = None  # the reverse/forward pass's analysis.receivers.Receivers
-    known_scalars: frozenset[str] = frozenset()  # every value known to be a number (reverse)
-    versions: dict[str, str] = field(default_factory=dict)  # ssa: version -> user variable
+    # what the analyses know of the SSA form (analysis.facts.Facts), computed once in the
+    # pipeline before the mode's pass and read-only after
+    facts: Any = None
     residuals: str = ""  # split mode: the backward's parameter holding the saved primal values
     cotangent: str = ""  # split mode: the backward's parameter holding the result's gradient
     # compiles a user function a differentiated one calls (pipeline.compile_function; calls.py)

@@ -12,6 +12,7 @@ import gast
 
 from transpiler import ast_util as A
 from transpiler import emit
+from transpiler.analysis import facts
 from transpiler.arguments import defaults_holding_objects
 from transpiler.backends import backend_for
 from transpiler.context import Context, Mode, Options
@@ -50,6 +51,7 @@ FRONT: tuple[tuple[str, Callable], ...] = (
     ("one operation per statement", anf.anf),
     ("one name per value", ssa.ssa),
     ("compute loop-invariant negations once", hoist.hoist),
+    ("analyse the SSA form once: versions, scalars, receivers, shapes", facts.analyse),
     ("refuse writes seen through views", check_writes.check_writes),
 )
 PIPELINE: tuple[tuple[str, Callable], ...] = FRONT + (  # reverse mode: grad, split pairs

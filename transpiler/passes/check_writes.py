@@ -54,9 +54,9 @@ def check_writes(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
             raise error_at(stmt, ctx, "a function called from a differentiated function may not "
                            "write into its arguments (the caller would see the change)",
                            "work on a copy (a = a.copy()) and return the new array")
-        variable = ctx.versions.get(old, old)
+        variable = ctx.facts.variable(old)
         for other in sorted(_component(alias, old) - {old, new}):
-            if ctx.versions.get(other, other) == variable:
+            if ctx.facts.variable(other) == variable:
                 continue  # another version of the same variable: the same Python name
             bound = [(i, inner) for i, (s, inner) in enumerate(order)
                      if other in A.stored_names_of(s)]
@@ -66,7 +66,7 @@ def check_writes(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
             around = loops and _defined_outside(other, loops[-1], order) and any(
                 other in A.load_names(s) for s, inner in order if loops[-1] in inner)
             if late or around:
-                theirs = ctx.versions.get(other, other)
+                theirs = ctx.facts.variable(other)
                 if theirs not in ctx.locals:  # a temporary of ours: say where it comes from
                     line = next((getanno(s, Anno.ORIGIN, s).lineno for s, _ in order
                                  if other in A.stored_names_of(s)), "?")

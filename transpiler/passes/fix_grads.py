@@ -26,7 +26,7 @@ here). Walking the adjoint in order with the set of gradients certainly defined:
 >>> for s in fn.body[:2]: setanno(s, Anno.ACCUMULATE)
 >>> namer = Namer({"x", "y"}); _ = namer.grad("x"), namer.grad("y")
 >>> ctx = SimpleNamespace(wrt=("x", "y"), namer=namer, bind=lambda name, obj: name,
-...                       known_scalars=frozenset())
+...                       facts=SimpleNamespace(scalars=frozenset()))
 >>> print(to_source(fix_grads(fn, ctx)))
 def g(x, y):
     bx = a
@@ -89,13 +89,13 @@ class _Fixer:
         if isinstance(index, gast.Constant):
             return type(index.value) is int or index.value is None or index.value is Ellipsis
         if isinstance(index, gast.Name):
-            return index.id in self.ctx.known_scalars
+            return index.id in self.ctx.facts.scalars
         if isinstance(index, gast.UnaryOp):
             return isinstance(index.operand, gast.Constant) and type(index.operand.value) is int
         return isinstance(index, gast.Call) and isinstance(index.func, gast.Name) \
             and index.func.id == "slice" and all(
                 isinstance(a, gast.Constant) or (isinstance(a, gast.Name)
-                                                 and a.id in self.ctx.known_scalars)
+                                                 and a.id in self.ctx.facts.scalars)
                 or (isinstance(a, gast.UnaryOp) and isinstance(a.operand, gast.Constant))
                 for a in index.args)
 
@@ -119,14 +119,14 @@ class _Fixer:
         return gast.BinOp(left=A.name(grad), op=op, right=value)
 
     def zero(self, grad: str, var: str) -> gast.Assign:
-        if var in self.ctx.known_scalars:
+        if var in self.ctx.facts.scalars:
             return A.assign(grad, A.const(0.0))
         zeros = A.dotted(f"{self.ctx.bind('rt', runtime)}.zeros_like_grad")
         return A.assign(grad, A.call(zeros, A.name(var)))
 
     def zero_missing(self, grads: set[str], like) -> list:
         variables = [self.ctx.namer.var_of(g) for g in sorted(grads)]
-        self.zeroed.update(v for v in variables if v not in self.ctx.known_scalars)
+        self.zeroed.update(v for v in variables if v not in self.ctx.facts.scalars)
         return [gast.copy_location(self.zero(g, v), like)
                 for g, v in zip(sorted(grads), variables, strict=True)]
 
@@ -150,7 +150,7 @@ class _Fixer:
             if hasanno(stmt, Anno.ZERO):
                 grad, var = getanno(stmt, Anno.ZERO)
                 if grad not in defined:
-                    if var not in self.ctx.known_scalars:
+                    if var not in self.ctx.facts.scalars:
                         self.zeroed.add(var)
                     out.append(gast.copy_location(self.zero(grad, var), stmt))
                     defined.add(grad)

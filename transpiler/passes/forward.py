@@ -29,8 +29,7 @@ import gast
 import runtime
 from transpiler import ast_util as A
 from transpiler.analysis.activity import active_names, never_varied, reads, varied_names
-from transpiler.analysis.receivers import Receivers
-from transpiler.analysis.scalars import is_scalar, known_scalars
+from transpiler.analysis.scalars import is_scalar
 from transpiler.calls import tangent_function
 from transpiler.context import Mode
 from transpiler.naming import tangent_parameters
@@ -44,7 +43,6 @@ def forward(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     *primal, ret = fn.body
     elements = ret.value.elts if isinstance(ret.value, gast.Tuple) else [ret.value]
     results = [e.id for e in elements if isinstance(e, gast.Name)]
-    ctx.receivers = Receivers(fn, ctx).solved()  # before the body is rewritten in place
     stacks = tape.pushes(primal, ctx.locals) if tape.is_generated(ctx.fn) else []
     pushes = [A.assign(stack, gast.BinOp(left=A.name(stack), op=gast.Add(), right=item))
               for stack, item in stacks]  # for the analyses only: the stack holds its items
@@ -52,7 +50,7 @@ def forward(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     refuse_discarded_calls(primal, varied_names(primal + pushes, ctx.wrt), ctx, allowed)
     # only values that depend on wrt and reach the result carry a tangent
     active = active_names(primal + pushes, ctx.wrt, results)
-    builder = _Forward(ctx, active, known_scalars(primal, ctx.scalars), primal)
+    builder = _Forward(ctx, active, primal)
     builder.stacks = {stack for stack, _ in stacks} & active
     names = tangent_parameters(ctx.fn, ctx.wrt)
     for w in ctx.wrt:  # the tangent parameters are named before anything else is
@@ -88,8 +86,8 @@ class _Forward(Lowering):
 
     rules, mode, derivative = TANGENTS, "forward", "tangent"
 
-    def __init__(self, ctx, active: set[str], scalars: set[str], primal: list):
-        super().__init__(ctx, active, scalars, primal)
+    def __init__(self, ctx, active: set[str], primal: list):
+        super().__init__(ctx, active)
         # Values assigned once whose tangent is certainly zero (a rule with no term for the
         # arguments that have tangents, as rt.unreduce(1.0, x) in x's shape): they get no
         # tangent variable, and terms that read it are dropped like those of constants.

@@ -33,7 +33,6 @@ import numpy as np
 
 from transpiler import ast_util as A
 from transpiler.analysis.activity import SHAPE_ATTRIBUTES
-from transpiler.analysis.shapes import ShapeKeys
 from transpiler.anno import Anno, getanno
 from transpiler.errors import TranspileError, error_at
 from transpiler.passes.stars import vararg_names
@@ -50,10 +49,9 @@ class Lowering:
     mode = ""  # for no_rule: "reverse" or "forward"
     derivative = ""  # in errors: "the <derivative> rule of ..."
 
-    def __init__(self, ctx, active: set[str], scalars: set[str], primal: list = ()):
-        self.ctx, self.active, self.scalars = ctx, active, frozenset(scalars)
-        self.shapes = ctx.shape_keys = ShapeKeys(list(primal), self.scalars, ctx.arrays,
-                                                 ctx.namer)
+    def __init__(self, ctx, active: set[str]):
+        self.ctx, self.active = ctx, active
+        self.scalars, self.shapes = ctx.facts.scalars, ctx.facts.shapes
         self.primal_for: dict[int, list] = {}  # statements whose primal the lowering rewrites
 
     # --- statements ---
@@ -176,7 +174,7 @@ class Lowering:
                 raise error_at(call, self.ctx, f"argument '{p}' of {func.__name__} must be a "
                                "name to be differentiated through", "assign it to a variable")
         objects = frozenset(p for p, node in arguments.items()
-                            if self.ctx.receivers.may_be_object(node))
+                            if self.ctx.facts.receivers.may_be_object(node))
         try:
             callee = self.compile_callee(func, tuple(active), varargs, objects)
         except TranspileError as e:
@@ -244,11 +242,11 @@ def refuse_object_receiver(receiver, node, ctx, name: str, method: bool = True) 
     """A method or attribute differentiated by NumPy's rule (``x.sum()`` as ``np.sum(x)``,
     ``x.T`` as ``np.ndarray.T``) needs a receiver that is data (analysis/receivers.py): refuse
     one that may be an object, whose ``sum`` may mean anything."""
-    if not ctx.receivers.may_be_object(receiver):
+    if not ctx.facts.receivers.may_be_object(receiver):
         return
     what = gast.unparse(receiver).strip()
     if isinstance(receiver, gast.Name):  # the user's variable, or a value the line computes
-        what = ctx.versions.get(what, what)
+        what = ctx.facts.variable(what)
         what = what if what in ctx.locals else ""
     of_dict = name in ("get", "values", "items", "keys")
     owner = "a dict's" if of_dict else "NumPy's"

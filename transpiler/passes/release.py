@@ -13,14 +13,14 @@ from __future__ import annotations
 import gast
 
 from transpiler import ast_util as A
-from transpiler.analysis.shapes import SCALAR, ShapeKeys
+from transpiler.analysis.shapes import SCALAR
 
 
 def release(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     body = fn.body
     if not ctx.arrays:  # no argument known to be an array: no value known to be one
         return fn
-    keys = ctx.shape_keys or ShapeKeys(body, ctx.known_scalars, ctx.arrays, ctx.namer)
+    keys = ctx.facts.shapes
     params = {a.id for a in fn.args.args + fn.args.kwonlyargs}
     assigned = {A.target_name(s) for s in body if isinstance(s, gast.Assign)} - {None}
     arrays = {n for n in assigned - params if keys.known(n) and keys.keys.get(n) != SCALAR}

@@ -28,8 +28,7 @@ import numpy as np
 import runtime
 from transpiler import ast_util as A
 from transpiler.analysis.activity import active_names, varied_names
-from transpiler.analysis.receivers import Receivers
-from transpiler.analysis.scalars import is_number, known_scalars
+from transpiler.analysis.scalars import is_number
 from transpiler.anno import Anno, getanno, hasanno, setanno
 from transpiler.calls import split_pair
 from transpiler.context import Mode
@@ -49,17 +48,16 @@ def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
         raise error_at(ret, ctx, "grad needs a function returning one scalar; this one returns "
                        "a tuple", "return a single value (e.g. the sum of the parts)")
     results = [e.id if isinstance(e, gast.Name) else None for e in elements]
-    ctx.receivers = Receivers(fn, ctx).solved()  # before the body is rewritten in place
     active = active_names(primal, ctx.wrt, results)
     refuse_discarded_calls(primal, varied_names(primal, ctx.wrt), ctx)
-    ctx.known_scalars = frozenset(known_scalars(primal, ctx.scalars))
-    builder = _Reverse(ctx, active, ctx.known_scalars, primal)
+    scalars = ctx.facts.scalars
+    builder = _Reverse(ctx, active, primal)
     if ctx.mode == Mode.GRAD and results[0] in active:
         builder.ones.add(ctx.namer.grad(results[0]))  # rt.seed gives ones
     primal, adjoint = builder.block(primal)
     if ctx.mode == Mode.SPLIT:
         adjoint = [marker(Anno.SPLIT, True, ret)] + _seed_from(ctx, ret, results, active) + adjoint
-    elif results[0] in active and results[0] in ctx.known_scalars:
+    elif results[0] in active and results[0] in scalars:
         adjoint.insert(0, A.assign(ctx.namer.grad(results[0]), A.const(1.0), like=ret))
     elif results[0] in active:
         seed = A.call(A.dotted(f"{ctx.bind('rt', runtime)}.seed"), A.name(results[0]))
@@ -119,8 +117,8 @@ class _Reverse(Lowering):
 
     rules, mode, derivative = ADJOINTS, "reverse", "gradient"
 
-    def __init__(self, ctx, active: set[str], scalars: set[str], primal: list = ()):
-        super().__init__(ctx, active, scalars, primal)
+    def __init__(self, ctx, active: set[str], primal: list):
+        super().__init__(ctx, active)
         # Gradients known to hold only ones (the seed, spread by a sum) and the function's own
         # temporaries: together they let rt.unbroadcast(ones * y, x) drop the product.
         self.ones: set[str] = set()

@@ -37,7 +37,7 @@ def ssa(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
             params.add(extra.id)
     renamer = _Renamer(ctx.namer, params)
     body = renamer.block(fn.body, {p: p for p in params})
-    ctx.versions = renamer.versions
+    setanno(fn, Anno.VERSIONS, renamer.versions)  # read through analysis.facts
     # A join copies each path's version; on a path that never assigned it (one that returned
     # early) the copy must not fail: such versions start as None.
     sources = sorted({s.value.id for s in A.walk(fn) if isinstance(s, gast.Assign)

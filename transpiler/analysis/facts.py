@@ -1,0 +1,51 @@
+"""The analyses of the SSA form, computed once and handed to the mode's pass as frozen data.
+
+After ``ssa`` and ``hoist`` the tree no longer changes until the reverse or forward pass
+rewrites it in place, so what is known of its values is computed here, once, and read by every
+later pass (``ctx.facts``) instead of being recomputed or set piecemeal on the context:
+
+- ``versions``: each SSA name -> the user's variable it is a version of (``ssa``);
+- ``scalars``: every value known to be a Python number (``analysis.scalars``);
+- ``receivers``: which expressions may evaluate to objects (``analysis.receivers``), solved
+  before the mode's pass adds statements whose names are not yet defined;
+- ``shapes``: the symbolic shape of each value (``analysis.shapes``), which the lowering uses to
+  drop ``rt.unbroadcast`` and the tape planner and ``release`` use to skip shape-only entries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+import gast
+
+from transpiler.analysis.receivers import Receivers
+from transpiler.analysis.scalars import known_scalars
+from transpiler.analysis.shapes import ShapeKeys
+from transpiler.anno import Anno, getanno
+
+
+@dataclass(frozen=True)
+class Facts:
+    versions: Mapping[str, str]
+    scalars: frozenset[str]
+    receivers: Receivers
+    shapes: ShapeKeys
+
+    def variable(self, name: str) -> str:
+        """The user's variable an SSA name is a version of (itself if not a version)."""
+        return self.versions.get(name, name)
+
+
+NONE = Facts(MappingProxyType({}), frozenset(), None, None)  # before the analyses ran
+
+
+def analyse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
+    """Compute the facts of ``fn``'s SSA form (``ctx.facts``); the tree is left as it is."""
+    primal = fn.body[:-1] if fn.body and isinstance(fn.body[-1], gast.Return) else fn.body
+    scalars = frozenset(known_scalars(primal, ctx.scalars))
+    ctx.facts = Facts(versions=MappingProxyType(dict(getanno(fn, Anno.VERSIONS, {}))),
+                      scalars=scalars, receivers=Receivers(fn, ctx).solved(),
+                      shapes=ShapeKeys(list(primal), scalars, ctx.arrays, ctx.namer))
+    return fn
