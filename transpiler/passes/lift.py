@@ -4,7 +4,9 @@
 ``f``, becomes a function ``g(a, *, k)`` living in ``f``'s module, and every call ``g(x)`` becomes
 ``g(x, k=k)``: the value ``k`` has at the call, as Python's closures see it. The lifted function
 is then differentiated like any other function of the user's (a cached forward/backward pair).
-``g`` may only be called, not passed around or rebound, and may not call itself.
+``g`` (or a lambda) passed as an argument, ``rk4_step(g, y, dt)``, becomes
+``functools.partial(g, k=k)``, which passes/functions.py hands to the helper's compilation. ``g``
+may not be otherwise used as a value, rebound, or call itself.
 
 >>> import gast
 >>> from transpiler.emit import to_source
@@ -22,6 +24,7 @@ def f(x, k):
 from __future__ import annotations
 
 import ast
+import functools
 import linecache
 import types
 
@@ -46,6 +49,7 @@ def lift(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
         function = _build(node, free, ctx)
         binding = ctx.bind(name, function)
         _rewrite_calls(fn, name, binding, free, function)
+        _rewrite_arguments(fn, name, binding, free, ctx)
         _remove(fn, stmt)
     return fn
 
@@ -70,25 +74,47 @@ def _find(fn, ctx) -> list:
                 gast.copy_location(gast.Return(value=lam.body), lam)], decorator_list=[],
                 returns=None, type_comment=None, type_params=[])
             found.append((target.id, gast.copy_location(node, stmt), stmt))
+    named = {id(n[2].value) for n in found if isinstance(n[2], gast.Assign)}
+    for call in A.walk(fn):  # a lambda passed as an argument: lifted under a name of its own
+        if not isinstance(call, gast.Call):
+            continue
+        for holder, field in [(call.args, i) for i in range(len(call.args))] + [
+                (kw, "value") for kw in call.keywords]:
+            lam = holder[field] if isinstance(holder, list) else getattr(holder, field)
+            if isinstance(lam, gast.Lambda) and id(lam) not in named:
+                name = ctx.namer.fresh("_lambda")
+                node = gast.FunctionDef(name=name, args=lam.args, body=[
+                    gast.copy_location(gast.Return(value=lam.body), lam)], decorator_list=[],
+                    returns=None, type_comment=None, type_params=[])
+                use = gast.copy_location(A.name(name), lam)
+                if isinstance(holder, list):
+                    holder[field] = use
+                else:
+                    setattr(holder, field, use)
+                named.add(id(lam))
+                found.append((name, gast.copy_location(node, lam), None))
     for stmt in A.walk(fn):
-        if isinstance(stmt, gast.Lambda) and not any(stmt is n[2].value for n in found
-                                                     if isinstance(n[2], gast.Assign)):
-            raise error_at(stmt, ctx, "a lambda is supported only as 'name = lambda ...'",
-                           "name it: g = lambda a: ..., then call g(...)")
+        if isinstance(stmt, gast.Lambda) and id(stmt) not in named:
+            raise error_at(stmt, ctx, "a lambda is supported only as 'name = lambda ...' or as "
+                           "an argument of a call", "name it: g = lambda a: ..., then call g(...)")
     return found
 
 
 def _check_uses(fn, name: str, definition, ctx) -> None:
     calls = {id(n.func) for n in A.walk(fn) if isinstance(n, gast.Call)}
+    passed = _arguments(fn)
     for n in A.walk(fn):
         if isinstance(n, gast.Name) and n.id == name:
             if isinstance(n.ctx, gast.Store) and not (
                     isinstance(definition, gast.Assign) and n is definition.targets[0]):
                 raise error_at(n, ctx, f"'{name}' is rebound; the function defined inside "
                                "cannot be lifted", "give the function a name of its own")
-            if isinstance(n.ctx, gast.Load) and id(n) not in calls:
+            if isinstance(n.ctx, gast.Load) and id(n) not in calls and id(n) not in passed:
                 raise error_at(n, ctx, f"the function '{name}' defined inside may only be "
-                               "called here, not passed as a value", "define it at module level")
+                               "called or passed as an argument here, not used as a value",
+                               "define it at module level")
+    if definition is None:  # a lambda passed as an argument
+        return
     body = definition if isinstance(definition, gast.FunctionDef) else definition.value
     if any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
            for n in A.walk(body)):
@@ -141,6 +167,34 @@ def _rewrite_calls(fn, name: str, binding: str, free: list[str], function) -> No
             call.func = A.name(binding)
             call.keywords = call.keywords + [gast.keyword(arg=n, value=A.name(n)) for n in free]
             setanno(call, Anno.FUNC, function)
+
+
+def _arguments(fn) -> set[int]:
+    """The ids of the nodes passed as arguments of a call (positional or keyword)."""
+    return {id(a) for n in A.walk(fn) if isinstance(n, gast.Call)
+            for a in n.args + [kw.value for kw in n.keywords]}
+
+
+def _rewrite_arguments(fn, name: str, binding: str, free: list[str], ctx) -> None:
+    """``helper(g, y)`` -> ``helper(functools.partial(g, k=k), y)``: the variables ``g`` closes
+    over, read at the call as Python's closure would (the helper cannot rebind them)."""
+    def value():
+        if not free:
+            return A.name(binding)
+        made = A.call(A.name(ctx.bind("partial", functools.partial)), A.name(binding))
+        made.keywords = [gast.keyword(arg=n, value=A.name(n)) for n in free]
+        setanno(made, Anno.FUNC, functools.partial)
+        return made
+
+    for call in A.walk(fn):
+        if isinstance(call, gast.Call):
+            call.args = [value() if _is(a, name) else a for a in call.args]
+            for kw in call.keywords:
+                kw.value = value() if _is(kw.value, name) else kw.value
+
+
+def _is(node, name: str) -> bool:
+    return isinstance(node, gast.Name) and node.id == name and isinstance(node.ctx, gast.Load)
 
 
 def _remove(fn, stmt) -> None:

@@ -35,6 +35,7 @@ from transpiler import ast_util as A
 from transpiler.analysis.activity import SHAPE_ATTRIBUTES
 from transpiler.anno import Anno, getanno
 from transpiler.errors import TranspileError, error_at
+from transpiler.passes.functions import bound_names
 from transpiler.passes.stars import vararg_names
 from transpiler.rules.methods import METHODS, PACKED
 from transpiler.rules.nondiff import NONDIFF
@@ -165,7 +166,15 @@ class Lowering:
                 isinstance(e, gast.Name) for e in target.elts))):
             raise error_at(stmt, self.ctx, "assign the result of a call to a name or a tuple of "
                            "names", "y = helper(x)  or  a, b = helper(x)")
-        arguments, varargs, call = bind_helper(self.ctx, func, call)
+        known = getanno(stmt.value, Anno.KNOWN, ())  # (a method call: rewritten, unmarked)
+        bound = {n for param, _, npos, keys in known for n in bound_names(param, npos, keys)}
+        passed = [kw for kw in call.keywords if kw.arg in bound]  # what known functions bind
+        arguments, varargs, call = bind_helper(self.ctx, func, gast.copy_location(gast.Call(
+            func=call.func, args=call.args, keywords=[kw for kw in call.keywords
+                                                      if kw.arg not in bound]), call))
+        arguments.update((kw.arg, kw.value) for kw in passed)
+        call = gast.copy_location(gast.Call(func=call.func, args=call.args,
+                                            keywords=call.keywords + passed), call)
         active = [p for p, node in arguments.items()
                   if any(self.differentiated(n.id) for n in A.walk(node)
                          if isinstance(n, gast.Name))]
@@ -176,7 +185,7 @@ class Lowering:
         objects = frozenset(p for p, node in arguments.items()
                             if self.ctx.facts.receivers.may_be_object(node))
         try:
-            callee = self.compile_callee(func, tuple(active), varargs, objects)
+            callee = self.compile_callee(func, tuple(active), varargs, objects, known)
         except TranspileError as e:
             raise TranspileError(f"{e.message}\n(in {func.__qualname__}, called from "
                                  f"{self.ctx.filename}:{call.lineno})", e.filename, e.lineno,

@@ -1,0 +1,258 @@
+"""Functions as values: every call of a function known at compile time becomes a call of it.
+
+- ``P(x)`` of a ``functools.partial`` object ``P`` (a global, or one a helper is compiled for)
+  is ``P.func(P.args[0], x, s=P.keywords['s'])``, so the function's own rule or source applies.
+- ``f = functools.partial(g, s=k)``, ``f = rhs`` (``f`` assigned once): what the partial binds
+  is kept in names (``f_s = k``) and ``f(x)`` becomes ``g(x, s=f_s)``.
+- ``helper(rhs, y)``, passing a known function (a global or closure function, a partial, a
+  function defined inside, which lift passes as ``functools.partial(g, k=k)`` of the variables
+  it closes over, a lambda) to a helper of the user's: the helper is compiled for that function
+  (``Context.known``), where its ``f(y)`` is ``rhs(y)``. What the partial binds travels as
+  keyword arguments (``helper(rhs, y, f_k=k)``: parameters of the helper's compiled form, named
+  by ``bound_names``), so a gradient reaches it. The call carries Anno.KNOWN for lower.py.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from dataclasses import dataclass
+
+import gast
+import numpy as np
+
+from transpiler import ast_util as A
+from transpiler.anno import Anno, getanno, setanno
+from transpiler.errors import error_at
+from transpiler.rules.registry import is_user_function
+
+
+@dataclass(frozen=True)
+class Known:
+    """A function known now, and the argument nodes each call of it passes first."""
+
+    obj: object
+    args: tuple = ()
+    keywords: tuple = ()  # (name, node)
+
+    def signature(self) -> tuple:
+        """(function, number of bound positional arguments, bound keyword names)."""
+        return self.obj, len(self.args), tuple(k for k, _ in self.keywords)
+
+
+def bound_names(param: str, npos: int, keys: tuple[str, ...]) -> list[str]:
+    """The names under which a helper compiled for a known function in ``param`` receives
+    what that function binds (its partial's arguments, the variables a lifted one closes
+    over)."""
+    return [f"{param}_{i}" for i in range(npos)] + [f"{param}_{k}" for k in keys]
+
+
+def functions(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
+    known = _parameters(fn, ctx)
+    stores: dict[str, int] = {}
+    for node in A.walk(fn):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Param)):
+            stores[node.id] = stores.get(node.id, 0) + 1
+    defined: dict[str, gast.Assign] = {}
+    fn.body = _bind(fn.body, ctx, known, stores, defined)
+    for call in A.walk(fn):
+        if isinstance(call, gast.Call):
+            _rewrite(call, ctx, known)
+    _drop_unused(fn, defined)
+    return fn
+
+
+def _parameters(fn, ctx) -> dict[str, Known]:
+    """The parameters a helper is compiled to receive known functions in, and their bound
+    values' new keyword-only parameters."""
+    known = {}
+    taken = {n.id for n in A.walk(fn) if isinstance(n, gast.Name)}
+    for param, obj, npos, keys in getattr(ctx, "known", ()):
+        names = bound_names(param, npos, keys)
+        clash = sorted(taken & set(names))
+        if clash:
+            raise error_at(fn, ctx, f"the name '{clash[0]}' is needed for what the function "
+                           f"passed as '{param}' binds", "rename that variable")
+        fn.args.kwonlyargs += [gast.Name(id=n, ctx=gast.Param(), annotation=None,
+                                         type_comment=None) for n in names]
+        fn.args.kw_defaults += [None] * len(names)
+        known[param] = Known(obj, tuple(A.name(n) for n in names[:npos]),
+                             tuple((k, A.name(n)) for k, n in zip(keys, names[npos:], strict=True)))
+    return known
+
+
+def _bind(stmts: list, ctx, known: dict, stores: dict, defined: dict) -> list:
+    """Record names assigned once to a known function; a partial's arguments move into
+    names of their own (``f_s = k``) assigned where the partial was made."""
+    out = []
+    for stmt in stmts:
+        for field in ("body", "orelse"):
+            if isinstance(getattr(stmt, field, None), list):
+                setattr(stmt, field, _bind(getattr(stmt, field), ctx, known, stores, defined))
+        target = stmt.targets[0] if isinstance(stmt, gast.Assign) else None
+        found = _known(stmt.value, ctx, known) if isinstance(target, gast.Name) \
+            and len(stmt.targets) == 1 and stores.get(target.id) == 1 else None
+        if found is None:
+            out.append(stmt)
+            continue
+        saved = []
+        def keep(node, label):
+            if A.is_atom(node) and not isinstance(node, gast.Name):
+                return node
+            name = ctx.namer.fresh(f"{target.id}_{label}")
+            saved.append(gast.copy_location(A.assign(name, node), stmt))
+            return A.name(name)
+        found = Known(found.obj, tuple(keep(a, i) for i, a in enumerate(found.args)),
+                      tuple((k, keep(v, k)) for k, v in found.keywords))
+        known[target.id] = found
+        if found.args or found.keywords:  # read elsewhere, it is the partial of the names
+            stmt.value = A.call(A.name(ctx.bind("partial", functools.partial)),
+                                _function(found.obj, ctx), *found.args, keywords=[
+                                    gast.keyword(arg=k, value=v) for k, v in found.keywords])
+            setanno(stmt.value, Anno.FUNC, functools.partial)
+        defined[target.id] = stmt
+        out.extend(saved + [stmt])
+    return out
+
+
+def _function(obj, ctx) -> gast.Name:
+    """A name the generated code sees ``obj`` under."""
+    return A.name(ctx.bind(getattr(obj, "__name__", "partial"), obj))
+
+
+def _known(node, ctx, known: dict) -> Known | None:
+    """The function ``node`` certainly evaluates to, or None."""
+    if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+        if node.id in known:
+            return known[node.id]
+        if node.id in getattr(ctx, "locals", ()) and node.id not in ctx.bindings:
+            return None
+        obj = _free(node.id, ctx)
+        return Known(obj) if _is_function(obj) else None
+    if isinstance(node, gast.Attribute):
+        obj = _dotted(node, ctx)
+        return Known(obj) if _is_function(obj) else None
+    if isinstance(node, gast.Call) and getanno(node, Anno.FUNC) is functools.partial \
+            and node.args and not any(isinstance(a, gast.Starred) for a in node.args) \
+            and all(kw.arg is not None for kw in node.keywords):
+        inner = _known(node.args[0], ctx, known)
+        if inner is None:
+            return None
+        keywords = dict(inner.keywords)
+        keywords.update((kw.arg, kw.value) for kw in node.keywords)
+        return Known(inner.obj, inner.args + tuple(node.args[1:]), tuple(keywords.items()))
+    return None
+
+
+def _free(name: str, ctx):
+    if name in ctx.bindings:
+        return ctx.bindings[name]
+    try:
+        return ctx.lookup(name)
+    except (AttributeError, ValueError):
+        return None
+
+
+def _dotted(node, ctx):
+    """The value of ``a.b.c`` rooted at a global or closure name, now."""
+    if isinstance(node, gast.Name):
+        return None if node.id in getattr(ctx, "locals", ()) else _free(node.id, ctx)
+    if isinstance(node, gast.Attribute):
+        base = _dotted(node.value, ctx)
+        return None if base is None else getattr(base, node.attr, None)
+    return None
+
+
+def _is_function(obj) -> bool:
+    """A function value a call can be resolved to: a plain function, a partial, a ufunc or a
+    builtin (not a bound method, a class or a callable object, whose meaning is the objects')."""
+    return inspect.isfunction(obj) or inspect.isbuiltin(obj) or isinstance(
+        obj, (functools.partial, np.ufunc))
+
+
+def _rewrite(call: gast.Call, ctx, known: dict) -> None:
+    if (isinstance(call.func, gast.Name) and call.func.id in known) or isinstance(
+            call.func, gast.Call):  # (globals and attributes: resolved already)
+        found = _known(call.func, ctx, known)
+        if found is not None:
+            _call_known(call, found, ctx)
+    while isinstance(getanno(call, Anno.FUNC), functools.partial):
+        _spell_partial(call)
+    func = getanno(call, Anno.FUNC)
+    if is_user_function(getattr(func, "__func__", func)):
+        _pass_known(call, func, ctx, known)
+
+
+def _call_known(call, found: Known, ctx) -> None:
+    """``f(x)`` of a known ``f`` -> ``g(bound..., x, key=bound)``."""
+    given = {kw.arg for kw in call.keywords}
+    call.func = _function(found.obj, ctx)
+    call.args = [A.copy_node(a) for a in found.args] + call.args
+    call.keywords = [gast.keyword(arg=k, value=A.copy_node(v)) for k, v in found.keywords
+                     if k not in given] + call.keywords
+    setanno(call, Anno.FUNC, found.obj)
+
+
+def _spell_partial(call) -> None:
+    """``P(x)`` of a partial object -> ``P.func(P.args[0], x, key=P.keywords['key'])``."""
+    partial, spelled = getanno(call, Anno.FUNC), call.func
+    given = {kw.arg for kw in call.keywords}
+    def item(field, key):
+        return gast.Subscript(value=A.attr(A.copy_node(spelled), field), slice=A.const(key),
+                              ctx=gast.Load())
+    call.func = A.attr(A.copy_node(spelled), "func")
+    call.args = [item("args", i) for i in range(len(partial.args))] + call.args
+    call.keywords = [gast.keyword(arg=k, value=item("keywords", k)) for k in partial.keywords
+                     if k not in given] + call.keywords
+    setanno(call, Anno.FUNC, partial.func)
+
+
+def _pass_known(call, func, ctx, known: dict) -> None:
+    """``helper(rhs, y)``: mark which parameters receive known functions (Anno.KNOWN) and pass
+    what they bind by keyword."""
+    if any(isinstance(a, gast.Starred) for a in call.args) or any(
+            kw.arg is None for kw in call.keywords):
+        return
+    try:
+        signature = inspect.signature(func)
+        bound = signature.bind(*call.args, **{kw.arg: kw.value for kw in call.keywords})
+    except (TypeError, ValueError):
+        return  # the call's lowering reports the mismatch
+    marks, extra = [], []
+    for param, node in bound.arguments.items():
+        if signature.parameters[param].kind in (inspect.Parameter.VAR_POSITIONAL,
+                                                inspect.Parameter.VAR_KEYWORD):
+            continue
+        found = _known(node, ctx, known)
+        if found is None:
+            continue
+        obj, npos, keys = found.signature()
+        names = bound_names(param, npos, keys)
+        values = list(found.args) + [v for _, v in found.keywords]
+        extra += [gast.keyword(arg=n, value=A.copy_node(v))
+                  for n, v in zip(names, values, strict=True)]
+        marks.append((param, obj, npos, keys))
+        function = _function(obj, ctx)
+        call.args = [function if a is node else a for a in call.args]
+        for kw in call.keywords:
+            kw.value = function if kw.value is node else kw.value
+    if marks:
+        call.keywords += extra
+        setanno(call, Anno.KNOWN, tuple(sorted(marks, key=lambda m: m[0])))
+
+
+def _drop_unused(fn, defined: dict) -> None:
+    """Remove the definitions of known functions that nothing reads any more (their calls
+    were rewritten), until none is left; a definition still read stays as written."""
+    while True:
+        loads = {n.id for n in A.walk(fn) if isinstance(n, gast.Name)
+                 and isinstance(n.ctx, gast.Load)}
+        dead = {id(stmt) for name, stmt in defined.items() if name not in loads}
+        if not dead:
+            return
+        for node in A.walk(fn):
+            for field in ("body", "orelse"):
+                block = getattr(node, field, None)
+                if isinstance(block, list) and any(id(s) in dead for s in block):
+                    block[:] = [s for s in block if id(s) not in dead] or [gast.Pass()]
+        defined = {k: v for k, v in defined.items() if id(v) not in dead}
