@@ -127,11 +127,9 @@ def _known(node, ctx, known: dict) -> Known | None:
             return known[node.id]
         if node.id in getattr(ctx, "locals", ()) and node.id not in ctx.bindings:
             return None
-        obj = _free(node.id, ctx)
-        return Known(obj) if _is_function(obj) else None
+        return _value(_free(node.id, ctx), ctx)
     if isinstance(node, gast.Attribute):
-        obj = _dotted(node, ctx)
-        return Known(obj) if _is_function(obj) else None
+        return _value(_dotted(node, ctx), ctx)
     if isinstance(node, gast.Call) and getanno(node, Anno.FUNC) is functools.partial \
             and node.args and not any(isinstance(a, gast.Starred) for a in node.args) \
             and all(kw.arg is not None for kw in node.keywords):
@@ -145,12 +143,16 @@ def _known(node, ctx, known: dict) -> Known | None:
 
 
 def _free(name: str, ctx):
+    """The value of a free name now (a global read is noted: rebinding it recompiles)."""
     if name in ctx.bindings:
         return ctx.bindings[name]
     try:
-        return ctx.lookup(name)
+        value = ctx.lookup(name)
     except (AttributeError, ValueError):
         return None
+    if name in ctx.fn.__globals__ and name not in ctx.fn.__code__.co_freevars:
+        ctx.snapshots.setdefault(name, value)
+    return value
 
 
 def _dotted(node, ctx):
@@ -163,11 +165,17 @@ def _dotted(node, ctx):
     return None
 
 
-def _is_function(obj) -> bool:
+def _value(obj, ctx) -> Known | None:
     """A function value a call can be resolved to: a plain function, a partial, a ufunc or a
-    builtin (not a bound method, a class or a callable object, whose meaning is the objects')."""
-    return inspect.isfunction(obj) or inspect.isbuiltin(obj) or isinstance(
-        obj, (functools.partial, np.ufunc))
+    builtin; a method of the user's bound to an object, as its function given the object (not
+    a class or a callable object, whose meaning is the objects')."""
+    if inspect.ismethod(obj) and is_user_function(obj.__func__):
+        owner = type(obj.__self__).__name__.lower()
+        return Known(obj.__func__, (A.name(ctx.bind(owner, obj.__self__)),))
+    if inspect.isfunction(obj) or inspect.isbuiltin(obj) or isinstance(
+            obj, (functools.partial, np.ufunc)):
+        return Known(obj)
+    return None
 
 
 def _rewrite(call: gast.Call, ctx, known: dict) -> None:

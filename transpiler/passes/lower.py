@@ -236,6 +236,14 @@ def rule_call(call, ctx) -> tuple:
         if method in PACKED and len(args) > 1:
             args = [gast.Tuple(elts=args, ctx=gast.Load())]
         args = [call.func.value] + args
+    if func is None and not isinstance(call.func, gast.Attribute):
+        spelled = gast.unparse(call.func).strip()
+        spelled = ctx.facts.variable(spelled) if isinstance(call.func, gast.Name) else spelled
+        raise error_at(call, ctx, f"calling {spelled}, a function not known when the gradient "
+                       "is compiled (an argument of the differentiated function, or a variable "
+                       "assigned more than once), is not supported", "call a module-level "
+                       "function, or pass the function to a helper of yours from here: "
+                       "rk4(rhs, y, dt) is compiled for the rhs it is given")
     if func is None:
         spelled = gast.unparse(call.func).strip()
         raise error_at(call, ctx, f"the method call {spelled}(...) on a differentiated "
