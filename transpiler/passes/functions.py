@@ -48,16 +48,16 @@ def bound_names(param: str, npos: int, keys: tuple[str, ...]) -> list[str]:
 
 
 def functions(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
-    known = _parameters(fn, ctx)
     stores: dict[str, int] = {}
     for node in A.walk(fn):
         if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Param)):
             stores[node.id] = stores.get(node.id, 0) + 1
+    scope = _Scope(ctx, _parameters(fn, ctx), set(stores))
     defined: dict[str, gast.Assign] = {}
-    fn.body = _bind(fn.body, ctx, known, stores, defined)
+    fn.body = _bind(fn.body, scope, stores, defined)
     for call in A.walk(fn):
         if isinstance(call, gast.Call):
-            _rewrite(call, ctx, known)
+            scope.rewrite(call)
     _drop_unused(fn, defined)
     return fn
 
@@ -67,7 +67,7 @@ def _parameters(fn, ctx) -> dict[str, Known]:
     values' new keyword-only parameters."""
     known = {}
     taken = {n.id for n in A.walk(fn) if isinstance(n, gast.Name)}
-    for param, obj, npos, keys in getattr(ctx, "known", ()):
+    for param, obj, npos, keys in ctx.known:
         names = bound_names(param, npos, keys)
         clash = sorted(taken & set(names))
         if clash:
@@ -81,16 +81,16 @@ def _parameters(fn, ctx) -> dict[str, Known]:
     return known
 
 
-def _bind(stmts: list, ctx, known: dict, stores: dict, defined: dict) -> list:
+def _bind(stmts: list, scope, stores: dict, defined: dict) -> list:
     """Record names assigned once to a known function; a partial's arguments move into
     names of their own (``f_s = k``) assigned where the partial was made."""
     out = []
     for stmt in stmts:
         for field in ("body", "orelse"):
             if isinstance(getattr(stmt, field, None), list):
-                setattr(stmt, field, _bind(getattr(stmt, field), ctx, known, stores, defined))
+                setattr(stmt, field, _bind(getattr(stmt, field), scope, stores, defined))
         target = stmt.targets[0] if isinstance(stmt, gast.Assign) else None
-        found = _known(stmt.value, ctx, known) if isinstance(target, gast.Name) \
+        found = scope.value(stmt.value) if isinstance(target, gast.Name) \
             and len(stmt.targets) == 1 and stores.get(target.id) == 1 else None
         if found is None:
             out.append(stmt)
@@ -99,15 +99,15 @@ def _bind(stmts: list, ctx, known: dict, stores: dict, defined: dict) -> list:
         def keep(node, label):
             if A.is_atom(node) and not isinstance(node, gast.Name):
                 return node
-            name = ctx.namer.fresh(f"{target.id}_{label}")
+            name = scope.ctx.namer.fresh(f"{target.id}_{label}")
             saved.append(gast.copy_location(A.assign(name, node), stmt))
             return A.name(name)
         found = Known(found.obj, tuple(keep(a, i) for i, a in enumerate(found.args)),
                       tuple((k, keep(v, k)) for k, v in found.keywords))
-        known[target.id] = found
+        scope.known[target.id] = found
         if found.args or found.keywords:  # read elsewhere, it is the partial of the names
-            stmt.value = A.call(A.name(ctx.bind("partial", functools.partial)),
-                                _function(found.obj, ctx), *found.args, keywords=[
+            stmt.value = A.call(A.name(scope.ctx.bind("partial", functools.partial)),
+                                scope.function(found.obj), *found.args, keywords=[
                                     gast.keyword(arg=k, value=v) for k, v in found.keywords])
             setanno(stmt.value, Anno.FUNC, functools.partial)
         defined[target.id] = stmt
@@ -115,90 +115,123 @@ def _bind(stmts: list, ctx, known: dict, stores: dict, defined: dict) -> list:
     return out
 
 
-def _function(obj, ctx) -> gast.Name:
-    """A name the generated code sees ``obj`` under."""
-    return A.name(ctx.bind(getattr(obj, "__name__", "partial"), obj))
+class _Scope:
+    """What one function knows: ``known`` maps its names bound to known functions; ``local``
+    holds every name it assigns (anything else is a global, closure or builtin)."""
 
+    def __init__(self, ctx, known: dict, local: set[str]):
+        self.ctx, self.known, self.local = ctx, known, local
 
-def _known(node, ctx, known: dict) -> Known | None:
-    """The function ``node`` certainly evaluates to, or None."""
-    if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
-        if node.id in known:
-            return known[node.id]
-        if node.id in getattr(ctx, "locals", ()) and node.id not in ctx.bindings:
-            return None
-        return _value(_free(node.id, ctx), ctx)
-    if isinstance(node, gast.Attribute):
-        return _value(_dotted(node, ctx), ctx)
-    if isinstance(node, gast.Call) and getanno(node, Anno.FUNC) is functools.partial \
-            and node.args and not any(isinstance(a, gast.Starred) for a in node.args) \
-            and all(kw.arg is not None for kw in node.keywords):
-        inner = _known(node.args[0], ctx, known)
-        if inner is None:
-            return None
-        keywords = dict(inner.keywords)
-        keywords.update((kw.arg, kw.value) for kw in node.keywords)
-        return Known(inner.obj, inner.args + tuple(node.args[1:]), tuple(keywords.items()))
-    return None
+    def function(self, obj) -> gast.Name:
+        """A name the generated code sees ``obj`` under."""
+        return A.name(self.ctx.bind(getattr(obj, "__name__", "partial"), obj))
 
-
-def _free(name: str, ctx):
-    """The value of a free name now (a global read is noted: rebinding it recompiles)."""
-    if name in ctx.bindings:
-        return ctx.bindings[name]
-    try:
-        value = ctx.lookup(name)
-    except (AttributeError, ValueError):
+    def value(self, node) -> Known | None:
+        """The function ``node`` certainly evaluates to, or None."""
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+            if node.id in self.known:
+                return self.known[node.id]
+            return None if node.id in self.local else self._function(self._free(node.id))
+        if isinstance(node, gast.Attribute):
+            return self._function(self._dotted(node))
+        if isinstance(node, gast.Call) and getanno(node, Anno.FUNC) is functools.partial \
+                and node.args and not any(isinstance(a, gast.Starred) for a in node.args) \
+                and all(kw.arg is not None for kw in node.keywords):
+            inner = self.value(node.args[0])
+            if inner is None:
+                return None
+            keywords = dict(inner.keywords)
+            keywords.update((kw.arg, kw.value) for kw in node.keywords)
+            return Known(inner.obj, inner.args + tuple(node.args[1:]), tuple(keywords.items()))
         return None
-    if name in ctx.fn.__globals__ and name not in ctx.fn.__code__.co_freevars:
-        ctx.snapshots.setdefault(name, value)
-    return value
 
+    def _free(self, name: str):
+        """The value of a free name now (a global read is noted: rebinding it recompiles)."""
+        ctx = self.ctx
+        if name in ctx.bindings:
+            return ctx.bindings[name]
+        try:
+            value = ctx.lookup(name)
+        except (AttributeError, ValueError):
+            return None
+        if name in ctx.fn.__globals__ and name not in ctx.fn.__code__.co_freevars:
+            ctx.snapshots.setdefault(name, value)
+        return value
 
-def _dotted(node, ctx):
-    """The value of ``a.b.c`` rooted at a global or closure name, now."""
-    if isinstance(node, gast.Name):
-        return None if node.id in getattr(ctx, "locals", ()) else _free(node.id, ctx)
-    if isinstance(node, gast.Attribute):
-        base = _dotted(node.value, ctx)
-        return None if base is None else getattr(base, node.attr, None)
-    return None
+    def _dotted(self, node):
+        """The value of ``a.b.c`` rooted at a global or closure name, now."""
+        if isinstance(node, gast.Name):
+            return None if node.id in self.local else self._free(node.id)
+        if isinstance(node, gast.Attribute):
+            base = self._dotted(node.value)
+            return None if base is None else getattr(base, node.attr, None)
+        return None
 
+    def _function(self, obj) -> Known | None:
+        """A function value a call can be resolved to: a plain function, a partial, a ufunc or
+        a builtin; a method of the user's bound to an object, as its function given the object
+        (not a class or a callable object, whose meaning is the objects')."""
+        if inspect.ismethod(obj) and is_user_function(obj.__func__):
+            owner = type(obj.__self__).__name__.lower()
+            return Known(obj.__func__, (A.name(self.ctx.bind(owner, obj.__self__)),))
+        if inspect.isfunction(obj) or inspect.isbuiltin(obj) or isinstance(
+                obj, (functools.partial, np.ufunc)):
+            return Known(obj)
+        return None
 
-def _value(obj, ctx) -> Known | None:
-    """A function value a call can be resolved to: a plain function, a partial, a ufunc or a
-    builtin; a method of the user's bound to an object, as its function given the object (not
-    a class or a callable object, whose meaning is the objects')."""
-    if inspect.ismethod(obj) and is_user_function(obj.__func__):
-        owner = type(obj.__self__).__name__.lower()
-        return Known(obj.__func__, (A.name(ctx.bind(owner, obj.__self__)),))
-    if inspect.isfunction(obj) or inspect.isbuiltin(obj) or isinstance(
-            obj, (functools.partial, np.ufunc)):
-        return Known(obj)
-    return None
+    def rewrite(self, call: gast.Call) -> None:
+        if (isinstance(call.func, gast.Name) and call.func.id in self.known) or isinstance(
+                call.func, gast.Call):  # (globals and attributes: resolved already)
+            found = self.value(call.func)
+            if found is not None:
+                self._call_known(call, found)
+        while isinstance(getanno(call, Anno.FUNC), functools.partial):
+            _spell_partial(call)
+        func = getanno(call, Anno.FUNC)
+        if is_user_function(getattr(func, "__func__", func)):
+            self._pass_known(call, func)
 
+    def _call_known(self, call, found: Known) -> None:
+        """``f(x)`` of a known ``f`` -> ``g(bound..., x, key=bound)``."""
+        given = {kw.arg for kw in call.keywords}
+        call.func = self.function(found.obj)
+        call.args = [A.copy_node(a) for a in found.args] + call.args
+        call.keywords = [gast.keyword(arg=k, value=A.copy_node(v)) for k, v in found.keywords
+                         if k not in given] + call.keywords
+        setanno(call, Anno.FUNC, found.obj)
 
-def _rewrite(call: gast.Call, ctx, known: dict) -> None:
-    if (isinstance(call.func, gast.Name) and call.func.id in known) or isinstance(
-            call.func, gast.Call):  # (globals and attributes: resolved already)
-        found = _known(call.func, ctx, known)
-        if found is not None:
-            _call_known(call, found, ctx)
-    while isinstance(getanno(call, Anno.FUNC), functools.partial):
-        _spell_partial(call)
-    func = getanno(call, Anno.FUNC)
-    if is_user_function(getattr(func, "__func__", func)):
-        _pass_known(call, func, ctx, known)
-
-
-def _call_known(call, found: Known, ctx) -> None:
-    """``f(x)`` of a known ``f`` -> ``g(bound..., x, key=bound)``."""
-    given = {kw.arg for kw in call.keywords}
-    call.func = _function(found.obj, ctx)
-    call.args = [A.copy_node(a) for a in found.args] + call.args
-    call.keywords = [gast.keyword(arg=k, value=A.copy_node(v)) for k, v in found.keywords
-                     if k not in given] + call.keywords
-    setanno(call, Anno.FUNC, found.obj)
+    def _pass_known(self, call, func) -> None:
+        """``helper(rhs, y)``: mark which parameters receive known functions (Anno.KNOWN) and
+        pass what they bind by keyword."""
+        if any(isinstance(a, gast.Starred) for a in call.args) or any(
+                kw.arg is None for kw in call.keywords):
+            return
+        try:
+            signature = inspect.signature(func)
+            bound = signature.bind(*call.args, **{kw.arg: kw.value for kw in call.keywords})
+        except (TypeError, ValueError):
+            return  # the call's lowering reports the mismatch
+        marks, extra = [], []
+        for param, node in bound.arguments.items():
+            if signature.parameters[param].kind in (inspect.Parameter.VAR_POSITIONAL,
+                                                    inspect.Parameter.VAR_KEYWORD):
+                continue
+            found = self.value(node)
+            if found is None:
+                continue
+            obj, npos, keys = found.signature()
+            names = bound_names(param, npos, keys)
+            values = list(found.args) + [v for _, v in found.keywords]
+            extra += [gast.keyword(arg=n, value=A.copy_node(v))
+                      for n, v in zip(names, values, strict=True)]
+            marks.append((param, obj, npos, keys))
+            function = self.function(obj)
+            call.args = [function if a is node else a for a in call.args]
+            for kw in call.keywords:
+                kw.value = function if kw.value is node else kw.value
+        if marks:
+            call.keywords += extra
+            setanno(call, Anno.KNOWN, tuple(sorted(marks, key=lambda m: m[0])))
 
 
 def _spell_partial(call) -> None:
@@ -213,40 +246,6 @@ def _spell_partial(call) -> None:
     call.keywords = [gast.keyword(arg=k, value=item("keywords", k)) for k in partial.keywords
                      if k not in given] + call.keywords
     setanno(call, Anno.FUNC, partial.func)
-
-
-def _pass_known(call, func, ctx, known: dict) -> None:
-    """``helper(rhs, y)``: mark which parameters receive known functions (Anno.KNOWN) and pass
-    what they bind by keyword."""
-    if any(isinstance(a, gast.Starred) for a in call.args) or any(
-            kw.arg is None for kw in call.keywords):
-        return
-    try:
-        signature = inspect.signature(func)
-        bound = signature.bind(*call.args, **{kw.arg: kw.value for kw in call.keywords})
-    except (TypeError, ValueError):
-        return  # the call's lowering reports the mismatch
-    marks, extra = [], []
-    for param, node in bound.arguments.items():
-        if signature.parameters[param].kind in (inspect.Parameter.VAR_POSITIONAL,
-                                                inspect.Parameter.VAR_KEYWORD):
-            continue
-        found = _known(node, ctx, known)
-        if found is None:
-            continue
-        obj, npos, keys = found.signature()
-        names = bound_names(param, npos, keys)
-        values = list(found.args) + [v for _, v in found.keywords]
-        extra += [gast.keyword(arg=n, value=A.copy_node(v))
-                  for n, v in zip(names, values, strict=True)]
-        marks.append((param, obj, npos, keys))
-        function = _function(obj, ctx)
-        call.args = [function if a is node else a for a in call.args]
-        for kw in call.keywords:
-            kw.value = function if kw.value is node else kw.value
-    if marks:
-        call.keywords += extra
-        setanno(call, Anno.KNOWN, tuple(sorted(marks, key=lambda m: m[0])))
 
 
 def _drop_unused(fn, defined: dict) -> None:
