@@ -97,7 +97,18 @@ def integrates_from_the_package(y0, k):
     return np.sum(y ** 2) + np.sum(rk4_step(integrators.stiff_rhs, y0, 0.1))
 
 
+def solve(y, n, f=decay, dt=0.1):
+    for i in range(n):
+        y = rk4(f, y, dt)
+    return y
+
+
+def uses_a_default_function(y0, k):
+    return np.sum(solve(y0, 3) ** 2) + np.sum(solve(y0, 2, lambda u: -k * u))
+
+
 CASES = {
+    "uses_a_default_function": (uses_a_default_function, (np.array([0.3, 0.9]), 0.6), (0, 1)),
     "passes_a_module_function": (passes_a_module_function, (np.array([1.0, -0.4]),), (0,)),
     "passes_a_closure": (passes_a_closure, (np.array([0.9, 0.3]), 0.8), (0, 1)),
     "passes_a_closure_floats": (passes_a_closure, (0.9, 0.8), (0, 1)),

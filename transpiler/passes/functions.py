@@ -49,16 +49,19 @@ def bound_names(param: str, npos: int, keys: tuple[str, ...]) -> list[str]:
 
 def functions(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     stores: dict[str, int] = {}
+    calls = []
     for node in A.walk(fn):
         if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Param)):
             stores[node.id] = stores.get(node.id, 0) + 1
-    scope = _Scope(ctx, _parameters(fn, ctx), set(stores))
+        elif isinstance(node, gast.Call):
+            calls.append(node)
+    scope = _Scope(ctx, _parameters(fn, ctx) if ctx.known else {}, set(stores))
     defined: dict[str, gast.Assign] = {}
     fn.body = _bind(fn.body, scope, stores, defined)
-    for call in A.walk(fn):
-        if isinstance(call, gast.Call):
-            scope.rewrite(call)
-    _drop_unused(fn, defined)
+    for call in calls if not defined else [n for n in A.walk(fn) if isinstance(n, gast.Call)]:
+        scope.rewrite(call)
+    if defined:
+        _drop_unused(fn, defined)
     return fn
 
 
@@ -131,9 +134,9 @@ class _Scope:
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
             if node.id in self.known:
                 return self.known[node.id]
-            return None if node.id in self.local else self._function(self._free(node.id))
+            return None if node.id in self.local else self._global(node, node.id)
         if isinstance(node, gast.Attribute):
-            return self._function(self._dotted(node))
+            return self._global(node, gast.unparse(node).split(".")[0].strip())
         if isinstance(node, gast.Call) and getanno(node, Anno.FUNC) is functools.partial \
                 and node.args and not any(isinstance(a, gast.Starred) for a in node.args) \
                 and all(kw.arg is not None for kw in node.keywords):
@@ -145,18 +148,24 @@ class _Scope:
             return Known(inner.obj, inner.args + tuple(node.args[1:]), tuple(keywords.items()))
         return None
 
-    def _free(self, name: str):
-        """The value of a free name now (a global read is noted: rebinding it recompiles)."""
+    def _global(self, node, root: str) -> Known | None:
+        """The function a global or closure name (or ``a.b.c`` rooted at one) holds now; the
+        global is noted, so that rebinding it compiles again."""
+        found = self._function(self._dotted(node))
         ctx = self.ctx
-        if name in ctx.bindings:
-            return ctx.bindings[name]
+        if found is not None and root in ctx.fn.__globals__ and root not in ctx.bindings \
+                and root not in ctx.fn.__code__.co_freevars:
+            ctx.snapshots.setdefault(root, ctx.fn.__globals__[root])
+        return found
+
+    def _free(self, name: str):
+        """The value of a free name now."""
+        if name in self.ctx.bindings:
+            return self.ctx.bindings[name]
         try:
-            value = ctx.lookup(name)
+            return self.ctx.lookup(name)
         except (AttributeError, ValueError):
             return None
-        if name in ctx.fn.__globals__ and name not in ctx.fn.__code__.co_freevars:
-            ctx.snapshots.setdefault(name, value)
-        return value
 
     def _dotted(self, node):
         """The value of ``a.b.c`` rooted at a global or closure name, now."""
@@ -212,6 +221,10 @@ class _Scope:
         except (TypeError, ValueError):
             return  # the call's lowering reports the mismatch
         marks, extra = [], []
+        for param, p in signature.parameters.items():  # a default the call leaves: known too
+            found = self._function(p.default) if param not in bound.arguments else None
+            if found is not None and not found.args:
+                marks.append((param, found.obj, 0, ()))
         for param, node in bound.arguments.items():
             if signature.parameters[param].kind in (inspect.Parameter.VAR_POSITIONAL,
                                                     inspect.Parameter.VAR_KEYWORD):
