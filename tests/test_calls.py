@@ -120,6 +120,14 @@ REFUSED = [
             h = rhs
             return np.sum(h(y0))
     """, (np.ones(2), 0.5), "may only be called or passed as an argument"),
+    ("""
+        def f(y0, k):
+            def rhs(y, s):
+                return -k * y * s
+            g = functools.partial(rhs, s=2.0)
+            k = 3.0 * k
+            return np.sum(g(y0)) + len([g])
+    """, (np.ones(2), 0.5), "reads 'k', which is assigned again later"),
 ]
 
 

@@ -71,6 +71,15 @@ def passes_partials(y0, k):
         integrate(PARTIAL_FORCE, y0, 1, 0.1))
 
 
+def partial_of_a_closure(x, k):
+    def rhs(y, s):
+        return -k * y * s
+
+    f = functools.partial(rhs, s=2.0)
+    k = 3.0 * k  # f(x) reads this k, as Python's closure does
+    return np.sum(f(x) * x) + np.sum(integrate(f, x, 2, 0.1))
+
+
 def scaled(x, s):
     return s * x
 
@@ -108,6 +117,7 @@ def uses_a_default_function(y0, k):
 
 
 CASES = {
+    "partial_of_a_closure": (partial_of_a_closure, (np.array([0.5, -1.0]), 0.4), (0, 1)),
     "uses_a_default_function": (uses_a_default_function, (np.array([0.3, 0.9]), 0.6), (0, 1)),
     "passes_a_module_function": (passes_a_module_function, (np.array([1.0, -0.4]),), (0,)),
     "passes_a_closure": (passes_a_closure, (np.array([0.9, 0.3]), 0.8), (0, 1)),

@@ -34,6 +34,7 @@ class Known:
     obj: object
     args: tuple = ()
     keywords: tuple = ()  # (name, node)
+    late: frozenset = frozenset()  # keywords read when it is called: a closure's variables
 
     def signature(self) -> tuple:
         """(function, number of bound positional arguments, bound keyword names)."""
@@ -56,12 +57,16 @@ def functions(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
         elif isinstance(node, gast.Call):
             calls.append(node)
     scope = _Scope(ctx, _parameters(fn, ctx) if ctx.known else {}, set(stores))
-    defined: dict[str, gast.Assign] = {}
+    defined: dict[str, tuple] = {}
     fn.body = _bind(fn.body, scope, stores, defined)
     for call in calls if not defined else [n for n in A.walk(fn) if isinstance(n, gast.Call)]:
         scope.rewrite(call)
-    if defined:
-        _drop_unused(fn, defined)
+    for name, (stmt, late) in _drop_unused(fn, defined).items():  # still read as a value
+        changed = sorted(n for n in late if stores.get(n, 0) > 1)
+        if changed:
+            raise error_at(stmt, ctx, f"'{name}' holds a function defined inside that reads "
+                           f"'{changed[0]}', which is assigned again later; used as a value, "
+                           "it would see the later value", "call it, or pass it to a helper")
     return fn
 
 
@@ -100,20 +105,20 @@ def _bind(stmts: list, scope, stores: dict, defined: dict) -> list:
             continue
         saved = []
         def keep(node, label):
-            if A.is_atom(node) and not isinstance(node, gast.Name):
+            if (A.is_atom(node) and not isinstance(node, gast.Name)) or label in found.late:
                 return node
             name = scope.ctx.namer.fresh(f"{target.id}_{label}")
             saved.append(gast.copy_location(A.assign(name, node), stmt))
             return A.name(name)
         found = Known(found.obj, tuple(keep(a, i) for i, a in enumerate(found.args)),
-                      tuple((k, keep(v, k)) for k, v in found.keywords))
+                      tuple((k, keep(v, k)) for k, v in found.keywords), found.late)
         scope.known[target.id] = found
         if found.args or found.keywords:  # read elsewhere, it is the partial of the names
             stmt.value = A.call(A.name(scope.ctx.bind("partial", functools.partial)),
                                 scope.function(found.obj), *found.args, keywords=[
                                     gast.keyword(arg=k, value=v) for k, v in found.keywords])
             setanno(stmt.value, Anno.FUNC, functools.partial)
-        defined[target.id] = stmt
+        defined[target.id] = (stmt, found.late)
         out.extend(saved + [stmt])
     return out
 
@@ -145,7 +150,10 @@ class _Scope:
                 return None
             keywords = dict(inner.keywords)
             keywords.update((kw.arg, kw.value) for kw in node.keywords)
-            return Known(inner.obj, inner.args + tuple(node.args[1:]), tuple(keywords.items()))
+            given = {kw.arg for kw in node.keywords}
+            late = inner.late | given if getanno(node, Anno.CLOSURE) else inner.late - given
+            return Known(inner.obj, inner.args + tuple(node.args[1:]), tuple(keywords.items()),
+                         late)
         return None
 
     def _global(self, node, root: str) -> Known | None:
@@ -261,18 +269,20 @@ def _spell_partial(call) -> None:
     setanno(call, Anno.FUNC, partial.func)
 
 
-def _drop_unused(fn, defined: dict) -> None:
-    """Remove the definitions of known functions that nothing reads any more (their calls
-    were rewritten), until none is left; a definition still read stays as written."""
-    while True:
+def _drop_unused(fn, defined: dict) -> dict:
+    """Remove the definitions (name -> (statement, late names)) of known functions that
+    nothing reads any more (their calls were rewritten), until none is left; return those
+    still read, which stay as written."""
+    while defined:
         loads = {n.id for n in A.walk(fn) if isinstance(n, gast.Name)
                  and isinstance(n.ctx, gast.Load)}
-        dead = {id(stmt) for name, stmt in defined.items() if name not in loads}
+        dead = {id(stmt) for name, (stmt, _) in defined.items() if name not in loads}
         if not dead:
-            return
+            break
         for node in A.walk(fn):
             for field in ("body", "orelse"):
                 block = getattr(node, field, None)
                 if isinstance(block, list) and any(id(s) in dead for s in block):
                     block[:] = [s for s in block if id(s) not in dead] or [gast.Pass()]
-        defined = {k: v for k, v in defined.items() if id(v) not in dead}
+        defined = {k: v for k, v in defined.items() if id(v[0]) not in dead}
+    return defined

@@ -184,6 +184,7 @@ def _rewrite_arguments(fn, name: str, binding: str, free: list[str], ctx) -> Non
         made = A.call(A.name(ctx.bind("partial", functools.partial)), A.name(binding))
         made.keywords = [gast.keyword(arg=n, value=A.name(n)) for n in free]
         setanno(made, Anno.FUNC, functools.partial)
+        setanno(made, Anno.CLOSURE)  # (read when it is called, as a closure reads them)
         return made
 
     for call in A.walk(fn):
