@@ -72,20 +72,42 @@ def test_rebinding_a_function_passed_as_a_value_recompiles():
     assert not np.allclose(first, g(y0))
 
 
-def test_a_method_of_a_global_object_passed_to_a_helper():
-    class Spring:
-        def __init__(self, k):
-            self.k = k
+class _Model:
+    scale = 2.0
 
-        def rhs(self, y):
-            return -self.k * y * y
+    def __init__(self, k):
+        self.k = k
 
+    @property
+    def boom(self):
+        raise RuntimeError("a property ran at compile time")
+
+    def rhs(self, y):
+        return -self.k * y * y
+
+    @staticmethod
+    def static_rhs(y):
+        return -0.3 * y
+
+    @classmethod
+    def class_rhs(cls, y):
+        return -0.1 * cls.scale * y
+
+
+def test_methods_and_numpy_functions_passed_to_a_helper():
     f = make("""
         def f(y0):
-            return np.sum(integrate(spring.rhs, y0, 3, 0.1)) + np.sum(rk4(spring.rhs, y0, 0.2))
-    """, integrate=corpus.integrate, rk4=corpus.rk4, spring=Spring(0.6))
-    check_grad(f, np.array([0.3, 0.8]))
-    check_grad(f, np.array([0.3, 0.8]), optimize=False)
+            total = np.sum(integrate(model.rhs, y0, 3, 0.1)) + np.sum(rk4(model.rhs, y0, 0.2))
+            total = total + np.sum(integrate(Model.static_rhs, y0, 2, 0.1))
+            total = total + np.sum(integrate(model.class_rhs, y0, 1, 0.1))
+            return total + np.sum(rk4(np.cumsum, y0, 0.1)) + np.sum(rk4(np.tanh, y0, 0.1))
+    """, integrate=corpus.integrate, rk4=corpus.rk4, model=_Model(0.6), Model=_Model)
+    for optimize in (True, False):
+        check_grad(f, np.array([0.3, 0.8]), optimize=optimize)
+    y0, v = np.array([0.3, 0.8]), np.array([1.0, -0.5])
+    _, tangent = jvp(f, (y0,), (v,))
+    assert tangent == pytest.approx(np.dot(grad(f)(y0), v), rel=1e-10)
+    # (hvp through a method reading its object's attributes is the objects' limitation)
 
 
 def test_grad_wrt_a_keyword_only_parameter():

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types
 from dataclasses import dataclass
 
 import gast
@@ -24,7 +25,8 @@ import numpy as np
 from transpiler import ast_util as A
 from transpiler.anno import Anno, getanno, setanno
 from transpiler.errors import error_at
-from transpiler.rules.registry import is_user_function
+from transpiler.rules.nondiff import NONDIFF
+from transpiler.rules.registry import ADJOINTS, is_user_function
 
 
 @dataclass(frozen=True)
@@ -181,7 +183,7 @@ class _Scope:
             return None if node.id in self.local else self._free(node.id)
         if isinstance(node, gast.Attribute):
             base = self._dotted(node.value)
-            return None if base is None else getattr(base, node.attr, None)
+            return None if base is None else _attribute(base, node.attr)
         return None
 
     def _function(self, obj) -> Known | None:
@@ -192,7 +194,7 @@ class _Scope:
             owner = type(obj.__self__).__name__.lower()
             return Known(obj.__func__, (A.name(self.ctx.bind(owner, obj.__self__)),))
         if inspect.isfunction(obj) or inspect.isbuiltin(obj) or isinstance(
-                obj, (functools.partial, np.ufunc)):
+                obj, (functools.partial, np.ufunc)) or _has_rule(obj):
             return Known(obj)
         return None
 
@@ -253,6 +255,30 @@ class _Scope:
         if marks:
             call.keywords += extra
             setanno(call, Anno.KNOWN, tuple(sorted(marks, key=lambda m: m[0])))
+
+
+def _attribute(base, name: str):
+    """``base.name`` without running the user's code (a property, ``__getattr__``): a module's
+    attribute, a class's or an instance's own attribute, a method bound to the instance, a
+    staticmethod's function."""
+    if inspect.ismodule(base):
+        return getattr(base, name, None)
+    found = inspect.getattr_static(base, name, None)
+    if isinstance(found, staticmethod):
+        return found.__func__
+    if isinstance(found, classmethod):
+        return types.MethodType(found.__func__, base if isinstance(base, type) else type(base))
+    if inspect.isfunction(found) and not isinstance(base, type) \
+            and name not in getattr(base, "__dict__", {}):
+        return types.MethodType(found, base)
+    return found
+
+
+def _has_rule(obj) -> bool:
+    try:
+        return obj in ADJOINTS or obj in NONDIFF
+    except TypeError:  # unhashable
+        return False
 
 
 def _spell_partial(call) -> None:
