@@ -133,8 +133,9 @@ class _Scope:
         self.ctx, self.known, self.local = ctx, known, local
 
     def function(self, obj) -> gast.Name:
-        """A name the generated code sees ``obj`` under."""
-        return A.name(self.ctx.bind(getattr(obj, "__name__", "partial"), obj))
+        """A name the generated code sees ``obj`` under (``force_partial`` for a partial)."""
+        name = getattr(obj, "__name__", None) or f"{getattr(obj, 'func', obj).__name__}_partial"
+        return A.name(self.ctx.bind(name, obj))
 
     def value(self, node) -> Known | None:
         """The function ``node`` certainly evaluates to, or None."""
