@@ -347,13 +347,19 @@ def _floating(ans) -> bool:
     return np.result_type(ans).kind in "fc"
 
 
+def _summed_to(g, like):
+    """``g`` summed back to the shape of ``like``, which NumPy broadcast: a number, an array,
+    or a list or tuple of them (then a gradient of the same structure)."""
+    if isinstance(like, (list, tuple)):
+        return _unnest(unbroadcast(g, ShapeOf(_nested_shape(like), _grad_dtype(g, None))), like)
+    return uncast(unbroadcast(g, like), like)
+
+
 def unfill(g, fill_value, ans):
     """The gradient of ``ans = np.full(shape, fill_value)`` (or ``np.full_like``) for
     ``fill_value``: ``g`` summed back to its shape; zero when ``ans`` is not floating (an
     integer fill is piecewise constant)."""
-    if not _floating(ans):
-        return np.zeros(np.shape(fill_value), dtype=_grad_dtype(g, fill_value))[()]
-    return uncast(unbroadcast(g, fill_value), fill_value)
+    return _summed_to(g if _floating(ans) else np.zeros(np.shape(ans)), fill_value)
 
 
 def _linspace_t(num, endpoint, dtype):
@@ -369,7 +375,8 @@ def unlinspace(g, start, stop, num, endpoint, retstep, axis, ans):
     samples = ans[0] if retstep else ans
     gs, gstep = (g[0], g[1]) if retstep else (g, 0.0)
     if not _floating(samples):
-        return unfill(g, start, samples), unfill(g, stop, samples)
+        return (_summed_to(np.zeros(np.shape(start)), start),
+                _summed_to(np.zeros(np.shape(stop)), stop))
     gs = np.moveaxis(np.broadcast_to(gs, np.shape(samples)), axis, 0)
     t = _linspace_t(int(num), endpoint, samples.dtype).reshape((-1,) + (1,) * (gs.ndim - 1))
     g_stop, g_start = np.sum(gs * t, axis=0), np.sum(gs * (1 - t), axis=0)
@@ -377,7 +384,7 @@ def unlinspace(g, start, stop, num, endpoint, retstep, axis, ans):
     if retstep and np.any(gstep):  # the step of one sample (div 0) is NaN, as NumPy's
         per = asarray(gstep) / div if div > 0 else asarray(gstep) * np.nan
         g_stop, g_start = g_stop + per, g_start - per
-    return uncast(unbroadcast(g_start, start), start), uncast(unbroadcast(g_stop, stop), stop)
+    return _summed_to(g_start, start), _summed_to(g_stop, stop)
 
 
 def linspace_tangent(v_start, v_stop, num, endpoint, retstep, axis, ans):

@@ -131,7 +131,10 @@ SPECS: list = [
     OpSpec(np.full, "np.full(4, a * b, dtype=float)", 2, shapes=(((), ()),)),
     OpSpec(np.full, "np.full(shape=(3,), fill_value=a) * b", 2, shapes=(((), (3,)),)),
     OpSpec(np.full, "np.full(3, a, dtype=int) * b", 2, shapes=(((), (3,)),)),  # zero in a
+    OpSpec(np.full, "np.full((2, 3), [a, b, a])", 2, shapes=(((), ()),)),  # a list fill value
     OpSpec(np.full_like, "np.full_like(b, a) * b", 2, shapes=(((), (3,)), ((3,), (2, 3)))),
+    OpSpec(np.full_like, "np.full_like(c, (a, b))", 3, shapes=(((), (), (3, 2)),)),
+    OpSpec(np.linspace, "np.linspace([a, b], 2.0, 4)", 2, shapes=(((), ()),)),
     OpSpec(np.full_like, "np.full_like(a, 1.5) + np.full_like(a, b, shape=(2, 3))", 2,
            shapes=(((3,), ()),)),
     OpSpec(np.linspace, "np.linspace(a, b, 5)", 2, shapes=(((), ()), ((3,), ()), ((2, 1), (3,)))),
