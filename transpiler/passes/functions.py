@@ -63,6 +63,8 @@ def functions(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     fn.body = _bind(fn.body, scope, stores, defined)
     for call in calls if not defined else [n for n in A.walk(fn) if isinstance(n, gast.Call)]:
         scope.rewrite(call)
+    if ctx.known:
+        _Rebuilt(scope, {p for p, _, npos, keys in ctx.known if npos or keys}).visit(fn)
     for name, (stmt, late) in _drop_unused(fn, defined).items():  # still read as a value
         changed = sorted(n for n in late if stores.get(n, 0) > 1)
         if changed:
@@ -256,6 +258,25 @@ class _Scope:
         if marks:
             call.keywords += extra
             setanno(call, Anno.KNOWN, tuple(sorted(marks, key=lambda m: m[0])))
+
+
+class _Rebuilt(gast.NodeTransformer):
+    """A parameter given a function with bound values, read other than by a call (passed to a
+    library, stored): the same function and values, ``functools.partial(rhs, k=f_k)``."""
+
+    def __init__(self, scope, params: set[str]):
+        self.scope, self.params = scope, params
+
+    def visit_Name(self, node):
+        if node.id not in self.params or not isinstance(node.ctx, gast.Load):
+            return node
+        found = self.scope.known[node.id]
+        made = A.call(A.name(self.scope.ctx.bind("partial", functools.partial)),
+                      self.scope.function(found.obj), *[A.copy_node(a) for a in found.args],
+                      keywords=[gast.keyword(arg=k, value=A.copy_node(v))
+                                for k, v in found.keywords])
+        setanno(made, Anno.FUNC, functools.partial)
+        return gast.copy_location(made, node)
 
 
 def _attribute(base, name: str):
