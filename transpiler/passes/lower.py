@@ -167,14 +167,10 @@ class Lowering:
             raise error_at(stmt, self.ctx, "assign the result of a call to a name or a tuple of "
                            "names", "y = helper(x)  or  a, b = helper(x)")
         known = getanno(stmt.value, Anno.KNOWN, ())  # (a method call: rewritten, unmarked)
-        bound = {n for param, _, npos, keys in known for n in bound_names(param, npos, keys)}
-        passed = [kw for kw in call.keywords if kw.arg in bound]  # what known functions bind
-        arguments, varargs, call = bind_helper(self.ctx, func, gast.copy_location(gast.Call(
-            func=call.func, args=call.args, keywords=[kw for kw in call.keywords
-                                                      if kw.arg not in bound]), call))
-        arguments.update((kw.arg, kw.value) for kw in passed)
-        call = gast.copy_location(gast.Call(func=call.func, args=call.args,
-                                            keywords=call.keywords + passed), call)
+        if known:  # what the functions it is given bind: parameters of its compiled form only
+            arguments, varargs, call = self.bind_known(func, call, known)
+        else:
+            arguments, varargs, call = bind_helper(self.ctx, func, call)
         active = [p for p, node in arguments.items()
                   if any(self.differentiated(n.id) for n in A.walk(node)
                          if isinstance(n, gast.Name))]
@@ -191,6 +187,19 @@ class Lowering:
                                  f"{self.ctx.filename}:{call.lineno})", e.filename, e.lineno,
                                  e.col, e.hint) from e
         return self.call_callee(func, callee, call, arguments, active, target, stmt)
+
+
+    def bind_known(self, func, call, known: tuple) -> tuple[dict, tuple | None, gast.Call]:
+        """bind_helper for a call passing known functions (passes/functions.py), whose extra
+        keywords carry what those functions bind."""
+        bound = {n for param, _, npos, keys in known for n in bound_names(param, npos, keys)}
+        passed = [kw for kw in call.keywords if kw.arg in bound]
+        arguments, varargs, call = bind_helper(self.ctx, func, gast.copy_location(gast.Call(
+            func=call.func, args=call.args, keywords=[kw for kw in call.keywords
+                                                      if kw.arg not in bound]), call))
+        arguments.update((kw.arg, kw.value) for kw in passed)
+        return arguments, varargs, gast.copy_location(gast.Call(
+            func=call.func, args=call.args, keywords=call.keywords + passed), call)
 
 
 def refuse_discarded_calls(body: list, varied: set[str], ctx, allowed=frozenset()) -> None:
