@@ -116,7 +116,7 @@ def _inline(stmt, ctx, local: set[str], depth: int, seen: tuple, nested: set) ->
                                             type_comment=None), ret)
     for s in head:
         setanno(s, Anno.ORIGIN, stmt)
-    local |= set(renames.values())
+    local |= set(renames.values()) - set(functions.values())
     inner = _block(body, ctx, local, depth + 1, seen + (helper,), nested)
     return head + inner + [result]
 
