@@ -55,6 +55,14 @@ def passes_a_lambda(y0, k):
     return np.sum(y) + np.sum(rk4(lambda u: k * np.cos(u), y0, 0.2))
 
 
+def passes_lambdas_within_lambdas(y0, k):
+    def rhs(u):
+        return rk4(lambda v: -v * k, u, 0.1) - u
+
+    y = integrate(lambda u: -k * rk4(lambda v: -v * k, u, 0.1), y0, 2, 0.1)
+    return np.sum(integrate(rhs, y, 2, 0.1))
+
+
 def force(y, k, c=0.0):
     return -k * y - c * y ** 3
 
@@ -117,6 +125,8 @@ def uses_a_default_function(y0, k):
 
 
 CASES = {
+    "passes_lambdas_within_lambdas": (passes_lambdas_within_lambdas, (np.array([0.3, 0.6]), 0.7),
+                                      (0, 1)),
     "partial_of_a_closure": (partial_of_a_closure, (np.array([0.5, -1.0]), 0.4), (0, 1)),
     "uses_a_default_function": (uses_a_default_function, (np.array([0.3, 0.9]), 0.6), (0, 1)),
     "passes_a_module_function": (passes_a_module_function, (np.array([1.0, -0.4]),), (0,)),

@@ -55,7 +55,8 @@ def lift(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
 
 
 def _find(fn, ctx) -> list:
-    """(name, FunctionDef, defining statement) for every nested def and ``g = lambda ...``."""
+    """(name, FunctionDef, defining statement) for every nested def, ``g = lambda ...`` and
+    lambda passed as an argument (named ``_lambda``, defined by no statement)."""
     found = []
     for stmt in A.walk(fn):
         if stmt is fn:
@@ -69,35 +70,36 @@ def _find(fn, ctx) -> list:
             target = stmt.targets[0]
             if len(stmt.targets) != 1 or not isinstance(target, gast.Name):
                 raise error_at(stmt, ctx, "assign a lambda to a single name", "g = lambda a: ...")
-            lam = stmt.value
-            node = gast.FunctionDef(name=target.id, args=lam.args, body=[
-                gast.copy_location(gast.Return(value=lam.body), lam)], decorator_list=[],
-                returns=None, type_comment=None, type_params=[])
-            found.append((target.id, gast.copy_location(node, stmt), stmt))
-    named = {id(n[2].value) for n in found if isinstance(n[2], gast.Assign)}
-    for call in A.walk(fn):  # a lambda passed as an argument: lifted under a name of its own
-        if not isinstance(call, gast.Call):
-            continue
-        for holder, field in [(call.args, i) for i in range(len(call.args))] + [
-                (kw, "value") for kw in call.keywords]:
-            lam = holder[field] if isinstance(holder, list) else getattr(holder, field)
-            if isinstance(lam, gast.Lambda) and id(lam) not in named:
-                name = ctx.namer.fresh("_lambda")
-                node = gast.FunctionDef(name=name, args=lam.args, body=[
-                    gast.copy_location(gast.Return(value=lam.body), lam)], decorator_list=[],
-                    returns=None, type_comment=None, type_params=[])
-                use = gast.copy_location(A.name(name), lam)
-                if isinstance(holder, list):
-                    holder[field] = use
-                else:
-                    setattr(holder, field, use)
-                named.add(id(lam))
-                found.append((name, gast.copy_location(node, lam), None))
+            found.append((target.id, _as_def(target.id, stmt.value, stmt), stmt))
+    lifted = {id(n[2].value) for n in found if isinstance(n[2], gast.Assign)}
+    inner = {id(n) for scope in A.walk(fn) if scope is not fn and isinstance(
+        scope, (gast.FunctionDef, gast.Lambda)) for n in A.walk(scope) if n is not scope}
+    for call in A.walk(fn):  # (one inside a function defined here: lifted when it is compiled)
+        if isinstance(call, gast.Call) and id(call) not in inner:
+            for holder in call.args, call.keywords:
+                for i, item in enumerate(holder):
+                    lam = item.value if isinstance(item, gast.keyword) else item
+                    if isinstance(lam, gast.Lambda):
+                        name = ctx.namer.fresh("_lambda")
+                        use = gast.copy_location(A.name(name), lam)
+                        if isinstance(item, gast.keyword):
+                            item.value = use
+                        else:
+                            holder[i] = use
+                        lifted.add(id(lam))
+                        found.append((name, _as_def(name, lam, lam), None))
     for stmt in A.walk(fn):
-        if isinstance(stmt, gast.Lambda) and id(stmt) not in named:
+        if isinstance(stmt, gast.Lambda) and id(stmt) not in lifted | inner:
             raise error_at(stmt, ctx, "a lambda is supported only as 'name = lambda ...' or as "
                            "an argument of a call", "name it: g = lambda a: ..., then call g(...)")
     return found
+
+
+def _as_def(name: str, lam: gast.Lambda, like) -> gast.FunctionDef:
+    node = gast.FunctionDef(name=name, args=lam.args, body=[
+        gast.copy_location(gast.Return(value=lam.body), lam)], decorator_list=[], returns=None,
+        type_comment=None, type_params=[])
+    return gast.copy_location(node, like)
 
 
 def _check_uses(fn, name: str, definition, ctx) -> None:
