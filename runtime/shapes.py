@@ -339,3 +339,85 @@ def uninsert(g, arr, obj, values, axis=None):
     into_arr = np.insert(element_ids(arr), obj, np.full(np.shape(values), -1), axis)
     into_values = np.insert(np.full(np.shape(arr), -1), obj, element_ids(values), axis)
     return ungather(g, arr, into_arr), ungather(g, values, into_values)
+
+
+# --- construction: np.full, np.full_like, np.linspace, np.arange --------------------------------
+
+def _floating(ans) -> bool:
+    return np.result_type(ans).kind in "fc"
+
+
+def _summed_to(g, like):
+    """``g`` summed back to the shape of ``like``, which NumPy broadcast: a number, an array,
+    or a list or tuple of them (then a gradient of the same structure)."""
+    if isinstance(like, (list, tuple)):
+        return _unnest(unbroadcast(g, ShapeOf(_nested_shape(like), _grad_dtype(g, None))), like)
+    return uncast(unbroadcast(g, like), like)
+
+
+def unfill(g, fill_value, ans):
+    """The gradient of ``ans = np.full(shape, fill_value)`` (or ``np.full_like``) for
+    ``fill_value``: ``g`` summed back to its shape; zero when ``ans`` is not floating (an
+    integer fill is piecewise constant)."""
+    return _summed_to(g if _floating(ans) else np.zeros(np.shape(ans)), fill_value)
+
+
+def _linspace_t(num, endpoint, dtype):
+    """The weights ``t`` of np.linspace's samples ``start + t (stop - start)``."""
+    div = num - 1 if endpoint else num
+    return np.arange(num, dtype=dtype) / div if div > 0 else np.zeros(num, dtype=dtype)
+
+
+def unlinspace(g, start, stop, num, endpoint, retstep, axis, ans):
+    """The gradients of ``ans = np.linspace(start, stop, num, endpoint, retstep, axis=axis)``
+    for ``start`` and ``stop`` (a tuple): sample ``i`` is ``start + t_i (stop - start)`` with
+    ``t_i = i / div``, and the step (``retstep``) is ``(stop - start) / div``."""
+    samples = ans[0] if retstep else ans
+    gs, gstep = (g[0], g[1]) if retstep else (g, 0.0)
+    if not _floating(samples):
+        return (_summed_to(np.zeros(np.shape(start)), start),
+                _summed_to(np.zeros(np.shape(stop)), stop))
+    gs = np.moveaxis(np.broadcast_to(gs, np.shape(samples)), axis, 0)
+    t = _linspace_t(int(num), endpoint, samples.dtype).reshape((-1,) + (1,) * (gs.ndim - 1))
+    g_stop, g_start = np.sum(gs * t, axis=0), np.sum(gs * (1 - t), axis=0)
+    div = int(num) - 1 if endpoint else int(num)
+    if retstep and np.any(gstep):  # the step of one sample (div 0) is NaN, as NumPy's
+        per = asarray(gstep) / div if div > 0 else asarray(gstep) * np.nan
+        g_stop, g_start = g_stop + per, g_start - per
+    return _summed_to(g_start, start), _summed_to(g_stop, stop)
+
+
+def linspace_tangent(v_start, v_stop, num, endpoint, retstep, axis, ans):
+    """Tangent of ``np.linspace(start, stop, ...)``: linear in ``(start, stop)``, so the same
+    linspace of the tangents (zero when the samples are not floating)."""
+    samples = ans[0] if retstep else ans
+    if not _floating(samples):
+        zero = result_like(np.zeros(np.shape(samples)), samples)
+        return GradTuple((zero, 0.0)) if retstep else zero
+    made = np.linspace(asarray(v_start, dtype=samples.dtype),
+                       asarray(v_stop, dtype=samples.dtype), num, endpoint, retstep, axis=axis)
+    if retstep:
+        return GradTuple((result_like(made[0], samples), made[1]))
+    return result_like(made, samples)
+
+
+def unarange(g, start, step, ans):
+    """The gradients of ``ans = np.arange(start, stop, step)`` for ``start`` and ``step`` (a
+    tuple): element ``i`` is ``start + i step``. The length depends on the values only
+    piecewise (a constant between jumps), so ``stop`` gets none."""
+    if not _floating(ans):
+        return unfill(g, start, ans), (0.0 if step is None else unfill(g, step, ans))
+    g = np.broadcast_to(g, np.shape(ans))
+    g_start = uncast(unbroadcast(np.sum(g), start), start)
+    if step is None:
+        return g_start, 0.0
+    g_step = np.sum(g * np.arange(np.size(ans), dtype=ans.dtype))
+    return g_start, uncast(unbroadcast(g_step, step), step)
+
+
+def arange_tangent(v_start, v_step, ans):
+    """Tangent of ``ans = np.arange(start, stop, step)``: ``v_start + i v_step``, zero when
+    ``ans`` is not floating."""
+    if not _floating(ans):
+        return result_like(np.zeros(np.shape(ans)), ans)
+    return result_like(v_start + v_step * np.arange(np.size(ans), dtype=ans.dtype), ans)

@@ -20,6 +20,9 @@ class Anno(enum.Enum):
     RESET = "Marks a placeholder: gradient name's value is dead here; the next write starts anew."
     BUILTIN = "Marks a Name the compiler wrote for a builtin (len, range): bound in finalize."
     VERSIONS = "On the function: each SSA name -> the user variable it versions (ssa)."
+    CLOSURE = "Marks the functools.partial lift makes of a closure: its keywords are read late."
+    KNOWN = ("On a Call of a user function: (parameter, function, number of bound positional "
+             "arguments, bound keywords) for each parameter given a known function (functions).")
 
 
 _KEY = "_anno"

@@ -33,20 +33,23 @@ class SplitFunction:
 
 def split_pair(compile_function, fn, active: tuple[str, ...], options,
                varargs: tuple[int, tuple[str, ...]] | None = None,
-               called: bool = True, objects: frozenset[str] = frozenset()) -> SplitFunction:
+               called: bool = True, objects: frozenset[str] = frozenset(),
+               known: tuple = ()) -> SplitFunction:
     """The forward/backward pair of ``fn`` differentiated w.r.t. ``active`` (compiled once per
-    call pattern ``varargs`` of a helper with ``*args``/``**kwargs``, and per set ``objects`` of
-    parameters that may be given objects). ``called``: for a call from a compiled function (not
-    ``vjp``'s own), which may not write into its arguments."""
+    call pattern ``varargs`` of a helper with ``*args``/``**kwargs``, per set ``objects`` of
+    parameters that may be given objects, and per functions ``known`` it is passed). ``called``:
+    for a call from a compiled function (not ``vjp``'s own), which may not write into its
+    arguments."""
     def fill(compiled) -> None:
         pair.forward, pair.backward = compiled.function, compiled.backward
         pair.source, pair.written = compiled.source, compiled.written
 
     pair = SplitFunction()
-    return _compiled_once(fn, (active, Mode.SPLIT, options, frozenset(), varargs, called, objects),
-                          pair, lambda: compile_function(fn, active, Mode.SPLIT, options,
-                                                         varargs=varargs, called=called,
-                                                         objects=objects), fill)
+    key = (active, Mode.SPLIT, options, frozenset(), varargs, called, objects) + (
+        (known,) if known else ())
+    return _compiled_once(fn, key, pair, lambda: compile_function(
+        fn, active, Mode.SPLIT, options, varargs=varargs, called=called, objects=objects,
+        known=known), fill)
 
 
 class TangentFunction:
@@ -65,17 +68,18 @@ class TangentFunction:
 
 def tangent_function(compile_function, fn, active: tuple[str, ...], options,
                      varargs: tuple[int, tuple[str, ...]] | None = None,
-                     objects: frozenset[str] = frozenset()) -> TangentFunction:
+                     objects: frozenset[str] = frozenset(), known: tuple = ()) -> TangentFunction:
     """The forward-mode function of ``fn`` for tangents of ``active`` (compiled once per call
     pattern, as split_pair)."""
     def fill(compiled) -> None:
         holder.call, holder.source = compiled.function, compiled.source
 
     holder = TangentFunction()
-    return _compiled_once(fn, (active, Mode.TANGENT, options, frozenset(), varargs, objects),
-                          holder, lambda: compile_function(fn, active, Mode.TANGENT, options,
-                                                           varargs=varargs, called=True,
-                                                           objects=objects), fill)
+    key = (active, Mode.TANGENT, options, frozenset(), varargs, objects) + (
+        (known,) if known else ())
+    return _compiled_once(fn, key, holder, lambda: compile_function(
+        fn, active, Mode.TANGENT, options, varargs=varargs, called=True, objects=objects,
+        known=known), fill)
 
 
 def _compiled_once(fn, key: tuple, holder, compile_, fill):

@@ -59,6 +59,9 @@ class Context:
     # a helper compiled for one call pattern: (number of extra positional arguments, extra
     # keyword names) its *args and **kwargs receive (see passes/stars.py)
     varargs: tuple[int, tuple[str, ...]] | None = None
+    # a helper compiled for the functions a call passes it (see passes/functions.py):
+    # (parameter, function, number of bound positional arguments, bound keyword names)
+    known: tuple = ()
     called: bool = False  # compiled for a call from a compiled function (its writes would show)
     # what the analyses know of the SSA form (analysis.facts.Facts), computed once in the
     # pipeline before the mode's pass and read-only after

@@ -25,6 +25,7 @@ from transpiler.passes import (
     finalize,
     fix_grads,
     forward,
+    functions,
     hoist,
     inline,
     lift,
@@ -46,6 +47,7 @@ FRONT: tuple[tuple[str, Callable], ...] = (
     ("lift functions defined inside", lift.lift),
     ("resolve called objects", resolve.resolve),
     ("spell out *args and **kwargs of known contents", stars.stars),
+    ("call functions passed as values and partials directly", functions.functions),
     ("desugar augmented and multiple assignment", desugar.desugar),
     ("break, continue and early return as flags", lower_exits.lower_exits),
     ("one operation per statement", anf.anf),
@@ -90,11 +92,12 @@ def compile_function(fn, wrt: tuple[str, ...], mode: Mode | str, options: Option
                      scalars: frozenset[str] = frozenset(), debug: bool = False,
                      varargs: tuple[int, tuple[str, ...]] | None = None,
                      arrays: frozenset[str] = frozenset(), called: bool = False,
-                     objects: frozenset[str] = frozenset()) -> Compiled:
+                     objects: frozenset[str] = frozenset(), known: tuple = ()) -> Compiled:
     """Run every pass over ``fn`` and load the result; ``scalars`` names parameters known to
     be Python numbers, ``arrays`` those known to be NumPy arrays and ``objects`` those that may
     hold objects (the variant; a parameter whose default holds one counts too); ``varargs`` is
-    a helper's call pattern; ``called`` marks a function compiled for a call from another."""
+    a helper's call pattern; ``called`` marks a function compiled for a call from another;
+    ``known``, the functions a call passes it (passes/functions.py)."""
     mode = Mode(mode)
     node, filename, indent = parse_function(fn)
     names = [n for n in A.walk(node) if isinstance(n, gast.Name)]
@@ -103,7 +106,7 @@ def compile_function(fn, wrt: tuple[str, ...], mode: Mode | str, options: Option
     ctx = Context(fn=fn, filename=filename, indent=indent, wrt=wrt, mode=mode, options=options,
                   namer=Namer(user_names), scalars=scalars,
                   locals={n.id for n in names if isinstance(n.ctx, (gast.Store, gast.Param))},
-                  varargs=varargs, arrays=arrays, called=called, objects=objects,
+                  varargs=varargs, arrays=arrays, called=called, objects=objects, known=known,
                   compile_callee=compile_function)
     debug = debug or bool(os.environ.get("TRANSPILER_DUMP"))
     for description, run in FORWARD_PIPELINE if mode.forward else PIPELINE:

@@ -126,6 +126,37 @@ SPECS: list = [
     OpSpec(np.dsplit, "x, y = np.dsplit(a, 2); x * y", 1, shapes=(((2, 3, 4),),)),
     OpSpec(np.dsplit, "np.dsplit(a, [1, 3])[2]", 1, shapes=(((2, 3, 5),),)),
 
+    # --- construction from values: fill values, bounds and steps ----------------------------
+    OpSpec(np.full, "np.full((2, 3), a)", 1, shapes=(((),), V3, ((2, 1),))),
+    OpSpec(np.full, "np.full(4, a * b, dtype=float)", 2, shapes=(((), ()),)),
+    OpSpec(np.full, "np.full(shape=(3,), fill_value=a) * b", 2, shapes=(((), (3,)),)),
+    OpSpec(np.full, "np.full(3, a, dtype=int) * b", 2, shapes=(((), (3,)),)),  # zero in a
+    OpSpec(np.full, "np.full((2, 3), [a, b, a])", 2, shapes=(((), ()),)),  # a list fill value
+    OpSpec(np.full_like, "np.full_like(b, a) * b", 2, shapes=(((), (3,)), ((3,), (2, 3)))),
+    OpSpec(np.full_like, "np.full_like(c, (a, b))", 3, shapes=(((), (), (3, 2)),)),
+    OpSpec(np.linspace, "np.linspace([a, b], 2.0, 4)", 2, shapes=(((), ()),)),
+    OpSpec(np.full_like, "np.full_like(a, 1.5) + np.full_like(a, b, shape=(2, 3))", 2,
+           shapes=(((3,), ()),)),
+    OpSpec(np.linspace, "np.linspace(a, b, 5)", 2, shapes=(((), ()), ((3,), ()), ((2, 1), (3,)))),
+    OpSpec(np.linspace, "np.linspace(a, b, num=4, endpoint=False)", 2, shapes=(((), ()),
+                                                                                ((2,), (2,)))),
+    OpSpec(np.linspace, "np.linspace(a, b, 3, axis=-1)", 2, shapes=(((2,), (3, 1)),)),
+    OpSpec(np.linspace, "np.linspace(a, 2.0, 1)", 1, shapes=(((),),)),
+    OpSpec(np.linspace, "xs, h = np.linspace(a, b, 6, retstep=True); xs * h", 2,
+           shapes=(((), ()), ((2,), (2,)))),
+    OpSpec(np.linspace, "np.linspace(a, b, 5, endpoint=False, retstep=True)[1]", 2,
+           shapes=(((), ()),)),
+    OpSpec(np.linspace, "np.linspace(0.0, b, 7, dtype=int) * a", 2, shapes=(((), ()),),
+           domain=(3.1, 3.9)),  # integer samples: no gradient in b
+    OpSpec(np.arange, "np.arange(a, 3.0, b)", 2, ((-1.0, 0.0), (0.45, 0.55)),
+           shapes=(((), ()),)),
+    OpSpec(np.arange, "np.arange(a, 4.0) * b", 2, ((0.1, 0.4), (-2.0, 2.0)),
+           shapes=(((), ()),)),
+    OpSpec(np.arange, "np.arange(start=0.5, stop=4.0, step=a) ** 2", 1, (0.75, 0.85),
+           shapes=(((),),)),
+    OpSpec(np.arange, "np.arange(1.0, a, 0.5) * 2.0", 1, (3.1, 3.4), shapes=(((),),)),  # zero
+    OpSpec(np.arange, "np.arange(a + 4.0) * b", 2, ((0.1, 0.4), (-2.0, 2.0)), shapes=(((), ()),)),
+
     # --- conversion ---------------------------------------------------------------------------
     OpSpec(np.array, "np.array([a, b])", 2, shapes=(((), ()), ((3,), (3,)), ((2, 3), (2, 3)))),
     OpSpec(np.array, "np.array((a, 2.0, b, a))", 2, shapes=(((), ()),)),
@@ -231,6 +262,11 @@ SPECS: list = [
 ]
 
 FLOAT32: list = [
+    ("np.full((2, 3), a)", ((2, 1),)),
+    ("np.full_like(b, a) * b", ((3,), (2, 3))),
+    ("np.linspace(a, b, 4, axis=1)", ((2,), (2,))),
+    ("xs, h = np.linspace(a, b, 4, retstep=True); xs * h", ((1,), (1,))),
+    ("np.arange(a[0], 3.0, b[0])", ((1,), (1,))),
     ("np.swapaxes(a, 0, -1)", ((2, 3, 4),)),
     ("np.moveaxis(a, 0, -1)", ((2, 3, 4),)),
     ("np.rollaxis(a, -1)", ((2, 3, 4),)),

@@ -38,6 +38,7 @@ from transpiler.arguments import defaults_holding_objects, holds_objects
 from transpiler.context import Context, Mode
 from transpiler.errors import TranspileError
 from transpiler.frontend import parse_function
+from transpiler.passes.functions import bound_names, functions
 from transpiler.passes.resolve import resolve
 from transpiler.rules.nondiff import NONDIFF
 from transpiler.rules.registry import ADJOINTS, TANGENTS, is_user_function
@@ -137,12 +138,16 @@ class Receivers:
             return self._returns_object(func.__func__, [node.func.value, *node.args],
                                         node.keywords)
         if is_user_function(func):
-            return self._returns_object(func, node.args, node.keywords)
+            return self._returns_object(func, node.args, node.keywords,
+                                        getanno(node, Anno.KNOWN, ()))
         return not _keeps_data(func) or any(self._object(a) for a in args)
 
-    def _returns_object(self, func, args: list, keywords: list) -> bool:
-        """Whether the user's function ``func``, called with these argument nodes, may return
-        an object: its ``return`` values, analysed like this function's body."""
+    def _returns_object(self, func, args: list, keywords: list, known: tuple = ()) -> bool:
+        """Whether the user's function ``func``, called with these argument nodes (and given
+        the ``known`` functions of passes/functions.py), may return an object: its ``return``
+        values, analysed like this function's body."""
+        extra = {n for param, _, npos, keys in known for n in bound_names(param, npos, keys)}
+        keywords = [kw for kw in keywords if kw.arg not in extra]
         if len(self.calls) >= _DEPTH or func in self.calls or any(
                 isinstance(a, gast.Starred) for a in args) or any(
                 kw.arg is None for kw in keywords):
@@ -159,7 +164,7 @@ class Receivers:
                 given.values() if kind is inspect.Parameter.VAR_KEYWORD else [given]
             if any(self._object(n) for n in nodes):
                 objects.add(name)
-        key = (func, frozenset(objects))
+        key = (func, frozenset(objects), known)
         if key not in self.memo:
             # A recursive call met while ``func`` is analysed is assumed to return data, the
             # least fixed point: if the answer is "may be an object" after all, the answers
@@ -167,19 +172,21 @@ class Receivers:
             # for ``func`` itself).
             before = set(self.memo)
             self.memo[key] = False
-            if self._analyse(func, frozenset(objects)):
+            if self._analyse(func, frozenset(objects), known):
                 for other in set(self.memo) - before:
                     del self.memo[other]
                 self.memo[key] = True
         return self.memo[key]
 
-    def _analyse(self, func, objects: frozenset[str]) -> bool:
+    def _analyse(self, func, objects: frozenset[str], known: tuple = ()) -> bool:
         try:
             tree, filename, indent = parse_function(func)
             ctx = Context(fn=func, filename=filename, indent=indent, wrt=(), mode=Mode.GRAD,
                           options=self.ctx.options,
-                          objects=objects | defaults_holding_objects(func))
+                          objects=objects | defaults_holding_objects(func), known=known)
             resolve(tree, ctx)
+            if known:  # its f(y) calls the function it is given
+                functions(tree, ctx)
         except (TranspileError, TypeError):  # no source, an undefined name, an array default
             return True
         callee = Receivers(tree, ctx, (*self.calls, self.ctx.fn), self.memo)

@@ -83,6 +83,12 @@ def _mentions(node, names: set[str]) -> bool:
     return any(isinstance(n, gast.Name) and n.id in names for n in A.walk(node))
 
 
+def _calls_user(call) -> bool:
+    """Whether ``call`` calls one of the user's functions (or a method of the user's class)."""
+    func = getanno(call, Anno.FUNC)
+    return is_user_function(getattr(func, "__func__", func))
+
+
 def _cheap(node) -> bool:
     """Inactive expressions worth repeating instead of naming (no calls)."""
     if isinstance(node, (gast.Name, gast.Constant)):
@@ -207,10 +213,12 @@ class _ANF:
         elif isinstance(node, gast.Call):
             if isinstance(node.func, gast.Attribute) and _mentions(node.func, self.varying):
                 node.func.value = self.atom(node.func.value)  # a method's receiver: x.T.dot(w)
+            # a helper of the user's receives a literal's value by name: energy((x, y))
+            operand = self.element if _calls_user(node) else self.atom
             node.args = [gast.Starred(value=self.atom(a.value), ctx=gast.Load())
-                         if isinstance(a, gast.Starred) else self.atom(a) for a in node.args]
+                         if isinstance(a, gast.Starred) else operand(a) for a in node.args]
             for kw in node.keywords:
-                kw.value = self.atom(kw.value)
+                kw.value = operand(kw.value)
         elif isinstance(node, (gast.Tuple, gast.List)):  # a container of operands
             node.elts = [self.element(e) for e in node.elts]
         elif isinstance(node, gast.Dict):

@@ -218,10 +218,10 @@ class _Forward(Lowering):
             return A.name(self.name(target.id), store=True)
         return gast.Tuple(elts=[self.tangent_target(e) for e in target.elts], ctx=gast.Store())
 
-    def compile_callee(self, func, active: tuple[str, ...], varargs, objects):
+    def compile_callee(self, func, active: tuple[str, ...], varargs, objects, known=()):
         options = dataclasses.replace(self.ctx.options, value=True)
         return tangent_function(self.ctx.compile_callee, func, active, options, varargs,
-                                objects)
+                                objects, known)
 
     def call_callee(self, func, holder, call, arguments, active, target, stmt) -> list:
         """``y = helper(a, b)`` -> ``y, dy = helper_jvp.call(a, b, da=da_1)``, in place of the

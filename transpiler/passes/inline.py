@@ -37,23 +37,27 @@ def inline(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
         return fn
     local = {n.id for n in A.walk(fn) if isinstance(n, gast.Name)
              and isinstance(n.ctx, (gast.Store, gast.Param))}
-    local |= {n.name for n in A.walk(fn) if isinstance(n, gast.FunctionDef) and n is not fn}
-    fn.body = _block(fn.body, ctx, local, depth=0, seen=(ctx.fn,))
+    nested = {n.name for n in A.walk(fn) if isinstance(n, gast.FunctionDef) and n is not fn}
+    nested |= {t.id for n in A.walk(fn) if isinstance(n, gast.Assign)
+               and isinstance(n.value, gast.Lambda) for t in n.targets if isinstance(t, gast.Name)}
+    local |= nested
+    fn.body = _block(fn.body, ctx, local, depth=0, seen=(ctx.fn,), nested=nested)
     return fn
 
 
-def _block(stmts: list, ctx, local: set[str], depth: int, seen: tuple) -> list:
+def _block(stmts: list, ctx, local: set[str], depth: int, seen: tuple, nested: set) -> list:
     out = []
     for stmt in stmts:
         for field in ("body", "orelse"):
             if isinstance(getattr(stmt, field, None), list):
-                setattr(stmt, field, _block(getattr(stmt, field), ctx, local, depth, seen))
-        body = _inline(stmt, ctx, local, depth, seen) if depth < _DEPTH else None
+                setattr(stmt, field, _block(getattr(stmt, field), ctx, local, depth, seen,
+                                            nested))
+        body = _inline(stmt, ctx, local, depth, seen, nested) if depth < _DEPTH else None
         out.extend(body if body is not None else [stmt])
     return out
 
 
-def _inline(stmt, ctx, local: set[str], depth: int, seen: tuple) -> list | None:
+def _inline(stmt, ctx, local: set[str], depth: int, seen: tuple, nested: set) -> list | None:
     """The statements replacing ``stmt``, or None to keep it."""
     if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
             and isinstance(stmt.value, gast.Call) and isinstance(stmt.value.func, gast.Name)
@@ -88,14 +92,21 @@ def _inline(stmt, ctx, local: set[str], depth: int, seen: tuple) -> list | None:
     except TypeError:
         return None
     bound.apply_defaults()
-    arguments = {}
+    rebound = {n.id for s in body for n in A.walk(s) if isinstance(n, gast.Name)
+               and isinstance(n.ctx, gast.Store)}
+    arguments, functions = {}, {}
     for name, value in bound.arguments.items():
         if not isinstance(value, gast.AST):
             if not isinstance(value, _SIMPLE):
                 return None
             value = A.const(value)
-        arguments[name] = value
+        if name not in rebound and _function_name(value, ctx, local, nested):
+            functions[name] = value.id  # the helper's f(y) calls it by its own name
+        else:
+            arguments[name] = value
     renames = {name: ctx.namer.fresh(f"{helper.__name__}_{name}") for name in sorted(assigned)}
+    renames.update(functions)
+    nested |= {renames[p] for p, value in arguments.items() if isinstance(value, gast.Lambda)}
     for n in A.walk(node):
         if isinstance(n, gast.Name) and n.id in renames:
             n.id = renames[n.id]
@@ -105,9 +116,23 @@ def _inline(stmt, ctx, local: set[str], depth: int, seen: tuple) -> list | None:
                                             type_comment=None), ret)
     for s in head:
         setanno(s, Anno.ORIGIN, stmt)
-    local |= set(renames.values())
-    inner = _block(body, ctx, local, depth + 1, seen + (helper,))
+    local |= set(renames.values()) - set(functions.values())
+    inner = _block(body, ctx, local, depth + 1, seen + (helper,), nested)
     return head + inner + [result]
+
+
+def _function_name(node, ctx, local: set[str], nested: set[str]) -> bool:
+    """Whether ``node`` names a function: one defined inside the caller (lifted later), or a
+    global or closure function."""
+    if not isinstance(node, gast.Name):
+        return False
+    if node.id in local:
+        return node.id in nested
+    try:
+        value = ctx.lookup(node.id)
+    except (AttributeError, ValueError):
+        return False
+    return inspect.isfunction(value)
 
 
 def _inlinable(helper, ctx, seen: tuple) -> bool:

@@ -4,7 +4,9 @@
 ``f``, becomes a function ``g(a, *, k)`` living in ``f``'s module, and every call ``g(x)`` becomes
 ``g(x, k=k)``: the value ``k`` has at the call, as Python's closures see it. The lifted function
 is then differentiated like any other function of the user's (a cached forward/backward pair).
-``g`` may only be called, not passed around or rebound, and may not call itself.
+``g`` (or a lambda) passed as an argument, ``rk4_step(g, y, dt)``, becomes
+``functools.partial(g, k=k)``, which passes/functions.py hands to the helper's compilation. ``g``
+may not be otherwise used as a value, rebound, or call itself.
 
 >>> import gast
 >>> from transpiler.emit import to_source
@@ -22,6 +24,7 @@ def f(x, k):
 from __future__ import annotations
 
 import ast
+import functools
 import linecache
 import types
 
@@ -46,12 +49,14 @@ def lift(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
         function = _build(node, free, ctx)
         binding = ctx.bind(name, function)
         _rewrite_calls(fn, name, binding, free, function)
+        _rewrite_arguments(fn, name, binding, free, ctx)
         _remove(fn, stmt)
     return fn
 
 
 def _find(fn, ctx) -> list:
-    """(name, FunctionDef, defining statement) for every nested def and ``g = lambda ...``."""
+    """(name, FunctionDef, defining statement) for every nested def, ``g = lambda ...`` and
+    lambda passed as an argument (named ``_lambda``, defined by no statement)."""
     found = []
     for stmt in A.walk(fn):
         if stmt is fn:
@@ -65,30 +70,53 @@ def _find(fn, ctx) -> list:
             target = stmt.targets[0]
             if len(stmt.targets) != 1 or not isinstance(target, gast.Name):
                 raise error_at(stmt, ctx, "assign a lambda to a single name", "g = lambda a: ...")
-            lam = stmt.value
-            node = gast.FunctionDef(name=target.id, args=lam.args, body=[
-                gast.copy_location(gast.Return(value=lam.body), lam)], decorator_list=[],
-                returns=None, type_comment=None, type_params=[])
-            found.append((target.id, gast.copy_location(node, stmt), stmt))
+            found.append((target.id, _as_def(target.id, stmt.value, stmt), stmt))
+    lifted = {id(n[2].value) for n in found if isinstance(n[2], gast.Assign)}
+    inner = {id(n) for scope in A.walk(fn) if scope is not fn and isinstance(
+        scope, (gast.FunctionDef, gast.Lambda)) for n in A.walk(scope) if n is not scope}
+    for call in A.walk(fn):  # (one inside a function defined here: lifted when it is compiled)
+        if isinstance(call, gast.Call) and id(call) not in inner:
+            for holder in call.args, call.keywords:
+                for i, item in enumerate(holder):
+                    lam = item.value if isinstance(item, gast.keyword) else item
+                    if isinstance(lam, gast.Lambda):
+                        name = ctx.namer.fresh("_lambda")
+                        use = gast.copy_location(A.name(name), lam)
+                        if isinstance(item, gast.keyword):
+                            item.value = use
+                        else:
+                            holder[i] = use
+                        lifted.add(id(lam))
+                        found.append((name, _as_def(name, lam, lam), None))
     for stmt in A.walk(fn):
-        if isinstance(stmt, gast.Lambda) and not any(stmt is n[2].value for n in found
-                                                     if isinstance(n[2], gast.Assign)):
-            raise error_at(stmt, ctx, "a lambda is supported only as 'name = lambda ...'",
-                           "name it: g = lambda a: ..., then call g(...)")
+        if isinstance(stmt, gast.Lambda) and id(stmt) not in lifted | inner:
+            raise error_at(stmt, ctx, "a lambda is supported only as 'name = lambda ...' or as "
+                           "an argument of a call", "name it: g = lambda a: ..., then call g(...)")
     return found
+
+
+def _as_def(name: str, lam: gast.Lambda, like) -> gast.FunctionDef:
+    node = gast.FunctionDef(name=name, args=lam.args, body=[
+        gast.copy_location(gast.Return(value=lam.body), lam)], decorator_list=[], returns=None,
+        type_comment=None, type_params=[])
+    return gast.copy_location(node, like)
 
 
 def _check_uses(fn, name: str, definition, ctx) -> None:
     calls = {id(n.func) for n in A.walk(fn) if isinstance(n, gast.Call)}
+    passed = _arguments(fn)
     for n in A.walk(fn):
         if isinstance(n, gast.Name) and n.id == name:
             if isinstance(n.ctx, gast.Store) and not (
                     isinstance(definition, gast.Assign) and n is definition.targets[0]):
                 raise error_at(n, ctx, f"'{name}' is rebound; the function defined inside "
                                "cannot be lifted", "give the function a name of its own")
-            if isinstance(n.ctx, gast.Load) and id(n) not in calls:
+            if isinstance(n.ctx, gast.Load) and id(n) not in calls and id(n) not in passed:
                 raise error_at(n, ctx, f"the function '{name}' defined inside may only be "
-                               "called here, not passed as a value", "define it at module level")
+                               "called or passed as an argument here, not used as a value",
+                               "define it at module level")
+    if definition is None:  # a lambda passed as an argument
+        return
     body = definition if isinstance(definition, gast.FunctionDef) else definition.value
     if any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
            for n in A.walk(body)):
@@ -141,6 +169,35 @@ def _rewrite_calls(fn, name: str, binding: str, free: list[str], function) -> No
             call.func = A.name(binding)
             call.keywords = call.keywords + [gast.keyword(arg=n, value=A.name(n)) for n in free]
             setanno(call, Anno.FUNC, function)
+
+
+def _arguments(fn) -> set[int]:
+    """The ids of the nodes passed as arguments of a call (positional or keyword)."""
+    return {id(a) for n in A.walk(fn) if isinstance(n, gast.Call)
+            for a in n.args + [kw.value for kw in n.keywords]}
+
+
+def _rewrite_arguments(fn, name: str, binding: str, free: list[str], ctx) -> None:
+    """``helper(g, y)`` -> ``helper(functools.partial(g, k=k), y)``: the variables ``g`` closes
+    over, read at the call as Python's closure would (the helper cannot rebind them)."""
+    def value():
+        if not free:
+            return A.name(binding)
+        made = A.call(A.name(ctx.bind("partial", functools.partial)), A.name(binding))
+        made.keywords = [gast.keyword(arg=n, value=A.name(n)) for n in free]
+        setanno(made, Anno.FUNC, functools.partial)
+        setanno(made, Anno.CLOSURE)  # (read when it is called, as a closure reads them)
+        return made
+
+    for call in A.walk(fn):
+        if isinstance(call, gast.Call):
+            call.args = [value() if _is(a, name) else a for a in call.args]
+            for kw in call.keywords:
+                kw.value = value() if _is(kw.value, name) else kw.value
+
+
+def _is(node, name: str) -> bool:
+    return isinstance(node, gast.Name) and node.id == name and isinstance(node.ctx, gast.Load)
 
 
 def _remove(fn, stmt) -> None:

@@ -35,6 +35,7 @@ from transpiler import ast_util as A
 from transpiler.analysis.activity import SHAPE_ATTRIBUTES
 from transpiler.anno import Anno, getanno
 from transpiler.errors import TranspileError, error_at
+from transpiler.passes.functions import bound_names
 from transpiler.passes.stars import vararg_names
 from transpiler.rules.methods import METHODS, PACKED
 from transpiler.rules.nondiff import NONDIFF
@@ -165,7 +166,11 @@ class Lowering:
                 isinstance(e, gast.Name) for e in target.elts))):
             raise error_at(stmt, self.ctx, "assign the result of a call to a name or a tuple of "
                            "names", "y = helper(x)  or  a, b = helper(x)")
-        arguments, varargs, call = bind_helper(self.ctx, func, call)
+        known = getanno(stmt.value, Anno.KNOWN, ())  # (a method call: rewritten, unmarked)
+        if known:  # what the functions it is given bind: parameters of its compiled form only
+            arguments, varargs, call = self.bind_known(func, call, known)
+        else:
+            arguments, varargs, call = bind_helper(self.ctx, func, call)
         active = [p for p, node in arguments.items()
                   if any(self.differentiated(n.id) for n in A.walk(node)
                          if isinstance(n, gast.Name))]
@@ -176,12 +181,25 @@ class Lowering:
         objects = frozenset(p for p, node in arguments.items()
                             if self.ctx.facts.receivers.may_be_object(node))
         try:
-            callee = self.compile_callee(func, tuple(active), varargs, objects)
+            callee = self.compile_callee(func, tuple(active), varargs, objects, known)
         except TranspileError as e:
             raise TranspileError(f"{e.message}\n(in {func.__qualname__}, called from "
                                  f"{self.ctx.filename}:{call.lineno})", e.filename, e.lineno,
                                  e.col, e.hint) from e
         return self.call_callee(func, callee, call, arguments, active, target, stmt)
+
+
+    def bind_known(self, func, call, known: tuple) -> tuple[dict, tuple | None, gast.Call]:
+        """bind_helper for a call passing known functions (passes/functions.py), whose extra
+        keywords carry what those functions bind."""
+        bound = {n for param, _, npos, keys in known for n in bound_names(param, npos, keys)}
+        passed = [kw for kw in call.keywords if kw.arg in bound]
+        arguments, varargs, call = bind_helper(self.ctx, func, gast.copy_location(gast.Call(
+            func=call.func, args=call.args, keywords=[kw for kw in call.keywords
+                                                      if kw.arg not in bound]), call))
+        arguments.update((kw.arg, kw.value) for kw in passed)
+        return arguments, varargs, gast.copy_location(gast.Call(
+            func=call.func, args=call.args, keywords=call.keywords + passed), call)
 
 
 def refuse_discarded_calls(body: list, varied: set[str], ctx, allowed=frozenset()) -> None:
@@ -227,6 +245,14 @@ def rule_call(call, ctx) -> tuple:
         if method in PACKED and len(args) > 1:
             args = [gast.Tuple(elts=args, ctx=gast.Load())]
         args = [call.func.value] + args
+    if func is None and not isinstance(call.func, gast.Attribute):
+        spelled = gast.unparse(call.func).strip()
+        spelled = ctx.facts.variable(spelled) if isinstance(call.func, gast.Name) else spelled
+        raise error_at(call, ctx, f"calling {spelled}, a function not known when the gradient "
+                       "is compiled (an argument of the differentiated function, or a variable "
+                       "assigned more than once), is not supported", "call a module-level "
+                       "function, or pass the function to a helper of yours from here: "
+                       "rk4(rhs, y, dt) is compiled for the rhs it is given")
     if func is None:
         spelled = gast.unparse(call.func).strip()
         raise error_at(call, ctx, f"the method call {spelled}(...) on a differentiated "

@@ -204,9 +204,9 @@ class _Reverse(Lowering):
             return []
         return self.value(target, value) + [marker(Anno.RESET, self.grad_of(target), stmt)]
 
-    def compile_callee(self, func, active: tuple[str, ...], varargs, objects):
+    def compile_callee(self, func, active: tuple[str, ...], varargs, objects, known=()):
         return split_pair(self.ctx.compile_callee, func, active, self.ctx.options, varargs,
-                          objects=objects)
+                          objects=objects, known=known)
 
     def call_callee(self, func, pair, call, arguments, active, target, stmt) -> list:
         """``y = helper(a, b)`` through the helper's compiled forward/backward pair."""

@@ -613,3 +613,18 @@ if special is not None:
         d[ans] = rt.constant_only_tangent(d[x], "the exponent of scipy.special.zeta")
         if q is not None:
             d[ans] = -d[q] * x * special.zeta(x + 1.0, q)
+
+
+@tangent(rt.unfill)
+def tan_unfill(ans, g, fill_value, like):
+    d[ans] = rt.unfill(d[g], fill_value, like)
+
+
+@tangent(rt.unlinspace)
+def tan_unlinspace(ans, g, start, stop, num, endpoint, retstep, axis, like):
+    d[ans] = rt.unlinspace(d[g], start, stop, num, endpoint, retstep, axis, like)
+
+
+@tangent(rt.unarange)
+def tan_unarange(ans, g, start, step, like):
+    d[ans] = rt.unarange(d[g], start, step, like)

@@ -240,6 +240,62 @@ def tan_pad(ans, array, pad_width, mode="constant", *, constant_values=0):
     d[ans] = rt.pad_tangent(d[array], pad_width, mode, d[constant_values], ans)
 
 
+# --- construction from values -----------------------------------------------------------------
+# (np.zeros, np.ones, np.eye, ... are non-differentiable: their values are constants)
+
+@adjoint(np.full)
+def adj_full(ans, shape, fill_value, dtype=None, order="C", *, device=None, like=None):
+    d[fill_value] = rt.unfill(d[ans], fill_value, ans)
+
+
+@tangent(np.full)
+def tan_full(ans, shape, fill_value, dtype=None, order="C", *, device=None, like=None):
+    d[ans] = rt.cast_tangent(d[fill_value], ans)
+
+
+@adjoint(np.full_like)  # the values of a do not matter, only its shape and dtype
+def adj_full_like(ans, a, fill_value, dtype=None, order="K", subok=True, shape=None, *,
+                  device=None):
+    d[fill_value] = rt.unfill(d[ans], fill_value, ans)
+
+
+@tangent(np.full_like)
+def tan_full_like(ans, a, fill_value, dtype=None, order="K", subok=True, shape=None, *,
+                  device=None):
+    d[ans] = rt.cast_tangent(d[fill_value], ans)
+
+
+@adjoint(np.linspace)
+def adj_linspace(ans, start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
+                 device=None):
+    parts = rt.unlinspace(d[ans], start, stop, num, endpoint, retstep, axis, ans)
+    d[start] = parts[0]
+    d[stop] = parts[1]
+
+
+@tangent(np.linspace)
+def tan_linspace(ans, start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
+                 device=None):
+    d[ans] = rt.linspace_tangent(d[start], d[stop], num, endpoint, retstep, axis, ans)
+
+
+@adjoint(np.arange)  # np.arange(stop) alone is 0, 1, ...: no gradient; stop only sets the length
+def adj_arange(ans, start, stop=None, step=None, dtype=None, *, device=None, like=None):
+    if stop is not None:
+        parts = rt.unarange(d[ans], start, step, ans)
+        d[start] = parts[0]
+        d[step] = parts[1]
+
+
+@tangent(np.arange)
+def tan_arange(ans, start, stop=None, step=None, dtype=None, *, device=None, like=None):
+    if stop is not None:
+        if step is None:
+            d[ans] = rt.cast_tangent(d[start], ans)
+        else:
+            d[ans] = rt.arange_tangent(d[start], d[step], ans)
+
+
 # --- conversion -------------------------------------------------------------------------------
 
 @adjoint(np.array)
