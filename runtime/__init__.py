@@ -62,6 +62,7 @@ from runtime.containers import (
     values,
     values_tangent,
 )
+from runtime.contexts import unsuppressed
 from runtime.custom import (
     on_gradient,
     partial_of,
@@ -249,6 +250,7 @@ SHAPE_ARGUMENTS = {"unbroadcast": 1, "unreduce": 1, "unindex": 1, "zeros_like_gr
 
 __all__ = [
     "SHAPE_ARGUMENTS",
+    "ShapeOf",
     "add_into",
     "appended",
     "average_grads",
@@ -388,7 +390,6 @@ __all__ = [
     "sequence",
     "sequence_tangent",
     "shape_of",
-    "ShapeOf",
     "sinc_grad",
     "sinc_second",
     "slogdet_adjoint",
@@ -398,13 +399,13 @@ __all__ = [
     "solve_adjoint_tangent",
     "solve_tangent_a",
     "stop_gradient",
-    "tangent_like",
     "svd_adjoint",
     "svd_adjoint_tangent",
     "svd_tangent",
     "svdvals_adjoint",
     "svdvals_adjoint_tangent",
     "svdvals_tangent",
+    "tangent_like",
     "tensordot_adjoint",
     "tensordot_adjoint_tangent",
     "tie_split",
@@ -438,6 +439,7 @@ __all__ = [
     "unsum",
     "unsupported",
     "unsupported_tangent",
+    "unsuppressed",
     "untile",
     "untrace",
     "unvalues",

@@ -19,6 +19,8 @@ class Anno(enum.Enum):
     ZERO = "Marks a placeholder: gradient (name, of_var) must be defined here, zero if it is not."
     RESET = "Marks a placeholder: gradient name's value is dead here; the next write starts anew."
     BUILTIN = "Marks a Name the compiler wrote for a builtin (len, range): bound in finalize."
+    WITH = "Marks an 'if' that is a 'with' block (passes/contexts.py): its Manager."
+    ENTERED = "Marks 'v = _entered()' opening a WITH block: v is bound by 'with ... as v'."
     VERSIONS = "On the function: each SSA name -> the user variable it versions (ssa)."
 
 

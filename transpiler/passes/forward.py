@@ -33,7 +33,7 @@ from transpiler.analysis.scalars import is_scalar
 from transpiler.calls import tangent_function
 from transpiler.context import Mode
 from transpiler.naming import tangent_parameters
-from transpiler.passes import tape
+from transpiler.passes import contexts, tape
 from transpiler.passes.lower import Lowering, refuse_discarded_calls
 from transpiler.rules.registry import TANGENTS
 from transpiler.templates import instantiate_tangent
@@ -47,7 +47,9 @@ def forward(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     pushes = [A.assign(stack, gast.BinOp(left=A.name(stack), op=gast.Add(), right=item))
               for stack, item in stacks]  # for the analyses only: the stack holds its items
     allowed = frozenset(id(n) for s in primal for n in A.walk(s) if _push(n, ctx))
-    refuse_discarded_calls(primal, varied_names(primal + pushes, ctx.wrt), ctx, allowed)
+    varied = varied_names(primal + pushes, ctx.wrt)
+    refuse_discarded_calls(primal, varied, ctx, allowed)
+    contexts.refuse_differentiated(primal, varied, ctx)
     # only values that depend on wrt and reach the result carry a tangent
     active = active_names(primal + pushes, ctx.wrt, results)
     builder = _Forward(ctx, active, primal)
