@@ -2,10 +2,11 @@
 
 import pytest
 
-from tests.corpus import arrays, calls, containers, control_flow
+from tests.corpus import arrays, calls, containers, control_flow, statements
 from transpiler import check_grad
 
-CORPUS = {**control_flow.CASES, **arrays.CASES, **calls.CASES, **containers.CASES}
+CORPUS = {**control_flow.CASES, **arrays.CASES, **calls.CASES, **containers.CASES,
+          **statements.CASES}
 
 
 @pytest.mark.parametrize("optimize", [True, False], ids=["opt", "noopt"])

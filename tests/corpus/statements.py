@@ -1,0 +1,187 @@
+"""Statements that do not change the mathematics: input checks, ``raise``, ``assert``,
+reports (``warnings.warn``, logging), ``with`` blocks, and ``return`` on every path.
+Checked against finite differences by tests/test_gradients.py (reverse) and
+tests/test_forward.py (forward); tests/test_statements.py checks what they do at run time.
+"""
+
+import contextlib
+import io
+import logging
+import math
+import warnings
+
+import numpy as np
+
+_LOG = logging.getLogger("tests.corpus.statements")
+
+
+def input_checks(x, w):
+    if x.ndim != 1:
+        raise ValueError(f"x must be 1-d, got shape {x.shape}")
+    if not np.all(np.isfinite(x)) or w <= 0.0:
+        raise ValueError("x must be finite and w positive")
+    assert x.shape[0] > 1, "need at least two points"
+    return np.sum(np.sin(x) * w * x)
+
+
+def reports_values(x):
+    y = np.sum(np.exp(x) * x)
+    if y > 1e6:
+        warnings.warn(f"large value {y:.3g}", RuntimeWarning)
+    _LOG.debug("y = %s from %s", y, x)
+    logging.debug("norm %s", np.linalg.norm(x))
+    return y
+
+
+def raise_in_loop(x):
+    u = x
+    for i in range(6):
+        u = u - 0.1 * np.sin(u) * u
+        if not np.all(np.isfinite(u)):
+            raise FloatingPointError(f"the scheme blew up at step {i}")
+        if np.max(np.abs(u)) > 1e8:
+            raise OverflowError("too large")
+    return np.sum(u ** 2)
+
+
+def _checked_log(v):
+    if np.any(v <= 0.0):
+        raise ValueError("log of a non-positive value")
+    return np.log(v)
+
+
+def _activation(v, kind):
+    if kind == "tanh":
+        return np.tanh(v)
+    elif kind == "softplus":
+        return np.log1p(np.exp(v))
+    raise ValueError(f"unknown activation {kind!r}")
+
+
+def helpers_that_check(x):
+    y = _checked_log(x)  # a whole statement: inlined
+    z = _activation(y, "softplus")  # ends in a raise: compiled as a pair
+    return np.sum(_checked_log(x + 1.0) * z) + np.sum(_activation(x, "tanh"))
+
+
+def returns_on_every_branch(x, y):
+    if x > y:
+        return x * y
+    elif x > 0.5 * y:
+        return math.sin(x) + y
+    else:
+        return x ** 3 - y
+
+
+def returns_inside_loop_else_raises(a):
+    x = a
+    for i in range(60):
+        x_new = 0.5 * (x + a / x)
+        if abs(x_new - x) < 1e-14:
+            return x_new
+        x = x_new
+    raise RuntimeError("no convergence")
+
+
+def while_true_returns(x):
+    k = 0
+    while True:
+        x = np.cos(x) + 0.1 * x
+        k += 1
+        if k >= 4:
+            return np.sum(x * x)
+
+
+def for_else_raises(a):
+    x = a
+    for _ in range(60):
+        x = 0.5 * (x + a / x)
+        if abs(x * x - a) < 1e-12:
+            break
+    else:
+        raise RuntimeError("no convergence")
+    return x * a
+
+
+def errstate_guarded_log(x):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y = np.log(x)
+        y = np.where(np.isfinite(y), y, 0.0)
+    return np.sum(y * x)
+
+
+def errstate_return_inside(x):
+    s = np.sum(x)
+    with np.errstate(over="ignore"):
+        y = np.exp(x * s)
+        if s > 10.0:
+            return np.sum(np.sqrt(y))
+        return np.sum(y * y)
+
+
+def catch_warnings_filter(x):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        y = np.sqrt(x)
+    return np.sum(np.nan_to_num(y) * x)
+
+
+def errstate_in_loop(x, n):
+    acc = 0.0
+    for i in range(n):
+        with np.errstate(divide="ignore"):
+            y = np.log(x * (i + 1))
+        acc = acc + np.sum(y * y)
+    return acc
+
+
+def nested_managers_return_in_loop(x):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(10):
+            with np.errstate(over="ignore"), np.errstate(under="ignore"):
+                x = x * 1.5
+                if np.max(x) > 3.0:
+                    return np.sum(np.exp(x))
+    return np.sum(x)
+
+
+def opaque_manager_as(x):
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        print("shape", x.shape)
+        y = np.sin(x)
+    return np.sum(y * len(out.getvalue()))
+
+
+def _guarded_root(v):
+    with np.errstate(invalid="ignore"):
+        r = np.sqrt(v)
+    return r * v
+
+
+def helper_with_a_with(x):
+    return np.sum(_guarded_root(x) * 2.0) + np.sum(_guarded_root(x * x))
+
+
+_V = np.array([0.3, 1.1, 0.7, 1.9])
+
+CASES = {
+    "input_checks": (input_checks, (_V, 0.8), (0, 1)),
+    "reports_values": (reports_values, (_V,), (0,)),
+    "raise_in_loop": (raise_in_loop, (_V,), (0,)),
+    "helpers_that_check": (helpers_that_check, (_V,), (0,)),
+    "returns_on_every_branch_if": (returns_on_every_branch, (1.3, 0.9), (0, 1)),
+    "returns_on_every_branch_elif": (returns_on_every_branch, (0.7, 0.9), (0, 1)),
+    "returns_on_every_branch_else": (returns_on_every_branch, (0.2, 0.9), (0, 1)),
+    "returns_inside_loop_else_raises": (returns_inside_loop_else_raises, (2.0,), (0,)),
+    "while_true_returns": (while_true_returns, (_V,), (0,)),
+    "for_else_raises": (for_else_raises, (3.0,), (0,)),
+    "errstate_guarded_log": (errstate_guarded_log, (_V,), (0,)),
+    "errstate_return_inside_small": (errstate_return_inside, (_V * 0.1,), (0,)),
+    "errstate_return_inside_large": (errstate_return_inside, (_V * 3.0,), (0,)),
+    "catch_warnings_filter": (catch_warnings_filter, (_V,), (0,)),
+    "errstate_in_loop": (errstate_in_loop, (_V, 3), (0,)),
+    "nested_managers_return_in_loop": (nested_managers_return_in_loop, (_V,), (0,)),
+    "opaque_manager_as": (opaque_manager_as, (_V,), (0,)),
+    "helper_with_a_with": (helper_with_a_with, (_V,), (0,)),
+}

@@ -1,0 +1,197 @@
+"""What statements that do not change the mathematics do at run time: a check raises as the
+original does, in every entry point; the derivative code of an ``np.errstate`` or
+``warnings.catch_warnings`` block runs under the same settings; any other context manager is
+entered and exited once per call; returns on every path; refusals that remain.
+(Their gradients are checked against finite differences in the corpus, tests/corpus/statements.py.)
+"""
+
+import contextlib
+import warnings
+
+import numpy as np
+import pytest
+
+from tests.corpus import statements as S
+from tests.test_forward import check_hessian
+from tests.util import make
+from transpiler import TranspileError, forward, grad, hvp, jvp, value_and_grad
+
+_V = np.array([0.3, 1.1, 0.7, 1.9])
+
+
+def _entry_points(f, *args):
+    """Each way of calling the derivative of ``f`` at ``args`` (wrt the first argument)."""
+    x = args[0]
+    return {
+        "grad": lambda: grad(f)(*args),
+        "grad_noopt": lambda: grad(f, optimize=False)(*args),
+        "value_and_grad": lambda: value_and_grad(f)(*args),
+        "jvp": lambda: jvp(f, args, (np.ones_like(x),) + (None,) * (len(args) - 1)),
+        "hvp": lambda: hvp(f)(*args, np.ones_like(x)),
+    }
+
+
+@pytest.mark.parametrize("entry", ["grad", "grad_noopt", "value_and_grad", "jvp", "hvp"])
+@pytest.mark.parametrize("args, error, message", [
+    ((np.ones((2, 2)), 0.5), ValueError, r"x must be 1-d, got shape \(2, 2\)"),
+    ((np.array([1.0, np.nan]), 0.5), ValueError, "x must be finite and w positive"),
+    ((np.ones(3), -1.0), ValueError, "x must be finite and w positive"),
+    ((np.ones(1), 0.5), AssertionError, "need at least two points"),
+], ids=["ndim", "nan", "negative_w", "assert"])
+def test_an_input_check_raises_as_the_original_does(entry, args, error, message):
+    with pytest.raises(error, match=message):
+        S.input_checks(*args)
+    with pytest.raises(error, match=message):
+        _entry_points(S.input_checks, *args)[entry]()
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered")
+@pytest.mark.parametrize("entry", ["grad", "jvp", "hvp"])
+def test_a_raise_inside_a_loop_and_in_a_helper_raises_as_the_original(entry):
+    with pytest.raises(FloatingPointError, match="blew up at step 0"):
+        _entry_points(S.raise_in_loop, np.array([np.inf, 1.0]))[entry]()
+    with pytest.raises(ValueError, match="log of a non-positive value"):
+        _entry_points(S.helpers_that_check, np.array([-1.0, 1.0]))[entry]()
+    with pytest.raises(RuntimeError, match="no convergence"):
+        grad(S.for_else_raises)(-4.0)  # Heron's iteration for a negative number never ends
+    with pytest.raises(RuntimeError, match="no convergence"):
+        jvp(S.returns_inside_loop_else_raises, (-4.0,), (1.0,))
+
+
+def test_the_check_stays_in_the_primal_and_has_no_adjoint():
+    source = grad(S.input_checks).source
+    primal, adjoint = source.split("# grad of:", 1)
+    assert source.count("raise ValueError") == 2 and "raise" not in adjoint
+    assert "assert x.shape[0] > 1" in primal and "assert" not in adjoint
+
+
+def test_reports_run_in_the_primal_and_read_the_values(caplog):
+    f = make("""
+        def f(x):
+            y = np.sum(x * x)
+            warnings.warn(f"y is {y:.2f}")
+            print("y =", y)
+            return y
+    """, warnings=warnings)
+    with pytest.warns(UserWarning, match="y is 5.00"):
+        g = grad(f)(np.array([1.0, 2.0]))
+    np.testing.assert_allclose(g, [2.0, 4.0])
+    with caplog.at_level("DEBUG", logger="tests.corpus.statements"):
+        grad(S.reports_values)(_V)
+    assert f"y = {S.reports_values(_V)}" in caplog.text
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward", "hvp"])
+def test_errstate_covers_the_derivative_code_too(mode):
+    """Under an outer errstate that raises, the function's own errstate lets log(0) through,
+    and its derivative (1/x at 0) too."""
+    x = np.array([0.0, 1.0, 2.0])
+    run = {"reverse": lambda: grad(S.errstate_guarded_log)(x),
+           "forward": lambda: jvp(S.errstate_guarded_log, (x,), (np.ones(3),))[1],
+           "hvp": lambda: hvp(S.errstate_guarded_log)(x, np.ones(3))}[mode]
+    with np.errstate(all="raise"):
+        S.errstate_guarded_log(x)  # the original runs
+        run()  # and so does its derivative
+    f = make("""
+        def f(x):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                y = np.log(x)
+            return np.sum(np.where(np.isfinite(y), y, 0.0) * x)
+    """)
+    source = grad(f).source
+    assert source.count("with np.errstate(divide='ignore', invalid='ignore'):") == 2
+    assert "with np.errstate" in forward(f).source
+
+
+def test_catch_warnings_covers_the_adjoint_with_its_filters():
+    x = np.array([-1.0, 1.0, 4.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        S.catch_warnings_filter(x)
+        g = grad(S.catch_warnings_filter)(x)  # the adjoint's 0.5 / sqrt(-1) warns nowhere
+        jvp(S.catch_warnings_filter, (x,), (np.ones(3),))
+    assert np.isnan(g[0]) and np.isfinite(g[1:]).all()
+    adjoint = grad(S.catch_warnings_filter).source.split("# grad of:", 1)[1]
+    assert "with warnings.catch_warnings():" in adjoint
+    assert "warnings.simplefilter('ignore', RuntimeWarning)" in adjoint
+
+
+class _Counting:
+    """A context manager that counts how often it is entered and exited."""
+
+    def __init__(self):
+        self.entered = self.exited = 0
+        self.scale = 3.0
+
+    def __enter__(self):
+        self.entered += 1
+        return self
+
+    def __exit__(self, *exc):
+        self.exited += 1
+        return False
+
+
+def test_another_manager_is_entered_and_exited_once_per_call():
+    manager = _Counting()
+    f = make("""
+        def f(x):
+            with manager as m:
+                y = np.sin(x) * m.scale
+                if np.sum(y) > 100.0:
+                    return np.sum(y)
+            return np.sum(y * y)
+    """, manager=manager)
+    for optimize in (True, False):
+        grad(f, optimize=optimize)(_V)
+        jvp(f, (_V,), (np.ones(4),), optimize=optimize)
+    assert manager.entered == manager.exited == 4
+    np.testing.assert_allclose(grad(f)(_V), 2.0 * 9.0 * np.sin(_V) * np.cos(_V))
+    assert "with rt.unsuppressed(manager) as m:" in grad(f).source
+
+
+def test_a_manager_that_swallows_an_exception_is_an_error_not_a_gradient():
+    f = make("""
+        def f(x):
+            y = x
+            with contextlib.suppress(ZeroDivisionError):
+                y = x * 2.0
+                y = y / (x - 1.0)
+            return y
+    """, contextlib=contextlib)
+    assert grad(f)(3.0) == pytest.approx(-2.0 / 4.0)  # nothing suppressed: as written
+    with pytest.raises(RuntimeError, match="suppressed ZeroDivisionError"):
+        grad(f)(1.0)
+
+
+def test_returns_on_every_path_read_as_branches():
+    source = grad(S.returns_on_every_branch, wrt=(0, 1)).source
+    assert "_returned" not in source  # the flag a later statement would test is not needed
+    assert grad(S.returns_on_every_branch)(1.3, 0.9) == pytest.approx(0.9)
+
+
+@pytest.mark.parametrize("name", ["input_checks", "raise_in_loop", "helpers_that_check",
+                                  "errstate_guarded_log", "errstate_return_inside_small",
+                                  "while_true_returns", "nested_managers_return_in_loop",
+                                  "helper_with_a_with"])
+def test_hessians_of_functions_with_these_statements(name):
+    fn, args, _ = S.CASES[name]
+    check_hessian(fn, args)
+
+
+@pytest.mark.parametrize("body, message, line", [
+    ("if np.sum(x) > 0.0:\n        return np.sum(x)\n    y = x", "may end without 'return", 4),
+    ("raise ValueError('never')", "never returns a value", 1),
+    ("with np.errstate(all=str(x)):\n        x = x * 2\n    return np.sum(x)",
+     "context manager built from differentiated values", 2),
+    ("try:\n        x = x * 2\n    finally:\n        pass\n    return np.sum(x)",
+     "'try' is not supported: the gradient of a path", 2),
+    ("with open('f') as (a, b):\n        pass\n    return np.sum(x)", "'with ... as' into", 2),
+])
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_what_stays_refused_is_named_at_its_line(body, message, line, mode):
+    f = make(f"def f(x):\n    {body}\n")
+    run = grad(f) if mode == "reverse" else forward(f)
+    with pytest.raises(TranspileError, match=message) as info:
+        run(np.ones(3)) if mode == "reverse" else run(np.ones(3), dx=np.ones(3))
+    assert info.value.lineno == line
