@@ -589,8 +589,7 @@ def test_golden_source_of_a_loop_with_a_branch():
             s_1 = 0.0
             ds_1 = 0.0
             for i in _t1:
-                _t2 = x > 0.5
-                if _t2:
+                if x > 0.5:
                     _t3 = np.sin(x)
                     d_t3 = dx * np.cos(x)
                     _t4 = _t3 * i

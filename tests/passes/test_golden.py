@@ -142,8 +142,7 @@ def test_nested_loops_keep_a_tape_each_the_inner_one_saved_by_the_outer():
                     _tape.append(_t2)
                     s_2 = s_3
                     y_1 = y_2
-                _t4 = s_2 > 10.0
-                if _t4:
+                if s_2 > 10.0:
                     _break_3 = True
                 else:
                     _break_3 = _break_1

@@ -12,6 +12,8 @@ fixed point, then plain returns.
 - An assignment whose name is not live afterwards (liveness through branches and loops) and
   whose value has no side effects goes (calls count as side-effect free only when they are rule
   functions, rule helpers or non-differentiable queries; ``print`` and unknown calls stay).
+- A test computed for an ``if`` of its line and read by it alone moves into it
+  (``if x.ndim != 1:``, as written), in every variant.
 - A ``# grad of:`` comment whose block became empty goes.
 - ``return float(bx)`` becomes ``return bx`` when ``bx`` certainly is a Python float.
 
@@ -53,6 +55,7 @@ def optimize(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
         if not arrays:
             changed |= _fuse(fn, ctx) | _fold_negations(fn)
         changed |= _eliminate_dead_code(fn)
+        changed |= _fuse_tests(fn)
         changed |= _drop_empty_comments(fn)
         if not changed:
             break
@@ -235,6 +238,27 @@ def _next_use(stmts: list, i: int) -> int | None:
         if between is None or between in reads:
             return None
     return None
+
+
+def _fuse_tests(fn) -> bool:
+    """``t = e`` then ``if t:`` of the same line, ``t`` read only there: ``if e:``."""
+    names = [n for n in A.walk(fn) if isinstance(n, gast.Name)]
+    stores = Counter(n.id for n in names if not isinstance(n.ctx, gast.Load))
+    loads = Counter(n.id for n in names if isinstance(n.ctx, gast.Load))
+    changed = False
+    for block in [fn.body] + [getattr(n, f) for n in A.walk(fn) if isinstance(n, _COMPOUND)
+                              for f in ("body", "orelse")]:
+        for i in range(len(block) - 2, -1, -1):
+            stmt, nxt = block[i], block[i + 1]
+            target = A.target_name(stmt)
+            if isinstance(nxt, gast.If) and isinstance(nxt.test, gast.Name) \
+                    and nxt.test.id == target and stores[target] == 1 and loads[target] == 1 \
+                    and getattr(stmt, "lineno", None) == getattr(nxt, "lineno", -1) \
+                    and not hasanno(nxt, Anno.WITH) and _movable(stmt.value):
+                nxt.test = stmt.value
+                del block[i]
+                changed = True
+    return changed
 
 
 def _fold_negations(fn) -> bool:
