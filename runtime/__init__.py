@@ -14,7 +14,8 @@ family's adjoint helpers next to their tangents:
 - ``shapes``: functions that move, join, split, pad or select elements (``unblock``...);
 - ``linalg``: products and ``numpy.linalg`` (``matmul_adjoint_a``, ``solve_adjoint``...);
 - ``special``: elementwise partials that do not fit in a template (``digamma``...);
-- ``custom``: what ``stop_gradient``, ``on_gradient`` and ``black_box`` compile to.
+- ``custom``: what ``stop_gradient``, ``on_gradient`` and ``black_box`` compile to;
+- ``contexts``: what a ``with`` block's manager runs under (``unsuppressed``).
 
 ``<name>_tangent`` is the tangent (forward mode) of ``<name>``: of a NumPy function
 (``rt.prod_tangent``) or of an adjoint helper (``rt.prod_grad_tangent``, forward over reverse).
