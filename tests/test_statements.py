@@ -173,7 +173,9 @@ def test_returns_on_every_path_read_as_branches():
 @pytest.mark.parametrize("name", ["input_checks", "raise_in_loop", "helpers_that_check",
                                   "errstate_guarded_log", "errstate_return_inside_small",
                                   "while_true_returns", "nested_managers_return_in_loop",
-                                  "helper_with_a_with"])
+                                  "helper_with_a_with", "helper_manager_reads_a_parameter",
+                                  "manager_varies_in_loop", "break_and_raise_in_with_in_loop",
+                                  "with_in_a_function_defined_inside"])
 def test_hessians_of_functions_with_these_statements(name):
     fn, args, _ = S.CASES[name]
     check_hessian(fn, args)

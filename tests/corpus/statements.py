@@ -163,6 +163,61 @@ def helper_with_a_with(x):
     return np.sum(_guarded_root(x) * 2.0) + np.sum(_guarded_root(x * x))
 
 
+def _log_under(v, mode):
+    with np.errstate(divide=mode):
+        r = np.log(v)
+    return r
+
+
+def helper_manager_reads_a_parameter(x):
+    return np.sum(_log_under(x, "ignore") * x) + np.sum(_log_under(x * 2.0, "warn"))
+
+
+def manager_varies_in_loop(x, modes):
+    acc = 0.0
+    for i in range(len(modes)):
+        with np.errstate(divide=modes[i], invalid=modes[i]):
+            y = np.log(x) * i
+        acc = acc + np.sum(y * x)
+    return acc
+
+
+def as_rebinds_a_name(x):
+    w = 2.0
+    y = x * w
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        z = np.sin(y)
+    return np.sum(z) + len(w)
+
+
+def break_and_raise_in_with_in_loop(x):
+    for _ in range(10):
+        with np.errstate(over="ignore", invalid="raise"):
+            x = x * 1.3
+            if np.sum(x) > 10.0:
+                break
+            if np.any(x > 1e6):
+                raise OverflowError("too large")
+            x = np.sin(x) + x
+    return np.sum(x * x)
+
+
+def with_in_a_function_defined_inside(x):
+    def g(v):
+        with np.errstate(divide="ignore"):
+            return np.log(v) * v
+    return np.sum(g(x) * g(x + 1.0))
+
+
+def with_without_adjoint(x):
+    y = np.sin(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        warnings.warn("quiet")
+    return np.sum(y)
+
+
 _V = np.array([0.3, 1.1, 0.7, 1.9])
 
 CASES = {
@@ -184,4 +239,10 @@ CASES = {
     "nested_managers_return_in_loop": (nested_managers_return_in_loop, (_V,), (0,)),
     "opaque_manager_as": (opaque_manager_as, (_V,), (0,)),
     "helper_with_a_with": (helper_with_a_with, (_V,), (0,)),
+    "helper_manager_reads_a_parameter": (helper_manager_reads_a_parameter, (_V,), (0,)),
+    "manager_varies_in_loop": (manager_varies_in_loop, (_V, ["ignore", "raise", "warn"]), (0,)),
+    "as_rebinds_a_name": (as_rebinds_a_name, (_V,), (0,)),
+    "break_and_raise_in_with_in_loop": (break_and_raise_in_with_in_loop, (_V * 0.5,), (0,)),
+    "with_in_a_function_defined_inside": (with_in_a_function_defined_inside, (_V,), (0,)),
+    "with_without_adjoint": (with_without_adjoint, (_V,), (0,)),
 }

@@ -33,6 +33,7 @@ import runtime
 from transpiler import ast_util as A
 from transpiler.anno import Anno, getanno, hasanno, setanno
 from transpiler.errors import error_at
+from transpiler.passes import tape
 
 SETTINGS = (np.errstate, warnings.catch_warnings)  # managers the derivative code runs under too
 _SETTERS = (warnings.simplefilter, warnings.filterwarnings, warnings.resetwarnings, np.seterr)
@@ -94,7 +95,11 @@ def is_region(stmt) -> bool:
 
 def refuse_differentiated(body: list, varied: set[str], ctx) -> None:
     """A manager built from differentiated values: its ``as`` value and whatever it does with
-    them would be constants to the derivative."""
+    them would be constants to the derivative. (A generated gradient, differentiated again, was
+    checked when it was made: what its managers read, such as a tape entry, carries no
+    derivative.)"""
+    if tape.is_generated(getattr(ctx, "fn", None)):
+        return
     for stmt in (n for s in body for n in A.walk(s) if is_region(n)):
         if any(n in varied for n in A.load_names(stmt.test)):
             raise error_at(stmt, ctx, "a context manager built from differentiated values is "
