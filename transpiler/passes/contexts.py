@@ -47,8 +47,15 @@ class Manager:
 
 
 def contexts(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
-    fn.body = _block(fn.body, ctx)
+    if _has_with(fn.body):
+        fn.body = _block(fn.body, ctx)
+        setanno(fn, Anno.WITH, True)  # for rebuilt
     return fn
+
+
+def _has_with(stmts: list) -> bool:
+    return any(isinstance(s, gast.With) or _has_with(getattr(s, "body", []))
+               or _has_with(getattr(s, "orelse", [])) for s in stmts)
 
 
 def _block(stmts: list, ctx) -> list:
@@ -120,7 +127,9 @@ def adjoint(stmt, body: list) -> list:
 
 
 def rebuilt(fn, ctx):
-    """Each region back as the ``with`` statement it was (``fn``: a function or a module)."""
+    """Each region back as the ``with`` statement it was."""
+    if not hasanno(fn, Anno.WITH):
+        return fn
     for node in reversed(A.walk(fn)):  # inner blocks first
         for field in ("body", "orelse"):
             block = getattr(node, field, None)

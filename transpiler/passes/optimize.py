@@ -55,10 +55,10 @@ def optimize(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
         if not arrays:
             changed |= _fuse(fn, ctx) | _fold_negations(fn)
         changed |= _eliminate_dead_code(fn)
-        changed |= _fuse_tests(fn)
         changed |= _drop_empty_comments(fn)
         if not changed:
             break
+    _fuse_tests(fn)
     _drop_float_conversions(fn, ctx)
     return fn
 
@@ -240,25 +240,29 @@ def _next_use(stmts: list, i: int) -> int | None:
     return None
 
 
-def _fuse_tests(fn) -> bool:
+def _fuse_tests(fn) -> None:
     """``t = e`` then ``if t:`` of the same line, ``t`` read only there: ``if e:``."""
-    names = [n for n in A.walk(fn) if isinstance(n, gast.Name)]
-    stores = Counter(n.id for n in names if not isinstance(n.ctx, gast.Load))
-    loads = Counter(n.id for n in names if isinstance(n.ctx, gast.Load))
-    changed = False
-    for block in [fn.body] + [getattr(n, f) for n in A.walk(fn) if isinstance(n, _COMPOUND)
-                              for f in ("body", "orelse")]:
-        for i in range(len(block) - 2, -1, -1):
-            stmt, nxt = block[i], block[i + 1]
-            target = A.target_name(stmt)
-            if isinstance(nxt, gast.If) and isinstance(nxt.test, gast.Name) \
-                    and nxt.test.id == target and stores[target] == 1 and loads[target] == 1 \
-                    and getattr(stmt, "lineno", None) == getattr(nxt, "lineno", -1) \
-                    and not hasanno(nxt, Anno.WITH) and _movable(stmt.value):
-                nxt.test = stmt.value
-                del block[i]
-                changed = True
-    return changed
+    pairs = []  # (block, index of t = e)
+    blocks = [fn.body]
+    while blocks:
+        block = blocks.pop()
+        for i, stmt in enumerate(block):
+            if isinstance(stmt, _COMPOUND):
+                blocks += [stmt.body, stmt.orelse]
+            if isinstance(stmt, gast.If) and isinstance(stmt.test, gast.Name) and i \
+                    and A.target_name(block[i - 1]) == stmt.test.id \
+                    and getattr(block[i - 1], "lineno", None) == getattr(stmt, "lineno", -1) \
+                    and not hasanno(stmt, Anno.WITH):
+                pairs.append((block, i - 1))
+    if not pairs:
+        return
+    wanted = {A.target_name(block[i]) for block, i in pairs}
+    uses = Counter(n.id for n in A.walk(fn) if isinstance(n, gast.Name) and n.id in wanted)
+    for block, i in sorted(pairs, key=lambda p: -p[1]):  # later ones first: indices stay valid
+        stmt = block[i]
+        if uses[A.target_name(stmt)] == 2 and _movable(stmt.value):  # its store and one load
+            block[i + 1].test = stmt.value
+            del block[i]
 
 
 def _fold_negations(fn) -> bool:
