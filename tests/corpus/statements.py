@@ -27,7 +27,7 @@ def input_checks(x, w):
 def reports_values(x):
     y = np.sum(np.exp(x) * x)
     if y > 1e6:
-        warnings.warn(f"large value {y:.3g}", RuntimeWarning)
+        warnings.warn(f"large value {y:.3g}", RuntimeWarning, stacklevel=2)
     _LOG.debug("y = %s from %s", y, x)
     logging.debug("norm %s", np.linalg.norm(x))
     return y
@@ -214,7 +214,7 @@ def with_without_adjoint(x):
     y = np.sin(x)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        warnings.warn("quiet")
+        warnings.warn("quiet", stacklevel=2)
     return np.sum(y)
 
 

@@ -74,8 +74,9 @@ def _inline(stmt, ctx, local: set[str], depth: int, seen: tuple) -> list | None:
     except TranspileError:
         return None  # compiled as a pair, which reports the problem with its context
     body, ret = node.body[:-1], node.body[-1]
-    if not isinstance(ret, gast.Return) or any(isinstance(n, (gast.Return, gast.FunctionDef, gast.Lambda)) for s in body
-           for n in A.walk(s)):
+    if not isinstance(ret, gast.Return) or any(
+            isinstance(n, (gast.Return, gast.FunctionDef, gast.Lambda))
+            for s in body for n in A.walk(s)):
         return None
     assigned = {n.id for n in A.walk(node) if isinstance(n, gast.Name)
                 and isinstance(n.ctx, (gast.Store, gast.Param))}
