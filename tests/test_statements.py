@@ -197,3 +197,39 @@ def test_what_stays_refused_is_named_at_its_line(body, message, line, mode):
     with pytest.raises(TranspileError, match=message) as info:
         run(np.ones(3)) if mode == "reverse" else run(np.ones(3), dx=np.ones(3))
     assert info.value.lineno == line
+
+
+def test_the_as_value_of_each_iteration_is_the_one_its_adjoint_reads():
+    class Scale:
+        def __init__(self, s):
+            self.scale = s
+
+    class Cycling:  # each entry hands out another scale: 2, 3, 1, 2
+        def __init__(self):
+            self.n = 0
+
+        def __enter__(self):
+            self.n += 1
+            return Scale(float(self.n % 3 + 1))
+
+        def __exit__(self, *exc):
+            return False
+
+    manager = Cycling()
+    f = make("""
+        def f(x):
+            acc = 0.0
+            for i in range(4):
+                with manager as s:
+                    y = x * s.scale
+                acc = acc + np.sum(np.sin(y))
+            return acc
+    """, manager=manager)
+    x = np.array([0.3, 0.8])
+    expected = sum(np.cos(x * (k % 3 + 1)) * (k % 3 + 1) for k in range(1, 5))
+    for optimize in (True, False):
+        manager.n = 0
+        np.testing.assert_allclose(grad(f, optimize=optimize)(x), expected, rtol=1e-12)
+        manager.n = 0
+        _, tangent = jvp(f, (x,), (np.ones(2),), optimize=optimize)
+        assert tangent == pytest.approx(np.sum(expected), rel=1e-12)
