@@ -72,7 +72,8 @@ def _region(stmt: gast.With, ctx):
     body = stmt.body
     for item in reversed(stmt.items):
         manager = item.context_expr
-        settings = isinstance(manager, gast.Call) and getanno(manager, Anno.FUNC) in SETTINGS
+        settings = isinstance(manager, gast.Call) and _one_of(getanno(manager, Anno.FUNC),
+                                                               SETTINGS)
         if not settings and not _wrapped(manager):
             wrapper = A.dotted(f"{ctx.bind('rt', runtime)}.unsuppressed")
             manager = gast.copy_location(A.call(wrapper, manager), manager)
@@ -90,6 +91,10 @@ def _region(stmt: gast.With, ctx):
         setanno(block, Anno.ORIGIN, stmt)
         body = [block]
     return body[0]
+
+
+def _one_of(func, functions: tuple) -> bool:
+    return any(func is f for f in functions)
 
 
 def _wrapped(manager) -> bool:
@@ -119,7 +124,8 @@ def adjoint(stmt, body: list) -> list:
     if not getanno(stmt, Anno.WITH).settings:
         return body
     setters = [A.copy_node(s) for s in stmt.body if isinstance(s, gast.Expr)
-               and isinstance(s.value, gast.Call) and getanno(s.value, Anno.FUNC) in _SETTERS]
+               and isinstance(s.value, gast.Call) and _one_of(getanno(s.value, Anno.FUNC),
+                                                              _SETTERS)]
     block = gast.copy_location(gast.If(test=A.copy_node(stmt.test), body=setters + body,
                                        orelse=[]), stmt)
     setanno(block, Anno.WITH, getanno(stmt, Anno.WITH))
