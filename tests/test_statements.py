@@ -233,3 +233,64 @@ def test_the_as_value_of_each_iteration_is_the_one_its_adjoint_reads():
         manager.n = 0
         _, tangent = jvp(f, (x,), (np.ones(2),), optimize=optimize)
         assert tangent == pytest.approx(np.sum(expected), rel=1e-12)
+
+
+_REPORTING = """
+def status(step, u, every=2):
+    if step % every == 0:
+        n = 0
+        for v in u:
+            n += 1
+        print("step {}: energy {:.4f}, {} cells".format(step, float(np.sum(u * u)), n))
+        detail(u)
+
+def detail(u):
+    s = f"{np.linalg.norm(u):.3f}"
+    if len(s) > 100:
+        warnings.warn("long", stacklevel=2)
+
+def writes_an_element(u):
+    u[0] = 0.0
+
+def adds_in_place(u):
+    u += 1.0
+
+def adds_in_place_through_a_name(u):
+    w = u
+    w += 1.0
+
+def appends(xs):
+    xs.append(1.0)
+
+def calls_a_method(u):
+    u.sort()
+
+def f(u, alpha):
+    for i in range(4):
+        u = u + alpha * np.sin(u)
+        status(i, u)
+    return np.sum(u ** 2)
+"""
+
+
+def test_a_helper_of_yours_that_only_reports_runs_in_the_primal(capsys):
+    f = make(_REPORTING, warnings=warnings)
+    u = np.array([0.3, 0.9, 1.4])
+    for optimize in (True, False):
+        expected = f(u, 0.2)
+        printed = capsys.readouterr().out
+        assert printed.count("step ") == 2
+        value, gradient = value_and_grad(f, wrt=(0, 1), optimize=optimize)(u, 0.2)
+        assert value == expected and capsys.readouterr().out == printed  # as the original
+        jvp(f, (u, 0.2), (np.ones(3), 1.0), optimize=optimize)
+        assert capsys.readouterr().out == printed
+    check_hessian(f, (u, 0.2))
+
+
+@pytest.mark.parametrize("helper", ["writes_an_element", "adds_in_place",
+                                    "adds_in_place_through_a_name", "appends",
+                                    "calls_a_method"])
+def test_a_helper_that_may_change_its_arguments_stays_refused(helper):
+    f = make(_REPORTING.replace("status(i, u)", f"{helper}(u)"), warnings=warnings)
+    with pytest.raises(TranspileError, match="result of this call is discarded"):
+        grad(f)(np.ones(3), 0.2)

@@ -33,6 +33,7 @@ import numpy as np
 
 from transpiler import ast_util as A
 from transpiler.analysis.activity import SHAPE_ATTRIBUTES
+from transpiler.analysis.reporting import only_reports
 from transpiler.anno import Anno, getanno
 from transpiler.errors import TranspileError, error_at
 from transpiler.passes.stars import vararg_names
@@ -204,7 +205,8 @@ def refuse_discarded_calls(body: list, varied: set[str], ctx, allowed=frozenset(
             continue
         func = getanno(call, Anno.FUNC)
         try:
-            harmless = reports(func) or (func in NONDIFF) or (func in ADJOINTS)
+            harmless = reports(func) or (func in NONDIFF) or (func in ADJOINTS) \
+                or only_reports(func)
         except TypeError:
             harmless = False
         if not harmless:
