@@ -175,7 +175,9 @@ def test_returns_on_every_path_read_as_branches():
                                   "while_true_returns", "nested_managers_return_in_loop",
                                   "helper_with_a_with", "helper_manager_reads_a_parameter",
                                   "manager_varies_in_loop", "break_and_raise_in_with_in_loop",
-                                  "with_in_a_function_defined_inside"])
+                                  "with_in_a_function_defined_inside", "try_cholesky_succeeds",
+                                  "try_cholesky_falls_back", "try_of_two_statements_re_raises",
+                                  "try_in_loop_returns_from_handler"])
 def test_hessians_of_functions_with_these_statements(name):
     fn, args, _ = S.CASES[name]
     check_hessian(fn, args)
@@ -187,7 +189,19 @@ def test_hessians_of_functions_with_these_statements(name):
     ("with np.errstate(all=str(x)):\n        x = x * 2\n    return np.sum(x)",
      "context manager built from differentiated values", 2),
     ("try:\n        x = x * 2\n    finally:\n        pass\n    return np.sum(x)",
-     "'try' is not supported: the gradient of a path", 2),
+     "'try' with 'finally' is not supported", 2),
+    ("try:\n        x = x * 2\n    except ValueError:\n        pass\n    except TypeError:\n"
+     "        pass\n    return np.sum(x)", "more than one 'except'", 6),
+    ("try:\n        x = x * 2\n    except:\n        pass\n    return np.sum(x)",
+     "bare 'except:'", 4),
+    ("try:\n        for i in range(2):\n            x = x * 2\n    except ValueError:\n"
+     "        pass\n    return np.sum(x)", "'for' inside 'try'", 3),
+    ("try:\n        x = x * 2\n        x = np.log(x)\n    except ValueError:\n"
+     "        x = x + 1.0\n    return np.sum(x)", "only when its handler raises", 2),
+    ("try:\n        x = x * 2 if np.sum(x) > 0 else x\n    except ValueError:\n        pass\n"
+     "    return np.sum(x)", "conditional expression or a comprehension inside 'try'", 3),
+    ("kind = ValueError\n    try:\n        x = x * 2\n    except kind:\n        pass\n"
+     "    return np.sum(x)", "must not be a variable", 5),
     ("with open('f') as (a, b):\n        pass\n    return np.sum(x)", "'with ... as' into", 2),
 ])
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
@@ -294,3 +308,70 @@ def test_a_helper_that_may_change_its_arguments_stays_refused(helper):
     f = make(_REPORTING.replace("status(i, u)", f"{helper}(u)"), warnings=warnings)
     with pytest.raises(TranspileError, match="result of this call is discarded"):
         grad(f)(np.ones(3), 0.2)
+
+
+@pytest.mark.parametrize("entry", ["grad", "jvp", "hvp"])
+def test_a_handler_that_re_raises_raises_as_the_original(entry):
+    singular = np.array([[1.0, 2.0, 0.0], [2.0, 4.0, 0.0], [0.0, 0.0, 1.0]])
+    with pytest.raises(ValueError, match="singular system") as info:
+        _entry_points(S.solve_or_raise, singular, np.ones(3))[entry]()
+    assert isinstance(info.value.__cause__, np.linalg.LinAlgError)
+
+
+def test_what_a_try_tries_is_the_primal_alone():
+    """The tangent of sqrt at 0 divides by zero; tried with the primal, the handler would take
+    it for the primal's error and change the path."""
+    f = make("""
+        def f(x):
+            try:
+                r = math.sqrt(x)
+            except ZeroDivisionError:
+                r = 5.0 * x
+            return r + x
+    """)
+    assert f(0.0) == 0.0
+    with pytest.raises(ZeroDivisionError):  # as the derivative's own rule does without try
+        jvp(f, (0.0,), (1.0,))
+    assert jvp(f, (4.0,), (1.0,))[1] == pytest.approx(1.25)
+    source = forward(f).source
+    assert source.index("dr = ") > source.index("except ZeroDivisionError:")
+
+
+def test_an_exception_the_handler_does_not_catch_propagates():
+    f = make("""
+        def f(x):
+            try:
+                y = math.log(x)
+            except ZeroDivisionError:
+                y = 0.0
+            return y * x
+    """)
+    for run in (lambda: grad(f)(-1.0), lambda: jvp(f, (-1.0,), (1.0,)),
+                lambda: hvp(f)(-1.0, 1.0)):
+        with pytest.raises(ValueError, match="math domain error"):
+            run()
+
+
+def test_a_try_reads_as_written():
+    source = grad(S.ratio_or_fallback, wrt=(0, 1)).source
+    assert "try:\n        r = x / y" in source
+    assert "except ZeroDivisionError as err:" in source
+    adjoint = source.split("# grad of: try:", 1)[1]
+    assert "if _ok:" in adjoint and "try" not in adjoint
+
+
+def test_a_call_of_yours_inside_try_is_refused_in_forward_mode_only():
+    f = make("""
+        def g(v):
+            return v * v
+
+        def f(x):
+            try:
+                y = g(x)
+            except ValueError:
+                y = x
+            return np.sum(y)
+    """)
+    np.testing.assert_allclose(grad(f)(_V), 2.0 * _V)
+    with pytest.raises(TranspileError, match="call of your function inside 'try'"):
+        jvp(f, (_V,), (np.ones(4),))

@@ -21,6 +21,9 @@ class Anno(enum.Enum):
     BUILTIN = "Marks a Name the compiler wrote for a builtin (len, range): bound in finalize."
     WITH = "Marks an 'if' that is a 'with' block (passes/contexts.py): its Manager."
     ENTERED = "Marks 'v = _entered()' opening a WITH block: v is bound by 'with ... as v'."
+    TRY = "Marks an 'if ok:' that is a 'try' (passes/contexts.py): its Attempt."
+    TRIED = "Marks 'ok = _tried()' before a TRY block: ok is set by the try and its handler."
+    CAUGHT = "Marks 'e = _caught()' opening a TRY block's handler: e is bound by 'except ... as e'."
     VERSIONS = "On the function: each SSA name -> the user variable it versions (ssa)."
 
 

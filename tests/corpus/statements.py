@@ -218,6 +218,44 @@ def with_without_adjoint(x):
     return np.sum(y)
 
 
+def cholesky_with_jitter(x, c):
+    k = np.outer(x, x) + c * np.eye(x.shape[0])
+    try:
+        chol = np.linalg.cholesky(k)
+    except np.linalg.LinAlgError:
+        chol = np.linalg.cholesky(k + (1.0 - 2.0 * c) * np.eye(x.shape[0]))
+    return 2.0 * np.sum(np.log(np.diag(chol)))
+
+
+def ratio_or_fallback(x, y):
+    try:
+        r = x / y
+    except ZeroDivisionError as err:
+        _LOG.debug("%s: using a large ratio", err)
+        r = x * 1e3
+    return r * x
+
+
+def solve_or_raise(a, b):
+    try:
+        x = np.linalg.solve(a, b)
+        r = a @ x - b
+    except np.linalg.LinAlgError as err:
+        raise ValueError("singular system") from err
+    return np.sum(x * x) + np.sum(r * r)
+
+
+def log_or_return(x):
+    total = 0.0
+    for v in x:
+        try:
+            e = math.log(v)
+        except ValueError:
+            return total * v
+        total = total + e * v
+    return total
+
+
 _V = np.array([0.3, 1.1, 0.7, 1.9])
 
 CASES = {
@@ -245,4 +283,13 @@ CASES = {
     "break_and_raise_in_with_in_loop": (break_and_raise_in_with_in_loop, (_V * 0.5,), (0,)),
     "with_in_a_function_defined_inside": (with_in_a_function_defined_inside, (_V,), (0,)),
     "with_without_adjoint": (with_without_adjoint, (_V,), (0,)),
+    "try_cholesky_succeeds": (cholesky_with_jitter, (_V, 1.5), (0, 1)),
+    "try_cholesky_falls_back": (cholesky_with_jitter, (_V, -0.2), (0, 1)),
+    "try_ratio_succeeds": (ratio_or_fallback, (1.3, 0.4), (0, 1)),
+    "try_ratio_falls_back": (ratio_or_fallback, (1.3, 0.0), (0,)),
+    "try_of_two_statements_re_raises": (solve_or_raise, (np.eye(3) * 2.0 + 0.1, _V[:3]),
+                                        (0, 1)),
+    "try_in_loop_returns_from_handler": (log_or_return, (np.array([0.5, 2.0, -1.0, 3.0]),),
+                                         (0,)),
+    "try_in_loop_never_fails": (log_or_return, (_V,), (0,)),
 }

@@ -54,8 +54,9 @@ def contexts(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
 
 
 def _has_with(stmts: list) -> bool:
-    return any(isinstance(s, gast.With) or _has_with(getattr(s, "body", []))
-               or _has_with(getattr(s, "orelse", [])) for s in stmts)
+    return any(isinstance(s, (gast.With, gast.Try)) or _has_with(getattr(s, "body", []))
+               or _has_with(getattr(s, "orelse", []))
+               or any(_has_with(h.body) for h in getattr(s, "handlers", [])) for s in stmts)
 
 
 def _block(stmts: list, ctx) -> list:
@@ -64,8 +65,43 @@ def _block(stmts: list, ctx) -> list:
         for field in ("body", "orelse"):
             if isinstance(getattr(stmt, field, None), list):
                 setattr(stmt, field, _block(getattr(stmt, field), ctx))
-        out.append(_region(stmt, ctx) if isinstance(stmt, gast.With) else stmt)
+        if isinstance(stmt, gast.Try):
+            out.extend(_attempt(stmt, ctx))
+        else:
+            out.append(_region(stmt, ctx) if isinstance(stmt, gast.With) else stmt)
     return out
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """What a TRY block was: the exceptions its handler catches (an expression)."""
+
+    caught: object
+
+
+def _attempt(stmt: gast.Try, ctx) -> list:
+    """``try: S / except T as e: H`` -> ``ok = _tried()`` / ``if ok: S / else: e = _caught();
+    H``: a branch to every pass, the handler the path taken when S raised T."""
+    handler = stmt.handlers[0]
+    read = [n.id for n in A.walk(handler.type) if isinstance(n, gast.Name)]
+    if any(n in ctx.locals for n in read):
+        raise error_at(handler.type, ctx, "the exceptions caught must not be a variable of the "
+                       "function", "name the exception classes in the 'except' clause")
+    ok = ctx.namer.fresh("_ok")
+    tried = gast.copy_location(A.assign(ok, A.call(A.name("_tried"))), stmt)
+    setanno(tried, Anno.TRIED)
+    body = _block(handler.body, ctx)
+    if handler.name is not None:
+        caught = gast.copy_location(A.assign(handler.name.id, A.call(A.name("_caught"))),
+                                    handler)
+        setanno(caught, Anno.CAUGHT)
+        body = [caught] + body
+    block = gast.copy_location(gast.If(test=A.name(ok), body=stmt.body, orelse=body), stmt)
+    setanno(block, Anno.TRY, Attempt(handler.type))
+    setanno(block, Anno.ORIGIN, stmt)
+    for s in (tried, block):
+        setanno(s, Anno.ORIGIN, stmt)
+    return [tried, block]
 
 
 def _region(stmt: gast.With, ctx):
@@ -105,6 +141,10 @@ def is_region(stmt) -> bool:
     return isinstance(stmt, gast.If) and hasanno(stmt, Anno.WITH)
 
 
+def is_attempt(stmt) -> bool:
+    return isinstance(stmt, gast.If) and hasanno(stmt, Anno.TRY)
+
+
 def refuse_differentiated(body: list, varied: set[str], ctx) -> None:
     """A manager built from differentiated values: its ``as`` value and whatever it does with
     them would be constants to the derivative. (A generated gradient, differentiated again, was
@@ -139,8 +179,9 @@ def rebuilt(fn, ctx):
     for node in reversed(A.walk(fn)):  # inner blocks first
         for field in ("body", "orelse"):
             block = getattr(node, field, None)
-            if isinstance(block, list) and any(is_region(s) for s in block):
-                block[:] = [_with(s) if is_region(s) else s for s in block]
+            if isinstance(block, list) and any(is_region(s) or is_attempt(s) for s in block):
+                block[:] = [_with(s) if is_region(s) else _try(s) if is_attempt(s) else s
+                            for s in block if not hasanno(s, Anno.TRIED)]
     return fn
 
 
@@ -153,3 +194,20 @@ def _with(stmt: gast.If) -> gast.With:
     item = gast.withitem(context_expr=stmt.test, optional_vars=target)
     return gast.copy_location(gast.With(items=[item], body=body or [gast.Pass()],
                                         type_comment=None), stmt)
+
+
+def _try(stmt: gast.If) -> gast.Try:
+    """``if ok: S / else: e = _caught(); H`` -> ``try: S; ok = True / except T as e: ok =
+    False; H`` (the handler runs where it was written: a bare ``raise`` re-raises)."""
+    ok = stmt.test.id
+    handler, name = list(stmt.orelse), None
+    first = next((s for s in handler if hasanno(s, Anno.CAUGHT)), None)
+    if first is not None:
+        handler.remove(first)
+        name = A.name(A.target_name(first), store=True)
+    caught = A.copy_node(getanno(stmt, Anno.TRY).caught)
+    clause = gast.ExceptHandler(type=caught, name=name,
+                                body=[A.assign(ok, A.const(False), like=stmt)] + handler)
+    return gast.copy_location(gast.Try(body=stmt.body + [A.assign(ok, A.const(True), like=stmt)],
+                                       handlers=[gast.copy_location(clause, stmt)], orelse=[],
+                                       finalbody=[]), stmt)

@@ -46,6 +46,8 @@ def _block(stmts: list, ctx, local: set[str], depth: int, seen: tuple) -> list:
     out = []
     for stmt in stmts:
         for field in ("body", "orelse"):
+            if isinstance(stmt, gast.Try) and field == "body":
+                continue  # what a try tries stays one statement (passes/contexts.py)
             if isinstance(getattr(stmt, field, None), list):
                 setattr(stmt, field, _block(getattr(stmt, field), ctx, local, depth, seen))
         body = _inline(stmt, ctx, local, depth, seen) if depth < _DEPTH else None

@@ -252,7 +252,7 @@ def _fuse_tests(fn) -> None:
             if isinstance(stmt, gast.If) and isinstance(stmt.test, gast.Name) and i \
                     and A.target_name(block[i - 1]) == stmt.test.id \
                     and getattr(block[i - 1], "lineno", None) == getattr(stmt, "lineno", -1) \
-                    and not hasanno(stmt, Anno.WITH):
+                    and not hasanno(stmt, Anno.WITH) and not hasanno(stmt, Anno.TRY):
                 pairs.append((block, i - 1))
     if not pairs:
         return
@@ -453,15 +453,17 @@ def _eliminate_dead_code(fn) -> bool:
     return changed
 
 
-def _dce(stmts: list, live: set[str], apply: bool) -> tuple[list, set[str], bool]:
+def _dce(stmts: list, live: set[str], apply: bool,
+         keep: bool = False) -> tuple[list, set[str], bool]:
     """Backward liveness over a block: (kept statements, live-in set, changed).
 
-    With ``apply`` False nothing is modified (used while a loop's liveness converges)."""
+    With ``apply`` False nothing is modified (used while a loop's liveness converges); with
+    ``keep`` no statement of the block is dead."""
     kept, changed = [], False
     live = set(live)
     for stmt in reversed(stmts):
-        if isinstance(stmt, gast.If):
-            body, in_body, c1 = _dce(stmt.body, live, apply)
+        if isinstance(stmt, gast.If):  # (what a try tries stays, all of it: it may raise)
+            body, in_body, c1 = _dce(stmt.body, live, apply, keep=hasanno(stmt, Anno.TRY))
             orelse, in_else, c2 = _dce(stmt.orelse, live, apply)
             if apply:
                 stmt.body, stmt.orelse = body, orelse
@@ -482,7 +484,7 @@ def _dce(stmts: list, live: set[str], apply: bool) -> tuple[list, set[str], bool
             changed |= c
         else:
             target = A.target_name(stmt)
-            if target is not None and target not in live and _pure(stmt.value):
+            if target is not None and target not in live and _pure(stmt.value) and not keep:
                 changed = True
                 continue
             if target is not None:

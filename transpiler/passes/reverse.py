@@ -165,6 +165,8 @@ class _Reverse(Lowering):
         p_body, a_body = self.block(stmt.body, origin)
         p_else, a_else = self.block(stmt.orelse, origin)
         primal = gast.If(test=stmt.test, body=p_body or [gast.Pass()], orelse=p_else)
+        if contexts.is_attempt(stmt):  # a try: rebuilt as one after the passes
+            setanno(primal, Anno.TRY, getanno(stmt, Anno.TRY))
         if not (a_body or a_else):
             return [gast.copy_location(primal, stmt)], []
         adjoint = gast.If(test=A.name(stmt.test.id), body=a_body or [gast.Pass()], orelse=a_else)

@@ -32,9 +32,7 @@ from transpiler.passes import tape
 from transpiler.passes.lower_exits import always_exits
 
 _STATEMENTS = {
-    gast.Try: ("'try' is not supported: the gradient of a path that an exception left midway "
-               "is not defined", "move error handling outside the differentiated function, or "
-               "test the condition before the operation that raises"),
+    gast.TryStar: ("'except*' is not supported", "catch the exceptions with 'except'"),
     gast.AsyncWith: ("'async with' cannot be differentiated", "make the function synchronous"),
     gast.ClassDef: ("a class definition inside the function is not supported",
                     "define the class at module level"),
@@ -101,6 +99,10 @@ def _check_block(body: list, ctx, top: bool = False) -> None:
             _check_block(stmt.orelse, ctx)
         if isinstance(stmt, gast.With):
             _check_block(stmt.body, ctx)
+        if isinstance(stmt, gast.Try):
+            _check_try(stmt, ctx)
+            _check_block(stmt.body, ctx)
+            _check_block(stmt.handlers[0].body, ctx)
         if isinstance(stmt, gast.FunctionDef):  # a nested function: checked when lifted
             _check_block(stmt.body, ctx, top=True)
 
@@ -139,6 +141,43 @@ def _check_statement(stmt, ctx, last: bool) -> None:
     if isinstance(stmt, gast.AnnAssign):
         raise error_at(stmt, ctx, "annotated assignment is not supported",
                        "drop the annotation: 'x = ...'")
+
+
+_BRANCHING = (gast.IfExp, gast.ListComp, gast.GeneratorExp, gast.SetComp, gast.DictComp)
+_TRIED = (gast.Assign, gast.AugAssign, gast.Expr, gast.Assert, gast.Raise, gast.Pass)
+_TRY_HINT = ("try assignments and calls, with one handler (except SomeError [as e]:), no else "
+             "and no finally; or move error handling outside the differentiated function")
+
+
+def _check_try(stmt, ctx) -> None:
+    """A ``try`` whose every path has a gradient (passes/contexts.py): assignments and calls,
+    one handler, no ``else``/``finally``; several statements only if the handler raises (after
+    an error midway, which of them ran is not known to the derivative)."""
+    if stmt.finalbody or stmt.orelse:
+        raise error_at(stmt, ctx, f"'try' with '{'finally' if stmt.finalbody else 'else'}' is "
+                       "not supported", _TRY_HINT)
+    if len(stmt.handlers) != 1:
+        raise error_at(stmt.handlers[1], ctx, "'try' with more than one 'except' is not "
+                       "supported", "catch a tuple of exceptions in one handler")
+    handler = stmt.handlers[0]
+    if handler.type is None:
+        raise error_at(handler, ctx, "a bare 'except:' is not supported",
+                       "name what is caught: except (ValueError, FloatingPointError):")
+    for inner in stmt.body:
+        if not isinstance(inner, _TRIED):
+            raise error_at(inner, ctx, f"'{type(inner).__name__.lower()}' inside 'try' is not "
+                           "supported", _TRY_HINT)
+        branching = next((n for n in A.walk(inner) if isinstance(n, _BRANCHING)), None)
+        if branching is not None:  # each would become a branch or a loop inside the try
+            raise error_at(branching, ctx, "a conditional expression or a comprehension inside "
+                           "'try' is not supported", "compute it before the 'try'")
+    generated = tape.is_generated(getattr(ctx, "fn", None))  # its tries are one statement's
+    if len(stmt.body) > 1 and not generated and not (
+            always_exits(handler.body) and not any(isinstance(n, gast.Return)
+                                                   for n in _own_nodes(handler.body))):
+        raise error_at(stmt, ctx, "a 'try' of several statements is supported only when its "
+                       "handler raises: after an error midway, which of them ran is not known "
+                       "to the derivative", "try one statement, or raise in the handler")
 
 
 def _dict_view(call) -> bool:
