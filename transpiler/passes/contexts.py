@@ -1,4 +1,4 @@
-"""``with`` statements as blocks the other passes already know, and back at the end.
+"""``with`` and ``try`` statements as blocks the other passes already know, and back at the end.
 
 ``with m(...) as v: body`` becomes ``if m(...): v = <entered>; body``, the ``if`` annotated
 WITH (a ``Manager``) and its first statement annotated ENTERED; one ``if`` per manager of a
@@ -19,6 +19,14 @@ What the derivative code runs under:
   ``rt.unsuppressed(m)``: an exception it would swallow is raised instead, since the gradient
   of a block left midway is not defined. A manager built from differentiated values is
   refused (its ``as`` value would be a constant to the derivative).
+
+``try: S / except T as e: H`` (validate admits one handler, no ``else``/``finally``, and
+assignments and calls in S) becomes ``ok = _tried()`` / ``if ok: S / else: e = _caught(); H``,
+the ``if`` annotated TRY (an ``Attempt``): a branch to every pass, the adjoint ``if ok:`` the
+path taken. It is exact because S is one statement, whose targets are bound only if it
+completes (several only when H raises: no value leaves a path cut midway); optimize never drops
+what S computes (it may raise), and forward mode tries S's primal alone, its tangents after.
+``rebuilt`` writes ``try: S; ok = True / except T as e: ok = False; H``.
 """
 
 from __future__ import annotations

@@ -4,8 +4,9 @@ Postcondition: the body is made of assignments to names or tuples of names, augm
 assignments to names, expression statements, ``assert``, ``raise``, ``pass``,
 ``if``/``elif``/``else``, ``for`` loops (over ``range``, sequences, ``enumerate``, ``zip``,
 ``reversed``), ``while`` loops (with ``break``, ``continue``, ``else``), ``with`` statements
-(not ``async``, each ``as`` a name) and ``return <value>`` statements; no path reaches the
-end of the body without a ``return`` or a ``raise``.
+(not ``async``, each ``as`` a name), ``try`` with one ``except`` around assignments and calls
+(``_check_try``) and ``return <value>`` statements; no path reaches the end of the body
+without a ``return`` or a ``raise``.
 Expressions contain no lambdas, comprehensions, ``yield``, ``await`` or walrus; starred items
 appear only as call arguments and in assignment targets.
 Everything else raises TranspileError at the construct, with a hint.
