@@ -215,3 +215,42 @@ def test_a_with_block_keeps_its_manager_and_the_adjoint_runs_under_the_same_sett
                 bx = by / x
             return rt.grad_like(bx, x)
     """)
+
+
+def test_a_try_stays_a_try_and_the_adjoint_follows_the_path_taken():
+    f = make("""
+        def f(x, y):
+            try:
+                r = x / y
+            except ZeroDivisionError:
+                r = 1e3 * x
+            return r * x
+    """)
+    check_grad(f, 1.3, 0.4, wrt=(0, 1))
+    check_grad(f, 1.3, 0.0)
+    expect(grad(f, wrt=(0, 1)), """
+        def grad_f(x, y):
+            try:
+                r = x / y
+                r_2 = r
+                _ok = True
+            except ZeroDivisionError:
+                _ok = False
+                r_1 = 1000.0 * x
+                r_2 = r_1
+            _t1 = r_2 * x
+            b_t1 = rt.seed(_t1)
+            # grad of: return r * x
+            br_2 = rt.unbroadcast(b_t1 * x, r_2)
+            bx = rt.unbroadcast(b_t1 * r_2, x)
+            # grad of: try:
+            if _ok:
+                # grad of: r = x / y
+                bx = bx + rt.unbroadcast(br_2 / y, x)
+                by = rt.unbroadcast(-br_2 * r / y, y)
+            else:
+                # grad of: r = 1e3 * x
+                bx = bx + br_2 * 1000.0
+                by = rt.zeros_like_grad(y)
+            return rt.grad_like(bx, x), rt.grad_like(by, y)
+    """)
