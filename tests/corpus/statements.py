@@ -256,6 +256,17 @@ def log_or_return(x):
     return total
 
 
+def try_else(x, y):
+    try:
+        q = x / y
+    except ZeroDivisionError:
+        return x * x
+    else:
+        for _ in range(2):
+            q = math.sin(q) + q
+    return q * y
+
+
 _V = np.array([0.3, 1.1, 0.7, 1.9])
 
 CASES = {
@@ -292,4 +303,6 @@ CASES = {
     "try_in_loop_returns_from_handler": (log_or_return, (np.array([0.5, 2.0, -1.0, 3.0]),),
                                          (0,)),
     "try_in_loop_never_fails": (log_or_return, (_V,), (0,)),
+    "try_else_succeeds": (try_else, (1.3, 0.7), (0, 1)),
+    "try_else_handler_returns": (try_else, (1.3, 0.0), (0,)),
 }

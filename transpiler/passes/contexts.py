@@ -20,8 +20,9 @@ What the derivative code runs under:
   of a block left midway is not defined. A manager built from differentiated values is
   refused (its ``as`` value would be a constant to the derivative).
 
-``try: S / except T as e: H`` (validate admits one handler, no ``else``/``finally``, and
-assignments and calls in S) becomes ``ok = _tried()`` / ``if ok: S / else: e = _caught(); H``,
+``try: S / except T as e: H / else: E`` (validate admits one handler, no ``finally``, and
+assignments and calls in S) becomes ``ok = _tried()`` / ``if ok: S / else: e = _caught(); H``
+(then ``if ok: E``),
 the ``if`` annotated TRY (an ``Attempt``): a branch to every pass, the adjoint ``if ok:`` the
 path taken. It is exact because S is one statement, whose targets are bound only if it
 completes (several only when H raises: no value leaves a path cut midway); optimize never drops
@@ -109,7 +110,10 @@ def _attempt(stmt: gast.Try, ctx) -> list:
     setanno(block, Anno.ORIGIN, stmt)
     for s in (tried, block):
         setanno(s, Anno.ORIGIN, stmt)
-    return [tried, block]
+    if not stmt.orelse:
+        return [tried, block]
+    after = gast.copy_location(gast.If(test=A.name(ok), body=stmt.orelse, orelse=[]), stmt)
+    return [tried, block, after]  # try's else: what runs once S succeeded, unprotected
 
 
 def _region(stmt: gast.With, ctx):

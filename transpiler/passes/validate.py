@@ -104,6 +104,7 @@ def _check_block(body: list, ctx, top: bool = False) -> None:
             _check_try(stmt, ctx)
             _check_block(stmt.body, ctx)
             _check_block(stmt.handlers[0].body, ctx)
+            _check_block(stmt.orelse, ctx)
         if isinstance(stmt, gast.FunctionDef):  # a nested function: checked when lifted
             _check_block(stmt.body, ctx, top=True)
 
@@ -146,17 +147,16 @@ def _check_statement(stmt, ctx, last: bool) -> None:
 
 _BRANCHING = (gast.IfExp, gast.ListComp, gast.GeneratorExp, gast.SetComp, gast.DictComp)
 _TRIED = (gast.Assign, gast.AugAssign, gast.Expr, gast.Assert, gast.Raise, gast.Pass)
-_TRY_HINT = ("try assignments and calls, with one handler (except SomeError [as e]:), no else "
-             "and no finally; or move error handling outside the differentiated function")
+_TRY_HINT = ("try assignments and calls, with one handler (except SomeError [as e]:) and no "
+             "finally; or move error handling outside the differentiated function")
 
 
 def _check_try(stmt, ctx) -> None:
     """A ``try`` whose every path has a gradient (passes/contexts.py): assignments and calls,
-    one handler, no ``else``/``finally``; several statements only if the handler raises (after
-    an error midway, which of them ran is not known to the derivative)."""
-    if stmt.finalbody or stmt.orelse:
-        raise error_at(stmt, ctx, f"'try' with '{'finally' if stmt.finalbody else 'else'}' is "
-                       "not supported", _TRY_HINT)
+    one handler, no ``finally``; several statements only if the handler raises (after an error
+    midway, which of them ran is not known to the derivative)."""
+    if stmt.finalbody:
+        raise error_at(stmt, ctx, "'try' with 'finally' is not supported", _TRY_HINT)
     if len(stmt.handlers) != 1:
         raise error_at(stmt.handlers[1], ctx, "'try' with more than one 'except' is not "
                        "supported", "catch a tuple of exceptions in one handler")
