@@ -22,9 +22,8 @@ What the derivative code runs under:
 
 ``try: S / except T as e: H / else: E`` (validate admits one handler, no ``finally``, and
 assignments and calls in S) becomes ``ok = _tried()`` / ``if ok: S / else: e = _caught(); H``
-(then ``if ok: E``),
-the ``if`` annotated TRY (an ``Attempt``): a branch to every pass, the adjoint ``if ok:`` the
-path taken. It is exact because S is one statement, whose targets are bound only if it
+(then ``if ok: E``), the ``if`` annotated TRY (an ``Attempt``): a branch to every pass, the
+adjoint ``if ok:`` the path taken. It is exact because S is one statement, whose targets are bound only if it
 completes (several only when H raises: no value leaves a path cut midway); optimize never drops
 what S computes (it may raise), and forward mode tries S's primal alone, its tangents after.
 ``rebuilt`` writes ``try: S; ok = True / except T as e: ok = False; H``.
@@ -56,16 +55,16 @@ class Manager:
 
 
 def contexts(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
-    if _has_with(fn.body):
+    if _has_blocks(fn.body):
         fn.body = _block(fn.body, ctx)
-        setanno(fn, Anno.WITH, True)  # for rebuilt
+        setanno(fn, Anno.WITH, True)  # (on the function: it has blocks for rebuilt)
     return fn
 
 
-def _has_with(stmts: list) -> bool:
-    return any(isinstance(s, (gast.With, gast.Try)) or _has_with(getattr(s, "body", []))
-               or _has_with(getattr(s, "orelse", []))
-               or any(_has_with(h.body) for h in getattr(s, "handlers", [])) for s in stmts)
+def _has_blocks(stmts: list) -> bool:
+    return any(isinstance(s, (gast.With, gast.Try)) or _has_blocks(getattr(s, "body", []))
+               or _has_blocks(getattr(s, "orelse", []))
+               or any(_has_blocks(h.body) for h in getattr(s, "handlers", [])) for s in stmts)
 
 
 def _block(stmts: list, ctx) -> list:
@@ -185,7 +184,7 @@ def adjoint(stmt, body: list) -> list:
 
 
 def rebuilt(fn, ctx):
-    """Each region back as the ``with`` statement it was."""
+    """Each region back as the ``with`` or ``try`` statement it was."""
     if not hasanno(fn, Anno.WITH):
         return fn
     for node in reversed(A.walk(fn)):  # inner blocks first
