@@ -23,9 +23,10 @@ What the derivative code runs under:
 ``try: S / except T as e: H / else: E`` (validate admits one handler, no ``finally``, and
 assignments and calls in S) becomes ``ok = _tried()`` / ``if ok: S / else: e = _caught(); H``
 (then ``if ok: E``), the ``if`` annotated TRY (an ``Attempt``): a branch to every pass, the
-adjoint ``if ok:`` the path taken. It is exact because S is one statement, whose targets are bound only if it
-completes (several only when H raises: no value leaves a path cut midway); optimize never drops
-what S computes (it may raise), and forward mode tries S's primal alone, its tangents after.
+adjoint ``if ok:`` the path taken. It is exact because S is one statement, whose targets are
+bound only if it completes (several only when H raises: no value leaves a path cut midway);
+optimize never drops what S computes (it may raise), and forward mode tries S's primal alone,
+its tangents after.
 ``rebuilt`` writes ``try: S; ok = True / except T as e: ok = False; H``.
 """
 
