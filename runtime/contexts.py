@@ -10,12 +10,17 @@ class unsuppressed:  # noqa: N801 (used like the context manager it wraps)
 
     def __init__(self, manager):
         self.manager = manager
+        kind = type(manager)
+        if not (hasattr(kind, "__enter__") and hasattr(kind, "__exit__")):
+            raise TypeError(f"'{kind.__name__}' object does not support the context manager "
+                            "protocol")
+        self._exit = kind.__exit__  # looked up on the type when entered, as 'with' does
 
     def __enter__(self):
-        return self.manager.__enter__()
+        return type(self.manager).__enter__(self.manager)
 
     def __exit__(self, kind, value, traceback):
-        if self.manager.__exit__(kind, value, traceback) and kind is not None:
+        if self._exit(self.manager, kind, value, traceback) and kind is not None:
             raise RuntimeError(f"{self.manager!r} suppressed {kind.__name__}: {value}; a "
                                "differentiated block left midway has no gradient (handle the "
                                "error outside the differentiated function)") from value

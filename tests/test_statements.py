@@ -375,3 +375,14 @@ def test_a_call_of_yours_inside_try_is_refused_in_forward_mode_only():
     np.testing.assert_allclose(grad(f)(_V), 2.0 * _V)
     with pytest.raises(TranspileError, match="call of your function inside 'try'"):
         jvp(f, (_V,), (np.ones(4),))
+
+
+def test_a_value_that_is_no_context_manager_fails_as_in_with():
+    f = make("""
+        def f(x):
+            with thing:
+                y = x * 2.0
+            return y
+    """, thing=object())
+    with pytest.raises(TypeError, match="context manager protocol"):
+        grad(f)(1.0)
