@@ -177,7 +177,8 @@ def test_returns_on_every_path_read_as_branches():
                                   "manager_varies_in_loop", "break_and_raise_in_with_in_loop",
                                   "with_in_a_function_defined_inside", "try_cholesky_succeeds",
                                   "try_cholesky_falls_back", "try_of_two_statements_re_raises",
-                                  "try_in_loop_returns_from_handler"])
+                                  "try_in_loop_returns_from_handler",
+                                  "try_a_loop_whose_handler_re_raises"])
 def test_hessians_of_functions_with_these_statements(name):
     fn, args, _ = S.CASES[name]
     check_hessian(fn, args)
@@ -196,6 +197,9 @@ def test_hessians_of_functions_with_these_statements(name):
      "bare 'except:'", 4),
     ("try:\n        for i in range(2):\n            x = x * 2\n    except ValueError:\n"
      "        pass\n    return np.sum(x)", "'for' inside 'try'", 3),
+    ("try:\n        for i in range(2):\n            x = x * 2\n    except ValueError:\n"
+     "        if np.sum(x) > 0:\n            raise\n    return np.sum(x)", "'for' inside 'try'",
+     3),
     ("try:\n        x = x * 2\n        x = np.log(x)\n    except ValueError:\n"
      "        x = x + 1.0\n    return np.sum(x)", "only when its handler raises", 2),
     ("try:\n        x = x * 2 if np.sum(x) > 0 else x\n    except ValueError:\n        pass\n"
@@ -386,3 +390,11 @@ def test_a_value_that_is_no_context_manager_fails_as_in_with():
     """, thing=object())
     with pytest.raises(TypeError, match="context manager protocol"):
         grad(f)(1.0)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered")
+@pytest.mark.parametrize("entry", ["grad", "jvp", "hvp"])
+def test_a_try_of_a_loop_whose_handler_re_raises(entry):
+    with pytest.raises(RuntimeError, match="diverged") as info:
+        _entry_points(S.simulate_or_explain, np.array([1.0, np.inf]), 2.0)[entry]()
+    assert isinstance(info.value.__cause__, FloatingPointError)

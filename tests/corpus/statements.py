@@ -267,6 +267,20 @@ def try_else(x, y):
     return q * y
 
 
+def simulate_or_explain(x, k):
+    try:
+        v = np.zeros_like(x)
+        for _ in range(20):
+            v = v - 0.05 * k * x
+            x = x + 0.05 * v
+            if not np.all(np.isfinite(x)):
+                raise FloatingPointError("diverged")
+        e = np.sum(x * x) + np.sum(v * v)
+    except FloatingPointError as err:
+        raise RuntimeError(f"the oscillator with k={k} diverged") from err
+    return e
+
+
 _V = np.array([0.3, 1.1, 0.7, 1.9])
 
 CASES = {
@@ -305,4 +319,5 @@ CASES = {
     "try_in_loop_never_fails": (log_or_return, (_V,), (0,)),
     "try_else_succeeds": (try_else, (1.3, 0.7), (0, 1)),
     "try_else_handler_returns": (try_else, (1.3, 0.0), (0,)),
+    "try_a_loop_whose_handler_re_raises": (simulate_or_explain, (_V, 2.0), (0, 1)),
 }

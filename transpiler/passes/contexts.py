@@ -24,9 +24,9 @@ What the derivative code runs under:
 assignments and calls in S) becomes ``ok = _tried()`` / ``if ok: S / else: e = _caught(); H``
 (then ``if ok: E``), the ``if`` annotated TRY (an ``Attempt``): a branch to every pass, the
 adjoint ``if ok:`` the path taken. It is exact because S is one statement, whose targets are
-bound only if it completes (several only when H raises: no value leaves a path cut midway);
-optimize never drops what S computes (it may raise), and forward mode tries S's primal alone,
-its tangents after.
+bound only if it completes, or any code when H always raises (no value leaves a path cut
+midway); optimize never drops what S computes (it may raise), and forward mode tries S's primal
+alone, its tangents after (when H may complete: an error in a tangent must not change the path).
 ``rebuilt`` writes ``try: S; ok = True / except T as e: ok = False; H``.
 """
 
@@ -43,6 +43,7 @@ from transpiler import ast_util as A
 from transpiler.anno import Anno, getanno, hasanno, setanno
 from transpiler.errors import error_at
 from transpiler.passes import tape
+from transpiler.passes.lower_exits import always_raises
 
 SETTINGS = (np.errstate, warnings.catch_warnings)  # managers the derivative code runs under too
 _SETTERS = (warnings.simplefilter, warnings.filterwarnings, warnings.resetwarnings, np.seterr)
@@ -83,9 +84,11 @@ def _block(stmts: list, ctx) -> list:
 
 @dataclass(frozen=True)
 class Attempt:
-    """What a TRY block was: the exceptions its handler catches (an expression)."""
+    """What a TRY block was: the exceptions its handler catches (an expression), and whether
+    the handler always raises (then no value leaves it, and the try may hold any code)."""
 
     caught: object
+    raises: bool
 
 
 def _attempt(stmt: gast.Try, ctx) -> list:
@@ -106,7 +109,7 @@ def _attempt(stmt: gast.Try, ctx) -> list:
         setanno(caught, Anno.CAUGHT)
         body = [caught] + body
     block = gast.copy_location(gast.If(test=A.name(ok), body=stmt.body, orelse=body), stmt)
-    setanno(block, Anno.TRY, Attempt(handler.type))
+    setanno(block, Anno.TRY, Attempt(handler.type, always_raises(handler.body)))
     setanno(block, Anno.ORIGIN, stmt)
     for s in (tried, block):
         setanno(s, Anno.ORIGIN, stmt)

@@ -30,6 +30,7 @@ import runtime
 from transpiler import ast_util as A
 from transpiler.analysis.activity import active_names, never_varied, reads, varied_names
 from transpiler.analysis.scalars import is_scalar
+from transpiler.anno import Anno, getanno
 from transpiler.calls import tangent_function
 from transpiler.context import Mode
 from transpiler.errors import error_at
@@ -137,7 +138,7 @@ class _Forward(Lowering):
         """A branch or a loop keeps its shape, its body lowered. What a ``try`` tries is the
         primal alone: its tangents follow, once it succeeded (a tangent that raises must not
         send the primal down the handler's path)."""
-        if contexts.is_attempt(stmt):
+        if contexts.is_attempt(stmt) and not getanno(stmt, Anno.TRY).raises:
             parts = [self.parts(s) for s in stmt.body]
             if any(isinstance(s, (gast.If, gast.For, gast.While)) for s in stmt.body):
                 raise error_at(stmt, self.ctx, "a branch or a loop inside 'try' is not "

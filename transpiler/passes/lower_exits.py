@@ -52,6 +52,12 @@ def always_exits(stmts: list) -> bool:
     return any(_exits(s) for s in stmts)
 
 
+def always_raises(stmts: list) -> bool:
+    """Whether every path through ``stmts`` ends in a ``raise`` (none returns or falls off)."""
+    return always_exits(stmts) and not any(isinstance(n, gast.Return)
+                                           for s in stmts for n in A.walk(s))
+
+
 def _exits(stmt) -> bool:
     if isinstance(stmt, (gast.Return, gast.Raise)):
         return True

@@ -463,8 +463,8 @@ def _dce(stmts: list, live: set[str], apply: bool,
     live = set(live)
     for stmt in reversed(stmts):
         if isinstance(stmt, gast.If):  # (what a try tries stays, all of it: it may raise)
-            body, in_body, c1 = _dce(stmt.body, live, apply, keep=hasanno(stmt, Anno.TRY))
-            orelse, in_else, c2 = _dce(stmt.orelse, live, apply)
+            body, in_body, c1 = _dce(stmt.body, live, apply, keep or hasanno(stmt, Anno.TRY))
+            orelse, in_else, c2 = _dce(stmt.orelse, live, apply, keep)
             if apply:
                 stmt.body, stmt.orelse = body, orelse
             live = in_body | in_else | set(A.load_names(stmt.test))
@@ -473,11 +473,11 @@ def _dce(stmts: list, live: set[str], apply: bool,
             header = A.load_names(stmt.iter if isinstance(stmt, gast.For) else stmt.test)
             around = live | set(header)
             while True:  # the body's live-out includes its own live-in (next iteration)
-                _, inside, _ = _dce(stmt.body, around, apply=False)
+                _, inside, _ = _dce(stmt.body, around, False, keep)
                 if inside <= around:
                     break
                 around |= inside
-            body, _, c = _dce(stmt.body, around, apply)
+            body, _, c = _dce(stmt.body, around, apply, keep)
             if apply:
                 stmt.body = body
             live = around

@@ -30,7 +30,7 @@ import gast
 from transpiler import ast_util as A
 from transpiler.errors import TranspileError, error_at  # noqa: F401 (doctest)
 from transpiler.passes import tape
-from transpiler.passes.lower_exits import always_exits
+from transpiler.passes.lower_exits import always_exits, always_raises
 
 _STATEMENTS = {
     gast.TryStar: ("'except*' is not supported", "catch the exceptions with 'except'"),
@@ -147,14 +147,15 @@ def _check_statement(stmt, ctx, last: bool) -> None:
 
 _BRANCHING = (gast.IfExp, gast.ListComp, gast.GeneratorExp, gast.SetComp, gast.DictComp)
 _TRIED = (gast.Assign, gast.AugAssign, gast.Expr, gast.Assert, gast.Raise, gast.Pass)
-_TRY_HINT = ("try assignments and calls, with one handler (except SomeError [as e]:) and no "
-             "finally; or move error handling outside the differentiated function")
+_TRY_HINT = ("try one assignment or call, with one handler (except SomeError [as e]:) and no "
+             "finally (or raise in the handler); or move error handling outside the "
+             "differentiated function")
 
 
 def _check_try(stmt, ctx) -> None:
-    """A ``try`` whose every path has a gradient (passes/contexts.py): assignments and calls,
-    one handler, no ``finally``; several statements only if the handler raises (after an error
-    midway, which of them ran is not known to the derivative)."""
+    """A ``try`` whose every path has a gradient (passes/contexts.py): one handler, no
+    ``finally``; when the handler may complete, one assignment or call tried (after an error
+    midway through several, which of them ran is not known to the derivative)."""
     if stmt.finalbody:
         raise error_at(stmt, ctx, "'try' with 'finally' is not supported", _TRY_HINT)
     if len(stmt.handlers) != 1:
@@ -164,6 +165,8 @@ def _check_try(stmt, ctx) -> None:
     if handler.type is None:
         raise error_at(handler, ctx, "a bare 'except:' is not supported",
                        "name what is caught: except (ValueError, FloatingPointError):")
+    if always_raises(handler.body):
+        return  # no value leaves the handler: anything may be tried
     for inner in stmt.body:
         if not isinstance(inner, _TRIED):
             raise error_at(inner, ctx, f"'{type(inner).__name__.lower()}' inside 'try' is not "
@@ -173,9 +176,7 @@ def _check_try(stmt, ctx) -> None:
             raise error_at(branching, ctx, "a conditional expression or a comprehension inside "
                            "'try' is not supported", "compute it before the 'try'")
     generated = tape.is_generated(getattr(ctx, "fn", None))  # its tries are one statement's
-    if len(stmt.body) > 1 and not generated and not (
-            always_exits(handler.body) and not any(isinstance(n, gast.Return)
-                                                   for n in _own_nodes(handler.body))):
+    if len(stmt.body) > 1 and not generated:
         raise error_at(stmt, ctx, "a 'try' of several statements is supported only when its "
                        "handler raises: after an error midway, which of them ran is not known "
                        "to the derivative", "try one statement, or raise in the handler")
