@@ -14,7 +14,8 @@ family's adjoint helpers next to their tangents:
 - ``shapes``: functions that move, join, split, pad or select elements (``unblock``...);
 - ``linalg``: products and ``numpy.linalg`` (``matmul_adjoint_a``, ``solve_adjoint``...);
 - ``special``: elementwise partials that do not fit in a template (``digamma``...);
-- ``custom``: what ``stop_gradient``, ``on_gradient`` and ``black_box`` compile to.
+- ``custom``: what ``stop_gradient``, ``on_gradient`` and ``black_box`` compile to;
+- ``contexts``: what a ``with`` block's manager runs under (``unsuppressed``).
 
 ``<name>_tangent`` is the tangent (forward mode) of ``<name>``: of a NumPy function
 (``rt.prod_tangent``) or of an adjoint helper (``rt.prod_grad_tangent``, forward over reverse).
@@ -62,6 +63,7 @@ from runtime.containers import (
     values,
     values_tangent,
 )
+from runtime.contexts import unsuppressed
 from runtime.custom import (
     on_gradient,
     partial_of,
@@ -254,6 +256,7 @@ SHAPE_ARGUMENTS = {"unbroadcast": 1, "unreduce": 1, "unindex": 1, "zeros_like_gr
 
 __all__ = [
     "SHAPE_ARGUMENTS",
+    "ShapeOf",
     "add_into",
     "appended",
     "arange_tangent",
@@ -395,7 +398,6 @@ __all__ = [
     "sequence",
     "sequence_tangent",
     "shape_of",
-    "ShapeOf",
     "sinc_grad",
     "sinc_second",
     "slogdet_adjoint",
@@ -405,13 +407,13 @@ __all__ = [
     "solve_adjoint_tangent",
     "solve_tangent_a",
     "stop_gradient",
-    "tangent_like",
     "svd_adjoint",
     "svd_adjoint_tangent",
     "svd_tangent",
     "svdvals_adjoint",
     "svdvals_adjoint_tangent",
     "svdvals_tangent",
+    "tangent_like",
     "tensordot_adjoint",
     "tensordot_adjoint_tangent",
     "tie_split",
@@ -448,6 +450,7 @@ __all__ = [
     "unsum",
     "unsupported",
     "unsupported_tangent",
+    "unsuppressed",
     "untile",
     "untrace",
     "unvalues",

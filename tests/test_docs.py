@@ -39,6 +39,16 @@ def test_readme_loop_example_is_what_the_compiler_prints():
     assert grad(f).source_for(2.0, 0.5) == shown.strip()
 
 
+def test_readme_input_check_example_is_what_the_compiler_prints():
+    blocks = re.findall(r"```python\n(.*?)```", README, re.S)
+    user = next(b for b in blocks if b.startswith("def loss(x, w):"))
+    shown = next(b for b in blocks if b.startswith("def grad_loss(x, w):"))
+    f = make(user)
+    assert grad(f).source == shown.strip()
+    with pytest.raises(ValueError, match=r"got shape \(2, 2\)"):
+        grad(f)(np.ones((2, 2)), 1.0)
+
+
 def test_readme_custom_rule_example_runs():
     sp = pytest.importorskip("scipy.special")
     from transpiler.rules.registry import ADJOINTS

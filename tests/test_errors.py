@@ -9,8 +9,10 @@ from transpiler import NoRuleError, TranspileError, grad
 REFUSED = [
     ("for v in x.tolist():\n        y = v", "loop over a method call's result", 2),
     ("if np.sum(x) > 0:\n        return", "'return' without a value", 3),
-    ("try:\n        x = x * 2\n    except ValueError:\n        pass", "'try'", 2),
-    ("with open('f') as fh:\n        x = x * 2", "'with'", 2),
+    ("try:\n        x = x * 2\n    finally:\n        pass", "'try' with 'finally'", 2),
+    ("try:\n        x = x * 2\n    except ValueError:\n        pass\n    except KeyError:\n"
+     "        pass", "more than one 'except'", 6),
+    ("with open(str(x)) as fh:\n        x = x * 2", "context manager built from differentiated", 2),
     ("global G\n    G = x", "'global'", 2),
     ("def inner(y):\n        return y\n    g = inner\n    x = g(x)", "may only be called", 4),
     ("def inner(y):\n        return inner(y)\n    x = inner(x)", "calls itself", 2),

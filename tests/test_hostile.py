@@ -853,7 +853,7 @@ def f(x):
 def bad(x):
     try:
         y = x
-    except ValueError:
+    finally:
         y = 2.0
     return y
 """
@@ -876,8 +876,10 @@ def test_function_imported_from_a_zip_file(tmp_path, monkeypatch):
         err = info.value
         path = os.path.join(str(archive), "hostile_zipped_mod.py")
         assert (err.filename, err.lineno) == (path, 9)
-        assert str(err) == (f"{path}:9:5: 'try' is not supported\n    try:\n    ^\n"
-                            "hint: move error handling outside the differentiated function")
+        assert str(err) == (f"{path}:9:5: 'try' with 'finally' is not supported\n    try:\n"
+                            "    ^\nhint: try one assignment or call, with one handler (except "
+                            "SomeError [as e]:) and no finally (or raise in the handler); or move "
+                            "error handling outside the differentiated function")
     finally:
         sys.modules.pop("hostile_zipped_mod", None)
 

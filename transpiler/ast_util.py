@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gast
 
-from transpiler.anno import Anno, setanno
+from transpiler.anno import Anno, hasanno, setanno
 
 
 def name(id_: str, store: bool = False) -> gast.Name:
@@ -152,3 +152,16 @@ def stored_names_of(stmt) -> set[str]:
     if isinstance(stmt, gast.For):
         return {stmt.target.id} if isinstance(stmt.target, gast.Name) else set()
     return set()
+
+
+def assigned_always(stmts: list) -> set[str]:
+    """The names the assignments of ``stmts`` bind on every path through it: those at its
+    top level and in the ``with`` blocks there (rebuilt, or as passes/contexts.py's regions),
+    which always run."""
+    out: set[str] = set()
+    for stmt in stmts:
+        if isinstance(stmt, gast.Assign):
+            out |= {n.id for t in stmt.targets for n in walk(t) if isinstance(n, gast.Name)}
+        elif isinstance(stmt, gast.With) or isinstance(stmt, gast.If) and hasanno(stmt, Anno.WITH):
+            out |= assigned_always(stmt.body)
+    return out

@@ -187,6 +187,8 @@ def _to_ast(node, adjoint: bool = False):
     for field in cls._fields:
         setattr(new, field, _to_ast(getattr(node, field, None), adjoint)
                 if field != "body" or kind not in _WHOLE else None)
+    if kind is gast.ExceptHandler:  # (gast names the exception with a Name, ast with a str)
+        new.name = node.name.id if node.name is not None else None
     if kind is gast.Module:  # a split pair: the second function is the backward, all adjoint
         new.body = [_to_ast(n, i == 1) for i, n in enumerate(node.body)]
     elif kind is gast.FunctionDef:

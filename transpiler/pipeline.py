@@ -21,6 +21,7 @@ from transpiler.naming import Namer
 from transpiler.passes import (
     anf,
     check_writes,
+    contexts,
     desugar,
     finalize,
     fix_grads,
@@ -48,6 +49,7 @@ FRONT: tuple[tuple[str, Callable], ...] = (
     ("resolve called objects", resolve.resolve),
     ("spell out *args and **kwargs of known contents", stars.stars),
     ("call functions passed as values and partials directly", functions.functions),
+    ("with statements as blocks", contexts.contexts),
     ("desugar augmented and multiple assignment", desugar.desugar),
     ("break, continue and early return as flags", lower_exits.lower_exits),
     ("one operation per statement", anf.anf),
@@ -61,12 +63,14 @@ PIPELINE: tuple[tuple[str, Callable], ...] = FRONT + (  # reverse mode: grad, sp
     ("initialise and accumulate gradients", fix_grads.fix_grads),
     ("optimize to a fixed point", optimize.optimize),
     ("release arrays once dead", release.release),
+    ("with blocks back as with statements", contexts.rebuilt),
     ("assemble the signature (split: forward and backward)", finalize.finalize),
 )
 FORWARD_PIPELINE: tuple[tuple[str, Callable], ...] = FRONT + (  # forward mode: jvp
     ("interleave primal and tangent", forward.forward),
     ("optimize to a fixed point", optimize.optimize),
     ("release arrays once dead", release.release),
+    ("with blocks back as with statements", contexts.rebuilt),
     ("assemble the signature", finalize.finalize),
 )
 

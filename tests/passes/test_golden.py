@@ -5,6 +5,8 @@ Output is deterministic, so any change to what users read shows up here as a dif
 
 import textwrap
 
+import numpy as np
+
 from tests.util import make
 from transpiler import check_grad, grad, value_and_grad
 
@@ -142,8 +144,7 @@ def test_nested_loops_keep_a_tape_each_the_inner_one_saved_by_the_outer():
                     _tape.append(_t2)
                     s_2 = s_3
                     y_1 = y_2
-                _t4 = s_2 > 10.0
-                if _t4:
+                if s_2 > 10.0:
                     _break_3 = True
                 else:
                     _break_3 = _break_1
@@ -167,3 +168,89 @@ def test_nested_loops_keep_a_tape_each_the_inner_one_saved_by_the_outer():
                 bx = bx + by_1
             return bx
     """).strip()
+
+
+def test_an_input_check_stays_in_the_primal_as_written_and_has_no_adjoint():
+    f = make("""
+        def f(x, w):
+            if x.ndim != 1:
+                raise ValueError(f"x must be 1-d, got shape {x.shape}")
+            return np.sum(np.sin(x) * w)
+    """)
+    check_grad(f, np.array([0.3, -1.2, 2.0]), 0.7, wrt=(0, 1))
+    expect(grad(f), """
+        def grad_f(x, w):
+            if x.ndim != 1:
+                raise ValueError(f'x must be 1-d, got shape {x.shape}')
+            _t2 = np.sin(x)
+            _t3 = _t2 * w
+            b_t4 = 1.0
+            # grad of: return np.sum(np.sin(x) * w)
+            b_t3 = rt.unreduce(b_t4, _t3)
+            b_t2 = rt.unbroadcast(b_t3 * w, _t2)
+            bx = b_t2 * np.cos(x)
+            return rt.grad_like(bx, x)
+    """)
+
+
+def test_a_with_block_keeps_its_manager_and_the_adjoint_runs_under_the_same_settings():
+    f = make("""
+        def f(x):
+            with np.errstate(divide="ignore"):
+                y = np.log(x)
+            return np.sum(y * y)
+    """)
+    check_grad(f, np.array([0.3, 1.2, 2.0]))
+    expect(grad(f), """
+        def grad_f(x):
+            with np.errstate(divide='ignore'):
+                y = np.log(x)
+            _t1 = y * y
+            b_t2 = 1.0
+            # grad of: return np.sum(y * y)
+            b_t1 = rt.unreduce(b_t2, _t1)
+            by = b_t1 * 2.0 * y
+            with np.errstate(divide='ignore'):
+                # grad of: y = np.log(x)
+                bx = by / x
+            return rt.grad_like(bx, x)
+    """)
+
+
+def test_a_try_stays_a_try_and_the_adjoint_follows_the_path_taken():
+    f = make("""
+        def f(x, y):
+            try:
+                r = x / y
+            except ZeroDivisionError:
+                r = 1e3 * x
+            return r * x
+    """)
+    check_grad(f, 1.3, 0.4, wrt=(0, 1))
+    check_grad(f, 1.3, 0.0)
+    expect(grad(f, wrt=(0, 1)), """
+        def grad_f(x, y):
+            try:
+                r = x / y
+                r_2 = r
+                _ok = True
+            except ZeroDivisionError:
+                _ok = False
+                r_1 = 1000.0 * x
+                r_2 = r_1
+            _t1 = r_2 * x
+            b_t1 = rt.seed(_t1)
+            # grad of: return r * x
+            br_2 = rt.unbroadcast(b_t1 * x, r_2)
+            bx = rt.unbroadcast(b_t1 * r_2, x)
+            # grad of: try:
+            if _ok:
+                # grad of: r = x / y
+                bx = bx + rt.unbroadcast(br_2 / y, x)
+                by = rt.unbroadcast(-br_2 * r / y, y)
+            else:
+                # grad of: r = 1e3 * x
+                bx = bx + br_2 * 1000.0
+                by = rt.zeros_like_grad(y)
+            return rt.grad_like(bx, x), rt.grad_like(by, y)
+    """)

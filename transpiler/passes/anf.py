@@ -34,7 +34,7 @@ import operator
 import gast
 
 from transpiler import ast_util as A
-from transpiler.anno import Anno, getanno, setanno
+from transpiler.anno import Anno, getanno, hasanno, setanno
 from transpiler.rules.registry import is_user_function
 
 _OPERATIONS = (gast.BinOp, gast.UnaryOp, gast.Call, gast.Attribute, gast.Subscript)
@@ -66,7 +66,7 @@ def _block(stmts: list, ctx, varying: set[str]) -> list:
         if isinstance(stmt, (gast.If, gast.For)):
             field = "test" if isinstance(stmt, gast.If) else "iter"
             value = getattr(stmt, field)
-            if not A.is_atom(value):
+            if not A.is_atom(value) and not hasanno(stmt, Anno.WITH):  # (a with's manager)
                 flat = _ANF(ctx, varying, stmt)
                 setattr(stmt, field, A.name(flat.emit(value)))
                 out.extend(flat.out)

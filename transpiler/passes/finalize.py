@@ -58,7 +58,7 @@ def _split(fn: gast.FunctionDef, ctx):
     read = {n for s in adjoint + [ret] for n in A.load_names(s)}
     residuals = sorted(read & (stored_names(primal) | params) - {ctx.cotangent})
     pack = gast.Tuple(elts=[A.name(r) for r in residuals], ctx=gast.Load())
-    unconditional = {n for s in primal if isinstance(s, gast.Assign) for n in stored_names([s])}
+    unconditional = A.assigned_always(primal)
     primal = [A.assign(r, A.const(None), like=ret) for r in residuals  # set on some paths only
               if r not in unconditional | params] + primal
     forward = gast.FunctionDef(

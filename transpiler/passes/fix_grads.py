@@ -158,7 +158,9 @@ class _Fixer:
             if isinstance(stmt, (gast.If, gast.For, gast.While)):
                 owned.clear()  # ownership is tracked within one straight-line block
                 arrays.clear()
-            if isinstance(stmt, gast.If):
+            if isinstance(stmt, gast.If) and hasanno(stmt, Anno.WITH):  # runs once, always
+                stmt.body = self.block(stmt.body, defined, later) or [gast.Pass()]
+            elif isinstance(stmt, gast.If):
                 in_body, in_else = set(defined), set(defined)
                 stmt.body = self.block(stmt.body, in_body, later) or [gast.Pass()]
                 stmt.orelse = self.block(stmt.orelse, in_else, later)

@@ -30,10 +30,12 @@ import runtime
 from transpiler import ast_util as A
 from transpiler.analysis.activity import active_names, never_varied, reads, varied_names
 from transpiler.analysis.scalars import is_scalar
+from transpiler.anno import Anno, getanno
 from transpiler.calls import tangent_function
 from transpiler.context import Mode
+from transpiler.errors import error_at
 from transpiler.naming import tangent_parameters
-from transpiler.passes import tape
+from transpiler.passes import contexts, tape
 from transpiler.passes.lower import Lowering, refuse_discarded_calls
 from transpiler.rules.registry import TANGENTS
 from transpiler.templates import instantiate_tangent
@@ -47,7 +49,9 @@ def forward(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     pushes = [A.assign(stack, gast.BinOp(left=A.name(stack), op=gast.Add(), right=item))
               for stack, item in stacks]  # for the analyses only: the stack holds its items
     allowed = frozenset(id(n) for s in primal for n in A.walk(s) if _push(n, ctx))
-    refuse_discarded_calls(primal, varied_names(primal + pushes, ctx.wrt), ctx, allowed)
+    varied = varied_names(primal + pushes, ctx.wrt)
+    refuse_discarded_calls(primal, varied, ctx, allowed)
+    contexts.refuse_differentiated(primal, varied, ctx)
     # only values that depend on wrt and reach the result carry a tangent
     active = active_names(primal + pushes, ctx.wrt, results)
     builder = _Forward(ctx, active, primal)
@@ -96,6 +100,7 @@ class _Forward(Lowering):
         self.once = {n for n, k in stores.items() if k == 1}
         self.zeros: set[str] = set()
         self.stacks: set[str] = set()  # a generated gradient's tapes, with tangents too
+        self.joint: set[int] = set()  # statements calling a callee for value and tangent
 
     def name(self, var: str) -> str:
         return self.ctx.namer.tangent(var)
@@ -130,7 +135,24 @@ class _Forward(Lowering):
         return name in self.active and name not in self.zeros
 
     def branch(self, stmt) -> list:
-        """A branch or a loop keeps its shape, its body lowered."""
+        """A branch or a loop keeps its shape, its body lowered. What a ``try`` tries is the
+        primal alone: its tangents follow, once it succeeded (a tangent that raises must not
+        send the primal down the handler's path)."""
+        if contexts.is_attempt(stmt) and not getanno(stmt, Anno.TRY).raises:
+            parts = [self.parts(s) for s in stmt.body]
+            if any(isinstance(s, (gast.If, gast.For, gast.While)) for s in stmt.body):
+                raise error_at(stmt, self.ctx, "a branch or a loop inside 'try' is not "
+                               "supported in forward mode", "compute it before the 'try'")
+            joint = next((s for s in stmt.body if id(s) in self.joint), None)
+            if joint is not None:
+                raise error_at(joint, self.ctx, "a call of your function inside 'try' is not "
+                               "supported in forward mode (its tangent would be tried too)",
+                               "call it before the 'try', or use reverse mode")
+            tangents = [s for _, t in parts for s in t]
+            stmt.body = [s for p, _ in parts for s in p] or [gast.Pass()]
+            stmt.orelse = self.block(stmt.orelse)
+            after = gast.If(test=A.copy_node(stmt.test), body=tangents, orelse=[])
+            return [stmt] + ([gast.copy_location(after, stmt)] if tangents else [])
         stmt.body = self.block(stmt.body) or [gast.Pass()]
         stmt.orelse = self.block(stmt.orelse)
         return [stmt]
@@ -156,8 +178,13 @@ class _Forward(Lowering):
             tangent = gast.Assign(targets=[self.tangent_target(stmt.targets[0])], value=pop,
                                   type_comment=None)
             return [stmt, gast.copy_location(tangent, stmt)]
+        primal, tangent = self.parts(stmt)
+        return primal + tangent
+
+    def parts(self, stmt) -> tuple[list, list]:
+        """(primal, tangent) of a simple statement."""
         tangent = [gast.copy_location(s, stmt) for s in self.derivatives(stmt) or []]
-        return self.primal_of(stmt) + tangent
+        return self.primal_of(stmt), tangent
 
     def assignment(self, target: str, value, stmt) -> list:
         """The statements that compute the tangent of ``target = value``."""
@@ -233,6 +260,7 @@ class _Forward(Lowering):
         value = gast.Call(func=A.attr(A.name(name), "call"), args=call.args, keywords=keywords)
         lhs = gast.Tuple(elts=[A.copy_node(target), self.tangent_target(target)],
                          ctx=gast.Store())
+        self.joint.add(id(stmt))  # its value and tangent come from one call
         self.primal_for[id(stmt)] = [gast.copy_location(gast.Assign(
             targets=[lhs], value=value, type_comment=None), stmt)]
         return []

@@ -49,6 +49,8 @@ def _block(stmts: list, ctx, local: set[str], depth: int, seen: tuple, nested: s
     out = []
     for stmt in stmts:
         for field in ("body", "orelse"):
+            if isinstance(stmt, gast.Try) and field == "body":
+                continue  # what a try tries stays one statement (passes/contexts.py)
             if isinstance(getattr(stmt, field, None), list):
                 setattr(stmt, field, _block(getattr(stmt, field), ctx, local, depth, seen,
                                             nested))
@@ -78,8 +80,9 @@ def _inline(stmt, ctx, local: set[str], depth: int, seen: tuple, nested: set) ->
     except TranspileError:
         return None  # compiled as a pair, which reports the problem with its context
     body, ret = node.body[:-1], node.body[-1]
-    if any(isinstance(n, (gast.Return, gast.FunctionDef, gast.Lambda)) for s in body
-           for n in A.walk(s)):
+    if not isinstance(ret, gast.Return) or any(
+            isinstance(n, (gast.Return, gast.FunctionDef, gast.Lambda))
+            for s in body for n in A.walk(s)):
         return None
     assigned = {n.id for n in A.walk(node) if isinstance(n, gast.Name)
                 and isinstance(n.ctx, (gast.Store, gast.Param))}

@@ -33,12 +33,13 @@ import numpy as np
 
 from transpiler import ast_util as A
 from transpiler.analysis.activity import SHAPE_ATTRIBUTES
+from transpiler.analysis.reporting import only_reports
 from transpiler.anno import Anno, getanno
 from transpiler.errors import TranspileError, error_at
 from transpiler.passes.functions import bound_names
 from transpiler.passes.stars import vararg_names
 from transpiler.rules.methods import METHODS, PACKED
-from transpiler.rules.nondiff import NONDIFF
+from transpiler.rules.nondiff import NONDIFF, reports
 from transpiler.rules.registry import ADJOINTS, is_user_function, key_name, no_rule
 from transpiler.templates import bind_call
 
@@ -222,7 +223,8 @@ def refuse_discarded_calls(body: list, varied: set[str], ctx, allowed=frozenset(
             continue
         func = getanno(call, Anno.FUNC)
         try:
-            harmless = func is print or (func in NONDIFF) or (func in ADJOINTS)
+            harmless = reports(func) or (func in NONDIFF) or (func in ADJOINTS) \
+                or only_reports(func)
         except TypeError:
             harmless = False
         if not harmless:

@@ -3,7 +3,10 @@
 After this pass a loop body ends with at most one ``if <flags>: break`` (annotated EXIT), no
 other ``break`` or ``continue`` remains, and the function has a single ``return`` at its end.
 Statements after one that may set a flag run under ``if not <flag>:``. A loop's ``else`` runs
-when its break flag is not set. The reverse pass then only has to count iterations.
+when its break flag is not set. The reverse pass then only has to count iterations. A function
+that ends in a branch returning on every side (or in a ``raise``) returns the same way, with
+every ``return`` assigning the result. ``raise`` stays where it is: it leaves the function, and
+the gradient of a call that raised is never computed.
 
 >>> import gast
 >>> from transpiler.emit import to_source
@@ -44,9 +47,46 @@ class _Loop:
     cont: str | None = None
 
 
+def always_exits(stmts: list) -> bool:
+    """Whether no path through ``stmts`` reaches its end: each returns or raises first."""
+    return any(_exits(s) for s in stmts)
+
+
+def always_raises(stmts: list) -> bool:
+    """Whether every path through ``stmts`` ends in a ``raise`` (none returns or falls off)."""
+    return always_exits(stmts) and not any(isinstance(n, gast.Return)
+                                           for s in stmts for n in A.walk(s))
+
+
+def _exits(stmt) -> bool:
+    if isinstance(stmt, (gast.Return, gast.Raise)):
+        return True
+    if isinstance(stmt, gast.If):
+        return always_exits(stmt.body) and always_exits(stmt.orelse)
+    if isinstance(stmt, gast.With):
+        return always_exits(stmt.body)
+    if isinstance(stmt, (gast.For, gast.While)) and not _breaks(stmt.body):
+        forever = isinstance(stmt, gast.While) and isinstance(stmt.test, gast.Constant) \
+            and bool(stmt.test.value)
+        return forever or always_exits(stmt.orelse)
+    return False
+
+
+def _breaks(stmts: list) -> bool:
+    """Whether a ``break`` in ``stmts`` leaves the loop they are the body of."""
+    for stmt in stmts:
+        if isinstance(stmt, gast.Break):
+            return True
+        if isinstance(stmt, (gast.If, gast.With)) and _breaks(stmt.body) \
+                or isinstance(stmt, (gast.If, gast.For, gast.While)) and _breaks(stmt.orelse):
+            return True
+    return False
+
+
 def lower_exits(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     *body, last = fn.body
-    early = any(isinstance(n, gast.Return) for s in body for n in A.walk(s))
+    early = not isinstance(last, gast.Return) or any(
+        isinstance(n, gast.Return) for s in body for n in A.walk(s))
     lowering = _Lower(ctx, early)
     if early:
         body, _ = lowering.block(fn.body, None)

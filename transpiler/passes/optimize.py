@@ -12,6 +12,8 @@ fixed point, then plain returns.
 - An assignment whose name is not live afterwards (liveness through branches and loops) and
   whose value has no side effects goes (calls count as side-effect free only when they are rule
   functions, rule helpers or non-differentiable queries; ``print`` and unknown calls stay).
+- A test computed for an ``if`` of its line and read by it alone moves into it
+  (``if x.ndim != 1:``, as written), in every variant.
 - A ``# grad of:`` comment whose block became empty goes.
 - ``return float(bx)`` becomes ``return bx`` when ``bx`` certainly is a Python float.
 
@@ -56,6 +58,7 @@ def optimize(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
         changed |= _drop_empty_comments(fn)
         if not changed:
             break
+    _fuse_tests(fn)
     _drop_float_conversions(fn, ctx)
     return fn
 
@@ -235,6 +238,31 @@ def _next_use(stmts: list, i: int) -> int | None:
         if between is None or between in reads:
             return None
     return None
+
+
+def _fuse_tests(fn) -> None:
+    """``t = e`` then ``if t:`` of the same line, ``t`` read only there: ``if e:``."""
+    pairs = []  # (block, index of t = e)
+    blocks = [fn.body]
+    while blocks:
+        block = blocks.pop()
+        for i, stmt in enumerate(block):
+            if isinstance(stmt, _COMPOUND):
+                blocks += [stmt.body, stmt.orelse]
+            if isinstance(stmt, gast.If) and isinstance(stmt.test, gast.Name) and i \
+                    and A.target_name(block[i - 1]) == stmt.test.id \
+                    and getattr(block[i - 1], "lineno", None) == getattr(stmt, "lineno", -1) \
+                    and not hasanno(stmt, Anno.WITH) and not hasanno(stmt, Anno.TRY):
+                pairs.append((block, i - 1))
+    if not pairs:
+        return
+    wanted = {A.target_name(block[i]) for block, i in pairs}
+    uses = Counter(n.id for n in A.walk(fn) if isinstance(n, gast.Name) and n.id in wanted)
+    for block, i in sorted(pairs, key=lambda p: -p[1]):  # later ones first: indices stay valid
+        stmt = block[i]
+        if uses[A.target_name(stmt)] == 2 and _movable(stmt.value):  # its store and one load
+            block[i + 1].test = stmt.value
+            del block[i]
 
 
 def _fold_negations(fn) -> bool:
@@ -425,16 +453,18 @@ def _eliminate_dead_code(fn) -> bool:
     return changed
 
 
-def _dce(stmts: list, live: set[str], apply: bool) -> tuple[list, set[str], bool]:
+def _dce(stmts: list, live: set[str], apply: bool,
+         keep: bool = False) -> tuple[list, set[str], bool]:
     """Backward liveness over a block: (kept statements, live-in set, changed).
 
-    With ``apply`` False nothing is modified (used while a loop's liveness converges)."""
+    With ``apply`` False nothing is modified (used while a loop's liveness converges); with
+    ``keep`` no statement of the block is dead."""
     kept, changed = [], False
     live = set(live)
     for stmt in reversed(stmts):
-        if isinstance(stmt, gast.If):
-            body, in_body, c1 = _dce(stmt.body, live, apply)
-            orelse, in_else, c2 = _dce(stmt.orelse, live, apply)
+        if isinstance(stmt, gast.If):  # (what a try tries stays, all of it: it may raise)
+            body, in_body, c1 = _dce(stmt.body, live, apply, keep or hasanno(stmt, Anno.TRY))
+            orelse, in_else, c2 = _dce(stmt.orelse, live, apply, keep)
             if apply:
                 stmt.body, stmt.orelse = body, orelse
             live = in_body | in_else | set(A.load_names(stmt.test))
@@ -443,18 +473,18 @@ def _dce(stmts: list, live: set[str], apply: bool) -> tuple[list, set[str], bool
             header = A.load_names(stmt.iter if isinstance(stmt, gast.For) else stmt.test)
             around = live | set(header)
             while True:  # the body's live-out includes its own live-in (next iteration)
-                _, inside, _ = _dce(stmt.body, around, apply=False)
+                _, inside, _ = _dce(stmt.body, around, False, keep)
                 if inside <= around:
                     break
                 around |= inside
-            body, _, c = _dce(stmt.body, around, apply)
+            body, _, c = _dce(stmt.body, around, apply, keep)
             if apply:
                 stmt.body = body
             live = around
             changed |= c
         else:
             target = A.target_name(stmt)
-            if target is not None and target not in live and _pure(stmt.value):
+            if target is not None and target not in live and _pure(stmt.value) and not keep:
                 changed = True
                 continue
             if target is not None:

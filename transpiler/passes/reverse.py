@@ -33,7 +33,7 @@ from transpiler.anno import Anno, getanno, hasanno, setanno
 from transpiler.calls import split_pair
 from transpiler.context import Mode
 from transpiler.errors import error_at
-from transpiler.passes import tape
+from transpiler.passes import contexts, tape
 from transpiler.passes.lower import Lowering, refuse_discarded_calls
 from transpiler.passes.ssa import stored_names
 from transpiler.rules.registry import ADJOINTS
@@ -49,7 +49,9 @@ def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
                        "a tuple", "return a single value (e.g. the sum of the parts)")
     results = [e.id if isinstance(e, gast.Name) else None for e in elements]
     active = active_names(primal, ctx.wrt, results)
-    refuse_discarded_calls(primal, varied_names(primal, ctx.wrt), ctx)
+    varied = varied_names(primal, ctx.wrt)
+    refuse_discarded_calls(primal, varied, ctx)
+    contexts.refuse_differentiated(primal, varied, ctx)
     scalars = ctx.facts.scalars
     builder = _Reverse(ctx, active, primal)
     if ctx.mode == Mode.GRAD and results[0] in active:
@@ -141,7 +143,8 @@ class _Reverse(Lowering):
             p, a = self.statement(stmt)
             primal[:0] = p
             if a:
-                here = None if hasanno(stmt, Anno.PHI) else getanno(stmt, Anno.ORIGIN, stmt)
+                here = None if hasanno(stmt, Anno.PHI) or contexts.is_region(stmt) \
+                    else getanno(stmt, Anno.ORIGIN, stmt)  # (a with's body names its lines)
                 pieces.append((here, a))
         adjoint = []
         for here, a in pieces:
@@ -156,14 +159,25 @@ class _Reverse(Lowering):
         return self.primal_of(stmt), adjoint
 
     def branch(self, stmt: gast.If) -> tuple[list, list]:
+        if contexts.is_region(stmt):
+            return self.region(stmt)
         origin = getanno(stmt, Anno.ORIGIN, stmt)
         p_body, a_body = self.block(stmt.body, origin)
         p_else, a_else = self.block(stmt.orelse, origin)
         primal = gast.If(test=stmt.test, body=p_body or [gast.Pass()], orelse=p_else)
+        if contexts.is_attempt(stmt):  # a try: rebuilt as one after the passes
+            setanno(primal, Anno.TRY, getanno(stmt, Anno.TRY))
         if not (a_body or a_else):
             return [gast.copy_location(primal, stmt)], []
         adjoint = gast.If(test=A.name(stmt.test.id), body=a_body or [gast.Pass()], orelse=a_else)
         return [gast.copy_location(primal, stmt)], [gast.copy_location(adjoint, stmt)]
+
+    def region(self, stmt: gast.If) -> tuple[list, list]:
+        """A ``with`` block (passes/contexts.py): the primal in the ``with``; its adjoint
+        under the same settings, or after it."""
+        p_body, a_body = self.block(stmt.body, getanno(stmt, Anno.ORIGIN, stmt))
+        stmt.body = p_body or [gast.Pass()]
+        return [stmt], contexts.adjoint(stmt, a_body) if a_body else []
 
     def loop(self, stmt) -> tuple[list, list]:
         """The primal loop with its tape pushes, and its adjoint loop (passes/tape.py plans what

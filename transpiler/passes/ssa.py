@@ -78,7 +78,11 @@ class _Renamer:
     def block(self, stmts: list, current: dict) -> list:
         out = []
         for stmt in stmts:
-            if isinstance(stmt, gast.If):
+            if isinstance(stmt, gast.If) and hasanno(stmt, Anno.WITH):  # runs once: no join
+                self.loads(stmt.test, current)
+                stmt.body = self.block(stmt.body, current)
+                out.append(stmt)
+            elif isinstance(stmt, gast.If):
                 out.append(self.branch(stmt, current))
             elif isinstance(stmt, (gast.For, gast.While)):
                 out.extend(self.loop(stmt, current))

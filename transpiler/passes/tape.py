@@ -136,8 +136,7 @@ def _unbound(loop: Loop, saved: list[str]) -> list:
     only, so the push never reads an unbound name (their adjoint reads them only on the same
     paths)."""
     stmt = loop.stmt
-    unconditional = {n for s in loop.primal if isinstance(s, gast.Assign)
-                     for n in stored_names([s])}
+    unconditional = A.assigned_always(loop.primal)
     counter = stmt.target.id if isinstance(stmt, gast.For) else None
     return [A.assign(n, A.const(None), like=stmt) for n in saved
             if n not in unconditional and n != counter]

@@ -1,9 +1,12 @@
 """Reject what the compiler does not (yet) understand, before any rewriting.
 
 Postcondition: the body is made of assignments to names or tuples of names, augmented
-assignments to names, expression statements, ``assert``, ``pass``, ``if``/``elif``/``else``,
-``for`` loops (over ``range``, sequences, ``enumerate``, ``zip``, ``reversed``), ``while`` loops
-(with ``break``, ``continue``, ``else``), and ``return <value>`` statements, one of them last.
+assignments to names, expression statements, ``assert``, ``raise``, ``pass``,
+``if``/``elif``/``else``, ``for`` loops (over ``range``, sequences, ``enumerate``, ``zip``,
+``reversed``), ``while`` loops (with ``break``, ``continue``, ``else``), ``with`` statements
+(not ``async``, each ``as`` a name), ``try`` with one ``except`` around assignments and calls
+(``_check_try``) and ``return <value>`` statements; no path reaches the end of the body
+without a ``return`` or a ``raise``.
 Expressions contain no lambdas, comprehensions, ``yield``, ``await`` or walrus; starred items
 appear only as call arguments and in assignment targets.
 Everything else raises TranspileError at the construct, with a hint.
@@ -27,16 +30,16 @@ import gast
 from transpiler import ast_util as A
 from transpiler.errors import TranspileError, error_at  # noqa: F401 (doctest)
 from transpiler.passes import tape
+from transpiler.passes.lower_exits import always_exits, always_raises
 
 _STATEMENTS = {
-    gast.Try: ("'try' is not supported", "move error handling outside the differentiated function"),
-    gast.With: ("'with' is not supported", "move the context manager outside the function"),
+    gast.TryStar: ("'except*' is not supported", "catch the exceptions with 'except'"),
+    gast.AsyncWith: ("'async with' cannot be differentiated", "make the function synchronous"),
     gast.ClassDef: ("a class definition inside the function is not supported",
                     "define the class at module level"),
     gast.Global: ("'global' is not supported", "pass the value as an argument"),
     gast.Nonlocal: ("'nonlocal' is not supported", "pass the value as an argument"),
     gast.Delete: ("'del' is not supported", "remove the 'del' statement"),
-    gast.Raise: ("'raise' is not supported", "check inputs before calling the gradient"),
     gast.Import: ("'import' inside the function is not supported", "import at module level"),
     gast.ImportFrom: ("'import' inside the function is not supported", "import at module level"),
 }
@@ -66,10 +69,24 @@ def validate(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
             raise error_at(node, ctx, msg, hint)
         if isinstance(node, gast.Starred) and id(node) not in allowed:
             raise error_at(node, ctx, *_STARRED)
-    if not body or not isinstance(body[-1], gast.Return):
-        raise error_at(body[-1] if body else fn, ctx, "the function must end with 'return <value>'",
-                       "return the scalar whose gradient you want at the end of the function")
+    if not body or not always_exits(body):
+        raise error_at(body[-1] if body else fn, ctx, "the function may end without "
+                       "'return <value>'", "return the scalar whose gradient you want on every "
+                       "path (or raise where there is none)")
+    if not any(isinstance(n, gast.Return) for n in _own_nodes(body)):
+        raise error_at(fn, ctx, "the function never returns a value",
+                       "return the scalar whose gradient you want")
     return fn
+
+
+def _own_nodes(body: list):
+    """The nodes of ``body``, those of functions defined inside left out."""
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (gast.FunctionDef, gast.Lambda)):
+            stack.extend(gast.iter_child_nodes(node))
 
 
 _ITERATORS = frozenset({"range", "enumerate", "zip", "reversed"})
@@ -80,6 +97,13 @@ def _check_block(body: list, ctx, top: bool = False) -> None:
         _check_statement(stmt, ctx, last=top and i == len(body) - 1)
         if isinstance(stmt, (gast.If, gast.For, gast.While)):
             _check_block(stmt.body, ctx)
+            _check_block(stmt.orelse, ctx)
+        if isinstance(stmt, gast.With):
+            _check_block(stmt.body, ctx)
+        if isinstance(stmt, gast.Try):
+            _check_try(stmt, ctx)
+            _check_block(stmt.body, ctx)
+            _check_block(stmt.handlers[0].body, ctx)
             _check_block(stmt.orelse, ctx)
         if isinstance(stmt, gast.FunctionDef):  # a nested function: checked when lifted
             _check_block(stmt.body, ctx, top=True)
@@ -110,9 +134,52 @@ def _check_statement(stmt, ctx, last: bool) -> None:
                                "assign each element in its own statement")
     if isinstance(stmt, gast.AugAssign):
         _check_target(stmt.target, ctx)
+    if isinstance(stmt, gast.With):
+        for item in stmt.items:
+            target = item.optional_vars
+            if target is not None and not isinstance(target, gast.Name):
+                raise error_at(target, ctx, "'with ... as' into anything but a name is not "
+                               "supported", "bind the context manager's value to one name")
     if isinstance(stmt, gast.AnnAssign):
         raise error_at(stmt, ctx, "annotated assignment is not supported",
                        "drop the annotation: 'x = ...'")
+
+
+_BRANCHING = (gast.IfExp, gast.ListComp, gast.GeneratorExp, gast.SetComp, gast.DictComp)
+_TRIED = (gast.Assign, gast.AugAssign, gast.Expr, gast.Assert, gast.Raise, gast.Pass)
+_TRY_HINT = ("try one assignment or call, with one handler (except SomeError [as e]:) and no "
+             "finally (or raise in the handler); or move error handling outside the "
+             "differentiated function")
+
+
+def _check_try(stmt, ctx) -> None:
+    """A ``try`` whose every path has a gradient (passes/contexts.py): one handler, no
+    ``finally``; when the handler may complete, one assignment or call tried (after an error
+    midway through several, which of them ran is not known to the derivative)."""
+    if stmt.finalbody:
+        raise error_at(stmt, ctx, "'try' with 'finally' is not supported", _TRY_HINT)
+    if len(stmt.handlers) != 1:
+        raise error_at(stmt.handlers[1], ctx, "'try' with more than one 'except' is not "
+                       "supported", "catch a tuple of exceptions in one handler")
+    handler = stmt.handlers[0]
+    if handler.type is None:
+        raise error_at(handler, ctx, "a bare 'except:' is not supported",
+                       "name what is caught: except (ValueError, FloatingPointError):")
+    if always_raises(handler.body):
+        return  # no value leaves the handler: anything may be tried
+    for inner in stmt.body:
+        if not isinstance(inner, _TRIED):
+            raise error_at(inner, ctx, f"'{type(inner).__name__.lower()}' inside 'try' is not "
+                           "supported", _TRY_HINT)
+        branching = next((n for n in A.walk(inner) if isinstance(n, _BRANCHING)), None)
+        if branching is not None:  # each would become a branch or a loop inside the try
+            raise error_at(branching, ctx, "a conditional expression or a comprehension inside "
+                           "'try' is not supported", "compute it before the 'try'")
+    generated = tape.is_generated(getattr(ctx, "fn", None))  # its tries are one statement's
+    if len(stmt.body) > 1 and not generated:
+        raise error_at(stmt, ctx, "a 'try' of several statements is supported only when its "
+                       "handler raises: after an error midway, which of them ran is not known "
+                       "to the derivative", "try one statement, or raise in the handler")
 
 
 def _dict_view(call) -> bool:

@@ -15,7 +15,10 @@ needs an entry; called on differentiated values they raise NoRuleError, never a 
 from __future__ import annotations
 
 import builtins
+import inspect
+import logging
 import math
+import warnings
 
 import numpy as np
 
@@ -66,3 +69,23 @@ def nondifferentiable(func):
     ``func``, so it works as a decorator. Gradients compiled before the call do not see it."""
     NONDIFF.add(func)
     return func
+
+
+# Calls made for what they report: they only read their arguments, so a statement calling one
+# stays in the primal, with no derivative (``print(loss)``, ``warnings.warn(f"...{x}")``,
+# ``log.info("%s", x)`` on a module-level logger).
+REPORTING = frozenset({
+    builtins.print, warnings.warn, logging.debug, logging.info, logging.warning, logging.error,
+    logging.critical, logging.exception, logging.log,
+})
+_LOGGER_METHODS = frozenset({"debug", "info", "warning", "error", "critical", "exception", "log"})
+
+
+def reports(func) -> bool:
+    """Whether ``func`` is one of REPORTING or a logging method of a logger."""
+    if inspect.ismethod(func) and func.__name__ in _LOGGER_METHODS:
+        return isinstance(func.__self__, (logging.Logger, logging.LoggerAdapter))
+    try:
+        return func in REPORTING
+    except TypeError:  # unhashable
+        return False
