@@ -8,6 +8,7 @@ family's adjoint helpers next to their tangents:
 - ``arrays``: what an array is and which namespace (NumPy) its operations come from, the
   ``ShapeOf`` stand-in; every other module asks it rather than deciding for itself;
 - ``containers``: gradients of tuples, lists and dicts and the helpers that walk them;
+- ``objects``: gradients of dataclass, NamedTuple and class instances (read field by field);
 - ``broadcast``: broadcasting and accumulation (``unbroadcast``, ``unreduce``, ``seed``,
   ``grad_like``...);
 - ``reductions``: reductions and the functions that combine elements (``prod_grad``...);
@@ -38,6 +39,23 @@ from runtime.broadcast import (
     unreduce,
     zero_index,
     zeros_like_grad,
+)
+from runtime.objects import (
+    GradFields,
+    construct,
+    constructed_tangent,
+    field,
+    field_grad,
+    field_tangent,
+    replaced,
+    replaced_grad,
+    replaced_tangent,
+    replaced_values_grad,
+    unfield,
+    new,
+    unwith_field,
+    with_field,
+    with_field_tangent,
 )
 from runtime.containers import (
     appended,
@@ -248,7 +266,9 @@ SHAPE_ARGUMENTS = {"unbroadcast": 1, "unreduce": 1, "unindex": 1, "zeros_like_gr
                    "unconcatenate": 1, "unstack": 1}
 
 __all__ = [
+    "GradFields",
     "SHAPE_ARGUMENTS",
+    "ShapeOf",
     "add_into",
     "appended",
     "average_grads",
@@ -266,6 +286,8 @@ __all__ = [
     "clip_partials",
     "constant_only",
     "constant_only_tangent",
+    "construct",
+    "constructed_tangent",
     "convolve_grads",
     "convolve_grads_tangent",
     "corrcoef_grads",
@@ -309,6 +331,9 @@ __all__ = [
     "extended_tangent",
     "extremum_grad",
     "extremum_tangent",
+    "field",
+    "field_grad",
+    "field_tangent",
     "get_tangent",
     "grad_like",
     "gradient_grad",
@@ -354,6 +379,7 @@ __all__ = [
     "nanvar_grad",
     "nanvar_grad_tangent",
     "nanvar_tangent",
+    "new",
     "norm_grad",
     "norm_grad_tangent",
     "norm_tangent",
@@ -381,6 +407,10 @@ __all__ = [
     "quantile_tangent",
     "quantile_tangent_q",
     "reduce_like",
+    "replaced",
+    "replaced_grad",
+    "replaced_tangent",
+    "replaced_values_grad",
     "reshape_each",
     "reshape_like",
     "seed",
@@ -388,7 +418,6 @@ __all__ = [
     "sequence",
     "sequence_tangent",
     "shape_of",
-    "ShapeOf",
     "sinc_grad",
     "sinc_second",
     "slogdet_adjoint",
@@ -398,13 +427,13 @@ __all__ = [
     "solve_adjoint_tangent",
     "solve_tangent_a",
     "stop_gradient",
-    "tangent_like",
     "svd_adjoint",
     "svd_adjoint_tangent",
     "svd_tangent",
     "svdvals_adjoint",
     "svdvals_adjoint_tangent",
     "svdvals_tangent",
+    "tangent_like",
     "tensordot_adjoint",
     "tensordot_adjoint_tangent",
     "tie_split",
@@ -420,6 +449,7 @@ __all__ = [
     "uncast",
     "unconcatenate",
     "undiagonal",
+    "unfield",
     "ungather",
     "unget",
     "unget_default",
@@ -441,6 +471,7 @@ __all__ = [
     "untile",
     "untrace",
     "unvalues",
+    "unwith_field",
     "values",
     "values_tangent",
     "var_grad",
@@ -451,6 +482,8 @@ __all__ = [
     "vector_norm_grad",
     "vector_norm_grad_tangent",
     "vector_norm_tangent",
+    "with_field",
+    "with_field_tangent",
     "zero_index",
     "zeros_like_grad",
 ]

@@ -549,7 +549,7 @@ def test_jvp_tangent_for_an_int_argument():
     ("try:\n        y = np.sin(y)\n    except ValueError:\n        pass", "'try' is not supported"),
     ("with np.errstate(all='ignore'):\n        y = np.sin(y)", "'with' is not supported"),
     ("y.sort()", "discarded"),
-    ("y.shape = (3,)", "attribute"),
+    ("y.shape = (3,)", "assignment to an attribute"),
 ], ids=["try", "with", "discarded_call", "setattr"])
 def test_unsupported_constructs_name_their_line(statement, message):
     f = make(f"def f(x):\n    y = x * 2.0\n    {statement}\n    return np.sum(y)\n")

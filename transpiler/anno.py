@@ -19,6 +19,7 @@ class Anno(enum.Enum):
     ZERO = "Marks a placeholder: gradient (name, of_var) must be defined here, zero if it is not."
     RESET = "Marks a placeholder: gradient name's value is dead here; the next write starts anew."
     BUILTIN = "Marks a Name the compiler wrote for a builtin (len, range): bound in finalize."
+    CLASSES = "On a Call of a user function: parameter -> the class its argument is known to have."
     VERSIONS = "On the function: each SSA name -> the user variable it versions (ssa)."
 
 

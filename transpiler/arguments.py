@@ -26,6 +26,7 @@ import inspect
 
 import numpy as np
 
+from runtime.objects import differentiable_value, is_object
 from transpiler.rules.methods import METHODS
 
 _ATOMS = frozenset({int, bool, complex, str, bytes, type(None), slice, range, type(Ellipsis)})
@@ -129,7 +130,8 @@ def _plain_container(cls: type) -> bool:
 
 def objects_in(fn, args: tuple, kwargs: dict) -> frozenset[str]:
     """The parameters of ``fn`` that this call gives an object (arguments to ``*args`` and
-    ``**kwargs`` count for those parameters); TypeError for an array type of its own."""
+    ``**kwargs`` count for those parameters), and ``(parameter, class)`` for each given a
+    dataclass, NamedTuple or class instance; TypeError for an array type of its own."""
     code = fn.__code__
     positional = code.co_varnames[:code.co_argcount]
     star = code.co_varnames[code.co_argcount + code.co_kwonlyargcount] \
@@ -140,6 +142,8 @@ def objects_in(fn, args: tuple, kwargs: dict) -> frozenset[str]:
         where = f"{fn.__name__}'s argument " + (f"'{name}'" if name else str(i))
         if holds_objects(a, where) and name:
             out.add(name)
+        if name and is_object(a):  # its class: methods and properties (passes/objects.py)
+            out.add((name, type(a)))
     if kwargs:
         named = set(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
         dstar = code.co_varnames[code.co_argcount + code.co_kwonlyargcount
@@ -147,6 +151,8 @@ def objects_in(fn, args: tuple, kwargs: dict) -> frozenset[str]:
         for k, v in kwargs.items():
             if holds_objects(v, f"{fn.__name__}'s argument '{k}'"):
                 out.add(k if k in named or dstar is None else dstar)
+            if k in named and is_object(v):
+                out.add((k, type(v)))
     return frozenset(out)
 
 
@@ -162,10 +168,13 @@ def defaults_holding_objects(fn) -> frozenset[str]:
 
 def differentiable(value) -> bool:
     """Whether a value can be differentiated with respect to: a float, a NumPy floating scalar
-    or array (of a subclass that keeps ndarray's operations), or a tuple, list or dict of those."""
+    or array (of a subclass that keeps ndarray's operations), a tuple, list or dict of those, or an
+    object (dataclass, NamedTuple, class instance) with such a field."""
     t = type(value)
     if t is float:
         return True
+    if is_object(value):  # a dataclass, NamedTuple or class instance with a float field
+        return differentiable_value(value)
     if isinstance(value, (tuple, list)):
         return all(type(v) is float or differentiable(v) for v in value)
     if isinstance(value, dict):

@@ -154,8 +154,8 @@ class GradientFunction:
                     continue
             if type(value) is not float and not differentiable(value):
                 raise TypeError(f"cannot differentiate with respect to '{name}': it is "
-                                f"{_describe(value)}; pass a float, a float array, or a tuple, "
-                                f"list or dict of those{_object_hint(value)}")
+                                f"{_describe(value)}; pass a float, a float array, a tuple, list or "
+                                f"dict of those, or an object holding them{_object_hint(value)}")
         for a in args:
             if type(a) is complex or (type(a) is np.ndarray and a.dtype.kind == "c"):
                 raise TypeError(f"{self.__wrapped__.__name__} was given a complex argument; "
@@ -276,5 +276,4 @@ def _object_hint(value) -> str:
     if value is None or isinstance(value, (tuple, list, dict, int, float, complex, str, bytes,
                                            np.ndarray, np.generic)):
         return ""
-    return ("; objects (dataclass or class instances) are not differentiable yet: pass their "
-            "float or array fields as arguments")
+    return "; an object is differentiable when one of its fields is a float or a float array"

@@ -29,6 +29,7 @@ from transpiler.passes import (
     inline,
     lift,
     lower_exits,
+    objects,
     optimize,
     release,
     resolve,
@@ -45,6 +46,7 @@ FRONT: tuple[tuple[str, Callable], ...] = (
     ("inline small helpers", inline.inline),
     ("lift functions defined inside", lift.lift),
     ("resolve called objects", resolve.resolve),
+    ("methods, constructors and attribute writes of known classes", objects.objects),
     ("spell out *args and **kwargs of known contents", stars.stars),
     ("desugar augmented and multiple assignment", desugar.desugar),
     ("break, continue and early return as flags", lower_exits.lower_exits),
@@ -93,15 +95,18 @@ def compile_function(fn, wrt: tuple[str, ...], mode: Mode | str, options: Option
                      objects: frozenset[str] = frozenset()) -> Compiled:
     """Run every pass over ``fn`` and load the result; ``scalars`` names parameters known to
     be Python numbers, ``arrays`` those known to be NumPy arrays and ``objects`` those that may
-    hold objects (the variant; a parameter whose default holds one counts too); ``varargs`` is
+    hold objects (the variant; a parameter whose default holds one counts too), with a pair
+    ``(parameter, class)`` for each whose object's class is known (passes/objects.py); ``varargs`` is
     a helper's call pattern; ``called`` marks a function compiled for a call from another."""
     mode = Mode(mode)
     node, filename, indent = parse_function(fn)
     user_names = names_in(node) | {a.id for a in node.args.args}
-    objects = objects | defaults_holding_objects(fn)
+    classes = dict(item for item in objects if isinstance(item, tuple))
+    objects = frozenset(item for item in objects if not isinstance(item, tuple)) \
+        | defaults_holding_objects(fn)
     ctx = Context(fn=fn, filename=filename, indent=indent, wrt=wrt, mode=mode, options=options,
                   namer=Namer(user_names), locals=_locals(node), scalars=scalars,
-                  varargs=varargs, arrays=arrays, called=called, objects=objects,
+                  varargs=varargs, arrays=arrays, called=called, objects=objects, classes=classes,
                   compile_callee=compile_function)
     debug = debug or bool(os.environ.get("TRANSPILER_DUMP"))
     for description, run in FORWARD_PIPELINE if mode.forward else PIPELINE:

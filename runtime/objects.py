@@ -1,0 +1,228 @@
+"""Gradients of objects: dataclass, NamedTuple and class instances read as records of fields.
+
+An object's gradient, during the sweep, is a ``GradFields``: the gradients of the fields that
+were read (``p.k``), by name; a field nothing flowed into is absent (zero), and ``+`` adds field
+by field. A NamedTuple's gradient is a tuple gradient (its fields are its items). At the end
+``gradient_object`` gives the caller an instance of the argument's own type: a shallow copy
+whose float and array fields (and nested objects and containers of them) hold their gradients,
+the others (ints, strings, None, ...) copied from the argument. Writes ``o.a = v`` in compiled
+code are ``o = rt.with_field(o, "a", v)``: a copy, so the caller's object is never modified.
+
+This module depends on ``runtime.arrays`` and ``runtime.containers`` only.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import types
+
+import numpy as np
+
+from runtime.arrays import is_array, is_zero
+from runtime.containers import CONTAINERS, GradTuple, unindex_container
+
+
+class GradFields(dict):
+    """The gradient of an object: field name -> gradient (absent: zero); ``+`` adds fields."""
+
+    def __add__(self, other):
+        if is_zero(other):
+            return self
+        out = GradFields(self)
+        for k, v in other.items():
+            out[k] = out[k] + v if k in out else v
+        return out
+
+    __radd__ = __add__
+
+
+def is_object(x) -> bool:
+    """Whether ``x`` is an object whose fields hold its values: a dataclass or class instance
+    (with a ``__dict__`` or ``__slots__``), a NamedTuple; not data, a class, a function or a
+    module."""
+    if isinstance(x, tuple):
+        return hasattr(type(x), "_fields")
+    if isinstance(x, (float, int, complex, str, bytes, list, dict, np.ndarray, np.generic,
+                      type, types.ModuleType)) or x is None or callable(x):
+        return False
+    return hasattr(x, "__dict__") or hasattr(type(x), "__slots__")
+
+
+def field_names(x) -> tuple[str, ...]:
+    """The names of ``x``'s fields: a dataclass's fields, a NamedTuple's, the instance
+    attributes (``__dict__`` and ``__slots__``) of any other object."""
+    if isinstance(x, tuple):
+        return tuple(getattr(type(x), "_fields", ()))
+    if dataclasses.is_dataclass(x):
+        names = [f.name for f in dataclasses.fields(x)]
+        return tuple(names + [n for n in getattr(x, "__dict__", ()) if n not in names])
+    names = list(getattr(x, "__dict__", ()))
+    for klass in type(x).__mro__:
+        slots = vars(klass).get("__slots__", ())
+        names += [s for s in ((slots,) if isinstance(slots, str) else slots)
+                  if s not in ("__dict__", "__weakref__") and hasattr(x, s)]
+    return tuple(names)
+
+
+def field(obj, name):
+    """``obj.name``: the key of a field read's rule."""
+    return getattr(obj, name)
+
+
+def unfield(g, obj, name):
+    """The gradient of ``obj.name`` for ``obj``: ``g`` at that field. Refuses what is not a
+    field of the instance (a property, a class attribute computed from others)."""
+    if not is_object(obj):
+        raise TypeError(f"the attribute .{name} of a {type(obj).__name__} was read where an "
+                        "object was expected: its gradient is not a field's")
+    if isinstance(obj, tuple):
+        return unindex_container(g, obj, type(obj)._fields.index(name))
+    if name not in field_names(obj):
+        attribute = getattr(type(obj), name, None)
+        if isinstance(attribute, property) or not hasattr(obj, "__dict__"):
+            raise TypeError(f"{type(obj).__qualname__}.{name} is not a field of the instance "
+                            "(a property?): its gradient cannot be traced through an object of "
+                            "unknown type; read the fields it computes from instead")
+        return GradFields()  # a class attribute: a constant
+    return GradFields({name: g})
+
+
+def field_tangent(t, obj, name):
+    """Tangent of ``obj.name``: the field of the object's tangent (zero when it has none)."""
+    if not is_object(obj):
+        raise TypeError(f"the attribute .{name} of a {type(obj).__name__} was read where an "
+                        "object was expected: its tangent is not a field's")
+    if is_zero(t):
+        return 0.0
+    if isinstance(t, GradFields):
+        return t.get(name, 0.0)
+    if isinstance(t, GradTuple) or not hasattr(t, name):
+        return t[type(obj)._fields.index(name)]
+    return getattr(t, name)
+
+
+def with_field(obj, name, value):
+    """``obj.name = value`` on a shallow copy of ``obj`` (the original is not modified)."""
+    if not is_object(obj):
+        raise TypeError(f"an attribute of a {type(obj).__name__} was assigned where an object "
+                        "of a class of yours was expected")
+    new = copy.copy(obj)
+    setattr(new, name, value)
+    return new
+
+
+def unwith_field(g, name):
+    """The gradient of ``with_field(obj, name, value)`` for ``obj``: ``g`` without that field."""
+    if is_zero(g):
+        return g
+    out = GradFields(g)
+    out.pop(name, None)
+    return out
+
+
+def field_grad(g, obj, name):
+    """The gradient of ``with_field(obj, name, value)`` for ``value``: ``g``'s field."""
+    return field_tangent(g, obj, name)
+
+
+def with_field_tangent(t_obj, obj, name, t_value):
+    """Tangent of ``with_field(obj, name, value)``: the object's tangent with that field."""
+    out = GradFields() if is_zero(t_obj) else GradFields(t_obj) \
+        if isinstance(t_obj, GradFields) else GradFields(
+            {n: field_tangent(t_obj, obj, n) for n in field_names(obj)})
+    out[name] = t_value
+    return out
+
+
+def replaced(obj, names, values):
+    """``dataclasses.replace(obj, **dict(zip(names, values)))`` (a NamedTuple's ``_replace``)."""
+    changes = dict(zip(names, values, strict=True))
+    if isinstance(obj, tuple):
+        return obj._replace(**changes)
+    return dataclasses.replace(obj, **changes)
+
+
+def replaced_grad(g, obj, names):
+    """The gradient of ``replaced(obj, names, values)`` for ``obj`` (any kind of object)."""
+    if isinstance(obj, tuple):
+        if is_zero(g):
+            return g
+        out = list(g)
+        for n in names:
+            out[type(obj)._fields.index(n)] = 0.0
+        return GradTuple(out)
+    if is_zero(g):
+        return g
+    out = GradFields(g)
+    for n in names:
+        out.pop(n, None)
+    return out
+
+
+def replaced_values_grad(g, obj, names):
+    """The gradient of ``replaced(obj, names, values)`` for ``values``: those fields' gradients."""
+    return GradTuple(field_tangent(g, obj, n) for n in names)
+
+
+def replaced_tangent(t_obj, obj, names, t_values):
+    """Tangent of ``replaced(obj, names, values)``."""
+    if isinstance(obj, tuple):
+        out = list(t_obj) if not is_zero(t_obj) else [0.0] * len(obj)
+        for n, t in zip(names, t_values, strict=True):
+            out[type(obj)._fields.index(n)] = t
+        return GradTuple(out)
+    out = with_field_tangent(t_obj, obj, names[0], t_values[0])
+    for n, t in zip(names[1:], t_values[1:], strict=True):
+        out[n] = t
+    return out
+
+
+def gradient_object(g, x, like):
+    """Gradient ``g`` of object ``x`` as an instance of its type (``like(gradient, value)``
+    shapes each field's): a shallow copy whose differentiable fields hold their gradients."""
+    if isinstance(x, tuple):
+        items = [like(0.0 if is_zero(g) else g[i], v) if differentiable_value(v) else v
+                 for i, v in enumerate(x)]
+        return type(x)(*items)
+    out = copy.copy(x)
+    for name in field_names(x):
+        value = getattr(x, name)
+        if differentiable_value(value):
+            part = g.get(name, 0.0) if isinstance(g, GradFields) else \
+                0.0 if is_zero(g) else getattr(g, name)
+            object.__setattr__(out, name, like(part, value))
+    return out
+
+
+def differentiable_value(v) -> bool:
+    """Whether a field's value has a gradient: a float, a floating array or scalar, a container
+    of those, or an object with such fields."""
+    if type(v) is float or isinstance(v, np.floating):
+        return True
+    if is_array(v):
+        return v.dtype.kind == "f"
+    if isinstance(v, CONTAINERS) and not (isinstance(v, tuple) and hasattr(type(v), "_fields")):
+        items = v.values() if isinstance(v, dict) else v
+        return any(differentiable_value(i) for i in items)
+    return is_object(v) and any(differentiable_value(getattr(v, n)) for n in field_names(v))
+
+
+def new(cls):
+    """``cls.__new__(cls)``: an instance whose ``__init__`` runs next (passes/objects.py)."""
+    return cls.__new__(cls)
+
+
+def construct(cls, names, values):
+    """``cls(**dict(zip(names, values)))``: a dataclass or NamedTuple built from its fields."""
+    return cls(**dict(zip(names, values, strict=True)))
+
+
+def constructed_tangent(ans, names, t_values):
+    """Tangent of ``construct(cls, names, values)``: the fields' tangents."""
+    if isinstance(ans, tuple):
+        out = [0.0] * len(ans)
+        for n, t in zip(names, t_values, strict=True):
+            out[type(ans)._fields.index(n)] = t
+        return GradTuple(out)
+    return GradFields(zip(names, t_values, strict=True))
