@@ -195,6 +195,8 @@ def grad_like(g, x):
         return gradient_object(g, x, grad_like) if is_object(x) else _plain(g, x)
     if type(x) is not float and is_object(x):  # a dataclass or class instance: of its type
         return gradient_object(g, x, grad_like)
+    if isinstance(x, (str, bytes)) or x is None:  # in a container: copied, as an object's
+        return x
     _refuse_complex(g)
     if isinstance(x, np.generic):
         return x.dtype.type(g)

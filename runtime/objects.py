@@ -97,6 +97,8 @@ def field_tangent(t, obj, name):
         return 0.0
     if isinstance(t, GradFields):
         return t.get(name, 0.0)
+    if not differentiable_value(getattr(obj, name)):  # an int or a string: copied, not a tangent
+        return 0.0
     if isinstance(t, GradTuple) or not hasattr(t, name):
         return t[type(obj)._fields.index(name)]
     return getattr(t, name)

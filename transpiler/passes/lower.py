@@ -167,7 +167,8 @@ class Lowering:
                 isinstance(e, gast.Name) for e in target.elts))):
             raise error_at(stmt, self.ctx, "assign the result of a call to a name or a tuple of "
                            "names", "y = helper(x)  or  a, b = helper(x)")
-        classes = frozenset((getanno(call, Anno.CLASSES) or {}).items())  # passes/objects.py
+        classes = frozenset((getanno(call, Anno.CLASSES) or getanno(
+            getattr(stmt, "value", None), Anno.CLASSES) or {}).items())  # passes/objects.py
         arguments, varargs, call = bind_helper(self.ctx, func, call)
         active = [p for p, node in arguments.items()
                   if any(self.differentiated(n.id) for n in A.walk(node)

@@ -118,7 +118,32 @@ def _class_of(value, known: dict):
             return _class_of(value.args[0], known)
         if isinstance(value.func, gast.Attribute) and value.func.attr == "_replace":
             return _class_of(value.func.value, known)
+        if inspect.ismethod(func) and isinstance(func.__self__, type):  # C.make(...)
+            return _returned_class(func.__func__, func.__self__)
+        if is_user_function(func):
+            return _returned_class(func, None)
     return None
+
+
+def _returned_class(func, owner):
+    """The class every ``return`` of ``func`` builds (``cls(...)``, ``C(...)``), or None."""
+    try:
+        tree, _, _ = parse_function(func)
+    except Exception:  # noqa: BLE001 (no source)
+        return None
+    first = _first(func)
+    found = set()
+    for n in A.walk(tree):
+        if isinstance(n, gast.Return):
+            call = n.value
+            if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Name)):
+                return None
+            if owner is not None and call.func.id == first:
+                found.add(owner)
+            else:
+                c = func.__globals__.get(call.func.id)
+                found.add(c if user_class(c) else None)
+    return found.pop() if len(found) == 1 else None
 
 
 def _class_parameter(fn, param: str, cls: type, ctx) -> None:
@@ -173,11 +198,26 @@ def _expression(node, known: dict, ctx):
             return call
     if isinstance(node, gast.Call):
         func = getanno(node, Anno.FUNC)
+        if getanno(node, Anno.CLASSES) is None:  # what a call of your function knows
+            _known_arguments(node, func, known)
         if func is dataclasses.replace and len(node.args) == 1:
             return _replaced(node, node.args[0], ctx)
         if user_class(func) and _record(func, ctx, node):
             return _construct(node, func, ctx)
     return node
+
+
+def _known_arguments(call, func, known: dict) -> None:
+    """A call of your function (or of a class's class method) passes the classes it knows."""
+    if inspect.ismethod(func) and isinstance(func.__self__, type) \
+            and is_user_function(func.__func__):  # C.make(x): cls is C
+        setanno(call, Anno.CLASSES, {**_argument_classes(
+            func.__func__, [call.func.value, *call.args], call.keywords, known),
+            _first(func.__func__): (func.__self__,)})
+    elif is_user_function(func):
+        classes = _argument_classes(func, call.args, call.keywords, known)
+        if classes:
+            setanno(call, Anno.CLASSES, classes)
 
 
 def _first(func) -> str:
@@ -223,7 +263,7 @@ def _record(cls, ctx, node) -> bool:
     dataclass whose generated ``__init__`` runs no ``__post_init__`` writing fields."""
     if issubclass(cls, tuple) and hasattr(cls, "_fields"):
         return True
-    if not dataclasses.is_dataclass(cls) or is_user_function(vars(cls).get("__init__")):
+    if not dataclasses.is_dataclass(cls) or vars_init(cls) is not None:
         return False
     post = getattr(cls, "__post_init__", None)
     if post is not None and _writes(post):
@@ -407,8 +447,17 @@ def vars_init(cls):
     for klass in cls.__mro__:
         init = vars(klass).get("__init__")
         if init is not None:
-            return init if is_user_function(init) else None
+            return init if is_user_function(init) and _has_source(init) else None
     return None
+
+
+def _has_source(func) -> bool:
+    """Not generated (a dataclass's ``__init__`` has no source file)."""
+    try:
+        inspect.getsourcelines(func)
+    except (OSError, TypeError):
+        return False
+    return True
 
 
 def _is_rt(call) -> bool:
@@ -458,26 +507,35 @@ def _changing_call(stmt, known: dict, written: set, ctx) -> list:
         _may_change(arg.id, stmt, ctx)
         written.add(arg.id)
         names.append(arg.id)
-    copy = changing_copy(func, tuple(changed), ctx)
+    result = not isinstance(stmt, gast.Expr)
+    copy = changing_copy(func, tuple(changed), result, ctx)
     value.func = A.name(ctx.bind(copy.__name__, copy))
     setanno(value, Anno.FUNC, copy)
-    returned = stmt.targets[0] if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
-        else A.name(ctx.namer.fresh("_result" if isinstance(stmt, gast.Return) else "_"),
-                    store=True)
+    if not result and len(names) == 1:  # s.step(dt): s = <step returning s>(s, dt)
+        return [gast.copy_location(A.assign(names[0], value), stmt)]
     if isinstance(stmt, gast.Assign) and len(stmt.targets) != 1:
         raise error_at(stmt, ctx, "a chained assignment of a call that changes an object is "
                        "not supported", "assign it once")
-    target = gast.Tuple(elts=[returned] + [A.name(n, store=True) for n in names],
-                        ctx=gast.Store())
-    out = [gast.copy_location(gast.Assign(targets=[target], value=value, type_comment=None),
-                              stmt)]
+    out = ctx.namer.fresh("_changed")
+    elts = [A.name(n, store=True) for n in names]
+    if isinstance(stmt, gast.Assign):
+        elts.insert(0, stmt.targets[0])
+    elif result:
+        returned = ctx.namer.fresh("_result")
+        elts.insert(0, A.name(returned, store=True))
+    unpack = gast.Assign(targets=[gast.Tuple(elts=elts, ctx=gast.Store())], value=A.name(out),
+                         type_comment=None)
+    made = [gast.copy_location(A.assign(out, value), stmt), gast.copy_location(unpack, stmt)]
     if isinstance(stmt, gast.Return):
-        out.append(gast.copy_location(gast.Return(value=_load(returned)), stmt))
-    return out
+        made.append(gast.copy_location(gast.Return(value=A.name(returned)), stmt))
+    return made
 
 
 def _refuse_nested(stmt, ctx) -> None:
-    for n in A.walk(stmt):
+    heads = [getattr(stmt, f) for f in ("test", "iter", "value", "target", "targets")
+             if getattr(stmt, f, None) is not None] if isinstance(stmt, (
+                 gast.If, gast.While, gast.For)) else [stmt]
+    for n in (n for h in heads for n in A.walk(h)):
         if isinstance(n, gast.Call) and _changed(n):
             raise error_at(n, ctx, f"{getanno(n, Anno.FUNC).__qualname__} changes an object "
                            "it is given, and is called inside an expression",
@@ -527,9 +585,10 @@ def changed_parameters(func, classes: dict, depth: int) -> tuple[str, ...]:
     return found
 
 
-def changing_copy(func, changed: tuple[str, ...], ctx):
-    """A copy of ``func`` whose every return is ``return (value, <changed parameters>)``."""
-    key = ("changing copy", changed)
+def changing_copy(func, changed: tuple[str, ...], result: bool, ctx):
+    """A copy of ``func`` whose every return is ``return (value, <changed parameters>)``
+    (without ``result``: ``return <changed parameters>``, one alone when there is one)."""
+    key = ("changing copy", changed, result)
     found = cache.lookup(func, key)
     if found is not None:
         return found
@@ -538,14 +597,19 @@ def changing_copy(func, changed: tuple[str, ...], ctx):
         raise error_at(tree, ctx, f"{func.__qualname__} changes its argument and uses "
                        "variables of an enclosing scope (super()?)", "define it at module or "
                        "class level without super()")
-    extra = [A.name(p) for p in changed]
+    def returned(value):
+        extra = [A.name(p) for p in changed]
+        if result:
+            return _tuple([value or A.const(None)] + extra)
+        return extra[0] if len(extra) == 1 else _tuple(extra)
+
     for n in A.walk(tree):
         if isinstance(n, gast.Return):
-            n.value = _tuple([n.value or A.const(None)] + [A.copy_node(e) for e in extra])
+            n.value = returned(n.value)
     if not (tree.body and isinstance(tree.body[-1], gast.Return)):
-        end = gast.Return(value=_tuple([A.const(None)] + [A.copy_node(e) for e in extra]))
+        end = gast.Return(value=returned(None))
         tree.body.append(gast.copy_location(end, tree.body[-1]))
-    tree.name = f"{func.__name__}_changing_{'_'.join(changed)}"
+    tree.name = f"{func.__name__.strip('_')}_changing_{'_'.join(changed)}"
     module = gast.gast_to_ast(gast.Module(body=[tree], type_ignores=[]))
     ast.fix_missing_locations(module)
     source = ast.unparse(module) + "\n"
