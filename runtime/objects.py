@@ -228,3 +228,14 @@ def constructed_tangent(ans, names, t_values):
             out[type(ans)._fields.index(n)] = t
         return GradTuple(out)
     return GradFields(zip(names, t_values, strict=True))
+
+
+def data(x, where):
+    """``x``, checked to be data (a number, a NumPy array or scalar, a tuple, list or dict)
+    where NumPy's meaning of a method is applied to an object's field (``self.u.copy()``)."""
+    t = type(x)
+    if t in (float, int, bool, np.ndarray, tuple, list, dict) or isinstance(x, np.generic):
+        return x
+    raise TypeError(f"{where} is a {t.__qualname__}: its methods are differentiated as NumPy's "
+                    "only on a number, a NumPy array or a tuple, list or dict; call the NumPy "
+                    "function on an array instead")

@@ -81,11 +81,15 @@ def test_an_objects_method_is_its_classs_and_unknown_receivers_are_refused():
 
 def test_values_derived_from_an_object_are_not_taken_for_arrays():
     p = P(1.0, 2.0)
-    for body in ("q = (p, x)\n    return np.sum(q[0].dot(x))",  # through a container
-                 "return np.sum(p.a.dot(x))"):  # an attribute of the object
-        loss = make(f"def loss(p, x):\n    {body}\n")
-        with pytest.raises(TranspileError, match="dot"):
-            grad(loss, wrt=1)(p, np.ones(3))
+    loss = make("def loss(p, x):\n    q = (p, x)\n    return np.sum(q[0].dot(x))\n")
+    with pytest.raises(TranspileError, match="dot"):  # through a container
+        grad(loss, wrt=1)(p, np.ones(3))
+    field = make("def loss(p, x):\n    return np.sum(p.a.dot(x))\n")  # a field of a known class
+    with pytest.raises(AttributeError, match="'float' object has no attribute 'dot'"):
+        grad(field, wrt=1)(p, np.ones(3))  # checked to be data, then fails as Python does
+    holder = make("def loss(p, x):\n    return np.sum(p.a.dot(x))\n")
+    with pytest.raises(TypeError, match="p.a is a P"):  # a field holding an object
+        grad(holder, wrt=1)(P(P(1.0, 2.0), 2.0), np.ones(3))
 
 
 def test_objects_held_in_defaults_and_containers_are_objects_too():

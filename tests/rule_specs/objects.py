@@ -1,5 +1,5 @@
 """Specs of the object rules: a field read, an attribute write on a copy, dataclasses.replace
-and a dataclass or NamedTuple built from its fields (runtime/objects.py), on a dataclass
+a dataclass or NamedTuple built from its fields and a field checked to be data (runtime/objects.py), on a dataclass
 (``Rec``) and a NamedTuple (``Pair``), both defined in common.py."""
 
 import runtime
@@ -21,4 +21,5 @@ SPECS = [
            "rt.field(q, 'k') * rt.field(q, 'c')", 2, shapes=BOTH),
     OpSpec(runtime.replaced, "p = Pair(a, b); q = rt.replaced(p, ('k', 'c'), (b, a * b)); "
            "q.k * q.c + p.k", 2, shapes=BOTH),
+    OpSpec(runtime.data, "np.sum(rt.data(a, 'self.a') * b)", 2, shapes=BOTH),
 ]

@@ -117,7 +117,9 @@ class Lowering:
             return self.rule(operator.getitem, [value.value, index], {}, target, value)
         if isinstance(value, gast.Attribute) and value.attr not in SHAPE_ATTRIBUTES:
             key = getattr(np.ndarray, value.attr, None)
-            if self.ctx.facts.receivers.may_be_object(value.value):
+            data = isinstance(value.value, gast.Name) and (
+                value.value.id in self.ctx.arrays or value.value.id in self.ctx.scalars)
+            if (key is None and not data) or self.ctx.facts.receivers.may_be_object(value.value):
                 return self.rule(runtime.field, [value.value, A.const(value.attr)], {},
                                  target, value)  # an object's field (runtime/objects.py)
             return self.rule(key, [value.value], {}, target, value, f".{value.attr}")

@@ -30,14 +30,17 @@ import linecache
 import types
 
 import gast
+import numpy as np
 
 import runtime
+from transpiler.analysis.activity import SHAPE_ATTRIBUTES
 from transpiler import ast_util as A
 from transpiler import cache
 from transpiler.anno import Anno, getanno, setanno
 from transpiler.errors import error_at
 from transpiler.frontend import parse_function
 from transpiler.rules.registry import ADJOINTS, TANGENTS, is_user_function
+from transpiler.rules.methods import METHODS
 from transpiler.rules.nondiff import NONDIFF
 
 _LIBRARIES = {"builtins", "numpy", "scipy", "math", "transpiler", "runtime", "collections",
@@ -196,6 +199,11 @@ def _expression(node, known: dict, ctx):
             setanno(call, Anno.FUNC, prop.fget)
             setanno(call, Anno.CLASSES, {_first(prop.fget): cls})
             return call
+    if isinstance(node, gast.Attribute) and _field_of_known(node.value, known) and (
+            node.attr not in SHAPE_ATTRIBUTES and (hasattr(np.ndarray, node.attr)
+                                                    or node.attr in METHODS)):
+        node.value = _data(node.value, ctx)  # self.u.T, self.u.copy(): NumPy's, if u is data
+        return node
     if isinstance(node, gast.Call):
         func = getanno(node, Anno.FUNC)
         if getanno(node, Anno.CLASSES) is None:  # what a call of your function knows
@@ -205,6 +213,21 @@ def _expression(node, known: dict, ctx):
         if user_class(func) and _record(func, ctx, node):
             return _construct(node, func, ctx)
     return node
+
+
+def _field_of_known(node, known: dict) -> bool:
+    """``o.a`` of an object of known class whose ``a`` is not a method or property."""
+    if not (isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name)
+            and node.value.id in known):
+        return False
+    attribute = inspect.getattr_static(known[node.value.id], node.attr, None)
+    return not (callable(attribute) or isinstance(attribute, (property, staticmethod,
+                                                              classmethod)))
+
+
+def _data(node, ctx):
+    where = gast.unparse(node).strip()
+    return _helper_call(node, "data", [node, A.const(where)], ctx)
 
 
 def _known_arguments(call, func, known: dict) -> None:

@@ -86,3 +86,13 @@ def tan_constructed_tangent(ans, obj, names, t):
 
 
 NONDIFF.add(rt.new)  # an instance before its __init__: no values yet
+
+
+@adjoint(rt.data)  # self.u.copy(): the field checked to be data, then NumPy's method
+def adj_data(ans, x, where):
+    d[x] = d[ans]
+
+
+@tangent(rt.data)
+def tan_data(ans, x, where):
+    d[ans] = d[x]
