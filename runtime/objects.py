@@ -89,19 +89,29 @@ def unfield(g, obj, name):
 
 
 def field_tangent(t, obj, name):
-    """Tangent of ``obj.name``: the field of the object's tangent (zero when it has none)."""
+    """Tangent of ``obj.name``: the field of the object's tangent (zeros when it has none)."""
     if not is_object(obj):
         raise TypeError(f"the attribute .{name} of a {type(obj).__name__} was read where an "
                         "object was expected: its tangent is not a field's")
+    value = getattr(obj, name)
+    if not differentiable_value(value):  # an int or a string: copied, not a tangent
+        return 0.0
     if is_zero(t):
-        return 0.0
-    if isinstance(t, GradFields):
-        return t.get(name, 0.0)
-    if not differentiable_value(getattr(obj, name)):  # an int or a string: copied, not a tangent
-        return 0.0
-    if isinstance(t, GradTuple) or not hasattr(t, name):
-        return t[type(obj)._fields.index(name)]
-    return getattr(t, name)
+        part = 0.0
+    elif isinstance(t, GradFields):
+        part = t.get(name, 0.0)
+    elif isinstance(t, GradTuple) or not hasattr(t, name):
+        part = t[type(obj)._fields.index(name)]
+    else:
+        part = getattr(t, name)
+    return zeros_like_field(value) if is_zero(part) else part
+
+
+def zeros_like_field(value):
+    """The zero gradient of a field's value: zeros of an array's shape, else 0.0."""
+    if is_array(value):
+        return np.zeros(value.shape, dtype=value.dtype if value.dtype.kind == "f" else float)
+    return 0.0
 
 
 def with_field(obj, name, value):
@@ -123,9 +133,15 @@ def unwith_field(g, name):
     return out
 
 
-def field_grad(g, obj, name):
+def field_grad(g, value, name):
     """The gradient of ``with_field(obj, name, value)`` for ``value``: ``g``'s field."""
-    return field_tangent(g, obj, name)
+    if is_zero(g):
+        part = 0.0
+    elif isinstance(g, GradFields):
+        part = g.get(name, 0.0)
+    else:  # an instance of the object's type (a seed given to vjp)
+        part = getattr(g, name, 0.0)
+    return zeros_like_field(value) if is_zero(part) else part
 
 
 def with_field_tangent(t_obj, obj, name, t_value):

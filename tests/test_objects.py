@@ -333,3 +333,50 @@ def test_a_post_init_that_sets_fields_is_refused_inside():
         grad(f)(1.5)
     g = make("def g(r):\n    return r.area * r.w\n")  # as an argument, area is a field
     assert grad(g)(Derived(1.5, 2.0)).area == 1.5
+
+
+class Grid:
+    """An explicit heat-equation solver written as a class, the way it often is."""
+
+    def __init__(self, u, r):
+        self.u = u
+        self.r = r
+
+    def step(self):
+        un = self.u.copy()
+        un[1:-1] = self.u[1:-1] + self.r * (self.u[2:] - 2.0 * self.u[1:-1] + self.u[:-2])
+        self.u = un
+
+    def total(self):
+        return self.u.dot(self.u) + self.u.T.sum()
+
+
+@OPT
+def test_numpy_methods_on_fields_and_a_solver_class_in_a_loop(optimize):
+    f = make("""
+def heat(u0, r):
+    g = Grid(u0, r)
+    for i in range(6):
+        g.step()
+    return g.total()
+""", Grid=Grid)
+    u0 = np.sin(np.linspace(0.0, 3.0, 8))
+    for wrt in (0, 1):
+        check_both(f, (u0, 0.2), wrt=wrt, optimize=optimize)
+    h = hvp(f, wrt=1)(u0, 0.2, 1.0)
+    g = grad(f, wrt=1)
+    np.testing.assert_allclose(h, (g(u0, 0.2 + 1e-5) - g(u0, 0.2 - 1e-5)) / 2e-5, rtol=1e-5)
+
+
+def test_an_element_write_into_an_attribute_is_refused_with_the_copy_hint():
+    class Bad:
+        def __init__(self, u):
+            self.u = u
+
+        def step(self):
+            self.u[1:] = self.u[:-1]
+
+    f = make("def f(u):\n    b = Bad(u)\n    b.step()\n    return np.sum(b.u)\n", Bad=Bad)
+    with pytest.raises(TranspileError, match="element of an attribute") as info:
+        grad(f)(np.ones(3))
+    assert "self.u = un" in str(info.value)

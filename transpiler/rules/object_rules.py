@@ -21,7 +21,7 @@ def tan_field(ans, obj, name):
 @adjoint(rt.with_field)
 def adj_with_field(ans, obj, name, value):
     d[obj] = rt.unwith_field(d[ans], name)
-    d[value] = rt.field_grad(d[ans], obj, name)
+    d[value] = rt.field_grad(d[ans], value, name)
 
 
 @tangent(rt.with_field)
@@ -56,8 +56,8 @@ def tan_unwith_field(ans, g, name):
 
 
 @tangent(rt.field_grad)
-def tan_field_grad(ans, g, obj, name):
-    d[ans] = rt.field_grad(d[g], obj, name)
+def tan_field_grad(ans, g, value, name):
+    d[ans] = rt.field_grad(d[g], value, name)
 
 
 @tangent(rt.replaced_grad)
