@@ -380,3 +380,64 @@ def test_an_element_write_into_an_attribute_is_refused_with_the_copy_hint():
     with pytest.raises(TranspileError, match="element of an attribute") as info:
         grad(f)(np.ones(3))
     assert "self.u = un" in str(info.value)
+
+
+@pytest.mark.parametrize("body, line", [
+    ("s = Spring(k)\n    t = s\n    s.k = 2.0 * k\n    return t.k", 3),  # another name
+    ("s = Spring(k)\n    pair = [s, k]\n    s.k = 2.0 * k\n    return pair[0].k", 3),  # a list
+    ("s = Spring(k)\n    o = Spring(k)\n    o.other = s\n    s.k = 2.0 * k\n"
+     "    return o.other.k", 4),  # stored in another object
+    ("o = Spring(k)\n    o.other = Spring(k)\n    inner = o.other\n    inner.k = 2.0 * k\n"
+     "    return o.other.k", 5),  # a field's object changed through a name
+    ("ss = [Spring(k), Spring(k)]\n    for s in ss:\n        s.k = 2.0 * k\n"
+     "    return ss[0].k", 4),  # a loop variable
+])
+def test_a_changed_object_shared_with_another_name_is_refused(body, line):
+    f = make(f"def f(k):\n    {body}\n", **GLOBALS)
+    with pytest.raises(TranspileError, match="shared|class is not known") as info:
+        grad(f)(1.0)
+    assert info.value.lineno == line
+
+
+class Holder:
+    def __init__(self, item):
+        self.item = item
+
+    def weight(self, x):
+        return self.item.k * x
+
+
+def test_a_changed_object_kept_by_a_constructor_or_method_is_refused():
+    f = make("def f(k):\n    s = Spring(k)\n    h = Holder(s)\n    s.k = 2.0 * k\n"
+             "    return h.weight(k)\n", Holder=Holder, **GLOBALS)
+    with pytest.raises(TranspileError, match="shared") as info:
+        grad(f)(1.0)
+    assert info.value.lineno == 3
+    g = make("def g(k):\n    s = Spring(k)\n    e = s.energy(2.0)\n    s.k = 2.0 * k\n"
+             "    return e + s.energy(1.0)\n", **GLOBALS)  # read only: fine
+    check_both(g, (1.3,))
+
+
+class Counter:
+    def __init__(self, x):
+        self.x = x
+
+    def bump(self, dx):
+        self.x = self.x + dx
+        return self.x * 2.0
+
+    def chained(self, dx):
+        self.x = self.x + dx
+        return self
+
+
+@OPT
+def test_a_changing_method_with_a_result_and_one_returning_self(optimize):
+    f = make("def f(x, dx):\n    c = Counter(x)\n    y = c.bump(dx)\n    z = c.bump(y)\n"
+             "    return z * c.x\n", Counter=Counter)
+    for wrt in (0, 1):
+        check_both(f, (0.7, 0.3), wrt=wrt, optimize=optimize)
+    g = make("def g(x):\n    c = Counter(x)\n    d = c.chained(1.0)\n    return d.x\n",
+             Counter=Counter)
+    with pytest.raises(TranspileError, match="returns the object it changes"):
+        grad(g)(1.0)

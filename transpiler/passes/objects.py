@@ -24,6 +24,7 @@ reads are differentiated by ``rt.field``'s rule (passes/lower.py, rules/object_r
 from __future__ import annotations
 
 import ast
+import copy
 import dataclasses
 import inspect
 import linecache
@@ -531,9 +532,13 @@ def _changing_call(stmt, known: dict, written: set, ctx) -> list:
         written.add(arg.id)
         names.append(arg.id)
     result = not isinstance(stmt, gast.Expr)
-    copy = changing_copy(func, tuple(changed), result, ctx)
-    value.func = A.name(ctx.bind(copy.__name__, copy))
-    setanno(value, Anno.FUNC, copy)
+    if result and _returns_changed(func, changed):
+        raise error_at(stmt, ctx, f"{func.__qualname__} returns the object it changes, which "
+                       "would be shared by two names", f"call it as a statement of its own: "
+                       f"{gast.unparse(value).strip()}")
+    changing = changing_copy(func, tuple(changed), result, ctx)
+    value.func = A.name(ctx.bind(changing.__name__, changing))
+    setanno(value, Anno.FUNC, changing)
     if not result and len(names) == 1:  # s.step(dt): s = <step returning s>(s, dt)
         return [gast.copy_location(A.assign(names[0], value), stmt)]
     if isinstance(stmt, gast.Assign) and len(stmt.targets) != 1:
@@ -552,6 +557,16 @@ def _changing_call(stmt, known: dict, written: set, ctx) -> list:
     if isinstance(stmt, gast.Return):
         made.append(gast.copy_location(gast.Return(value=A.name(returned)), stmt))
     return made
+
+
+def _returns_changed(func, changed) -> bool:
+    tree, _, _ = parse_function(func)
+    for n in A.walk(tree):
+        if isinstance(n, gast.Return) and n.value is not None:
+            values = n.value.elts if isinstance(n.value, (gast.Tuple, gast.List)) else [n.value]
+            if any(isinstance(v, gast.Name) and v.id in changed for v in values):
+                return True
+    return False
 
 
 def _refuse_nested(stmt, ctx) -> None:
@@ -641,38 +656,105 @@ def changing_copy(func, changed: tuple[str, ...], result: bool, ctx):
     linecache.cache[name] = (len("".join(lines)), None, lines, name)
     namespace: dict = {}
     exec(compile("".join(lines), name, "exec"), namespace)  # noqa: S102 (the user's own code)
-    made = namespace[tree.name]
-    copy = types.FunctionType(made.__code__, func.__globals__, tree.name, func.__defaults__)
-    copy.__kwdefaults__ = func.__kwdefaults__
-    copy.__qualname__ = f"{func.__qualname__}"
-    copy.__module__ = func.__module__
-    setattr(copy, _MUTATES, changed)
-    cache.store(func, key, copy)
-    return copy
+    compiled = namespace[tree.name]
+    made = types.FunctionType(compiled.__code__, func.__globals__, tree.name,
+                              func.__defaults__)
+    made.__kwdefaults__ = func.__kwdefaults__
+    made.__qualname__ = f"{func.__qualname__}"
+    made.__module__ = func.__module__
+    setattr(made, _MUTATES, changed)
+    cache.store(func, key, made)
+    return made
 
 
 # --- shared objects ---
 
+_FRESH = (runtime.new, runtime.construct, runtime.replaced, runtime.with_field,
+          dataclasses.replace, copy.copy, copy.deepcopy)
+
+
 def _refuse_shared(fn, written: set, ctx) -> None:
-    """A variable whose attributes are written may not share its object with another name."""
+    """A variable whose attributes are written may hold only an object of its own: a parameter,
+    or one made here (built, copied, replaced, or returned changed by a call); and it may not be
+    stored into a container, another object or another name, which would see the change in
+    Python but not in the compiled copy."""
     if not written:
         return
+    params = {a.id for a in fn.args.args + fn.args.kwonlyargs}
     for node in A.walk(fn):
-        if isinstance(node, gast.Assign) and isinstance(node.value, gast.Name):
-            names = {n.id for t in node.targets for n in A.walk(t) if isinstance(n, gast.Name)}
-            if (node.value.id in written or names & written) and node.value.id not in names:
-                shared = node.value.id if node.value.id in written else (names & written).pop()
-                raise _shared(node, shared, ctx)
-        elif isinstance(node, (gast.Tuple, gast.List, gast.Set, gast.Dict)) \
-                and not isinstance(getattr(node, "ctx", gast.Load()), gast.Store):
-            elts = node.values if isinstance(node, gast.Dict) else node.elts
-            for e in elts:
-                if isinstance(e, gast.Name) and e.id in written and not _returned(fn, node):
-                    raise _shared(node, e.id, ctx)
-        elif isinstance(node, (gast.For, gast.comprehension)):
-            names = {n.id for n in A.walk(node.target) if isinstance(n, gast.Name)}
+        if isinstance(node, gast.Assign):
+            names = {n.id for t in node.targets for n in A.walk(t) if isinstance(n, gast.Name)
+                     and isinstance(n.ctx, gast.Store)}
+            if names & written and not _fresh(node.value, params):
+                raise _shared(node, (names & written).pop(), ctx)
+            if isinstance(node.value, gast.Name) and node.value.id in written \
+                    and node.value.id not in names:  # t = s
+                raise _shared(node, node.value.id, ctx)
+        elif isinstance(node, (gast.For, gast.comprehension, gast.withitem, gast.AugAssign)):
+            target = getattr(node, "target", None) or getattr(node, "optional_vars", None)
+            names = {n.id for n in A.walk(target) if isinstance(n, gast.Name)} if target else set()
             if names & written:
                 raise _shared(node, (names & written).pop(), ctx)
+        for stored in _stored(node) + _kept(node):
+            if isinstance(stored, gast.Name) and stored.id in written \
+                    and not _returned(fn, node):
+                raise _shared(node, stored.id, ctx)
+
+
+def _kept(node) -> list:
+    """The arguments a call of your function may keep (store, or return as they are)."""
+    func = getanno(node, Anno.FUNC) if isinstance(node, gast.Call) else None
+    if not is_user_function(func):
+        return []
+    try:
+        bound = inspect.signature(func).bind(*node.args, **{
+            k.arg: k.value for k in node.keywords if k.arg is not None}).arguments
+    except TypeError:
+        return []
+    changed = getattr(func, _MUTATES, ())
+    return [v for p, v in bound.items() if p not in changed and keeps(func, p)]
+
+
+def keeps(func, param: str) -> bool:
+    """Whether ``func`` uses its parameter ``param`` as a whole value other than by reading its
+    attributes or passing it on (stores it, returns it): then the result may share it."""
+    try:
+        tree, _, _ = parse_function(func)
+    except Exception:  # noqa: BLE001 (no source: assume it may)
+        return True
+    passed = {id(a) for n in A.walk(tree) if isinstance(n, gast.Call) for a in n.args} | {
+        id(k.value) for n in A.walk(tree) if isinstance(n, gast.Call) for k in n.keywords}
+    read = {id(n.value) for n in A.walk(tree) if isinstance(n, gast.Attribute)}
+    return any(isinstance(n, gast.Name) and n.id == param and isinstance(n.ctx, gast.Load)
+               and id(n) not in passed and id(n) not in read for n in A.walk(tree))
+
+
+def _fresh(value, params: set) -> bool:
+    """A value that is an object of its own (or unpacks a changing call's results)."""
+    if isinstance(value, gast.Name):  # _, s = _changed (a changing call's results)
+        return value.id.startswith("_changed")
+    if isinstance(value, gast.Call):
+        func = getanno(value, Anno.FUNC)
+        try:
+            return func in _FRESH or user_class(func) or getattr(func, _MUTATES, None) is not None
+        except TypeError:
+            return False
+    return False
+
+
+def _stored(node) -> list:
+    """The values ``node`` stores into a container or an object."""
+    if isinstance(node, (gast.Tuple, gast.List, gast.Set)) and isinstance(node.ctx, gast.Load):
+        return node.elts
+    if isinstance(node, gast.Dict):
+        return node.values
+    if isinstance(node, gast.Call):
+        func = getanno(node, Anno.FUNC)
+        if func is runtime.with_field:
+            return node.args[2:]
+        if func in (runtime.construct, runtime.replaced) and isinstance(node.args[2], gast.Tuple):
+            return node.args[2].elts
+    return []
 
 
 def _returned(fn, node) -> bool:
