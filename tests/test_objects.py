@@ -441,3 +441,11 @@ def test_a_changing_method_with_a_result_and_one_returning_self(optimize):
              Counter=Counter)
     with pytest.raises(TranspileError, match="returns the object it changes"):
         grad(g)(1.0)
+
+
+def test_one_object_given_twice_to_a_function_writing_its_attributes_is_refused():
+    f = make("def f(s, t, x):\n    s.k = x\n    return t.k * x\n")
+    s = Spring(1.0)
+    assert grad(f, wrt=2)(s, Spring(1.0), 3.0) == 1.0
+    with pytest.raises(ValueError, match="also argument 't'"):
+        grad(f, wrt=2)(s, s, 3.0)

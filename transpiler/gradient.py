@@ -11,6 +11,7 @@ import inspect
 import numpy as np
 
 from transpiler import cache
+from runtime.objects import is_object
 from transpiler.arguments import differentiable, objects_in
 from transpiler.backends import backend_for
 from transpiler.context import Options
@@ -237,6 +238,12 @@ def refuse_shared_memory(fn, written: frozenset[str], args: tuple, kwargs: dict)
     bound = inspect.signature(fn).bind(*args, **kwargs).arguments
     arrays = [(n, v) for n, v in bound.items() if isinstance(v, np.ndarray)]
     for name in sorted(written & bound.keys()):
+        for other, value in bound.items():  # an object whose attributes it writes, given twice
+            if other != name and value is bound[name] and is_object(value):
+                raise ValueError(
+                    f"{fn.__name__} writes attributes of its argument '{name}', which is also "
+                    f"argument '{other}': Python would show the change through '{other}', the "
+                    f"compiled gradient writes into a copy. Pass a copy: copy.copy({other})")
         for other, value in arrays:
             if other != name and isinstance(bound[name], np.ndarray) \
                     and np.shares_memory(bound[name], value):

@@ -58,6 +58,7 @@ def objects(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     written = set()
     _rewrite_blocks(fn, known, written, ctx)
     _refuse_shared(fn, written, ctx)
+    ctx.written_params |= written & {a.id for a in fn.args.args + fn.args.kwonlyargs}
     return fn
 
 
