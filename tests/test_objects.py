@@ -449,3 +449,50 @@ def test_one_object_given_twice_to_a_function_writing_its_attributes_is_refused(
     assert grad(f, wrt=2)(s, Spring(1.0), 3.0) == 1.0
     with pytest.raises(ValueError, match="also argument 't'"):
         grad(f, wrt=2)(s, s, 3.0)
+
+
+class Base:
+    def __init__(self, k):
+        self.k = k
+
+    def e(self, x):
+        return self.k * x * x
+
+
+class Child(Base):
+    def e2(self, x):
+        return self.e(x) + x
+
+
+@OPT
+def test_lists_of_objects_inherited_methods_keyword_only_objects(optimize):
+    f = make("def f(ps, x):\n    s = 0.0\n    for p in ps:\n        s = s + p.k * x ** 2 + p.c\n"
+             "    return s\n")
+    ps = [Params(1.0, 2.0, np.ones(2)), Params(3.0, 4.0, np.ones(2))]
+    got = check_grad(f, ps, 1.5, optimize=optimize)
+    assert [type(g) for g in got] == [Params, Params]
+    c = make("def c(k, x):\n    o = Child(k)\n    return o.e2(x)\n", Child=Child)
+    check_both(c, (1.5, 0.5), optimize=optimize)
+    check_both(c, (1.5, 0.5), wrt=1, optimize=optimize)
+    kw = make("def kw(x, *, p):\n    return p.k * x\n")
+    assert grad(kw, wrt="p", optimize=optimize)(2.0, p=Params(1.0, 2.0, np.ones(1))).k == 2.0
+    g = make("def g(w, b, x, y):\n    m = Model(w, b)\n    return m.loss(x, y)\n", Model=Model)
+    check_grad(g, rand((3,)), 0.3, rand((3,), seed=1), rand((3,), seed=2), wrt=(0, 1),
+               optimize=optimize)
+
+
+def test_hvp_along_an_object_direction():
+    h = make("def h(p, x):\n    return p.k * np.sum(p.w * x) ** 2 + np.sin(p.c)\n")
+    p, x = Params(1.5, 0.3, rand((3,))), rand((3,), seed=1)
+    v = Params(1.0, 0.5, rand((3,), seed=2))
+    got = hvp(h)(p, x, v)
+    eps = 1e-6
+
+    def moved(sign):
+        return Params(p.k + sign * eps * v.k, p.c + sign * eps * v.c, p.w + sign * eps * v.w)
+
+    plus, minus = grad(h)(moved(1), x), grad(h)(moved(-1), x)
+    assert type(got) is Params
+    for name in ("k", "c", "w"):
+        fd = (getattr(plus, name) - getattr(minus, name)) / (2 * eps)
+        np.testing.assert_allclose(getattr(got, name), fd, rtol=1e-5, atol=1e-7)
