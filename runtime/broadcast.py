@@ -16,7 +16,7 @@ import numpy as np
 
 from runtime.arrays import ShapeOf, asarray, float_dtype, is_array, is_zero
 from runtime.containers import CONTAINERS, unindex_container, zeros_of
-from runtime.objects import gradient_object, is_object
+from runtime.objects import GradFields, gradient_object, is_object
 
 _SCALARS = (float, int)
 
@@ -131,6 +131,8 @@ def add_into(g, index, part):
 
 def broadcast_like(d, g):
     """The transpose of ``unbroadcast(g, like)``: ``d`` spread back to ``g``'s shape."""
+    if isinstance(g, (*CONTAINERS, GradFields)):  # a container's or object's gradient: as it is
+        return d
     shape = np.shape(g)
     return d if np.shape(d) == shape else np.broadcast_to(d, shape)
 

@@ -168,7 +168,8 @@ def replaced_grad(g, obj, names):
             return g
         out = list(g)
         for n in names:
-            out[type(obj)._fields.index(n)] = 0.0
+            i = type(obj)._fields.index(n)
+            out[i] = zeros_like_field(obj[i])
         return GradTuple(out)
     if is_zero(g):
         return g
@@ -186,7 +187,7 @@ def replaced_values_grad(g, obj, names):
 def replaced_tangent(t_obj, obj, names, t_values):
     """Tangent of ``replaced(obj, names, values)``."""
     if isinstance(obj, tuple):
-        out = list(t_obj) if not is_zero(t_obj) else [0.0] * len(obj)
+        out = list(t_obj) if not is_zero(t_obj) else [zeros_like_field(v) for v in obj]
         for n, t in zip(names, t_values, strict=True):
             out[type(obj)._fields.index(n)] = t
         return GradTuple(out)
@@ -239,7 +240,7 @@ def construct(cls, names, values):
 def constructed_tangent(ans, names, t_values):
     """Tangent of ``construct(cls, names, values)``: the fields' tangents."""
     if isinstance(ans, tuple):
-        out = [0.0] * len(ans)
+        out = [zeros_like_field(v) for v in ans]
         for n, t in zip(names, t_values, strict=True):
             out[type(ans)._fields.index(n)] = t
         return GradTuple(out)
