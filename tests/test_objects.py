@@ -496,3 +496,17 @@ def test_hvp_along_an_object_direction():
     for name in ("k", "c", "w"):
         fd = (getattr(plus, name) - getattr(minus, name)) / (2 * eps)
         np.testing.assert_allclose(getattr(got, name), fd, rtol=1e-5, atol=1e-7)
+
+
+def push(s, dt):
+    s.v = s.v + dt * s.k
+    s.x = s.x + dt * s.v
+    return s.x
+
+
+@OPT
+def test_a_module_level_helper_changing_its_argument(optimize):
+    f = make("def f(k, dt):\n    s = Spring(k)\n    for i in range(3):\n        y = push(s, dt)\n"
+             "        push(s, dt)\n    return y * s.x\n", push=push, **GLOBALS)
+    for wrt in (0, 1):
+        check_both(f, (1.3, 0.1), wrt=wrt, optimize=optimize)

@@ -648,11 +648,13 @@ def changing_copy(func, changed: tuple[str, ...], result: bool, ctx):
     if not (tree.body and isinstance(tree.body[-1], gast.Return)):
         end = gast.Return(value=returned(None))
         tree.body.append(gast.copy_location(end, tree.body[-1]))
-    tree.name = f"{func.__name__.strip('_')}_changing_{'_'.join(changed)}"
+    tree.name = f"{func.__name__.strip('_')}_{'changing' if result else 'returning'}_" \
+        f"{'_'.join(changed)}"
     module = gast.gast_to_ast(gast.Module(body=[tree], type_ignores=[]))
     ast.fix_missing_locations(module)
     source = ast.unparse(module) + "\n"
-    name = f"<{func.__qualname__}, returning {', '.join(changed)}, from {filename}>"
+    name = f"<{func.__qualname__}, returning {'its result and ' if result else ''}" \
+        f"{', '.join(changed)}, from {filename}:{func.__code__.co_firstlineno}>"
     lines = ["\n"] * (tree.lineno - 1) + source.splitlines(keepends=True)
     linecache.cache[name] = (len("".join(lines)), None, lines, name)
     namespace: dict = {}
