@@ -510,3 +510,10 @@ def test_a_module_level_helper_changing_its_argument(optimize):
              "        push(s, dt)\n    return y * s.x\n", push=push, **GLOBALS)
     for wrt in (0, 1):
         check_both(f, (1.3, 0.1), wrt=wrt, optimize=optimize)
+
+
+def test_objects_built_inside_the_arguments_of_others():
+    f = make("def f(k, x):\n    h = Holder(Spring(k))\n    return h.weight(x) + Spring(2.0 * k).energy(x)\n",
+             Holder=Holder, **GLOBALS)
+    check_both(f, (1.3, 0.7))
+    check_both(f, (1.3, 0.7), wrt=1)

@@ -109,7 +109,7 @@ def _types(fn, ctx) -> dict[str, type]:
                 del known[name]
                 unknown.add(name)
                 changed = True
-    return {n: c for n, c in known.items() if n not in unknown or n in ctx.classes}
+    return {n: c for n, c in known.items() if n not in unknown}
 
 
 def _class_of(value, known: dict):
@@ -194,7 +194,8 @@ def _expression(node, known: dict, ctx):
         if node.attr in getattr(known[node.value.id], "_fields", ()):  # a NamedTuple's field
             return _helper_call(node, "field", [node.value, A.const(node.attr)], ctx)
         prop = inspect.getattr_static(known[node.value.id], node.attr, None)
-        if isinstance(prop, property) and is_user_function(prop.fget):
+        if isinstance(prop, property) and is_user_function(prop.fget) \
+                and _has_source(prop.fget):
             cls = known[node.value.id]
             func = A.attr(A.attr(A.name(ctx.bind(cls.__name__, cls)), node.attr), "fget")
             call = gast.copy_location(gast.Call(func=func, args=[node.value], keywords=[]), node)
@@ -255,6 +256,8 @@ def _method(call, cls, known: dict, ctx):
     if name == "_replace" and isinstance(cls, type) and issubclass(cls, tuple) and not call.args:
         return _replaced(call, receiver, ctx)
     method = inspect.getattr_static(cls, name, None)
+    if not _has_source(getattr(method, "__func__", method)):  # generated (__eq__), or C code
+        return None
     owner = A.attr(A.name(ctx.bind(cls.__name__, cls)), name)
     if isinstance(method, staticmethod) and is_user_function(method.__func__):
         func, args, classes = method.__func__, call.args, {}
@@ -312,6 +315,9 @@ def _writes(func) -> bool:
 
 
 def _construct(call, cls, ctx):
+    if any(k.arg is None for k in call.keywords) or any(
+            isinstance(a, gast.Starred) for a in call.args):
+        return call  # (passes/stars.py spells out what it can; the rest runs as written)
     signature = inspect.signature(cls)
     try:
         bound = signature.bind(*call.args, **{k.arg: k.value for k in call.keywords
@@ -319,9 +325,6 @@ def _construct(call, cls, ctx):
     except TypeError as e:
         raise error_at(call, ctx, f"this call does not match {cls.__name__}'s fields: {e}",
                        "check the arguments") from e
-    if any(k.arg is None for k in call.keywords) or any(
-            isinstance(a, gast.Starred) for a in call.args):
-        return call
     names = list(bound.arguments)
     return _helper_call(call, "construct", [A.name(ctx.bind(cls.__name__, cls)),
                                             _strings(names),
@@ -375,6 +378,8 @@ def _statement(stmt, known: dict, written: set, ctx) -> list:
                 gast.BinOp(left=_load(target), op=stmt.op, right=stmt.value), stmt)
             return [_write(target, value, stmt, known, written, ctx)]
     before, stmt = _constructors(stmt, known, written, ctx)
+    if before and stmt is not None:  # Spring(k).energy(x): the method of the object built
+        _rewrite_expressions(stmt, known, ctx)
     return before + ([] if stmt is None else _changing_call(stmt, known, written, ctx))
 
 
@@ -430,7 +435,7 @@ def _constructors(stmt, known: dict, written: set, ctx) -> tuple[list, object]:
     else:
         exprs = []
     for expr in exprs:
-        for call in [n for n in A.walk(expr) if isinstance(n, gast.Call)]:
+        for call in reversed([n for n in A.walk(expr) if isinstance(n, gast.Call)]):
             cls = getanno(call, Anno.FUNC)
             if not (user_class(cls) and getanno(call, Anno.CLASSES) is None
                     and not _is_rt(call)):
@@ -478,6 +483,8 @@ def vars_init(cls):
 
 def _has_source(func) -> bool:
     """Not generated (a dataclass's ``__init__`` has no source file)."""
+    if func is None or not inspect.isfunction(func):
+        return func is None or not callable(func)
     try:
         inspect.getsourcelines(func)
     except (OSError, TypeError):
@@ -678,13 +685,14 @@ _FRESH = (runtime.new, runtime.construct, runtime.replaced, runtime.with_field,
 
 def _refuse_shared(fn, written: set, ctx) -> None:
     """A variable whose attributes are written may hold only an object of its own: a parameter,
-    or one made here (built, copied, replaced, or returned changed by a call); and it may not be
-    stored into a container, another object or another name, which would see the change in
-    Python but not in the compiled copy."""
+    or one made here (built, copied, replaced, or returned changed by a call); and once stored
+    into a container, another object or another name, it may not change again: the other
+    would see the change in Python but not in the compiled copy."""
     if not written:
         return
     params = {a.id for a in fn.args.args + fn.args.kwonlyargs}
-    for node in A.walk(fn):
+    order = _statements(fn)  # id -> (position, enclosing loops)
+    for stmt, node in _nodes(fn):
         if isinstance(node, gast.Assign):
             names = {n.id for t in node.targets for n in A.walk(t) if isinstance(n, gast.Name)
                      and isinstance(n.ctx, gast.Store)}
@@ -700,8 +708,46 @@ def _refuse_shared(fn, written: set, ctx) -> None:
                 raise _shared(node, (names & written).pop(), ctx)
         for stored in _stored(node) + _kept(node):
             if isinstance(stored, gast.Name) and stored.id in written \
-                    and not _returned(fn, node):
+                    and not _returned(fn, node) and _changes_after(fn, stored.id, stmt, order):
                 raise _shared(node, stored.id, ctx)
+
+
+def _nodes(fn):
+    """(statement, node) for every node of ``fn``'s body, with the statement it is in."""
+    for stmt in (s for s in A.walk(fn) if isinstance(s, gast.stmt) and s is not fn):
+        own = [stmt]
+        while own:
+            node = own.pop()
+            yield stmt, node
+            own += [c for c in gast.iter_child_nodes(node) if not isinstance(c, gast.stmt)]
+
+
+def _statements(fn) -> dict:
+    """Each statement's position in program order and the loops around it."""
+    out = {}
+
+    def visit(block, loops):
+        for stmt in block:
+            out[id(stmt)] = (len(out), loops)
+            inner = loops + (id(stmt),) if isinstance(stmt, (gast.For, gast.While)) else loops
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                visit(getattr(stmt, field, None) or [], inner)
+
+    visit(fn.body, ())
+    return out
+
+
+def _changes_after(fn, name: str, stmt, order: dict) -> bool:
+    """Whether ``name`` is bound again after ``stmt`` runs (later, or in the same loop)."""
+    at, loops = order.get(id(stmt), (0, ()))
+    for other in A.walk(fn):
+        if isinstance(other, gast.Assign) and other is not stmt and any(
+                isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)
+                for t in other.targets for n in A.walk(t)):
+            position, around = order.get(id(other), (0, ()))
+            if position > at or set(loops) & set(around):
+                return True
+    return False
 
 
 def _kept(node) -> list:
