@@ -11,9 +11,11 @@ list or dict, is one of
 - an *array type of its own* (``np.matrix``, ``np.ma.MaskedArray``, any subclass that overrides
   an operator, a reduction, indexing or NumPy's ``__array_*__`` hooks): refused with a TypeError,
   since ``*`` may be a matrix product or ``sum`` may skip masked entries;
-- an *object*: anything else. It may be passed and read (its attributes are constants), but it is
-  not differentiated, and the compiler never takes one of its methods for a NumPy method (the
-  variant compiled for the call knows which parameters hold objects: analysis/receivers.py).
+- an *object*: anything else. The compiler never takes one of its methods for a NumPy method (the
+  variant compiled for the call knows which parameters hold objects: analysis/receivers.py, and
+  the class of each dataclass, NamedTuple or class instance: passes/objects.py, which makes its
+  methods calls of the user's functions); one with a float or float-array field is
+  differentiable, its gradient an instance of its type (runtime/objects.py).
 
 Only the general call path checks (all-float calls go through the backend's fast_path, and a
 positional ``np.ndarray`` of exact type is data at a glance).
