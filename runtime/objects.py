@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import inspect
 import types
 
 import numpy as np
@@ -79,13 +80,22 @@ def unfield(g, obj, name):
     if isinstance(obj, tuple):
         return unindex_container(g, obj, type(obj)._fields.index(name))
     if name not in field_names(obj):
-        attribute = getattr(type(obj), name, None)
-        if isinstance(attribute, property) or not hasattr(obj, "__dict__"):
-            raise TypeError(f"{type(obj).__qualname__}.{name} is not a field of the instance "
-                            "(a property?): its gradient cannot be traced through an object of "
-                            "unknown type; read the fields it computes from instead")
-        return GradFields()  # a class attribute: a constant
+        if _constant(type(obj), name):
+            return GradFields()  # a class attribute: a constant
+        raise TypeError(f"{type(obj).__qualname__}.{name} is not a field of the instance (a "
+                        "property or an attribute computed on access): its gradient cannot be "
+                        "traced through an object of unknown class; read the fields it is "
+                        "computed from instead")
     return GradFields({name: g})
+
+
+def _constant(cls, name: str) -> bool:
+    """Whether ``name`` is a plain class attribute of ``cls`` (not a property, a method or
+    another descriptor, and not computed by ``__getattr__``)."""
+    for klass in cls.__mro__:
+        if name in vars(klass):
+            return not hasattr(vars(klass)[name], "__get__")
+    return False
 
 
 def field_tangent(t, obj, name):
@@ -96,6 +106,13 @@ def field_tangent(t, obj, name):
     value = getattr(obj, name)
     if not differentiable_value(value):  # an int or a string: copied, not a tangent
         return 0.0
+    if not isinstance(obj, tuple) and name not in field_names(obj):
+        if _constant(type(obj), name):
+            return zeros_like_field(value)  # a class attribute: a constant
+        raise TypeError(f"{type(obj).__qualname__}.{name} is not a field of the instance (a "
+                        "property or an attribute computed on access): its tangent cannot be "
+                        "traced through an object of unknown class; read the fields it is "
+                        "computed from instead")
     if is_zero(t):
         part = 0.0
     elif isinstance(t, GradFields):
@@ -119,6 +136,11 @@ def with_field(obj, name, value):
     if not is_object(obj):
         raise TypeError(f"an attribute of a {type(obj).__name__} was assigned where an object "
                         "of a class of yours was expected")
+    setter = inspect.getattr_static(type(obj), name, None)
+    if hasattr(setter, "__set__") and not inspect.ismemberdescriptor(setter):
+        raise TypeError(f"{type(obj).__qualname__}.{name} is a property (or another "
+                        "descriptor) with a setter: its gradient would not follow what the "
+                        "setter stores; assign the field it stores instead")
     new = copy.copy(obj)
     setattr(new, name, value)
     return new

@@ -517,3 +517,54 @@ def test_objects_built_inside_the_arguments_of_others():
              Holder=Holder, **GLOBALS)
     check_both(f, (1.3, 0.7))
     check_both(f, (1.3, 0.7), wrt=1)
+
+
+class Thermo:
+    __slots__ = ("t", "scale")
+
+    def __init__(self, t):
+        self.t = t
+        self.scale = 2.0
+
+    def heat(self, dt):
+        self.t = self.t + dt * self.scale
+
+
+class WithSetter:
+    def __init__(self, t):
+        self._t = t
+
+    @property
+    def t(self):
+        return self._t
+
+    @t.setter
+    def t(self, value):
+        self._t = value
+
+
+class Dynamic:
+    def __init__(self, k):
+        self.k = k
+
+    def __getattr__(self, name):
+        if name == "twice":
+            return 2.0 * self.k
+        raise AttributeError(name)
+
+
+def test_slots_work_and_setters_and_computed_attributes_are_refused():
+    f = make("def f(t, dt):\n    o = Thermo(t)\n    o.heat(dt)\n    o.heat(dt)\n    return o.t ** 2\n",
+             Thermo=Thermo)
+    check_both(f, (1.5, 0.1))
+    check_both(f, (1.5, 0.1), wrt=1)
+    g = make("def g(t):\n    o = WithSetter(t)\n    o.t = 2.0 * t\n    return o.t\n",
+             WithSetter=WithSetter)
+    with pytest.raises(TranspileError, match="setter") as info:
+        grad(g)(1.0)
+    assert info.value.lineno == 3
+    h = make("def h(o):\n    return o.twice * o.k\n")  # o.twice computed by __getattr__
+    with pytest.raises(TypeError, match="not a field"):
+        grad(h)(Dynamic(1.5))
+    with pytest.raises(TypeError, match="not a field"):
+        jvp(h, (Dynamic(1.5),), (Dynamic(1.0),))

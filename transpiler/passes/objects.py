@@ -408,10 +408,23 @@ def _write(target, value, stmt, known: dict, written: set, ctx):
     if not isinstance(target, gast.Name):
         raise error_at(stmt, ctx, "assignment to an attribute of this expression is not "
                        "supported", "assign the object to a variable first: o = ...; o.a = v")
+    setter = inspect.getattr_static(known[root.id], stmt_attr(stmt), None)
+    if hasattr(setter, "__set__") and not inspect.ismemberdescriptor(setter):  # (slots: fine)
+        raise error_at(stmt, ctx, f"{known[root.id].__name__}.{stmt_attr(stmt)} is a property "
+                       "(or another descriptor) with a setter, whose gradient would not follow "
+                       "what it stores", "assign the field the setter stores instead")
     _may_change(target.id, stmt, ctx)
     written.add(target.id)
     out = gast.Assign(targets=[A.name(target.id, store=True)], value=value, type_comment=None)
     return gast.copy_location(out, stmt)
+
+
+def stmt_attr(stmt) -> str:
+    """The attribute an attribute write ``o.a = v`` (or ``o.a += v``) of the object assigns."""
+    target = stmt.targets[0] if isinstance(stmt, gast.Assign) else stmt.target
+    while isinstance(target.value, gast.Attribute):
+        target = target.value
+    return target.attr
 
 
 def _may_change(name: str, stmt, ctx) -> None:
