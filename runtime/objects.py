@@ -249,6 +249,11 @@ def differentiable_value(v) -> bool:
     return is_object(v) and any(differentiable_value(getattr(v, n)) for n in field_names(v))
 
 
+def owned(obj):
+    """A shallow copy of an argument that a call changes (the caller's object never is)."""
+    return copy.copy(obj)
+
+
 def new(cls):
     """``cls.__new__(cls)``: an instance whose ``__init__`` runs next (passes/objects.py)."""
     return cls.__new__(cls)

@@ -568,3 +568,22 @@ def test_slots_work_and_setters_and_computed_attributes_are_refused():
         grad(h)(Dynamic(1.5))
     with pytest.raises(TypeError, match="not a field"):
         jvp(h, (Dynamic(1.5),), (Dynamic(1.0),))
+
+
+def test_a_changing_call_not_differentiated_leaves_the_callers_object_alone():
+    f = make("def f(s, x):\n    s.step(0.1)\n    return s.x * x\n")
+    s = Spring(1.0)
+    before = dict(vars(s))
+    assert grad(f, wrt=1)(s, 2.0) == pytest.approx(0.99)  # x after one step
+    assert vars(s) == before
+
+
+class Based(Base):
+    def __init__(self, k):
+        super().__init__(k)
+        self.extra = 1.0
+
+
+def test_a_constructor_calling_super_runs_as_written_when_not_differentiated():
+    f = make("def f(x):\n    o = Based(3.0)\n    return o.k * x\n", Based=Based)
+    assert grad(f)(2.0) == 3.0

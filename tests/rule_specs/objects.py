@@ -21,5 +21,7 @@ SPECS = [
            "rt.field(q, 'k') * rt.field(q, 'c')", 2, shapes=BOTH),
     OpSpec(runtime.replaced, "p = Pair(a, b); q = rt.replaced(p, ('k', 'c'), (b, a * b)); "
            "q.k * q.c + p.k", 2, shapes=BOTH),
+    OpSpec(runtime.owned, "p = Rec(a, b); q = rt.owned(p); rt.field(q, 'k') * rt.field(q, 'c')",
+           2, shapes=BOTH),
     OpSpec(runtime.data, "np.sum(rt.data(a, 'self.a') * b)", 2, shapes=BOTH),
 ]

@@ -58,7 +58,13 @@ def objects(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     written = set()
     _rewrite_blocks(fn, known, written, ctx)
     _refuse_shared(fn, written, ctx)
-    ctx.written_params |= written & {a.id for a in fn.args.args + fn.args.kwonlyargs}
+    params = {a.id for a in fn.args.args + fn.args.kwonlyargs}
+    ctx.written_params |= written & params
+    if not ctx.called:  # a call that changes an argument changes a copy of it, run or compiled
+        owned = sorted({a.id for n in A.walk(fn) if isinstance(n, gast.Call)
+                        for a in _changed_arguments(n) if a.id in params})
+        fn.body[:0] = [gast.copy_location(A.assign(p, _helper_call(
+            fn, "owned", [A.name(p)], ctx)), fn.body[0]) for p in owned]
     return fn
 
 
@@ -453,12 +459,13 @@ def _constructors(stmt, known: dict, written: set, ctx) -> tuple[list, object]:
             if not (user_class(cls) and getanno(call, Anno.CLASSES) is None
                     and not _is_rt(call)):
                 continue
+            if type(cls).__call__ is not type.__call__ or cls.__new__ is not object.__new__:
+                continue  # a metaclass or __new__ of its own: runs as written
             init = vars_init(cls)
-            if init is None and type(cls).__call__ is type.__call__ \
-                    and cls.__new__ is object.__new__:
+            if init is None and all(vars(k).get("__init__") is None for k in cls.__mro__[:-1]):
                 init = False  # object's own __init__: nothing to run
-            if init is None:
-                continue
+            if init is None or (init and init.__code__.co_freevars):
+                continue  # a library's __init__, or one calling super(): runs as written
             if isinstance(stmt, gast.While) or _conditional(expr, call):
                 raise error_at(call, ctx, f"{cls.__name__}(...) here is evaluated only on "
                                "some paths", "build the object on a line of its own")
@@ -590,6 +597,17 @@ def _returns_changed(func, changed) -> bool:
     return False
 
 
+def _changed_arguments(call) -> list:
+    """The variables a call of a made copy (``changing_copy``) changes."""
+    func = getanno(call, Anno.FUNC)
+    changed = getattr(func, _MUTATES, None)
+    if not changed:
+        return []
+    bound = inspect.signature(func).bind(*call.args, **{
+        k.arg: k.value for k in call.keywords if k.arg is not None}).arguments
+    return [bound[p] for p in changed if isinstance(bound.get(p), gast.Name)]
+
+
 def _refuse_nested(stmt, ctx) -> None:
     heads = [getattr(stmt, f) for f in ("test", "iter", "value", "target", "targets")
              if getattr(stmt, f, None) is not None] if isinstance(stmt, (
@@ -605,7 +623,8 @@ def _changed(call) -> tuple[str, ...]:
     """The parameters of the user function ``call`` calls that it changes (written attributes,
     directly or by a method of theirs that does), for classes known at the call."""
     func = getanno(call, Anno.FUNC)
-    if not is_user_function(func) or getattr(func, _MUTATES, None) is not None:
+    if not is_user_function(func) or getattr(func, _MUTATES, None) is not None \
+            or func.__code__.co_freevars:  # (super(): runs as written when not differentiated)
         return ()
     return changed_parameters(func, getanno(call, Anno.CLASSES) or {}, depth=0)
 

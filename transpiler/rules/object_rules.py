@@ -96,3 +96,13 @@ def adj_data(ans, x, where):
 @tangent(rt.data)
 def tan_data(ans, x, where):
     d[ans] = d[x]
+
+
+@adjoint(rt.owned)  # s = rt.owned(s): a copy of an argument that a call changes
+def adj_owned(ans, obj):
+    d[obj] = d[ans]
+
+
+@tangent(rt.owned)
+def tan_owned(ans, obj):
+    d[ans] = d[obj]
