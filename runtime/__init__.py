@@ -40,25 +40,6 @@ from runtime.broadcast import (
     zero_index,
     zeros_like_grad,
 )
-from runtime.objects import (
-    GradFields,
-    construct,
-    constructed_tangent,
-    data,
-    field,
-    field_grad,
-    field_tangent,
-    replaced,
-    replaced_grad,
-    replaced_tangent,
-    replaced_values_grad,
-    unfield,
-    new,
-    owned,
-    unwith_field,
-    with_field,
-    with_field_tangent,
-)
 from runtime.containers import (
     appended,
     cotangent,
@@ -147,6 +128,25 @@ from runtime.linalg import (
     vecdot_adjoint,
     vecdot_adjoint_tangent,
     vecdot_tangent,
+)
+from runtime.objects import (
+    GradFields,
+    construct,
+    constructed_tangent,
+    data,
+    field,
+    field_grad,
+    field_tangent,
+    new,
+    owned,
+    replaced,
+    replaced_grad,
+    replaced_tangent,
+    replaced_values_grad,
+    unfield,
+    unwith_field,
+    with_field,
+    with_field_tangent,
 )
 from runtime.reductions import (
     average_grads,

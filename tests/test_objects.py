@@ -513,8 +513,8 @@ def test_a_module_level_helper_changing_its_argument(optimize):
 
 
 def test_objects_built_inside_the_arguments_of_others():
-    f = make("def f(k, x):\n    h = Holder(Spring(k))\n    return h.weight(x) + Spring(2.0 * k).energy(x)\n",
-             Holder=Holder, **GLOBALS)
+    f = make("def f(k, x):\n    h = Holder(Spring(k))\n"
+             "    return h.weight(x) + Spring(2.0 * k).energy(x)\n", Holder=Holder, **GLOBALS)
     check_both(f, (1.3, 0.7))
     check_both(f, (1.3, 0.7), wrt=1)
 
@@ -554,8 +554,8 @@ class Dynamic:
 
 
 def test_slots_work_and_setters_and_computed_attributes_are_refused():
-    f = make("def f(t, dt):\n    o = Thermo(t)\n    o.heat(dt)\n    o.heat(dt)\n    return o.t ** 2\n",
-             Thermo=Thermo)
+    f = make("def f(t, dt):\n    o = Thermo(t)\n    o.heat(dt)\n    o.heat(dt)\n"
+             "    return o.t ** 2\n", Thermo=Thermo)
     check_both(f, (1.5, 0.1))
     check_both(f, (1.5, 0.1), wrt=1)
     g = make("def g(t):\n    o = WithSetter(t)\n    o.t = 2.0 * t\n    return o.t\n",

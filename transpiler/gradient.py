@@ -10,8 +10,8 @@ import inspect
 
 import numpy as np
 
-from transpiler import cache
 from runtime.objects import is_object
+from transpiler import cache
 from transpiler.arguments import differentiable, objects_in
 from transpiler.backends import backend_for
 from transpiler.context import Options
@@ -155,8 +155,9 @@ class GradientFunction:
                     continue
             if type(value) is not float and not differentiable(value):
                 raise TypeError(f"cannot differentiate with respect to '{name}': it is "
-                                f"{_describe(value)}; pass a float, a float array, a tuple, list or "
-                                f"dict of those, or an object holding them{_object_hint(value)}")
+                                f"{_describe(value)}; pass a float, a float array, a tuple, "
+                                "list or dict of those, or an object holding them"
+                                f"{_object_hint(value)}")
         for a in args:
             if type(a) is complex or (type(a) is np.ndarray and a.dtype.kind == "c"):
                 raise TypeError(f"{self.__wrapped__.__name__} was given a complex argument; "

@@ -1,6 +1,6 @@
-"""Specs of the object rules: a field read, an attribute write on a copy, dataclasses.replace
-a dataclass or NamedTuple built from its fields and a field checked to be data (runtime/objects.py), on a dataclass
-(``Rec``) and a NamedTuple (``Pair``), both defined in common.py."""
+"""Specs of the object rules (runtime/objects.py): a field read, an attribute write on a copy,
+dataclasses.replace, a dataclass or NamedTuple built from its fields, an argument's copy and a
+field checked to be data, on a dataclass (``Rec``) and a NamedTuple (``Pair``) of common.py."""
 
 import runtime
 from tests.rule_specs.common import OpSpec

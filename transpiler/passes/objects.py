@@ -34,15 +34,15 @@ import gast
 import numpy as np
 
 import runtime
-from transpiler.analysis.activity import SHAPE_ATTRIBUTES
 from transpiler import ast_util as A
 from transpiler import cache
+from transpiler.analysis.activity import SHAPE_ATTRIBUTES
 from transpiler.anno import Anno, getanno, setanno
 from transpiler.errors import error_at
 from transpiler.frontend import parse_function
-from transpiler.rules.registry import ADJOINTS, TANGENTS, is_user_function
 from transpiler.rules.methods import METHODS
 from transpiler.rules.nondiff import NONDIFF
+from transpiler.rules.registry import ADJOINTS, TANGENTS, is_user_function
 
 _LIBRARIES = {"builtins", "numpy", "scipy", "math", "transpiler", "runtime", "collections",
               "typing", "dataclasses", "functools", "enum", "fractions", "decimal"}
