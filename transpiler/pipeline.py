@@ -97,7 +97,8 @@ def compile_function(fn, wrt: tuple[str, ...], mode: Mode | str, options: Option
     be Python numbers, ``arrays`` those known to be NumPy arrays and ``objects`` those that may
     hold objects (the variant; a parameter whose default holds one counts too), with a pair
     ``(parameter, class)`` for each whose object's class is known (passes/objects.py);
-    ``varargs`` is a helper's call pattern; ``called`` marks a function compiled for a call from another."""
+    ``varargs`` is a helper's call pattern; ``called`` marks a function compiled for a call
+    from another."""
     mode = Mode(mode)
     node, filename, indent = parse_function(fn)
     user_names = names_in(node) | {a.id for a in node.args.args}
