@@ -587,3 +587,10 @@ class Based(Base):
 def test_a_constructor_calling_super_runs_as_written_when_not_differentiated():
     f = make("def f(x):\n    o = Based(3.0)\n    return o.k * x\n", Based=Based)
     assert grad(f)(2.0) == 3.0
+
+
+def test_a_method_of_an_object_a_call_returns():
+    f = make("def f(k, x):\n    return Spring.unit(k).energy(x) + Spring(k).energy(2.0 * x)\n",
+             **GLOBALS)
+    check_both(f, (1.3, 0.7))
+    check_both(f, (1.3, 0.7), wrt=1)

@@ -192,9 +192,10 @@ def _rewrite_expressions(fn, known: dict, ctx) -> None:
 
 def _expression(node, known: dict, ctx):
     if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
-            and isinstance(node.func.value, gast.Name) and node.func.value.id in known \
-            and isinstance(node.func.ctx, gast.Load):
-        return _method(node, known[node.func.value.id], known, ctx) or node
+            and isinstance(node.func.ctx, gast.Load):  # s.energy(x), Spring.unit().energy(x)
+        cls = _class_of(node.func.value, known)
+        if cls is not None:
+            return _method(node, cls, known, ctx) or node
     if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Load) \
             and isinstance(node.value, gast.Name) and node.value.id in known:
         if node.attr in getattr(known[node.value.id], "_fields", ()):  # a NamedTuple's field
