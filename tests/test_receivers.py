@@ -129,8 +129,10 @@ def test_what_your_functions_return_is_followed_into_them():
     np.testing.assert_allclose(grad(f)(x, 3.0), 9.0 + 4.0 / 3.0)
     np.testing.assert_allclose(jvp(f, (x, 3.0), (np.ones(3), 0.0))[1], 31.0)
     g = make(HELPERS + "def g(x, k):\n    return np.sum(wrapped(x, k).dot(x))\n", P=P)
+    np.testing.assert_allclose(grad(g)(x, 3.0), 6.0 * np.ones(3))  # P.dot: wrapped returns a P
+    h = make(HELPERS + "def h(x, k):\n    return np.sum([wrapped(x, k)][0].dot(x))\n", P=P)
     with pytest.raises(TranspileError, match=r"\.dot\(\.\.\.\).*its receiver"):
-        grad(g)(x, 3.0)
+        grad(h)(x, 3.0)
 
 
 def test_an_objects_method_called_on_constants_only_runs_as_written():
