@@ -6,15 +6,6 @@ the user already uses is never handed out; the same input always gives the same 
 
 from __future__ import annotations
 
-import gast
-
-from transpiler import ast_util as A
-
-
-def names_in(node) -> set[str]:
-    """Every identifier that appears in ``node`` (names, parameters, attributes are excluded)."""
-    return {n.id for n in A.walk(node) if isinstance(n, gast.Name)}
-
 
 class Namer:
     def __init__(self, taken: set[str]):

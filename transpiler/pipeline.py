@@ -17,7 +17,7 @@ from transpiler.arguments import defaults_holding_objects
 from transpiler.backends import backend_for
 from transpiler.context import Context, Mode, Options
 from transpiler.frontend import parse_function
-from transpiler.naming import Namer, names_in
+from transpiler.naming import Namer
 from transpiler.passes import (
     anf,
     check_writes,
@@ -101,12 +101,14 @@ def compile_function(fn, wrt: tuple[str, ...], mode: Mode | str, options: Option
     from another."""
     mode = Mode(mode)
     node, filename, indent = parse_function(fn)
-    user_names = names_in(node) | {a.id for a in node.args.args}
+    names = [n for n in A.walk(node) if isinstance(n, gast.Name)]
+    user_names = {n.id for n in names} | {a.id for a in node.args.args}
     classes = dict(item for item in objects if isinstance(item, tuple))
     objects = frozenset(item for item in objects if not isinstance(item, tuple)) \
         | defaults_holding_objects(fn)
     ctx = Context(fn=fn, filename=filename, indent=indent, wrt=wrt, mode=mode, options=options,
-                  namer=Namer(user_names), locals=_locals(node), scalars=scalars,
+                  namer=Namer(user_names), scalars=scalars,
+                  locals={n.id for n in names if isinstance(n.ctx, (gast.Store, gast.Param))},
                   varargs=varargs, arrays=arrays, called=called, objects=objects, classes=classes,
                   compile_callee=compile_function)
     debug = debug or bool(os.environ.get("TRANSPILER_DUMP"))
@@ -125,8 +127,3 @@ def compile_function(fn, wrt: tuple[str, ...], mode: Mode | str, options: Option
         function.source = source
     return Compiled(functions[0], source, functions[1] if len(functions) > 1 else None,
                     frozenset(ctx.written_params), tuple(ctx.snapshots.items()))
-
-
-def _locals(node) -> set[str]:
-    return {n.id for n in A.walk(node) if isinstance(n, gast.Name)
-            and isinstance(n.ctx, (gast.Store, gast.Param))}
