@@ -594,3 +594,17 @@ def test_a_method_of_an_object_a_call_returns():
              **GLOBALS)
     check_both(f, (1.3, 0.7))
     check_both(f, (1.3, 0.7), wrt=1)
+
+
+SCIENTIFIC_OBJECTS = ("material_energy", "named_params", "frozen_replace", "nested_model",
+                      "spring_energy", "integrate_object")
+
+
+@pytest.mark.parametrize("name", SCIENTIFIC_OBJECTS)
+@OPT
+def test_the_parameter_objects_of_the_scientific_corpus(name, optimize):
+    from tests.corpus.scientific import CASES
+
+    f, args, wrts = CASES[name]
+    for wrt in wrts:
+        check_both(f, args, wrt=wrt, optimize=optimize)
