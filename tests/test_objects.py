@@ -608,3 +608,28 @@ def test_the_parameter_objects_of_the_scientific_corpus(name, optimize):
     f, args, wrts = CASES[name]
     for wrt in wrts:
         check_both(f, args, wrt=wrt, optimize=optimize)
+
+
+@dataclass
+class State:
+    x: float
+    v: np.ndarray
+    step: int = 0
+
+
+def test_a_function_returning_an_object_has_tangents_and_cotangents_of_its_type():
+    f = make("def advance(s, dt):\n    return State(s.x + dt * np.sum(s.v), s.v * (1.0 - dt), "
+             "s.step + 1)\n", State=State)
+    s, dt = State(1.0, rand((3,))), 0.1
+    value, t = jvp(f, (s, dt), (State(1.0, np.ones(3)), 0.5))
+    assert type(t) is State and value.step == 1
+    eps = 1e-6
+    plus = f(State(s.x + eps, s.v + eps * np.ones(3)), dt + 0.5 * eps)
+    minus = f(State(s.x - eps, s.v - eps * np.ones(3)), dt - 0.5 * eps)
+    np.testing.assert_allclose(t.x, (plus.x - minus.x) / (2 * eps), rtol=1e-6)
+    np.testing.assert_allclose(t.v, (plus.v - minus.v) / (2 * eps), rtol=1e-6)
+    _, pullback = vjp(f, s, dt)
+    gs, gdt = pullback(State(1.0, np.ones(3)))
+    assert type(gs) is State
+    np.testing.assert_allclose(gs.v, dt + (1.0 - dt) * np.ones(3))  # <u, J v> == <J^T u, v>
+    assert gdt == pytest.approx(np.sum(s.v) - np.sum(s.v))
