@@ -8,6 +8,7 @@ family's adjoint helpers next to their tangents:
 - ``arrays``: what an array is and which namespace (NumPy) its operations come from, the
   ``ShapeOf`` stand-in; every other module asks it rather than deciding for itself;
 - ``containers``: gradients of tuples, lists and dicts and the helpers that walk them;
+- ``objects``: gradients of dataclass, NamedTuple and class instances (read field by field);
 - ``broadcast``: broadcasting and accumulation (``unbroadcast``, ``unreduce``, ``seed``,
   ``grad_like``...);
 - ``reductions``: reductions and the functions that combine elements (``prod_grad``...);
@@ -129,6 +130,25 @@ from runtime.linalg import (
     vecdot_adjoint,
     vecdot_adjoint_tangent,
     vecdot_tangent,
+)
+from runtime.objects import (
+    GradFields,
+    construct,
+    constructed_tangent,
+    data,
+    field,
+    field_grad,
+    field_tangent,
+    new,
+    owned,
+    replaced,
+    replaced_grad,
+    replaced_tangent,
+    replaced_values_grad,
+    unfield,
+    unwith_field,
+    with_field,
+    with_field_tangent,
 )
 from runtime.reductions import (
     average_grads,
@@ -255,6 +275,7 @@ SHAPE_ARGUMENTS = {"unbroadcast": 1, "unreduce": 1, "unindex": 1, "zeros_like_gr
                    "unconcatenate": 1, "unstack": 1}
 
 __all__ = [
+    "GradFields",
     "SHAPE_ARGUMENTS",
     "ShapeOf",
     "add_into",
@@ -275,6 +296,8 @@ __all__ = [
     "clip_partials",
     "constant_only",
     "constant_only_tangent",
+    "construct",
+    "constructed_tangent",
     "convolve_grads",
     "convolve_grads_tangent",
     "corrcoef_grads",
@@ -292,6 +315,7 @@ __all__ = [
     "cumprod_grad_tangent",
     "cumprod_tangent",
     "cumsum_grad",
+    "data",
     "default_partial",
     "det_adjoint",
     "det_adjoint_tangent",
@@ -318,6 +342,9 @@ __all__ = [
     "extended_tangent",
     "extremum_grad",
     "extremum_tangent",
+    "field",
+    "field_grad",
+    "field_tangent",
     "get_tangent",
     "grad_like",
     "gradient_grad",
@@ -364,10 +391,12 @@ __all__ = [
     "nanvar_grad",
     "nanvar_grad_tangent",
     "nanvar_tangent",
+    "new",
     "norm_grad",
     "norm_grad_tangent",
     "norm_tangent",
     "on_gradient",
+    "owned",
     "pad_tangent",
     "partial_of",
     "partials",
@@ -391,6 +420,10 @@ __all__ = [
     "quantile_tangent",
     "quantile_tangent_q",
     "reduce_like",
+    "replaced",
+    "replaced_grad",
+    "replaced_tangent",
+    "replaced_values_grad",
     "reshape_each",
     "reshape_like",
     "seed",
@@ -430,6 +463,7 @@ __all__ = [
     "uncast",
     "unconcatenate",
     "undiagonal",
+    "unfield",
     "unfill",
     "ungather",
     "unget",
@@ -454,6 +488,7 @@ __all__ = [
     "untile",
     "untrace",
     "unvalues",
+    "unwith_field",
     "values",
     "values_tangent",
     "var_grad",
@@ -464,6 +499,8 @@ __all__ = [
     "vector_norm_grad",
     "vector_norm_grad_tangent",
     "vector_norm_tangent",
+    "with_field",
+    "with_field_tangent",
     "zero_index",
     "zeros_like_grad",
 ]

@@ -16,6 +16,7 @@ import numpy as np
 
 from runtime.arrays import ShapeOf, asarray, float_dtype, is_array, is_zero
 from runtime.containers import CONTAINERS, unindex_container, zeros_of
+from runtime.objects import GradFields, gradient_object, is_object
 
 _SCALARS = (float, int)
 
@@ -130,6 +131,8 @@ def add_into(g, index, part):
 
 def broadcast_like(d, g):
     """The transpose of ``unbroadcast(g, like)``: ``d`` spread back to ``g``'s shape."""
+    if isinstance(g, (*CONTAINERS, GradFields)):  # a container's or object's gradient: as it is
+        return d
     shape = np.shape(g)
     return d if np.shape(d) == shape else np.broadcast_to(d, shape)
 
@@ -191,7 +194,11 @@ def grad_like(g, x):
             g = g.reshape(x.shape)
         return g
     if isinstance(x, CONTAINERS):
-        return _plain(g, x)
+        return gradient_object(g, x, grad_like) if is_object(x) else _plain(g, x)
+    if type(x) is not float and is_object(x):  # a dataclass or class instance: of its type
+        return gradient_object(g, x, grad_like)
+    if isinstance(x, (str, bytes)) or x is None:  # in a container: copied, as an object's
+        return x
     _refuse_complex(g)
     if isinstance(x, np.generic):
         return x.dtype.type(g)
@@ -215,6 +222,8 @@ def _refuse_complex(g) -> None:
 def tangent_like(t, value):
     """Return tangent ``t`` shaped and typed like the result ``value`` it belongs to (a float
     for a number, an array of the value's shape and floating dtype, a tuple/list for one)."""
+    if is_object(value):
+        return gradient_object(t, value, tangent_like)
     if isinstance(value, (tuple, list)):
         return type(value)(tangent_like(a, v) for a, v in zip(t, value, strict=True))
     if isinstance(value, dict):

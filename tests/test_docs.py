@@ -103,3 +103,16 @@ def test_readme_black_box_example_runs():
         decay = f.__globals__["decay"]
         ADJOINTS.pop(decay, None)
         TANGENTS.pop(decay, None)
+
+
+def test_readme_dataclass_example_is_what_the_compiler_prints():
+    from dataclasses import dataclass
+
+    blocks = re.findall(r"```python\n(.*?)```", README, re.S)
+    user = next(b for b in blocks if b.startswith("@dataclass\nclass Oscillator"))
+    shown = next(b for b in blocks if b.startswith("def grad_energy"))
+    f = make(user, name="energy", dataclass=dataclass)
+    p = make(user, name="Oscillator", dataclass=dataclass)(4.0, 0.3)
+    assert grad(f).source_for(p, 1.0, 2.0) == shown.strip()
+    assert repr(grad(f)(p, 1.0, 2.0)) == "Oscillator(k=0.5, c=2.0, name='spring')"
+    assert "`Oscillator(k=0.5, c=2.0, name='spring')`" in README

@@ -551,7 +551,7 @@ def test_jvp_tangent_for_an_int_argument():
     ("with np.errstate(all=str(y)):\n        y = np.sin(y)", "context manager built from "
      "differentiated values"),
     ("y.sort()", "discarded"),
-    ("y.shape = (3,)", "attribute"),
+    ("y.shape = (3,)", "assignment to an attribute"),
 ], ids=["try", "with", "discarded_call", "setattr"])
 def test_unsupported_constructs_name_their_line(statement, message):
     f = make(f"def f(x):\n    y = x * 2.0\n    {statement}\n    return np.sum(y)\n")

@@ -279,8 +279,8 @@ def test_differentiating_an_integer_or_boolean_argument_is_a_type_error(wrt, arg
     with pytest.raises(TypeError) as info:
         grad(f, wrt=wrt)(*call)
     assert str(info.value) == (f"cannot differentiate with respect to '{name}': it is "
-                               f"{described}; pass a float, a float array, or a tuple, list or "
-                               "dict of those")
+                               f"{described}; pass a float, a float array, a tuple, list or "
+                               "dict of those, or an object holding them")
     with pytest.raises(TypeError, match=f"'{name}'"):  # also among several
         grad(f, wrt=(0, name))(*call)
 

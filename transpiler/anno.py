@@ -24,6 +24,7 @@ class Anno(enum.Enum):
     TRY = "Marks an 'if ok:' that is a 'try' (passes/contexts.py): its Attempt."
     TRIED = "Marks 'ok = _tried()' before a TRY block: ok is set by the try and its handler."
     CAUGHT = "Marks 'e = _caught()' opening a TRY block's handler: e is bound by 'except ... as e'."
+    CLASSES = "On a Call of a user function: parameter -> the class its argument is known to have."
     VERSIONS = "On the function: each SSA name -> the user variable it versions (ssa)."
     CLOSURE = "Marks the functools.partial lift makes of a closure: its keywords are read late."
     KNOWN = ("On a Call of a user function: (parameter, function, number of bound positional "

@@ -11,9 +11,11 @@ list or dict, is one of
 - an *array type of its own* (``np.matrix``, ``np.ma.MaskedArray``, any subclass that overrides
   an operator, a reduction, indexing or NumPy's ``__array_*__`` hooks): refused with a TypeError,
   since ``*`` may be a matrix product or ``sum`` may skip masked entries;
-- an *object*: anything else. It may be passed and read (its attributes are constants), but it is
-  not differentiated, and the compiler never takes one of its methods for a NumPy method (the
-  variant compiled for the call knows which parameters hold objects: analysis/receivers.py).
+- an *object*: anything else. The compiler never takes one of its methods for a NumPy method (the
+  variant compiled for the call knows which parameters hold objects: analysis/receivers.py, and
+  the class of each dataclass, NamedTuple or class instance: passes/objects.py, which makes its
+  methods calls of the user's functions); one with a float or float-array field is
+  differentiable, its gradient an instance of its type (runtime/objects.py).
 
 Only the general call path checks (all-float calls go through the backend's fast_path, and a
 positional ``np.ndarray`` of exact type is data at a glance).
@@ -26,6 +28,7 @@ import inspect
 
 import numpy as np
 
+from runtime.objects import differentiable_value, is_object
 from transpiler.rules.methods import METHODS
 
 _ATOMS = frozenset({int, bool, complex, str, bytes, type(None), slice, range, type(Ellipsis)})
@@ -129,7 +132,8 @@ def _plain_container(cls: type) -> bool:
 
 def objects_in(fn, args: tuple, kwargs: dict) -> frozenset[str]:
     """The parameters of ``fn`` that this call gives an object (arguments to ``*args`` and
-    ``**kwargs`` count for those parameters); TypeError for an array type of its own."""
+    ``**kwargs`` count for those parameters), and ``(parameter, class)`` for each given a
+    dataclass, NamedTuple or class instance; TypeError for an array type of its own."""
     code = fn.__code__
     positional = code.co_varnames[:code.co_argcount]
     star = code.co_varnames[code.co_argcount + code.co_kwonlyargcount] \
@@ -140,6 +144,8 @@ def objects_in(fn, args: tuple, kwargs: dict) -> frozenset[str]:
         where = f"{fn.__name__}'s argument " + (f"'{name}'" if name else str(i))
         if holds_objects(a, where) and name:
             out.add(name)
+        if name and is_object(a):  # its class: methods and properties (passes/objects.py)
+            out.add((name, type(a)))
     if kwargs:
         named = set(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
         dstar = code.co_varnames[code.co_argcount + code.co_kwonlyargcount
@@ -147,6 +153,8 @@ def objects_in(fn, args: tuple, kwargs: dict) -> frozenset[str]:
         for k, v in kwargs.items():
             if holds_objects(v, f"{fn.__name__}'s argument '{k}'"):
                 out.add(k if k in named or dstar is None else dstar)
+            if k in named and is_object(v):
+                out.add((k, type(v)))
     return frozenset(out)
 
 
@@ -162,10 +170,13 @@ def defaults_holding_objects(fn) -> frozenset[str]:
 
 def differentiable(value) -> bool:
     """Whether a value can be differentiated with respect to: a float, a NumPy floating scalar
-    or array (of a subclass that keeps ndarray's operations), or a tuple, list or dict of those."""
+    or array (of a subclass that keeps ndarray's operations), a tuple, list or dict of those, or an
+    object (dataclass, NamedTuple, class instance) with such a field."""
     t = type(value)
     if t is float:
         return True
+    if is_object(value):  # a dataclass, NamedTuple or class instance with a float field
+        return differentiable_value(value)
     if isinstance(value, (tuple, list)):
         return all(type(v) is float or differentiable(v) for v in value)
     if isinstance(value, dict):

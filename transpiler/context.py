@@ -54,6 +54,7 @@ class Context:
     scalars: frozenset[str] = frozenset()  # parameters known to be Python numbers
     arrays: frozenset[str] = frozenset()  # parameters known to be NumPy arrays
     objects: frozenset[str] = frozenset()  # parameters that may hold objects (arguments.py)
+    classes: dict = field(default_factory=dict)  # parameter -> its object's known class
     written_params: set[str] = field(default_factory=set)  # check_writes: params written into
     snapshots: dict[str, Any] = field(default_factory=dict)  # resolve: global root -> object
     # a helper compiled for one call pattern: (number of extra positional arguments, extra

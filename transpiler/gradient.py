@@ -10,6 +10,7 @@ import inspect
 
 import numpy as np
 
+from runtime.objects import is_object
 from transpiler import cache
 from transpiler.arguments import differentiable, objects_in
 from transpiler.backends import backend_for
@@ -154,8 +155,9 @@ class GradientFunction:
                     continue
             if type(value) is not float and not differentiable(value):
                 raise TypeError(f"cannot differentiate with respect to '{name}': it is "
-                                f"{_describe(value)}; pass a float, a float array, or a tuple, "
-                                f"list or dict of those{_object_hint(value)}")
+                                f"{_describe(value)}; pass a float, a float array, a tuple, "
+                                "list or dict of those, or an object holding them"
+                                f"{_object_hint(value)}")
         for a in args:
             if type(a) is complex or (type(a) is np.ndarray and a.dtype.kind == "c"):
                 raise TypeError(f"{self.__wrapped__.__name__} was given a complex argument; "
@@ -237,6 +239,12 @@ def refuse_shared_memory(fn, written: frozenset[str], args: tuple, kwargs: dict)
     bound = inspect.signature(fn).bind(*args, **kwargs).arguments
     arrays = [(n, v) for n, v in bound.items() if isinstance(v, np.ndarray)]
     for name in sorted(written & bound.keys()):
+        for other, value in bound.items():  # an object whose attributes it writes, given twice
+            if other != name and value is bound[name] and is_object(value):
+                raise ValueError(
+                    f"{fn.__name__} writes attributes of its argument '{name}', which is also "
+                    f"argument '{other}': Python would show the change through '{other}', the "
+                    f"compiled gradient writes into a copy. Pass a copy: copy.copy({other})")
         for other, value in arrays:
             if other != name and isinstance(bound[name], np.ndarray) \
                     and np.shares_memory(bound[name], value):
@@ -276,5 +284,4 @@ def _object_hint(value) -> str:
     if value is None or isinstance(value, (tuple, list, dict, int, float, complex, str, bytes,
                                            np.ndarray, np.generic)):
         return ""
-    return ("; objects (dataclass or class instances) are not differentiable yet: pass their "
-            "float or array fields as arguments")
+    return "; an object is differentiable when one of its fields is a float or a float array"

@@ -31,6 +31,7 @@ from transpiler.passes import (
     inline,
     lift,
     lower_exits,
+    objects,
     optimize,
     release,
     resolve,
@@ -47,6 +48,7 @@ FRONT: tuple[tuple[str, Callable], ...] = (
     ("inline small helpers", inline.inline),
     ("lift functions defined inside", lift.lift),
     ("resolve called objects", resolve.resolve),
+    ("methods, constructors and attribute writes of known classes", objects.objects),
     ("spell out *args and **kwargs of known contents", stars.stars),
     ("call functions passed as values and partials directly", functions.functions),
     ("with statements as blocks", contexts.contexts),
@@ -99,18 +101,22 @@ def compile_function(fn, wrt: tuple[str, ...], mode: Mode | str, options: Option
                      objects: frozenset[str] = frozenset(), known: tuple = ()) -> Compiled:
     """Run every pass over ``fn`` and load the result; ``scalars`` names parameters known to
     be Python numbers, ``arrays`` those known to be NumPy arrays and ``objects`` those that may
-    hold objects (the variant; a parameter whose default holds one counts too); ``varargs`` is
-    a helper's call pattern; ``called`` marks a function compiled for a call from another;
-    ``known``, the functions a call passes it (passes/functions.py)."""
+    hold objects (the variant; a parameter whose default holds one counts too), with a pair
+    ``(parameter, class)`` for each whose object's class is known (passes/objects.py);
+    ``varargs`` is a helper's call pattern; ``called`` marks a function compiled for a call
+    from another; ``known``, the functions a call passes it (passes/functions.py)."""
     mode = Mode(mode)
     node, filename, indent = parse_function(fn)
     names = [n for n in A.walk(node) if isinstance(n, gast.Name)]
     user_names = {n.id for n in names} | {a.id for a in node.args.args}
-    objects = objects | defaults_holding_objects(fn)
+    classes = dict(item for item in objects if isinstance(item, tuple))
+    objects = frozenset(item for item in objects if not isinstance(item, tuple)) \
+        | defaults_holding_objects(fn)
     ctx = Context(fn=fn, filename=filename, indent=indent, wrt=wrt, mode=mode, options=options,
                   namer=Namer(user_names), scalars=scalars,
                   locals={n.id for n in names if isinstance(n.ctx, (gast.Store, gast.Param))},
-                  varargs=varargs, arrays=arrays, called=called, objects=objects, known=known,
+                  varargs=varargs, arrays=arrays, called=called, objects=objects,
+                  classes=classes, known=known,
                   compile_callee=compile_function)
     debug = debug or bool(os.environ.get("TRANSPILER_DUMP"))
     for description, run in FORWARD_PIPELINE if mode.forward else PIPELINE:

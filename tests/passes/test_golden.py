@@ -254,3 +254,38 @@ def test_a_try_stays_a_try_and_the_adjoint_follows_the_path_taken():
                 by = rt.zeros_like_grad(y)
             return rt.grad_like(bx, x), rt.grad_like(by, y)
     """)
+
+
+def test_a_dataclass_argument_reads_its_fields_and_returns_a_gradient_of_its_type():
+    from dataclasses import dataclass
+
+    @dataclass
+    class Oscillator:
+        k: float
+        c: float
+        name: str = "spring"
+
+    f = make("""
+        def energy(p, x, v):
+            return 0.5 * p.k * x ** 2 + p.c * v
+    """)
+    p = Oscillator(4.0, 0.3)
+    assert grad(f)(p, 1.0, 2.0) == Oscillator(0.5, 2.0, "spring")
+    assert grad(f).source_for(p, 1.0, 2.0) == textwrap.dedent("""
+        def grad_energy(p, x, v):
+            _t1 = p.k
+            _t2 = 0.5 * _t1
+            _t3 = _t2 * x ** 2
+            _t4 = p.c
+            _t5 = _t4 * v
+            _t6 = _t3 + _t5
+            b_t6 = rt.seed(_t6)
+            # grad of: return 0.5 * p.k * x ** 2 + p.c * v
+            b_t3 = rt.unbroadcast(b_t6, _t3)
+            b_t5 = rt.unbroadcast(b_t6, _t5)
+            b_t4 = b_t5 * v
+            b_t2 = b_t3 * x ** 2
+            b_t1 = b_t2 * 0.5
+            bp = rt.unfield(b_t4, p, 'c') + rt.unfield(b_t1, p, 'k')
+            return rt.grad_like(bp, p)
+    """).strip()

@@ -3,7 +3,8 @@
 Each module in this package defines ``SPECS: list[OpSpec]`` and may define
 ``FLOAT32: list[tuple[str, tuple]]`` (expression, argument shapes) for the float32 test;
 ``tests/test_rules.py`` checks every entry against finite differences. Expressions are in the
-arguments ``a, b, c`` and may use ``np``, ``math`` and ``special`` (``scipy.special``, or None
+arguments ``a, b, c`` and may use ``np``, ``math``, ``rt``, the record classes ``Rec`` and
+``Pair`` (common.py) and ``special`` (``scipy.special``, or None
 when SciPy is not installed: a module of scipy specs then defines none).
 """
 
@@ -17,6 +18,7 @@ import pkgutil
 import numpy as np
 
 import runtime
+from tests.rule_specs.common import Pair, Rec
 
 try:
     import scipy.special as special
@@ -24,7 +26,8 @@ except ImportError:  # the scipy.special rules are not registered either
     special = None
 
 ARG_NAMES = "abc"
-SPEC_GLOBALS = {"np": np, "math": math, "special": special, "rt": runtime}
+SPEC_GLOBALS = {"np": np, "math": math, "special": special, "rt": runtime, "Rec": Rec,
+                "Pair": Pair}
 
 
 def runs_here(expr: str) -> bool:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import typing
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,3 +82,18 @@ def unary_math(fn, domain=(-2.0, 2.0), signed=(), **kw):
     if fn is None:
         return None
     return OpSpec(fn, f"math.{fn.__name__}(a)", 1, domain, SCALAR1, signed, **kw)
+
+
+@dataclasses.dataclass
+class Rec:
+    """A record for the object specs (objects.py)."""
+
+    k: object
+    c: object
+
+
+class Pair(typing.NamedTuple):
+    """A NamedTuple for the object specs (objects.py)."""
+
+    k: object
+    c: object

@@ -32,6 +32,7 @@ import inspect
 import gast
 import numpy as np
 
+import runtime
 from transpiler import ast_util as A
 from transpiler.anno import Anno, getanno, hasanno
 from transpiler.arguments import defaults_holding_objects, holds_objects
@@ -127,6 +128,8 @@ class Receivers:
         args = [a.value if isinstance(a, gast.Starred) else a for a in node.args] \
             + [kw.value for kw in node.keywords]
         func = getanno(node, Anno.FUNC)
+        if func is runtime.data:  # an object's field, checked to be data (passes/objects.py)
+            return False
         if func is None and hasanno(node.func, Anno.BUILTIN):  # the compiler's own len, range
             func = getattr(builtins, node.func.id)
         if func is None:  # a method of a local value, or a local callable

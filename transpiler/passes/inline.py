@@ -84,6 +84,9 @@ def _inline(stmt, ctx, local: set[str], depth: int, seen: tuple, nested: set) ->
             isinstance(n, (gast.Return, gast.FunctionDef, gast.Lambda))
             for s in body for n in A.walk(s)):
         return None
+    if any(isinstance(t, gast.Attribute) for n in A.walk(node) if isinstance(n, gast.Assign)
+           for t in n.targets):  # o.a = v: a call that changes o (passes/objects.py)
+        return None
     assigned = {n.id for n in A.walk(node) if isinstance(n, gast.Name)
                 and isinstance(n.ctx, (gast.Store, gast.Param))}
     free = {n.id for n in A.walk(node) if isinstance(n, gast.Name)} - assigned

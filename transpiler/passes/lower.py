@@ -31,6 +31,7 @@ import operator
 import gast
 import numpy as np
 
+import runtime
 from transpiler import ast_util as A
 from transpiler.analysis.activity import SHAPE_ATTRIBUTES
 from transpiler.analysis.reporting import only_reports
@@ -118,8 +119,11 @@ class Lowering:
             return self.rule(operator.getitem, [value.value, index], {}, target, value)
         if isinstance(value, gast.Attribute) and value.attr not in SHAPE_ATTRIBUTES:
             key = getattr(np.ndarray, value.attr, None)
-            if key is not None:
-                refuse_object_receiver(value.value, value, self.ctx, value.attr, method=False)
+            data = isinstance(value.value, gast.Name) and (
+                value.value.id in self.ctx.arrays or value.value.id in self.ctx.scalars)
+            if (key is None and not data) or self.ctx.facts.receivers.may_be_object(value.value):
+                return self.rule(runtime.field, [value.value, A.const(value.attr)], {},
+                                 target, value)  # an object's field (runtime/objects.py)
             return self.rule(key, [value.value], {}, target, value, f".{value.attr}")
         raise error_at(value, self.ctx, unsupported(value),
                        "rewrite it with functions that have rules (see transpiler.supported())")
@@ -167,6 +171,8 @@ class Lowering:
                 isinstance(e, gast.Name) for e in target.elts))):
             raise error_at(stmt, self.ctx, "assign the result of a call to a name or a tuple of "
                            "names", "y = helper(x)  or  a, b = helper(x)")
+        classes = frozenset((getanno(call, Anno.CLASSES) or getanno(
+            getattr(stmt, "value", None), Anno.CLASSES) or {}).items())  # passes/objects.py
         known = getanno(stmt.value, Anno.KNOWN, ())  # (a method call: rewritten, unmarked)
         if known:  # what the functions it is given bind: parameters of its compiled form only
             arguments, varargs, call = self.bind_known(func, call, known)
@@ -180,7 +186,7 @@ class Lowering:
                 raise error_at(call, self.ctx, f"argument '{p}' of {func.__name__} must be a "
                                "name to be differentiated through", "assign it to a variable")
         objects = frozenset(p for p, node in arguments.items()
-                            if self.ctx.facts.receivers.may_be_object(node))
+                            if self.ctx.facts.receivers.may_be_object(node)) | classes
         try:
             callee = self.compile_callee(func, tuple(active), varargs, objects, known)
         except TranspileError as e:

@@ -199,11 +199,20 @@ def _check_target(target, ctx) -> None:
             _check_target(elt, ctx)
         return
     if isinstance(target, gast.Subscript):
+        if isinstance(target.value, gast.Attribute):
+            raise error_at(target, ctx, "assignment into an element of an attribute is not "
+                           "supported: the array may be shared with names the compiled copy "
+                           "would not update", "write into a copy and assign it: un = "
+                           "self.u.copy(); un[1:-1] = ...; self.u = un")
         if not isinstance(target.value, gast.Name):
             raise error_at(target, ctx, "assignment into a nested subscript or attribute is not "
                            "supported", "index the array once: y[i, j] = v")
         return
-    if isinstance(target, gast.Attribute):
-        raise error_at(target, ctx, "assignment to an attribute is not supported",
-                       "assign to a local variable instead")
+    if isinstance(target, gast.Attribute):  # o.a = v: a new value of o (passes/objects.py)
+        if not isinstance(target.value, (gast.Name, gast.Attribute)):
+            raise error_at(target, ctx, "assignment to an attribute of this expression is not "
+                           "supported", "assign the object to a variable first")
+        if isinstance(target.value, gast.Attribute):
+            _check_target(target.value, ctx)
+        return
     raise error_at(target, ctx, f"cannot assign to {type(target).__name__}", "assign to a name")

@@ -7,6 +7,7 @@ from transpiler.rules import (  # noqa: F401
     linalg_rules,
     math_rules,
     numpy_rules,
+    object_rules,
     operator_rules,
     reduction_rules,
     runtime_rules,

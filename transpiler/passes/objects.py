@@ -1,0 +1,857 @@
+"""Objects as records of fields: methods are calls of your functions, writes are new values.
+
+Where a variable's class is known (an argument's, from the call: ``ctx.classes``; or a variable
+bound to ``C(...)`` or ``dataclasses.replace(...)`` of one, on every assignment), this pass
+rewrites, before anything else sees them:
+
+- ``s.energy(x)`` as ``C.energy(s, x)`` (a call of your function, compiled like any other;
+  a ``@staticmethod`` without ``s``, a ``@classmethod`` with ``C``), ``s.area`` of a
+  ``@property`` as ``C.area.fget(s)``;
+- ``C(a, b)`` of a dataclass or NamedTuple as ``rt.construct(C, ("k", "c"), (a, b))``, and of
+  another class as ``s = rt.new(C)`` followed by its ``__init__`` (below);
+- ``o.a = v`` (and ``o.a += v``, ``o.b.a = v``) as ``o = rt.with_field(o, "a", v)``: a shallow
+  copy, so the caller's object never changes; ``dataclasses.replace(p, k=v)`` and
+  ``p._replace(k=v)`` as ``rt.replaced(p, ("k",), (v,))``;
+- a call of a method (or helper) that writes attributes of its arguments, ``s.step(dt)``, as
+  ``_, s = <step, returning s>(s, dt)``: a copy of the function whose returns also return the
+  objects it changed (made once per function, cached on it).
+
+A variable whose attributes are written may not be shared (``b = s``, ``[s]``, a loop
+variable): the write would show through the other name. That is refused at its line. Field
+reads are differentiated by ``rt.field``'s rule (passes/lower.py, rules/object_rules.py).
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import dataclasses
+import inspect
+import linecache
+import types
+
+import gast
+import numpy as np
+
+import runtime
+from transpiler import ast_util as A
+from transpiler import cache
+from transpiler.analysis.activity import SHAPE_ATTRIBUTES
+from transpiler.anno import Anno, getanno, setanno
+from transpiler.errors import error_at
+from transpiler.frontend import parse_function
+from transpiler.rules.methods import METHODS
+from transpiler.rules.nondiff import NONDIFF
+from transpiler.rules.registry import ADJOINTS, TANGENTS, is_user_function
+
+_LIBRARIES = {"builtins", "numpy", "scipy", "math", "transpiler", "runtime", "collections",
+              "typing", "dataclasses", "functools", "enum", "fractions", "decimal"}
+_MUTATES = "__transpiler_mutates__"  # on a made copy: the parameters it returns changed
+
+
+def objects(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
+    for param, cls in ctx.classes.items():  # a @classmethod's cls: the class itself
+        if isinstance(cls, tuple):
+            _class_parameter(fn, param, cls[0], ctx)
+    known = _types(fn, ctx)
+    _rewrite_expressions(fn, known, ctx)
+    written = set()
+    _rewrite_blocks(fn, known, written, ctx)
+    _refuse_shared(fn, written, ctx)
+    params = {a.id for a in fn.args.args + fn.args.kwonlyargs}
+    ctx.written_params |= written & params
+    if not ctx.called:  # a call that changes an argument changes a copy of it, run or compiled
+        owned = sorted({a.id for n in A.walk(fn) if isinstance(n, gast.Call)
+                        for a in _changed_arguments(n) if a.id in params})
+        fn.body[:0] = [gast.copy_location(A.assign(p, _helper_call(
+            fn, "owned", [A.name(p)], ctx)), fn.body[0]) for p in owned]
+    return fn
+
+
+# --- what is known of each variable's class ---
+
+def user_class(c) -> bool:
+    """A class of the user's (not a library's or a builtin), without a rule of its own."""
+    if not isinstance(c, type) or (c.__module__ or "").split(".")[0] in _LIBRARIES:
+        return False
+    try:
+        return c not in ADJOINTS and c not in TANGENTS and c not in NONDIFF
+    except TypeError:
+        return False
+
+
+def _types(fn, ctx) -> dict[str, type]:
+    """The variables whose class is the same on every assignment (parameters: from the call)."""
+    values: dict[str, list] = {}
+    unknown = set()
+    params = {a.id for a in fn.args.args + fn.args.kwonlyargs}
+    for node in A.walk(fn):
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], gast.Name):
+            values.setdefault(node.targets[0].id, []).append(node.value)
+        elif isinstance(node, (gast.Assign, gast.AugAssign, gast.For, gast.comprehension,
+                               gast.withitem, gast.NamedExpr)):
+            targets = node.targets if isinstance(node, gast.Assign) else [
+                getattr(node, "target", None) or getattr(node, "optional_vars", None)]
+            unknown |= {n.id for t in targets if t is not None for n in A.walk(t)
+                        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    known = {p: c for p, c in ctx.classes.items() if not isinstance(c, tuple)}
+    for p in params - set(known):
+        unknown.add(p)
+    changed = True
+    while changed:
+        changed = False
+        for name, vals in values.items():
+            if name in unknown:
+                continue
+            found = {_class_of(v, known) for v in vals}
+            if name in known:
+                found.add(known[name])
+            if len(found) == 1 and None not in found:
+                if name not in known:
+                    known[name] = found.pop()
+                    changed = True
+            elif name in known:
+                del known[name]
+                unknown.add(name)
+                changed = True
+    return {n: c for n, c in known.items() if n not in unknown}
+
+
+def _class_of(value, known: dict):
+    if isinstance(value, gast.Name):
+        return known.get(value.id)
+    if isinstance(value, gast.Call):
+        func = getanno(value, Anno.FUNC)
+        if user_class(func):
+            return func
+        if func is dataclasses.replace and value.args:
+            return _class_of(value.args[0], known)
+        if isinstance(value.func, gast.Attribute) and value.func.attr == "_replace":
+            return _class_of(value.func.value, known)
+        if inspect.ismethod(func) and isinstance(func.__self__, type):  # C.make(...)
+            return _returned_class(func.__func__, func.__self__)
+        if is_user_function(func):
+            return _returned_class(func, None)
+    return None
+
+
+def _returned_class(func, owner):
+    """The class every ``return`` of ``func`` builds (``cls(...)``, ``C(...)``), or None."""
+    try:
+        tree, _, _ = parse_function(func)
+    except Exception:  # noqa: BLE001 (no source)
+        return None
+    first = _first(func)
+    found = set()
+    for n in A.walk(tree):
+        if isinstance(n, gast.Return):
+            call = n.value
+            if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Name)):
+                return None
+            if owner is not None and call.func.id == first:
+                found.add(owner)
+            else:
+                c = func.__globals__.get(call.func.id)
+                found.add(c if user_class(c) else None)
+    return found.pop() if len(found) == 1 else None
+
+
+def _class_parameter(fn, param: str, cls: type, ctx) -> None:
+    """A @classmethod's ``cls``: the class itself, as if named globally."""
+    binding = ctx.bind(cls.__name__, cls)
+    for node in A.walk(fn):
+        if isinstance(node, gast.Name) and node.id == param and isinstance(node.ctx, gast.Load):
+            node.id = binding
+    for node in A.walk(fn):
+        if isinstance(node, gast.Call) and getanno(node, Anno.FUNC) is None:
+            obj = _dotted(node.func, binding, cls)
+            if obj is not None:
+                setanno(node, Anno.FUNC, obj)
+
+
+def _dotted(node, binding: str, cls):
+    if isinstance(node, gast.Name):
+        return cls if node.id == binding else None
+    if isinstance(node, gast.Attribute):
+        base = _dotted(node.value, binding, cls)
+        return None if base is None else getattr(base, node.attr, None)
+    return None
+
+
+# --- expressions: methods, properties, constructors, replace ---
+
+def _rewrite_expressions(fn, known: dict, ctx) -> None:
+    for node in A.walk(fn):
+        for field, child in gast.iter_fields(node):
+            if isinstance(child, list):
+                setattr(node, field, [_expression(c, known, ctx) for c in child])
+            elif isinstance(child, gast.expr):
+                setattr(node, field, _expression(child, known, ctx))
+
+
+def _expression(node, known: dict, ctx):
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+            and isinstance(node.func.ctx, gast.Load):  # s.energy(x), Spring.unit().energy(x)
+        cls = _class_of(node.func.value, known)
+        if cls is not None:
+            return _method(node, cls, known, ctx) or node
+    if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Load) \
+            and isinstance(node.value, gast.Name) and node.value.id in known:
+        if node.attr in getattr(known[node.value.id], "_fields", ()):  # a NamedTuple's field
+            return _helper_call(node, "field", [node.value, A.const(node.attr)], ctx)
+        prop = inspect.getattr_static(known[node.value.id], node.attr, None)
+        if isinstance(prop, property) and is_user_function(prop.fget) \
+                and _has_source(prop.fget):
+            cls = known[node.value.id]
+            func = A.attr(A.attr(A.name(ctx.bind(cls.__name__, cls)), node.attr), "fget")
+            call = gast.copy_location(gast.Call(func=func, args=[node.value], keywords=[]), node)
+            setanno(call, Anno.FUNC, prop.fget)
+            setanno(call, Anno.CLASSES, {_first(prop.fget): cls})
+            return call
+    if isinstance(node, gast.Attribute) and _field_of_known(node.value, known) and (
+            node.attr not in SHAPE_ATTRIBUTES and (hasattr(np.ndarray, node.attr)
+                                                    or node.attr in METHODS)):
+        node.value = _data(node.value, ctx)  # self.u.T, self.u.copy(): NumPy's, if u is data
+        return node
+    if isinstance(node, gast.Call):
+        func = getanno(node, Anno.FUNC)
+        if getanno(node, Anno.CLASSES) is None:  # what a call of your function knows
+            _known_arguments(node, func, known)
+        if func is dataclasses.replace and len(node.args) == 1:
+            return _replaced(node, node.args[0], ctx)
+        if user_class(func) and _record(func, ctx, node):
+            return _construct(node, func, ctx)
+    return node
+
+
+def _field_of_known(node, known: dict) -> bool:
+    """``o.a`` of an object of known class whose ``a`` is not a method or property."""
+    if not (isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name)
+            and node.value.id in known):
+        return False
+    attribute = inspect.getattr_static(known[node.value.id], node.attr, None)
+    return not (callable(attribute) or isinstance(attribute, (property, staticmethod,
+                                                              classmethod)))
+
+
+def _data(node, ctx):
+    where = gast.unparse(node).strip()
+    return _helper_call(node, "data", [node, A.const(where)], ctx)
+
+
+def _known_arguments(call, func, known: dict) -> None:
+    """A call of your function (or of a class's class method) passes the classes it knows."""
+    if inspect.ismethod(func) and isinstance(func.__self__, type) \
+            and is_user_function(func.__func__):  # C.make(x): cls is C
+        setanno(call, Anno.CLASSES, {**_argument_classes(
+            func.__func__, [call.func.value, *call.args], call.keywords, known),
+            _first(func.__func__): (func.__self__,)})
+    elif is_user_function(func):
+        classes = _argument_classes(func, call.args, call.keywords, known)
+        if classes:
+            setanno(call, Anno.CLASSES, classes)
+
+
+def _first(func) -> str:
+    return next(iter(inspect.signature(func).parameters), "")
+
+
+def _method(call, cls, known: dict, ctx):
+    """``o.m(args)`` of an object of class ``cls``, as a call of the function ``m`` is."""
+    receiver, name = call.func.value, call.func.attr
+    if name == "_replace" and isinstance(cls, type) and issubclass(cls, tuple) and not call.args:
+        return _replaced(call, receiver, ctx)
+    method = inspect.getattr_static(cls, name, None)
+    if not _has_source(getattr(method, "__func__", method)):  # generated (__eq__), or C code
+        return None
+    owner = A.attr(A.name(ctx.bind(cls.__name__, cls)), name)
+    if isinstance(method, staticmethod) and is_user_function(method.__func__):
+        func, args, classes = method.__func__, call.args, {}
+    elif isinstance(method, classmethod) and is_user_function(method.__func__):
+        func, args, classes = method.__func__, [A.name(ctx.bind(cls.__name__, cls))] \
+            + call.args, {_first(method.__func__): (cls,)}
+    elif inspect.isfunction(method) and is_user_function(method):
+        func, args, classes = method, [receiver] + call.args, {_first(method): cls}
+    else:
+        return None
+    new = gast.copy_location(gast.Call(func=owner, args=args, keywords=call.keywords), call)
+    setanno(new, Anno.FUNC, func)
+    setanno(new, Anno.CLASSES, {**_argument_classes(func, args, call.keywords, known),
+                                **classes})
+    return new
+
+
+def _argument_classes(func, args, keywords, known: dict) -> dict:
+    """The known classes of the arguments a call passes, by the callee's parameter."""
+    try:
+        bound = inspect.signature(func).bind(*args, **{k.arg: k.value for k in keywords
+                                                       if k.arg is not None})
+    except TypeError:
+        return {}
+    return {p: known[v.id] for p, v in bound.arguments.items()
+            if isinstance(v, gast.Name) and v.id in known}
+
+
+def _record(cls, ctx, node) -> bool:
+    """Whether ``cls(...)`` builds a record from its arguments alone: a NamedTuple, or a
+    dataclass whose generated ``__init__`` runs no ``__post_init__`` writing fields."""
+    if issubclass(cls, tuple) and hasattr(cls, "_fields"):
+        return True
+    if not dataclasses.is_dataclass(cls) or vars_init(cls) is not None:
+        return False
+    post = getattr(cls, "__post_init__", None)
+    if post is not None and _writes(post):
+        raise error_at(node, ctx, f"{cls.__name__}.__post_init__ sets fields, so "
+                       f"{cls.__name__}(...) is not built from its arguments alone",
+                       "build the object outside and pass it, or compute the derived field "
+                       "in a method or @property")
+    return True
+
+
+def _writes(func) -> bool:
+    try:
+        tree, _, _ = parse_function(func)
+    except Exception:  # noqa: BLE001 (no source: assume the worst)
+        return True
+    return any(isinstance(n, (gast.Assign, gast.AugAssign)) and any(
+        isinstance(t, gast.Attribute) for t in (n.targets if isinstance(n, gast.Assign)
+                                                else [n.target])) or (
+        isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
+        and n.func.attr == "__setattr__") for n in A.walk(tree))
+
+
+def _construct(call, cls, ctx):
+    if any(k.arg is None for k in call.keywords) or any(
+            isinstance(a, gast.Starred) for a in call.args):
+        return call  # (passes/stars.py spells out what it can; the rest runs as written)
+    signature = inspect.signature(cls)
+    try:
+        bound = signature.bind(*call.args, **{k.arg: k.value for k in call.keywords
+                                              if k.arg is not None})
+    except TypeError as e:
+        raise error_at(call, ctx, f"this call does not match {cls.__name__}'s fields: {e}",
+                       "check the arguments") from e
+    names = list(bound.arguments)
+    return _helper_call(call, "construct", [A.name(ctx.bind(cls.__name__, cls)),
+                                            _strings(names),
+                                            _tuple(list(bound.arguments.values()))], ctx)
+
+
+def _replaced(call, obj, ctx):
+    if any(k.arg is None for k in call.keywords):
+        return call
+    names = [k.arg for k in call.keywords]
+    return _helper_call(call, "replaced", [obj, _strings(names),
+                                           _tuple([k.value for k in call.keywords])], ctx)
+
+
+def _strings(names) -> gast.Tuple:
+    return gast.Tuple(elts=[A.const(n) for n in names], ctx=gast.Load())
+
+
+def _tuple(values) -> gast.Tuple:
+    return gast.Tuple(elts=list(values), ctx=gast.Load())
+
+
+def _helper_call(like, name: str, args: list, ctx):
+    call = gast.copy_location(A.call(A.dotted(f"{ctx.bind('rt', runtime)}.{name}"), *args),
+                              like)
+    setanno(call, Anno.FUNC, getattr(runtime, name))
+    return call
+
+
+# --- statements: attribute writes, constructors with __init__, calls that change objects ---
+
+def _rewrite_blocks(node, known: dict, written: set, ctx) -> None:
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(node, field, None)
+        if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
+            setattr(node, field, [s for stmt in block
+                                  for s in _statement(stmt, known, written, ctx)])
+    for child in gast.iter_child_nodes(node):
+        if isinstance(child, gast.stmt) or isinstance(child, gast.ExceptHandler):
+            _rewrite_blocks(child, known, written, ctx)
+
+
+def _statement(stmt, known: dict, written: set, ctx) -> list:
+    if isinstance(stmt, (gast.Assign, gast.AugAssign)):
+        target = stmt.targets[0] if isinstance(stmt, gast.Assign) else stmt.target
+        if isinstance(target, gast.Attribute):
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) > 1:
+                raise error_at(stmt, ctx, "a chained assignment to an attribute is not "
+                               "supported", "assign it on a line of its own")
+            value = stmt.value if isinstance(stmt, gast.Assign) else gast.copy_location(
+                gast.BinOp(left=_load(target), op=stmt.op, right=stmt.value), stmt)
+            return [_write(target, value, stmt, known, written, ctx)]
+    before, stmt = _constructors(stmt, known, written, ctx)
+    if before and stmt is not None:  # Spring(k).energy(x): the method of the object built
+        _rewrite_expressions(stmt, known, ctx)
+    return before + ([] if stmt is None else _changing_call(stmt, known, written, ctx))
+
+
+def _load(node):
+    new = A.copy_node(node)
+    for n in A.walk(new):
+        if hasattr(n, "ctx"):
+            n.ctx = gast.Load()
+    return new
+
+
+def _write(target, value, stmt, known: dict, written: set, ctx):
+    """``o.a.b = v`` as ``o = rt.with_field(o, "a", rt.with_field(o.a, "b", v))``."""
+    root = target
+    while isinstance(root, gast.Attribute):
+        root = root.value
+    if not (isinstance(root, gast.Name) and root.id in known):
+        spelled = gast.unparse(target.value).strip()
+        raise error_at(stmt, ctx, f"assignment to an attribute of '{spelled}', whose class is "
+                       "not known here: only objects of your own classes (an argument, or built "
+                       "here) get attribute writes", "assign to a local variable instead")
+    while isinstance(target, gast.Attribute):
+        value = _helper_call(stmt, "with_field", [_load(target.value), A.const(target.attr),
+                                                  value], ctx)
+        target = target.value
+    if not isinstance(target, gast.Name):
+        raise error_at(stmt, ctx, "assignment to an attribute of this expression is not "
+                       "supported", "assign the object to a variable first: o = ...; o.a = v")
+    setter = inspect.getattr_static(known[root.id], stmt_attr(stmt), None)
+    if hasattr(setter, "__set__") and not inspect.ismemberdescriptor(setter):  # (slots: fine)
+        raise error_at(stmt, ctx, f"{known[root.id].__name__}.{stmt_attr(stmt)} is a property "
+                       "(or another descriptor) with a setter, whose gradient would not follow "
+                       "what it stores", "assign the field the setter stores instead")
+    _may_change(target.id, stmt, ctx)
+    written.add(target.id)
+    out = gast.Assign(targets=[A.name(target.id, store=True)], value=value, type_comment=None)
+    return gast.copy_location(out, stmt)
+
+
+def stmt_attr(stmt) -> str:
+    """The attribute an attribute write ``o.a = v`` (or ``o.a += v``) of the object assigns."""
+    target = stmt.targets[0] if isinstance(stmt, gast.Assign) else stmt.target
+    while isinstance(target.value, gast.Attribute):
+        target = target.value
+    return target.attr
+
+
+def _may_change(name: str, stmt, ctx) -> None:
+    """A helper's parameter may change only in a made copy that returns it."""
+    code = ctx.fn.__code__
+    params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    if ctx.called and name in params and name not in getattr(ctx.fn, _MUTATES, ()):
+        raise error_at(stmt, ctx, f"this function changes its argument '{name}', which the "
+                       "caller would see; it is called in a way that cannot return the change",
+                       "call it as a statement of its own (s.step(dt), or y = s.step(dt))")
+
+
+def _constructors(stmt, known: dict, written: set, ctx) -> tuple[list, object]:
+    """``C(args)`` of a class with an ``__init__`` of yours: ``_o = rt.new(C)`` and the
+    ``__init__`` call before the statement, which reads ``_o``."""
+    before = []
+    if isinstance(stmt, (gast.If, gast.While, gast.For)):
+        exprs = [stmt.test if not isinstance(stmt, gast.For) else stmt.iter]
+    elif isinstance(stmt, (gast.Assign, gast.Expr, gast.Return, gast.AugAssign)):
+        exprs = [stmt.value] if stmt.value is not None else []
+    else:
+        exprs = []
+    for expr in exprs:
+        for call in reversed([n for n in A.walk(expr) if isinstance(n, gast.Call)]):
+            cls = getanno(call, Anno.FUNC)
+            if not (user_class(cls) and getanno(call, Anno.CLASSES) is None
+                    and not _is_rt(call)):
+                continue
+            if type(cls).__call__ is not type.__call__ or cls.__new__ is not object.__new__:
+                continue  # a metaclass or __new__ of its own: runs as written
+            init = vars_init(cls)
+            if init is None and all(vars(k).get("__init__") is None for k in cls.__mro__[:-1]):
+                init = False  # object's own __init__: nothing to run
+            if init is None or (init and init.__code__.co_freevars):
+                continue  # a library's __init__, or one calling super(): runs as written
+            if isinstance(stmt, gast.While) or _conditional(expr, call):
+                raise error_at(call, ctx, f"{cls.__name__}(...) here is evaluated only on "
+                               "some paths", "build the object on a line of its own")
+            whole = isinstance(stmt, gast.Assign) and stmt.value is call and len(
+                stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
+            name = stmt.targets[0].id if whole else ctx.namer.fresh(cls.__name__.lower())
+            new = gast.copy_location(A.assign(name, _helper_call(
+                call, "new", [A.name(ctx.bind(cls.__name__, cls))], ctx)), stmt)
+            before.append(new)
+            if init:
+                init_call = gast.copy_location(gast.Call(
+                    func=A.attr(A.name(ctx.bind(cls.__name__, cls)), "__init__"),
+                    args=[A.name(name)] + call.args, keywords=call.keywords), call)
+                setanno(init_call, Anno.FUNC, init)
+                setanno(init_call, Anno.CLASSES, {**_argument_classes(
+                    init, [A.name(name)] + call.args, call.keywords, known),
+                    _first(init): cls})
+                before += _changing_call(gast.copy_location(gast.Expr(value=init_call), stmt),
+                                         {**known, name: cls}, written, ctx)
+            known[name] = cls
+            if whole:
+                return before, None
+            _replace_node(stmt, call, A.name(name))
+    return before, stmt
+
+
+def vars_init(cls):
+    """The ``__init__`` of the user's that ``cls(...)`` runs, or None."""
+    for klass in cls.__mro__:
+        init = vars(klass).get("__init__")
+        if init is not None:
+            return init if is_user_function(init) and _has_source(init) else None
+    return None
+
+
+def _has_source(func) -> bool:
+    """Not generated (a dataclass's ``__init__`` has no source file)."""
+    if func is None or not inspect.isfunction(func):
+        return func is None or not callable(func)
+    try:
+        inspect.getsourcelines(func)
+    except (OSError, TypeError):
+        return False
+    return True
+
+
+def _is_rt(call) -> bool:
+    return getanno(call, Anno.FUNC) in (runtime.construct, runtime.replaced, runtime.new)
+
+
+def _conditional(expr, call) -> bool:
+    for n in A.walk(expr):
+        if isinstance(n, (gast.IfExp, gast.BoolOp, gast.Lambda, gast.ListComp, gast.DictComp,
+                          gast.SetComp, gast.GeneratorExp)) and any(
+                c is call for c in A.walk(n)):
+            return True
+    return False
+
+
+def _replace_node(stmt, old, new) -> None:
+    for node in A.walk(stmt):
+        for field, child in gast.iter_fields(node):
+            if child is old:
+                setattr(node, field, new)
+            elif isinstance(child, list):
+                setattr(node, field, [new if c is old else c for c in child])
+
+
+def _changing_call(stmt, known: dict, written: set, ctx) -> list:
+    """``s.step(dt)`` whose function changes ``s``: ``_, s = <step returning s>(s, dt)``."""
+    value = getattr(stmt, "value", None)
+    if not isinstance(stmt, (gast.Expr, gast.Assign, gast.Return)) \
+            or not isinstance(value, gast.Call):
+        _refuse_nested(stmt, ctx)
+        return [stmt]
+    if any(isinstance(n, gast.Call) and n is not value and _changed(n)
+           for n in A.walk(value)):
+        _refuse_nested(stmt, ctx)
+    changed = _changed(value)
+    if not changed:
+        return [stmt]
+    func = getanno(value, Anno.FUNC)
+    bound = inspect.signature(func).bind(*value.args, **{k.arg: k.value for k in value.keywords
+                                                         if k.arg is not None}).arguments
+    names = []
+    for p in changed:
+        arg = bound.get(p)
+        if not isinstance(arg, gast.Name):
+            raise error_at(value, ctx, f"{func.__qualname__} changes its argument '{p}', "
+                           "which is not a variable here", "assign it to a variable first")
+        _may_change(arg.id, stmt, ctx)
+        written.add(arg.id)
+        names.append(arg.id)
+    result = not isinstance(stmt, gast.Expr)
+    if result and _returns_changed(func, changed):
+        raise error_at(stmt, ctx, f"{func.__qualname__} returns the object it changes, which "
+                       "would be shared by two names", f"call it as a statement of its own: "
+                       f"{gast.unparse(value).strip()}")
+    changing = changing_copy(func, tuple(changed), result, ctx)
+    value.func = A.name(ctx.bind(changing.__name__, changing))
+    setanno(value, Anno.FUNC, changing)
+    if not result and len(names) == 1:  # s.step(dt): s = <step returning s>(s, dt)
+        return [gast.copy_location(A.assign(names[0], value), stmt)]
+    if isinstance(stmt, gast.Assign) and len(stmt.targets) != 1:
+        raise error_at(stmt, ctx, "a chained assignment of a call that changes an object is "
+                       "not supported", "assign it once")
+    out = ctx.namer.fresh("_changed")
+    elts = [A.name(n, store=True) for n in names]
+    if isinstance(stmt, gast.Assign):
+        elts.insert(0, stmt.targets[0])
+    elif result:
+        returned = ctx.namer.fresh("_result")
+        elts.insert(0, A.name(returned, store=True))
+    unpack = gast.Assign(targets=[gast.Tuple(elts=elts, ctx=gast.Store())], value=A.name(out),
+                         type_comment=None)
+    made = [gast.copy_location(A.assign(out, value), stmt), gast.copy_location(unpack, stmt)]
+    if isinstance(stmt, gast.Return):
+        made.append(gast.copy_location(gast.Return(value=A.name(returned)), stmt))
+    return made
+
+
+def _returns_changed(func, changed) -> bool:
+    tree, _, _ = parse_function(func)
+    for n in A.walk(tree):
+        if isinstance(n, gast.Return) and n.value is not None:
+            values = n.value.elts if isinstance(n.value, (gast.Tuple, gast.List)) else [n.value]
+            if any(isinstance(v, gast.Name) and v.id in changed for v in values):
+                return True
+    return False
+
+
+def _changed_arguments(call) -> list:
+    """The variables a call of a made copy (``changing_copy``) changes."""
+    func = getanno(call, Anno.FUNC)
+    changed = getattr(func, _MUTATES, None)
+    if not changed:
+        return []
+    bound = inspect.signature(func).bind(*call.args, **{
+        k.arg: k.value for k in call.keywords if k.arg is not None}).arguments
+    return [bound[p] for p in changed if isinstance(bound.get(p), gast.Name)]
+
+
+def _refuse_nested(stmt, ctx) -> None:
+    heads = [getattr(stmt, f) for f in ("test", "iter", "value", "target", "targets")
+             if getattr(stmt, f, None) is not None] if isinstance(stmt, (
+                 gast.If, gast.While, gast.For)) else [stmt]
+    for n in (n for h in heads for n in A.walk(h)):
+        if isinstance(n, gast.Call) and _changed(n):
+            raise error_at(n, ctx, f"{getanno(n, Anno.FUNC).__qualname__} changes an object "
+                           "it is given, and is called inside an expression",
+                           "call it as a statement of its own: y = s.step(dt)")
+
+
+def _changed(call) -> tuple[str, ...]:
+    """The parameters of the user function ``call`` calls that it changes (written attributes,
+    directly or by a method of theirs that does), for classes known at the call."""
+    func = getanno(call, Anno.FUNC)
+    if not is_user_function(func) or getattr(func, _MUTATES, None) is not None \
+            or func.__code__.co_freevars:  # (super(): runs as written when not differentiated)
+        return ()
+    return changed_parameters(func, getanno(call, Anno.CLASSES) or {}, depth=0)
+
+
+def changed_parameters(func, classes: dict, depth: int) -> tuple[str, ...]:
+    key = ("changes", tuple(sorted((k, id(v)) for k, v in classes.items())))
+    found = cache.lookup(func, key)
+    if found is not None:
+        return found
+    try:
+        tree, _, _ = parse_function(func)
+    except Exception:  # noqa: BLE001 (no source: the call's compile says why)
+        return ()
+    params = [a.id for a in tree.args.args + tree.args.kwonlyargs]
+    out = set()
+    for n in A.walk(tree):
+        if isinstance(n, (gast.Assign, gast.AugAssign)):
+            for t in n.targets if isinstance(n, gast.Assign) else [n.target]:
+                root = t
+                while isinstance(root, (gast.Attribute, gast.Subscript)):
+                    root = root.value
+                if isinstance(t, gast.Attribute) or (
+                        isinstance(t, gast.Subscript) and isinstance(t.value, gast.Attribute)):
+                    if isinstance(root, gast.Name) and root.id in params:
+                        out.add(root.id)
+        elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
+                and isinstance(n.func.value, gast.Name) and n.func.value.id in classes \
+                and depth < 4:
+            method = inspect.getattr_static(classes[n.func.value.id], n.func.attr, None)
+            if inspect.isfunction(method) and is_user_function(method) and \
+                    _first(method) in changed_parameters(
+                        method, {_first(method): classes[n.func.value.id]}, depth + 1):
+                out.add(n.func.value.id)
+    found = tuple(p for p in params if p in out)
+    cache.store(func, key, found)
+    return found
+
+
+def changing_copy(func, changed: tuple[str, ...], result: bool, ctx):
+    """A copy of ``func`` whose every return is ``return (value, <changed parameters>)``
+    (without ``result``: ``return <changed parameters>``, one alone when there is one)."""
+    key = ("changing copy", changed, result)
+    found = cache.lookup(func, key)
+    if found is not None:
+        return found
+    tree, filename, _ = parse_function(func)
+    if func.__code__.co_freevars:
+        raise error_at(tree, ctx, f"{func.__qualname__} changes its argument and uses "
+                       "variables of an enclosing scope (super()?)", "define it at module or "
+                       "class level without super()")
+    def returned(value):
+        extra = [A.name(p) for p in changed]
+        if result:
+            return _tuple([value or A.const(None)] + extra)
+        return extra[0] if len(extra) == 1 else _tuple(extra)
+
+    for n in A.walk(tree):
+        if isinstance(n, gast.Return):
+            n.value = returned(n.value)
+    if not (tree.body and isinstance(tree.body[-1], gast.Return)):
+        end = gast.Return(value=returned(None))
+        tree.body.append(gast.copy_location(end, tree.body[-1]))
+    tree.name = f"{func.__name__.strip('_')}_{'changing' if result else 'returning'}_" \
+        f"{'_'.join(changed)}"
+    module = gast.gast_to_ast(gast.Module(body=[tree], type_ignores=[]))
+    ast.fix_missing_locations(module)
+    source = ast.unparse(module) + "\n"
+    name = f"<{func.__qualname__}, returning {'its result and ' if result else ''}" \
+        f"{', '.join(changed)}, from {filename}:{func.__code__.co_firstlineno}>"
+    lines = ["\n"] * (tree.lineno - 1) + source.splitlines(keepends=True)
+    linecache.cache[name] = (len("".join(lines)), None, lines, name)
+    namespace: dict = {}
+    exec(compile("".join(lines), name, "exec"), namespace)  # noqa: S102 (the user's own code)
+    compiled = namespace[tree.name]
+    made = types.FunctionType(compiled.__code__, func.__globals__, tree.name,
+                              func.__defaults__)
+    made.__kwdefaults__ = func.__kwdefaults__
+    made.__qualname__ = f"{func.__qualname__}"
+    made.__module__ = func.__module__
+    setattr(made, _MUTATES, changed)
+    cache.store(func, key, made)
+    return made
+
+
+# --- shared objects ---
+
+_FRESH = (runtime.new, runtime.construct, runtime.replaced, runtime.with_field,
+          dataclasses.replace, copy.copy, copy.deepcopy)
+
+
+def _refuse_shared(fn, written: set, ctx) -> None:
+    """A variable whose attributes are written may hold only an object of its own: a parameter,
+    or one made here (built, copied, replaced, or returned changed by a call); and once stored
+    into a container, another object or another name, it may not change again: the other
+    would see the change in Python but not in the compiled copy."""
+    if not written:
+        return
+    params = {a.id for a in fn.args.args + fn.args.kwonlyargs}
+    order = _statements(fn)  # id -> (position, enclosing loops)
+    for stmt, node in _nodes(fn):
+        if isinstance(node, gast.Assign):
+            names = {n.id for t in node.targets for n in A.walk(t) if isinstance(n, gast.Name)
+                     and isinstance(n.ctx, gast.Store)}
+            if names & written and not _fresh(node.value, params):
+                raise _shared(node, (names & written).pop(), ctx)
+            if isinstance(node.value, gast.Name) and node.value.id in written \
+                    and node.value.id not in names:  # t = s
+                raise _shared(node, node.value.id, ctx)
+        elif isinstance(node, (gast.For, gast.comprehension, gast.withitem, gast.AugAssign)):
+            target = getattr(node, "target", None) or getattr(node, "optional_vars", None)
+            names = {n.id for n in A.walk(target) if isinstance(n, gast.Name)} if target else set()
+            if names & written:
+                raise _shared(node, (names & written).pop(), ctx)
+        for stored in _stored(node) + _kept(node):
+            if isinstance(stored, gast.Name) and stored.id in written \
+                    and not _returned(fn, node) and _changes_after(fn, stored.id, stmt, order):
+                raise _shared(node, stored.id, ctx)
+
+
+def _nodes(fn):
+    """(statement, node) for every node of ``fn``'s body, with the statement it is in."""
+    for stmt in (s for s in A.walk(fn) if isinstance(s, gast.stmt) and s is not fn):
+        own = [stmt]
+        while own:
+            node = own.pop()
+            yield stmt, node
+            own += [c for c in gast.iter_child_nodes(node) if not isinstance(c, gast.stmt)]
+
+
+def _statements(fn) -> dict:
+    """Each statement's position in program order and the loops around it."""
+    out = {}
+
+    def visit(block, loops):
+        for stmt in block:
+            out[id(stmt)] = (len(out), loops)
+            inner = loops + (id(stmt),) if isinstance(stmt, (gast.For, gast.While)) else loops
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                visit(getattr(stmt, field, None) or [], inner)
+
+    visit(fn.body, ())
+    return out
+
+
+def _changes_after(fn, name: str, stmt, order: dict) -> bool:
+    """Whether ``name`` is bound again after ``stmt`` runs (later, or in the same loop)."""
+    at, loops = order.get(id(stmt), (0, ()))
+    for other in A.walk(fn):
+        if isinstance(other, gast.Assign) and other is not stmt and any(
+                isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)
+                for t in other.targets for n in A.walk(t)):
+            position, around = order.get(id(other), (0, ()))
+            if position > at or set(loops) & set(around):
+                return True
+    return False
+
+
+def _kept(node) -> list:
+    """The arguments a call of your function may keep (store, or return as they are)."""
+    func = getanno(node, Anno.FUNC) if isinstance(node, gast.Call) else None
+    if not is_user_function(func):
+        return []
+    try:
+        bound = inspect.signature(func).bind(*node.args, **{
+            k.arg: k.value for k in node.keywords if k.arg is not None}).arguments
+    except TypeError:
+        return []
+    changed = getattr(func, _MUTATES, ())
+    return [v for p, v in bound.items() if p not in changed and keeps(func, p)]
+
+
+def keeps(func, param: str) -> bool:
+    """Whether ``func`` uses its parameter ``param`` as a whole value other than by reading its
+    attributes or passing it on (stores it, returns it): then the result may share it."""
+    try:
+        tree, _, _ = parse_function(func)
+    except Exception:  # noqa: BLE001 (no source: assume it may)
+        return True
+    passed = {id(a) for n in A.walk(tree) if isinstance(n, gast.Call) for a in n.args} | {
+        id(k.value) for n in A.walk(tree) if isinstance(n, gast.Call) for k in n.keywords}
+    read = {id(n.value) for n in A.walk(tree) if isinstance(n, gast.Attribute)}
+    return any(isinstance(n, gast.Name) and n.id == param and isinstance(n.ctx, gast.Load)
+               and id(n) not in passed and id(n) not in read for n in A.walk(tree))
+
+
+def _fresh(value, params: set) -> bool:
+    """A value that is an object of its own (or unpacks a changing call's results)."""
+    if isinstance(value, gast.Name):  # _, s = _changed (a changing call's results)
+        return value.id.startswith("_changed")
+    if isinstance(value, gast.Call):
+        func = getanno(value, Anno.FUNC)
+        try:
+            return func in _FRESH or user_class(func) or getattr(func, _MUTATES, None) is not None
+        except TypeError:
+            return False
+    return False
+
+
+def _stored(node) -> list:
+    """The values ``node`` stores into a container or an object."""
+    if isinstance(node, (gast.Tuple, gast.List, gast.Set)) and isinstance(node.ctx, gast.Load):
+        return node.elts
+    if isinstance(node, gast.Dict):
+        return node.values
+    if isinstance(node, gast.Call):
+        func = getanno(node, Anno.FUNC)
+        if func is runtime.with_field:
+            return node.args[2:]
+        if func in (runtime.construct, runtime.replaced) and isinstance(node.args[2], gast.Tuple):
+            return node.args[2].elts
+    return []
+
+
+def _returned(fn, node) -> bool:
+    """A tuple returned, or the tuple of a changing call's results: shares nothing after."""
+    for n in A.walk(fn):
+        if isinstance(n, gast.Return) and n.value is node:
+            return True
+        if isinstance(n, gast.Return) and isinstance(n.value, gast.Tuple) and any(
+                e is node for e in n.value.elts):
+            return True
+    return False
+
+
+def _shared(node, name: str, ctx):
+    return error_at(node, ctx, f"the object in '{name}' has attributes written in this function "
+                    "and is shared here with another name or a container, which would see the "
+                    "change in Python but not in the compiled copy",
+                    f"keep one name for the object (write through '{name}' only), or copy it")
