@@ -21,6 +21,7 @@ import pytest
 from tests.corpus.calls import forwards_own_varargs
 from tests.test_gradients import CORPUS
 from tests.util import make
+from transpiler.checking import get_leaf, leaves, replace_leaf
 from transpiler import (
     NoRuleError,
     TranspileError,
@@ -35,17 +36,17 @@ from transpiler import (
 
 
 def _random_like(value, rng):
-    """A random tangent with the structure, shape and floating dtype of ``value``."""
-    if isinstance(value, tuple):
-        return tuple(_random_like(v, rng) for v in value)
-    if isinstance(value, list):
-        return [_random_like(v, rng) for v in value]
-    if isinstance(value, dict):
-        return {k: _random_like(v, rng) for k, v in value.items()}
-    if np.ndim(value) == 0 and not isinstance(value, np.ndarray):
-        return float(rng.uniform(-1.0, 1.0))
-    dtype = value.dtype if value.dtype.kind == "f" else float
-    return rng.uniform(-1.0, 1.0, np.shape(value)).astype(dtype)
+    """A random tangent with the structure, shape and floating dtype of ``value`` (tuples,
+    lists, dicts and objects nest; an object's other fields are copied)."""
+    out = value
+    for path, leaf in leaves(value):
+        if np.ndim(leaf) == 0 and not isinstance(leaf, np.ndarray):
+            new = float(rng.uniform(-1.0, 1.0))
+        else:
+            dtype = leaf.dtype if leaf.dtype.kind == "f" else float
+            new = rng.uniform(-1.0, 1.0, np.shape(leaf)).astype(dtype)
+        out = replace_leaf(out, path, new)
+    return out
 
 
 def _tangents(args, wrt, seed=0) -> tuple:
@@ -56,24 +57,14 @@ def _tangents(args, wrt, seed=0) -> tuple:
 def _shift(value, tangent, h):
     if tangent is None:
         return value
-    if isinstance(value, (tuple, list)):
-        return type(value)(_shift(v, t, h) for v, t in zip(value, tangent, strict=True))
-    if isinstance(value, dict):
-        return {k: _shift(value[k], tangent[k], h) for k in value}
-    return value + h * tangent
-
-
-def _leaves(value) -> list:
-    if isinstance(value, (tuple, list)):
-        return [leaf for v in value for leaf in _leaves(v)]
-    if isinstance(value, dict):
-        return [leaf for k in sorted(value) for leaf in _leaves(value[k])]
-    return [value]
+    for path, leaf in leaves(value):
+        value = replace_leaf(value, path, leaf + h * get_leaf(tangent, path))
+    return value
 
 
 def _flat(value) -> np.ndarray:
-    leaves = _leaves(value)
-    return np.concatenate([np.ravel(np.asarray(v, dtype=float)) for v in leaves])
+    return np.concatenate([np.ravel(np.asarray(v, dtype=float)) for _, v in leaves(value)]
+                          or [np.zeros(0)])
 
 
 def _inner(a, b) -> float:
