@@ -25,6 +25,7 @@ import numpy as np
 from transpiler import ast_util as A
 from transpiler.anno import Anno, getanno, setanno
 from transpiler.errors import error_at
+from transpiler.naming import function_name
 from transpiler.rules.nondiff import NONDIFF
 from transpiler.rules.registry import ADJOINTS, is_user_function
 
@@ -58,7 +59,8 @@ def functions(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
             stores[node.id] = stores.get(node.id, 0) + 1
         elif isinstance(node, gast.Call):
             calls.append(node)
-    scope = _Scope(ctx, _parameters(fn, ctx) if ctx.known else {}, set(stores))
+    scope = _Scope(ctx, {}, set(stores))
+    scope.known = _parameters(fn, scope) if ctx.known else {}
     defined: dict[str, tuple] = {}
     fn.body = _bind(fn.body, scope, stores, defined)
     for call in calls if not defined else [n for n in A.walk(fn) if isinstance(n, gast.Call)]:
@@ -74,10 +76,11 @@ def functions(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     return fn
 
 
-def _parameters(fn, ctx) -> dict[str, Known]:
-    """The parameters a helper is compiled to receive known functions in, and their bound
-    values' new keyword-only parameters."""
-    known = {}
+def _parameters(fn, scope) -> dict[str, Known]:
+    """The parameters a function is compiled to receive known functions in, and their bound
+    values' new keyword-only parameters (a method of the user's given as it is: its function
+    given the object)."""
+    known, ctx = {}, scope.ctx
     taken = {n.id for n in A.walk(fn) if isinstance(n, gast.Name)}
     for param, obj, npos, keys in ctx.known:
         names = bound_names(param, npos, keys)
@@ -88,6 +91,9 @@ def _parameters(fn, ctx) -> dict[str, Known]:
         fn.args.kwonlyargs += [gast.Name(id=n, ctx=gast.Param(), annotation=None,
                                          type_comment=None) for n in names]
         fn.args.kw_defaults += [None] * len(names)
+        if not names and inspect.ismethod(obj):
+            known[param] = scope.function_value(obj) or Known(obj)
+            continue
         known[param] = Known(obj, tuple(A.name(n) for n in names[:npos]),
                              tuple((k, A.name(n)) for k, n in zip(keys, names[npos:], strict=True)))
     return known
@@ -136,7 +142,8 @@ class _Scope:
 
     def function(self, obj) -> gast.Name:
         """A name the generated code sees ``obj`` under (``force_partial`` for a partial)."""
-        name = getattr(obj, "__name__", None) or f"{getattr(obj, 'func', obj).__name__}_partial"
+        name = function_name(obj) if hasattr(obj, "__name__") else \
+            f"{function_name(getattr(obj, 'func', obj))}_partial"
         return A.name(self.ctx.bind(name, obj))
 
     def value(self, node) -> Known | None:
@@ -164,7 +171,7 @@ class _Scope:
     def _global(self, node, root: str) -> Known | None:
         """The function a global or closure name (or ``a.b.c`` rooted at one) holds now; the
         global is noted, so that rebinding it compiles again."""
-        found = self._function(self._dotted(node))
+        found = self.function_value(self._dotted(node))
         ctx = self.ctx
         if found is not None and root in ctx.fn.__globals__ and root not in ctx.bindings \
                 and root not in ctx.fn.__code__.co_freevars:
@@ -189,7 +196,7 @@ class _Scope:
             return None if base is None else _attribute(base, node.attr)
         return None
 
-    def _function(self, obj) -> Known | None:
+    def function_value(self, obj) -> Known | None:
         """A function value a call can be resolved to: a plain function, a partial, a ufunc or
         a builtin; a method of the user's bound to an object, as its function given the object
         (not a class or a callable object, whose meaning is the objects')."""
@@ -235,7 +242,7 @@ class _Scope:
             return  # the call's lowering reports the mismatch
         marks, extra = [], []
         for param, p in signature.parameters.items():  # a default the call leaves: known too
-            found = self._function(p.default) if param not in bound.arguments else None
+            found = self.function_value(p.default) if param not in bound.arguments else None
             if found is not None and not found.args:
                 marks.append((param, found.obj, 0, ()))
         for param, node in bound.arguments.items():

@@ -25,6 +25,7 @@ from transpiler.anno import Anno, setanno
 from transpiler.context import Mode
 from transpiler.errors import TranspileError
 from transpiler.frontend import parse_function
+from transpiler.naming import function_name
 from transpiler.passes.validate import validate
 from transpiler.rules.registry import is_user_function
 
@@ -104,7 +105,7 @@ def _inline(stmt, ctx, local: set[str], depth: int, seen: tuple, nested: set) ->
             functions[name] = value.id  # the helper's f(y) calls it by its own name
         else:
             arguments[name] = value
-    renames = {name: ctx.namer.fresh(f"{helper.__name__}_{name}") for name in sorted(assigned)}
+    renames = {name: ctx.namer.fresh(f"{function_name(helper)}_{name}") for name in sorted(assigned)}
     renames.update(functions)
     nested |= {renames[p] for p, value in arguments.items() if isinstance(value, gast.Lambda)}
     for n in A.walk(node):

@@ -1,0 +1,106 @@
+"""Functions given as arguments of the differentiated function (``simulate(y0, k, rhs)``).
+
+A call giving a parameter a function runs a variant compiled for that function: its
+``rhs(y, k)`` calls it directly (``Context.known``, passes/functions.py), as a helper compiled for
+the function a caller passes it. The function joins the variant key as a ``Passed``, equal for
+two functions that calling does the same with: a ``def`` or lambda of the same code, globals,
+closure cells and defaults (a lambda made anew at each call, in the same place, reuses the
+variant: its cells are its maker's, read when it runs), a partial of the same function and
+argument objects, a method of the same object; a ufunc or builtin is itself. Functions are never
+differentiated; what they close over or bind is read as it is when they run.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import types
+
+import numpy as np
+
+from transpiler.rules.nondiff import NONDIFF
+from transpiler.rules.registry import ADJOINTS
+
+
+def is_function(value) -> bool:
+    """Whether a call can be compiled for ``value`` given as an argument: a ``def`` or lambda,
+    a partial, a method, a ufunc, a builtin, a function with a rule (not a class or an object
+    with ``__call__``, whose meaning is the object's)."""
+    if isinstance(value, (types.FunctionType, types.MethodType, types.BuiltinFunctionType,
+                          functools.partial, np.ufunc)):
+        return True
+    try:
+        return value in ADJOINTS or value in NONDIFF
+    except TypeError:  # unhashable
+        return False
+
+
+class Passed:
+    """A function given as an argument, in a variant key (see the module docstring); it holds
+    the function, so the identities it compares stay those of live objects."""
+
+    __slots__ = ("function", "_key")
+
+    def __init__(self, function):
+        self.function, self._key = function, _identity(function)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Passed) and self._key == other._key
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def __repr__(self) -> str:
+        return f"Passed({self.function!r})"
+
+
+def _identity(f) -> tuple:
+    if isinstance(f, types.FunctionType):
+        keywords = tuple((k, id(v)) for k, v in (f.__kwdefaults__ or {}).items())
+        return ("def", id(f.__code__), id(f.__globals__), tuple(map(id, f.__closure__ or ())),
+                tuple(map(id, f.__defaults__ or ())), keywords)
+    if isinstance(f, types.MethodType):
+        return "method", _identity(f.__func__), id(f.__self__)
+    if isinstance(f, functools.partial):
+        return ("partial", _identity(f.func), tuple(map(id, f.args)),
+                tuple((k, id(v)) for k, v in f.keywords.items()))
+    return "is", id(f)
+
+
+class Functions(tuple):
+    """The end of a variant key: ``(parameter, Passed)`` for each parameter a call gives a
+    function, defaults it leaves included (sorted by parameter)."""
+
+
+def functions_in(fn, args: tuple, kwargs: dict) -> Functions | None:
+    """The functions this call gives ``fn``'s named parameters; None if it gives none and
+    leaves no default that is one."""
+    params = inspect.signature(fn).parameters
+    positional = [n for n, p in params.items() if p.kind in (p.POSITIONAL_ONLY,
+                                                             p.POSITIONAL_OR_KEYWORD)]
+    given = dict(zip(positional, args, strict=False))  # (what *args receives: not named)
+    given.update((k, v) for k, v in kwargs.items() if k in params
+                 and params[k].kind is not inspect.Parameter.VAR_KEYWORD)
+    found = [(name, Passed(value)) for name, value in given.items() if is_function(value)]
+    left = defaults_left(fn, given)
+    if not found and not left:
+        return None
+    return Functions(sorted(found + list(left), key=lambda item: item[0]))
+
+
+def defaults_left(fn, given) -> Functions:
+    """``(parameter, Passed)`` for each parameter whose default is a function and that is not
+    in ``given`` (names, or a count of positional arguments)."""
+    if not fn.__defaults__ and not fn.__kwdefaults__:
+        return Functions()
+    params = list(inspect.signature(fn).parameters.values())
+    if isinstance(given, int):
+        given = {p.name for p in params[:given]}
+    return Functions((p.name, Passed(p.default)) for p in params
+                     if p.name not in given and p.default is not p.empty
+                     and is_function(p.default))
+
+
+def known(functions: Functions) -> tuple:
+    """``Context.known`` for a variant: each parameter's function, binding nothing more."""
+    return tuple((name, passed.function, 0, ()) for name, passed in functions)
