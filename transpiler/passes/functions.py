@@ -60,13 +60,15 @@ def functions(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
         elif isinstance(node, gast.Call):
             calls.append(node)
     scope = _Scope(ctx, {}, set(stores))
-    scope.known = _parameters(fn, scope) if ctx.known else {}
+    known = _parameters(fn, scope) if ctx.known else {}
+    scope.known = {p: k for p, k in known.items() if stores.get(p, 0) == 1}  # (not rebound)
     defined: dict[str, tuple] = {}
     fn.body = _bind(fn.body, scope, stores, defined)
     for call in calls if not defined else [n for n in A.walk(fn) if isinstance(n, gast.Call)]:
         scope.rewrite(call)
     if ctx.known:
-        _Rebuilt(scope, {p for p, _, npos, keys in ctx.known if npos or keys}).visit(fn)
+        _Rebuilt(scope, {p for p, _, npos, keys in ctx.known
+                         if (npos or keys) and p in scope.known}).visit(fn)
     for name, (stmt, late) in _drop_unused(fn, defined).items():  # still read as a value
         changed = sorted(n for n in late if stores.get(n, 0) > 1)
         if changed:
