@@ -13,7 +13,6 @@ differentiated; what they close over or bind is read as it is when they run.
 from __future__ import annotations
 
 import functools
-import inspect
 import types
 
 import numpy as np
@@ -73,32 +72,29 @@ class Functions(tuple):
 
 
 def functions_in(fn, args: tuple, kwargs: dict) -> Functions | None:
-    """The functions this call gives ``fn``'s named parameters; None if it gives none and
-    leaves no default that is one."""
-    params = inspect.signature(fn).parameters
-    positional = [n for n, p in params.items() if p.kind in (p.POSITIONAL_ONLY,
-                                                             p.POSITIONAL_OR_KEYWORD)]
+    """The functions this call gives ``fn``'s named parameters, defaults it leaves included;
+    None if it gives none and ``fn`` has no default that is one."""
+    code = fn.__code__
+    positional = code.co_varnames[:code.co_argcount]
+    named = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
     given = dict(zip(positional, args, strict=False))  # (what *args receives: not named)
-    given.update((k, v) for k, v in kwargs.items() if k in params
-                 and params[k].kind is not inspect.Parameter.VAR_KEYWORD)
+    given.update((k, v) for k, v in kwargs.items() if k in named)
     found = [(name, Passed(value)) for name, value in given.items() if is_function(value)]
-    left = defaults_left(fn, given)
-    if not found and not left:
+    if not found and not defaults_left(fn, ()):
         return None
-    return Functions(sorted(found + list(left), key=lambda item: item[0]))
+    return Functions(sorted(found + list(defaults_left(fn, given)), key=lambda item: item[0]))
 
 
 def defaults_left(fn, given) -> Functions:
     """``(parameter, Passed)`` for each parameter whose default is a function and that is not
     in ``given`` (names, or a count of positional arguments)."""
-    if not fn.__defaults__ and not fn.__kwdefaults__:
-        return Functions()
-    params = list(inspect.signature(fn).parameters.values())
+    code, defaults, keywords = fn.__code__, fn.__defaults__ or (), fn.__kwdefaults__ or {}
     if isinstance(given, int):
-        given = {p.name for p in params[:given]}
-    return Functions((p.name, Passed(p.default)) for p in params
-                     if p.name not in given and p.default is not p.empty
-                     and is_function(p.default))
+        given = code.co_varnames[:given]
+    first = code.co_argcount - len(defaults)
+    found = list(zip(code.co_varnames[first:code.co_argcount], defaults, strict=True))
+    return Functions((name, Passed(value)) for name, value in found + sorted(keywords.items())
+                     if name not in given and is_function(value))
 
 
 def known(functions: Functions) -> tuple:

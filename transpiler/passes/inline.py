@@ -119,7 +119,8 @@ def _inline(stmt, ctx, local: set[str], depth: int, seen: tuple, nested: set,
             functions[name] = value.id  # the helper's f(y) calls it by its own name
         else:
             arguments[name] = value
-    renames = {name: ctx.namer.fresh(f"{function_name(helper)}_{name}") for name in sorted(assigned)}
+    renames = {name: ctx.namer.fresh(f"{function_name(helper)}_{name}")
+               for name in sorted(assigned)}
     renames.update(functions)
     nested |= {renames[p] for p, value in arguments.items() if isinstance(value, gast.Lambda)}
     for n in A.walk(node):
