@@ -96,6 +96,8 @@ def test_many_new_functions_keep_a_bounded_cache():
 def test_keyword_default_and_forwarded_to_a_helper():
     g = grad(classic_rk4, wrt=(0, 1))
     by_default = g(Y0, 0.6)
+    with pytest.raises(TranspileError, match="calling f, a function not known"):
+        g(Y0, 0.6, rhs=None)  # not the variant of the default
     np.testing.assert_allclose(g(Y0, 0.6, linear_decay)[0], by_default[0], rtol=1e-12)
     given = g(Y0, k=0.6, rhs=cubic)
     assert given[1] == pytest.approx(_fd(lambda y, k: classic_rk4(y, k, cubic), (Y0, 0.6), 1),
