@@ -218,3 +218,17 @@ def test_an_object_with_call_is_refused_at_its_line():
 
     with pytest.raises(TranspileError, match="calling rhs, a function not known"):
         grad(explicit_euler)(Y0, 0.7, Scale())
+
+
+def test_lambdas_are_read_from_their_line():
+    double, cube = (lambda x: np.sin(x) * 2.0, lambda x: np.sin(x) ** 3)
+    assert grad(double)(0.3) == pytest.approx(2.0 * np.cos(0.3), rel=1e-12)
+    assert grad(cube)(0.3) == pytest.approx(3.0 * np.sin(0.3) ** 2 * np.cos(0.3), rel=1e-12)
+    assert smooth(np.array([0.2, 0.5]), lambda u: u * np.cos(u)) is not None
+
+
+def smooth(x, f):
+    check_grad(lambda x, f: np.sum(f(x) ** 2), x, f)
+    value, tangent = jvp(lambda x, f: np.sum(f(x) ** 2), (x, f), (np.ones(2), None))
+    assert tangent == pytest.approx(np.sum(grad(lambda x, f: np.sum(f(x) ** 2))(x, f)))
+    return value

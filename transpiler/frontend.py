@@ -40,7 +40,7 @@ def parse_function(fn) -> tuple[gast.FunctionDef, str, int]:
         raise TranspileError(
             f"{fn.__name__} is not defined by a 'def' statement",
             filename, lineno, indent,
-            hint="lambdas and async functions are not supported; rewrite it as a plain 'def'",
+            hint="async functions are not supported; rewrite it as a plain 'def'",
         )
     if not _same_code(fn, dedented):
         raise TranspileError(
