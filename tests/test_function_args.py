@@ -232,3 +232,20 @@ def smooth(x, f):
     value, tangent = jvp(lambda x, f: np.sum(f(x) ** 2), (x, f), (np.ones(2), None))
     assert tangent == pytest.approx(np.sum(grad(lambda x, f: np.sum(f(x) ** 2))(x, f)))
     return value
+
+
+def test_a_lambda_calling_another_function_each_time_is_compiled_for_each():
+    run = make("""
+        def run(g, y0):
+            global f
+            out = []
+            for f in (np.sin, np.cos):  # a global the lambda calls
+                out.append(g(y0, 0.7, lambda y, k: -k * f(y)))
+            for h in (np.sin, np.cos):  # a closure cell the lambda calls
+                out.append(g(y0, 0.7, lambda y, k: -k * h(y)))
+            return out
+    """)
+    got = run(grad(explicit_euler, wrt=1), Y0)
+    for result, func in zip(got, (np.sin, np.cos) * 2, strict=True):
+        rhs = lambda y, k, func=func: -k * func(y)  # noqa: E731
+        assert result == pytest.approx(_fd(explicit_euler, (Y0, 0.7, rhs), 1), rel=1e-6)

@@ -5,8 +5,10 @@ A call giving a parameter a function runs a variant compiled for that function: 
 the function a caller passes it. The function joins the variant key as a ``Passed``, equal for
 two functions that calling does the same with: a ``def`` or lambda of the same code, globals,
 closure cells and defaults (a lambda made anew at each call, in the same place, reuses the
-variant: its cells are its maker's, read when it runs), a partial of the same function and
-argument objects, a method of the same object; a ufunc or builtin is itself. Functions are never
+variant: its cells are its maker's, read when it runs), unless a cell or a global it names now
+holds another object than a number, string or array (a function it calls is resolved when it
+compiles); a partial of the same function and arguments, a method of the same object; a ufunc
+or builtin is itself. Functions are never
 differentiated; what they close over or bind is read as it is when they run.
 """
 
@@ -35,13 +37,15 @@ def is_function(value) -> bool:
 
 
 class Passed:
-    """A function given as an argument, in a variant key (see the module docstring); it holds
-    the function, so the identities it compares stay those of live objects."""
+    """A function given as an argument, in a variant key (see the module docstring). It holds
+    the function and what its closure cells hold now, so the identities it compares stay those
+    of live objects."""
 
-    __slots__ = ("function", "_key")
+    __slots__ = ("function", "_key", "_held")
 
     def __init__(self, function):
-        self.function, self._key = function, _identity(function)
+        self._held: list = []
+        self.function, self._key = function, _identity(function, self._held)
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Passed) and self._key == other._key
@@ -53,16 +57,50 @@ class Passed:
         return f"Passed({self.function!r})"
 
 
-def _identity(f) -> tuple:
+_ATOMS = (float, int, bool, complex, str, type(None))
+
+
+def _value(v, held: list):
+    """An argument a partial or a default binds: a number or string by value, else the
+    object itself."""
+    if type(v) in _ATOMS:
+        return type(v), repr(v)
+    held.append(v)
+    return id(v)
+
+
+def _read(v, held: list):
+    """A value the function reads from a closure cell or a global: a number, string or array
+    is read when it runs (its type suffices), anything else may be resolved when it compiles (a
+    function it calls, an object whose method it calls), so it is the object itself."""
+    if type(v) in _ATOMS:
+        return type(v)
+    if type(v) is np.ndarray:
+        return v.dtype.char
+    held.append(v)
+    return id(v)
+
+
+def _cell(cell, held: list):
+    try:
+        return _read(cell.cell_contents, held)
+    except ValueError:  # empty
+        return None
+
+
+def _identity(f, held: list) -> tuple:
     if isinstance(f, types.FunctionType):
-        keywords = tuple((k, id(v)) for k, v in (f.__kwdefaults__ or {}).items())
-        return ("def", id(f.__code__), id(f.__globals__), tuple(map(id, f.__closure__ or ())),
-                tuple(map(id, f.__defaults__ or ())), keywords)
+        cells, found = f.__closure__ or (), f.__globals__
+        return ("def", id(f.__code__), id(found), tuple(map(id, cells)),
+                tuple(_cell(c, held) for c in cells),
+                tuple(_read(found[n], held) for n in f.__code__.co_names if n in found),
+                tuple(_value(v, held) for v in f.__defaults__ or ()),
+                tuple((k, _value(v, held)) for k, v in (f.__kwdefaults__ or {}).items()))
     if isinstance(f, types.MethodType):
-        return "method", _identity(f.__func__), id(f.__self__)
+        return "method", _identity(f.__func__, held), id(f.__self__)
     if isinstance(f, functools.partial):
-        return ("partial", _identity(f.func), tuple(map(id, f.args)),
-                tuple((k, id(v)) for k, v in f.keywords.items()))
+        return ("partial", _identity(f.func, held), tuple(_value(v, held) for v in f.args),
+                tuple((k, _value(v, held)) for k, v in f.keywords.items()))
     return "is", id(f)
 
 
