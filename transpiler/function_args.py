@@ -30,6 +30,8 @@ def is_function(value) -> bool:
     if isinstance(value, (types.FunctionType, types.MethodType, types.BuiltinFunctionType,
                           functools.partial, np.ufunc)):
         return True
+    if not callable(value):
+        return False
     try:
         return value in ADJOINTS or value in NONDIFF
     except TypeError:  # unhashable
