@@ -249,3 +249,19 @@ def test_a_lambda_calling_another_function_each_time_is_compiled_for_each():
     for result, func in zip(got, (np.sin, np.cos) * 2, strict=True):
         rhs = lambda y, k, func=func: -k * func(y)  # noqa: E731
         assert result == pytest.approx(_fd(explicit_euler, (Y0, 0.7, rhs), 1), rel=1e-6)
+
+
+@pytest.mark.xfail(strict=True, reason="known defect, not of function arguments: a helper's "
+                   "compiled pair is not recompiled when a global it calls is rebound")
+def test_a_helper_calling_a_rebound_global_is_compiled_again():
+    top = make("""
+        def helper(y):
+            return f(y)
+
+        def top(y):
+            return np.sum(helper(y) * 2.0)
+    """, f=np.sin)
+    g = grad(top)
+    np.testing.assert_allclose(g(Y0), 2.0 * np.cos(Y0))
+    top.__globals__["f"] = np.cos
+    np.testing.assert_allclose(g(Y0), -2.0 * np.sin(Y0))
