@@ -2,14 +2,15 @@
 
 A call giving a parameter a function runs a variant compiled for that function: its
 ``rhs(y, k)`` calls it directly (``Context.known``, passes/functions.py), as a helper compiled for
-the function a caller passes it. The function joins the variant key as a ``Passed``, equal for
-two functions that calling does the same with: a ``def`` or lambda of the same code, globals,
-closure cells and defaults (a lambda made anew at each call, in the same place, reuses the
-variant: its cells are its maker's, read when it runs), unless a cell or a global it names now
-holds another object than a number, string or array (a function it calls is resolved when it
-compiles); a partial of the same function and arguments, a method of the same object; a ufunc
-or builtin is itself. Functions are never
-differentiated; what they close over or bind is read as it is when they run.
+the function a caller passes it. Functions are never differentiated; what they close over or
+bind is read when they run.
+
+The function joins the variant key as a ``Passed``, equal for two functions that calling does
+the same with: a ``def`` or lambda of the same code, globals, closure cells and defaults (a
+lambda made anew at each call, in the same place, reuses the variant: its cells are its
+maker's), unless a cell or a global it names now holds another object than a number, string or
+array (a function it calls is resolved when it compiles); a partial of the same function and
+arguments; a method of the same object; a ufunc or builtin is itself.
 """
 
 from __future__ import annotations
