@@ -251,8 +251,6 @@ def test_a_lambda_calling_another_function_each_time_is_compiled_for_each():
         assert result == pytest.approx(_fd(explicit_euler, (Y0, 0.7, rhs), 1), rel=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason="known defect, not of function arguments: a helper's "
-                   "compiled pair is not recompiled when a global it calls is rebound")
 def test_a_helper_calling_a_rebound_global_is_compiled_again():
     top = make("""
         def helper(y):
@@ -265,3 +263,19 @@ def test_a_helper_calling_a_rebound_global_is_compiled_again():
     np.testing.assert_allclose(g(Y0), 2.0 * np.cos(Y0))
     top.__globals__["f"] = np.cos
     np.testing.assert_allclose(g(Y0), -2.0 * np.sin(Y0))
+    check_grad(top, Y0)
+    sim = make("""
+        def rhs(y, k):
+            return -k * f(y)
+
+        def sim(y0, k, r):
+            return explicit_euler(y0, k, r, steps=3)
+    """, f=np.sin, explicit_euler=explicit_euler)
+    rhs = sim.__globals__["rhs"]
+    g = grad(sim, wrt=1)
+    before = g(Y0, 0.7, rhs)
+    sim.__globals__["f"] = np.cos  # the same function given, calling another one now
+    assert g(Y0, 0.7, rhs) == pytest.approx(_fd(sim, (Y0, 0.7, rhs), 1), rel=1e-6)
+    assert before != pytest.approx(g(Y0, 0.7, rhs), rel=1e-3)
+    _, tangent = jvp(sim, (Y0, 0.7, rhs), (None, 1.0, None))
+    assert tangent == pytest.approx(g(Y0, 0.7, rhs), rel=1e-10)
