@@ -264,6 +264,10 @@ def test_a_helper_calling_a_rebound_global_is_compiled_again():
     top.__globals__["f"] = np.cos
     np.testing.assert_allclose(g(Y0), -2.0 * np.sin(Y0))
     check_grad(top, Y0)
+    top.__globals__["f"] = np.sin  # and with floats, through the fast path
+    assert g(0.3) == pytest.approx(2.0 * np.cos(0.3), rel=1e-12)
+    top.__globals__["f"] = np.tanh
+    assert g(0.3) == pytest.approx(2.0 / np.cosh(0.3) ** 2, rel=1e-12)
     sim = make("""
         def rhs(y, k):
             return -k * f(y)

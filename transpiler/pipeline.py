@@ -121,4 +121,21 @@ def compile_function(fn, wrt: tuple[str, ...], mode: Mode | str, options: Option
     callees = tuple(v for v in ctx.bindings.values()
                     if isinstance(v, (SplitFunction, TangentFunction)))
     return Compiled(functions[0], source, functions[1] if len(functions) > 1 else None,
-                    frozenset(ctx.written_params), tuple(ctx.snapshots.items()), callees)
+                    frozenset(ctx.written_params), _snapshots(fn, ctx.snapshots, callees),
+                    callees)
+
+
+def _snapshots(fn, own: dict, callees: tuple) -> tuple:
+    """The globals of ``fn``'s module its code and its callees' (at any depth) were compiled
+    against: the fast path of calls with floats checks them all."""
+    found, todo, seen = dict(own), list(callees), set()
+    while todo:
+        callee = todo.pop()
+        if id(callee) in seen or callee.fn is None:
+            continue
+        seen.add(id(callee))
+        if callee.fn.__globals__ is fn.__globals__:
+            for name, obj in callee.snapshots:
+                found.setdefault(name, obj)
+        todo.extend(callee.callees)
+    return tuple(found.items())
