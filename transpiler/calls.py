@@ -34,13 +34,13 @@ class _Compiled:
 
     __slots__ = ()
 
-    def stale(self, seen: set | None = None) -> bool:
+    def stale(self, *, seen: set | None = None) -> bool:
         """Whether a global this callee, or one it calls, was compiled against is rebound."""
         seen = set() if seen is None else seen
         if id(self) in seen or self.fn is None:  # (recursion; still compiling)
             return False
         seen.add(id(self))
-        return rebound(self.fn, self.snapshots) or any(c.stale(seen) for c in self.callees)
+        return rebound(self.fn, self.snapshots) or any(c.stale(seen=seen) for c in self.callees)
 
 
 class SplitFunction(_Compiled):
