@@ -10,6 +10,9 @@
   (``Context.known``), where its ``f(y)`` is ``rhs(y)``. What the partial binds travels as
   keyword arguments (``helper(rhs, y, f_k=k)``: parameters of the helper's compiled form, named
   by ``bound_names``), so a gradient reaches it. The call carries Anno.KNOWN for lower.py.
+- ``simulate(y0, k, rhs)`` called with a function (function_args.py): compiled knowing it the
+  same way, its ``rhs(y, k)`` is that function's call. A parameter the function rebinds is not
+  known (its calls are refused, as any call of a function known only at run time).
 """
 
 from __future__ import annotations
