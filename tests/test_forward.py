@@ -21,7 +21,6 @@ import pytest
 from tests.corpus.calls import forwards_own_varargs
 from tests.test_gradients import CORPUS
 from tests.util import make
-from transpiler.checking import get_leaf, leaves, replace_leaf
 from transpiler import (
     NoRuleError,
     TranspileError,
@@ -31,6 +30,7 @@ from transpiler import (
     hvp,
     jvp,
 )
+from transpiler.checking import get_leaf, leaves, replace_leaf
 
 # --- helpers ---------------------------------------------------------------------------------
 

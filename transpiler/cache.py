@@ -14,6 +14,8 @@ import weakref
 _ATTR = "__transpiler_cache__"
 _FUNCTIONS: weakref.WeakSet = weakref.WeakSet()  # functions holding entries: for clear and size
 LOCK = threading.RLock()
+BOUNDED = 32
+_BOUNDED = "bounded"  # entry: the keys of bounded entries, oldest first
 
 
 def _entries(fn, create: bool = False) -> dict:
@@ -26,8 +28,10 @@ def _entries(fn, create: bool = False) -> dict:
     return entries
 
 
-def get_or_compile(fn, key: tuple, compile_):
-    """The cached result for ``(fn, key)``; compile it once (under the lock) on a miss."""
+def get_or_compile(fn, key: tuple, compile_, bounded: bool = False):
+    """The cached result for ``(fn, key)``; compile it once (under the lock) on a miss.
+    Of the entries compiled ``bounded`` (variants for functions given as arguments, which a
+    caller may make anew at each call) only the ``BOUNDED`` latest stay."""
     full = (fn.__code__,) + key
     found = _entries(fn).get(full)
     if found is not None and not _stale(fn, found):
@@ -36,6 +40,12 @@ def get_or_compile(fn, key: tuple, compile_):
         entries = _entries(fn, create=True)
         if full not in entries or _stale(fn, entries[full]):
             entries[full] = compile_()
+            if bounded:
+                latest = entries.setdefault(_BOUNDED, [])
+                latest[:] = [k for k in latest if k != full] + [full]
+                for old in latest[:-BOUNDED]:
+                    entries.pop(old, None)
+                del latest[:-BOUNDED]
         return entries[full]
 
 

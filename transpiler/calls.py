@@ -13,19 +13,47 @@ that lower calls reach through ``Context.compile_callee``), so this module impor
 
 from __future__ import annotations
 
+import builtins
+
 from transpiler import cache
 from transpiler.context import Mode
 
+_BUILTINS = vars(builtins)
 
-class SplitFunction:
+
+def rebound(fn, snapshots: tuple) -> bool:
+    """Whether a global ``fn``'s code was compiled against (``(name, object)``) now names
+    another object."""
+    found = fn.__globals__
+    return any(found.get(name, _BUILTINS.get(name)) is not obj for name, obj in snapshots)
+
+
+class _Compiled:
+    """What a compiled callee was compiled against, to tell when it is stale: its function's
+    globals (``snapshots``) and the callees it calls in turn."""
+
+    __slots__ = ()
+
+    def stale(self, *, seen: set | None = None) -> bool:
+        """Whether a global this callee, or one it calls, was compiled against is rebound."""
+        seen = set() if seen is None else seen
+        if id(self) in seen or self.fn is None:  # (recursion; still compiling)
+            return False
+        seen.add(id(self))
+        return rebound(self.fn, self.snapshots) or any(c.stale(seen=seen) for c in self.callees)
+
+
+class SplitFunction(_Compiled):
     """``forward(*args) -> (value, residuals)``; ``backward(residuals, cotangent) -> grads``."""
 
-    __slots__ = ("forward", "backward", "source", "written", "__weakref__")
+    __slots__ = ("forward", "backward", "source", "written", "fn", "snapshots", "callees",
+                 "__weakref__")
 
     def __init__(self):
-        self.forward = self.backward = None
+        self.forward = self.backward = self.fn = None
         self.source = ""
         self.written = frozenset()  # parameters it writes into (on a copy)
+        self.snapshots, self.callees = (), ()
 
     def __repr__(self) -> str:
         return f"<split pair {getattr(self.forward, '__name__', '(compiling)')}>"
@@ -43,6 +71,7 @@ def split_pair(compile_function, fn, active: tuple[str, ...], options,
     def fill(compiled) -> None:
         pair.forward, pair.backward = compiled.function, compiled.backward
         pair.source, pair.written = compiled.source, compiled.written
+        pair.fn, pair.snapshots, pair.callees = fn, compiled.snapshots, compiled.callees
 
     pair = SplitFunction()
     key = (active, Mode.SPLIT, options, frozenset(), varargs, called, objects) + (
@@ -52,15 +81,16 @@ def split_pair(compile_function, fn, active: tuple[str, ...], options,
         known=known), fill)
 
 
-class TangentFunction:
+class TangentFunction(_Compiled):
     """``call(*args, **tangents) -> (value, tangent)``: a user function in forward mode. Its
     tangent parameters are keyword-only, named by ``naming.tangent_parameters``."""
 
-    __slots__ = ("call", "source", "__weakref__")
+    __slots__ = ("call", "source", "fn", "snapshots", "callees", "__weakref__")
 
     def __init__(self):
-        self.call = None
+        self.call = self.fn = None
         self.source = ""
+        self.snapshots, self.callees = (), ()
 
     def __repr__(self) -> str:
         return f"<forward mode {getattr(self.call, '__name__', '(compiling)')}>"
@@ -73,6 +103,7 @@ def tangent_function(compile_function, fn, active: tuple[str, ...], options,
     pattern, as split_pair)."""
     def fill(compiled) -> None:
         holder.call, holder.source = compiled.function, compiled.source
+        holder.fn, holder.snapshots, holder.callees = fn, compiled.snapshots, compiled.callees
 
     holder = TangentFunction()
     key = (active, Mode.TANGENT, options, frozenset(), varargs, objects) + (
@@ -83,11 +114,12 @@ def tangent_function(compile_function, fn, active: tuple[str, ...], options,
 
 
 def _compiled_once(fn, key: tuple, holder, compile_, fill):
-    """The cached holder for ``(fn, key)``; on a miss, store ``holder`` first (so a recursive
-    call compiled below finds it), compile, and ``fill`` it (forget it if compiling fails)."""
+    """The cached holder for ``(fn, key)`` (unless stale); on a miss, store ``holder`` first (so
+    a recursive call compiled below finds it), compile, and ``fill`` it (forget it if compiling
+    fails)."""
     with cache.LOCK:
         existing = cache.lookup(fn, key)
-        if existing is not None:
+        if existing is not None and not existing.stale():
             return existing
         cache.store(fn, key, holder)
         try:

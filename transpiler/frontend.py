@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import linecache
 import textwrap
 
 import gast
@@ -14,8 +15,11 @@ def parse_function(fn) -> tuple[gast.FunctionDef, str, int]:
     """Return ``(node, filename, indent)`` for ``fn``.
 
     Line numbers in ``node`` are those of the user's file; ``indent`` is the number of columns
-    dedenting removed (errors add it back to column offsets).
+    dedenting removed (errors add it back to column offsets). A lambda is read from its file as
+    ``def lambda_fn(<its parameters>): return <its body>``.
     """
+    if fn.__name__ == "<lambda>":
+        return _lambda(fn), fn.__code__.co_filename, 0
     try:
         lines, lineno = inspect.getsourcelines(fn)
         filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
@@ -36,7 +40,7 @@ def parse_function(fn) -> tuple[gast.FunctionDef, str, int]:
         raise TranspileError(
             f"{fn.__name__} is not defined by a 'def' statement",
             filename, lineno, indent,
-            hint="lambdas and async functions are not supported; rewrite it as a plain 'def'",
+            hint="async functions are not supported; rewrite it as a plain 'def'",
         )
     if not _same_code(fn, dedented):
         raise TranspileError(
@@ -46,6 +50,42 @@ def parse_function(fn) -> tuple[gast.FunctionDef, str, int]:
     gast.increment_lineno(module, lineno - 1)
     node.decorator_list = []
     return node, filename, indent
+
+
+def _lambda(fn) -> gast.FunctionDef:
+    """The lambda of ``fn``'s file, on its first line, that compiles to ``fn``'s code."""
+    code = fn.__code__
+    source = "".join(linecache.getlines(code.co_filename))
+    try:
+        module = gast.parse(source)
+    except (SyntaxError, ValueError):
+        module = gast.Module(body=[], type_ignores=[])
+    free = set(code.co_freevars)
+    found = {gast.dump(n): n for n in gast.walk(module) if isinstance(n, gast.Lambda)
+             and n.lineno == code.co_firstlineno and _lambda_code(n, free) == _fingerprint(
+                 code, free)}
+    if len(found) != 1:
+        raise TranspileError(
+            f"cannot read the source of the lambda defined at {code.co_filename}:"
+            f"{code.co_firstlineno}" + (": several lambdas on that line compile to its code"
+                                        if found else ""), code.co_filename,
+            code.co_firstlineno, hint="define the function with 'def' in a file")
+    lam = next(iter(found.values()))
+    node = gast.FunctionDef(name="lambda_fn", args=lam.args, body=[gast.copy_location(
+        gast.Return(value=lam.body), lam)], decorator_list=[], returns=None, type_comment=None,
+        type_params=[])
+    return gast.copy_location(node, lam)
+
+
+def _lambda_code(lam: gast.Lambda, free: set):
+    """The fingerprint of the code a lambda's source compiles to (None: it does not compile
+    on its own)."""
+    tree = gast.gast_to_ast(gast.Expression(body=lam))
+    try:
+        consts = compile(tree, "<lambda check>", "eval").co_consts
+    except (SyntaxError, ValueError, TypeError):
+        return None
+    return next((_fingerprint(c, free) for c in consts if hasattr(c, "co_code")), None)
 
 
 def _same_code(fn, source: str) -> bool:

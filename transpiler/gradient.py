@@ -17,6 +17,7 @@ from transpiler.backends import backend_for
 from transpiler.context import Options
 from transpiler.emit import note_origin
 from transpiler.errors import TranspileError
+from transpiler.function_args import Functions, defaults_left, functions_in, is_function, known
 from transpiler.pipeline import Compiled, compile_function
 
 
@@ -81,13 +82,18 @@ class GradientFunction:
         if fn.__code__ is not self._code:
             self._variants, self._code = {}, fn.__code__
         params = inspect.getfullargspec(fn).args
-        objects = kinds[-1] if kinds and isinstance(kinds[-1], frozenset) else frozenset()
+        objects = next((k for k in kinds if isinstance(k, frozenset)), frozenset())
+        functions = kinds[-1] if kinds and isinstance(kinds[-1], Functions) else \
+            defaults_left(fn, len(kinds))  # (positional numbers and arrays only)
         scalars = frozenset(p for p, k in zip(params, kinds, strict=False) if k == _NUMBER)
         arrays = frozenset(p for p, k in zip(params, kinds, strict=False) if k == _ARRAY)
         key = (self._wrt, self._mode, self._options, scalars, arrays) + (
-            (objects,) if objects else ())
+            (objects,) if objects else ()) + ((functions,) if functions else ())
         compiled = cache.get_or_compile(fn, key, lambda: compile_function(
-            fn, self._wrt, self._mode, self._options, scalars, arrays=arrays, objects=objects))
+            fn, self._wrt, self._mode, self._options, scalars, arrays=arrays, objects=objects,
+            known=known(functions)), bounded=bool(functions))
+        if len(self._variants) >= _VARIANTS:  # (new functions given each call)
+            self._variants.clear()
         self._variants[kinds] = compiled
         if kinds and all(k == _NUMBER for k in kinds) and (
                 self._single or len(self._wrt) > 1):  # all numbers; the result needs no reshaping
@@ -153,6 +159,11 @@ class GradientFunction:
                 value = _default(self.__wrapped__, name, pos)
                 if value is MISSING:
                     continue
+            if is_function(value):
+                raise TypeError(f"cannot differentiate with respect to '{name}': it is the "
+                                f"function {value!r:.60}, and functions given as arguments are "
+                                "never differentiated; leave it out of wrt (to differentiate "
+                                "a value it uses, pass that value as an argument)")
             if type(value) is not float and not differentiable(value):
                 raise TypeError(f"cannot differentiate with respect to '{name}': it is "
                                 f"{_describe(value)}; pass a float, a float array, a tuple, "
@@ -204,13 +215,14 @@ MISSING = object()  # an argument the caller did not pass
 
 
 _OTHER, _NUMBER, _ARRAY = 0, 1, 2
+_VARIANTS = 64  # variants one gradient keeps at hand (more: in the compile cache)
 
 
 def kinds_of(fn, args: tuple, kwargs: dict) -> tuple:
     """The variant key: for each positional argument, whether it is a Python number, a NumPy
     array or anything else (none, the general variant, when keywords are passed), then, if the
     call gives any parameter an object, the set of those (arguments.objects_in, which also
-    refuses array types of their own)."""
+    refuses array types of their own), then the functions it gives (function_args)."""
     if kwargs:
         kinds: tuple = ()
     else:
@@ -220,7 +232,9 @@ def kinds_of(fn, args: tuple, kwargs: dict) -> tuple:
         if _OTHER not in kinds:
             return kinds
     objects = objects_in(fn, args, kwargs)
-    return kinds + (objects,) if objects else kinds
+    functions = functions_in(fn, args, kwargs)
+    return kinds + ((objects,) if objects else ()) + ((functions,) if functions is not None
+                                                       else ())
 
 
 def _default(fn, name: str, pos: int):

@@ -7,6 +7,12 @@ the user already uses is never handed out; the same input always gives the same 
 from __future__ import annotations
 
 
+def function_name(func) -> str:
+    """``func``'s name as generated code spells names after it: ``lambda_fn`` for a lambda."""
+    name = getattr(func, "__name__", "")
+    return name if name.isidentifier() else "lambda_fn"
+
+
 class Namer:
     def __init__(self, taken: set[str]):
         self.taken = set(taken)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import builtins
 import os
 import sys
 from collections.abc import Callable
@@ -15,6 +14,7 @@ from transpiler import emit
 from transpiler.analysis import facts
 from transpiler.arguments import defaults_holding_objects
 from transpiler.backends import backend_for
+from transpiler.calls import SplitFunction, TangentFunction, rebound
 from transpiler.context import Context, Mode, Options
 from transpiler.frontend import parse_function
 from transpiler.naming import Namer
@@ -40,8 +40,6 @@ from transpiler.passes import (
     stars,
     validate,
 )
-
-_BUILTINS = vars(builtins)
 
 FRONT: tuple[tuple[str, Callable], ...] = (
     ("reject unsupported syntax", validate.validate),
@@ -84,14 +82,12 @@ class Compiled:
     backward: Callable | None = None  # the backward half of a split pair
     written: frozenset[str] = frozenset()  # parameters the function writes into (on a copy)
     snapshots: tuple = ()  # (global name, object) the code was compiled against
+    callees: tuple = ()  # the compiled callees it calls (calls.SplitFunction, TangentFunction)
 
     def stale(self, fn) -> bool:
-        """Whether a global the code was compiled against now names another object."""
-        found = fn.__globals__
-        for name, obj in self.snapshots:  # (calls with floats check in the backend's fast_path)
-            if found.get(name, _BUILTINS.get(name)) is not obj:
-                return True
-        return False
+        """Whether a global the code, or a callee's, was compiled against now names another
+        object (calls with floats check only the code's own, in the backend's fast_path)."""
+        return rebound(fn, self.snapshots) or any(c.stale() for c in self.callees)
 
 
 def compile_function(fn, wrt: tuple[str, ...], mode: Mode | str, options: Options,
@@ -132,5 +128,24 @@ def compile_function(fn, wrt: tuple[str, ...], mode: Mode | str, options: Option
     functions = backend.load(source, [d.name for d in defs], label, fn, ctx.bindings)
     for function in functions:
         function.source = source
+    callees = tuple(v for v in ctx.bindings.values()
+                    if isinstance(v, (SplitFunction, TangentFunction)))
     return Compiled(functions[0], source, functions[1] if len(functions) > 1 else None,
-                    frozenset(ctx.written_params), tuple(ctx.snapshots.items()))
+                    frozenset(ctx.written_params), _snapshots(fn, ctx.snapshots, callees),
+                    callees)
+
+
+def _snapshots(fn, own: dict, callees: tuple) -> tuple:
+    """The globals of ``fn``'s module its code and its callees' (at any depth) were compiled
+    against: the fast path of calls with floats checks them all."""
+    found, todo, seen = dict(own), list(callees), set()
+    while todo:
+        callee = todo.pop()
+        if id(callee) in seen or callee.fn is None:
+            continue
+        seen.add(id(callee))
+        if callee.fn.__globals__ is fn.__globals__:
+            for name, obj in callee.snapshots:
+                found.setdefault(name, obj)
+        todo.extend(callee.callees)
+    return tuple(found.items())

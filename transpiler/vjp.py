@@ -19,6 +19,7 @@ from transpiler.api import grad
 from transpiler.arguments import differentiable, objects_in
 from transpiler.calls import split_pair
 from transpiler.context import Options
+from transpiler.function_args import functions_in, known
 from transpiler.gradient import check_function, refuse_shared_memory
 from transpiler.jvp import ForwardFunction, jvp
 
@@ -37,7 +38,7 @@ def vjp(f, *args, optimize: bool = True):
     active = tuple(p for p, a in zip(params, args, strict=True)
                    if type(a) is float or differentiable(a))
     pair = split_pair(pipeline.compile_function, f, active, Options(optimize), called=False,
-                      objects=objects)
+                      objects=objects, known=known(functions_in(f, args, {}) or ()))
     if pair.written:
         refuse_shared_memory(f, pair.written, args, {})
     value, residuals = pair.forward(*args)

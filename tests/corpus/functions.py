@@ -206,3 +206,56 @@ def grid_values(a, b, h):
 
 
 CASES["grid_values"] = (grid_values, (0.3, 1.7, 0.23), (0, 1, 2))
+
+
+# --- functions given as arguments of the differentiated function ------------------------------
+
+def explicit_euler(y0, k, rhs, dt=0.1, steps=12):
+    y = y0
+    for _ in range(steps):
+        y = y + dt * rhs(y, k)
+    return np.sum(y ** 2)
+
+
+def rk4_k(f, y, k, dt):
+    k1 = f(y, k)
+    k2 = f(y + 0.5 * dt * k1, k)
+    k3 = f(y + 0.5 * dt * k2, k)
+    k4 = f(y + dt * k3, k)
+    return y + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+
+
+def linear_decay(y, k):
+    return -k * y
+
+
+def classic_rk4(y0, k, rhs=linear_decay, dt=0.1, steps=4):
+    y = y0
+    for _ in range(steps):
+        y = rk4_k(rhs, y, k, dt)  # (inlined: rk4_k's f(y, k) is rhs(y, k))
+    return np.sum(y * y) + np.sum(rk4_k(rhs, y0, k, 0.2))
+
+
+def _damping(c):
+    return lambda y, k: -k * y - c * np.sin(y)
+
+
+QUADRATIC = lambda y, k: -k * y * y  # noqa: E731  (a lambda given as an argument)
+DAMPED = _damping(0.3)  # a closure
+
+
+def smooth_with(x, f, w):
+    return np.sum(f(x) * w) + np.sum(f(w * x))
+
+
+for _name, _rhs in [("module_function", linear_decay), ("lambda", QUADRATIC),
+                    ("closure", DAMPED), ("partial", functools.partial(force, c=0.2)),
+                    ("ufunc", np.multiply)]:
+    CASES[f"given_{_name}"] = (explicit_euler, (np.array([0.8, -0.4]), 0.7, _rhs), (0, 1))
+    CASES[f"given_{_name}_to_a_helper"] = (classic_rk4, (np.array([0.5, 1.2]), 0.6, _rhs),
+                                           (0, 1))
+CASES["given_a_function_by_default"] = (classic_rk4, (np.array([0.5, 1.2]), 0.6), (0, 1))
+CASES["given_a_function_floats"] = (explicit_euler, (0.8, 0.7, QUADRATIC), (0, 1))
+CASES["given_a_ufunc_of_one"] = (smooth_with, (np.array([0.3, -0.9]), np.tanh,
+                                               np.array([1.5, 0.5])), (0, 2))
+CASES["given_a_math_function"] = (smooth_with, (0.4, math.exp, 0.7), (0, 2))

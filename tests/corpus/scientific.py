@@ -30,7 +30,7 @@ def rosenbrock_checked(x):
 def log_likelihood(mu, sigma, data):
     assert sigma > 0, "sigma must be positive"
     if not np.all(np.isfinite(data)):
-        warnings.warn("non-finite data ignored")
+        warnings.warn("non-finite data ignored", stacklevel=2)
     n = data.size
     with np.errstate(divide="ignore", invalid="ignore"):
         z = (data - mu) / sigma

@@ -289,3 +289,42 @@ def test_a_dataclass_argument_reads_its_fields_and_returns_a_gradient_of_its_typ
             bp = rt.unfield(b_t4, p, 'c') + rt.unfield(b_t1, p, 'k')
             return rt.grad_like(bp, p)
     """).strip()
+
+
+def test_a_function_given_as_an_argument_is_called_as_itself():
+    f = make("""
+        def spring(y, k):
+            return -k * y
+
+        def f(y, k, rhs):
+            v = rhs(y, k)
+            return np.sum(v * y) + np.sum(rhs(y, 2.0 * k))
+    """)
+    source = grad(f, wrt=(0, 1)).source_for(np.ones(2), 0.5, f.__globals__["spring"])
+    assert source == textwrap.dedent("""
+        def grad_f(y, k, rhs):
+            _t1 = -k
+            v = _t1 * y
+            _t4 = 2.0 * k
+            _t5, _res = spring_vjp.forward(y, _t4)
+            b_t7 = 1.0
+            # grad of: return np.sum(v * y) + np.sum(rhs(y, 2.0 * k))
+            b_t5 = rt.unreduce(b_t7, _t5)
+            _g = spring_vjp.backward(_res, b_t5)
+            by = _g[0]
+            b_t4 = _g[1]
+            bk = b_t4 * 2.0
+            b_t2 = rt.unreduce(b_t7, y)
+            bv = b_t2 * y
+            by = by + b_t2 * v
+            del v
+            # grad of: return -k * y
+            b_t1 = rt.unbroadcast(bv * y, _t1)
+            bspring_y = bv * _t1
+            bspring_k = -b_t1
+            # grad of: v = rhs(y, k)
+            bk = bk + bspring_k
+            # grad of: v = rhs(y, k)
+            by = by + bspring_y
+            return rt.grad_like(by, y), float(bk)
+    """).strip()

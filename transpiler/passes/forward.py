@@ -34,7 +34,7 @@ from transpiler.anno import Anno, getanno
 from transpiler.calls import tangent_function
 from transpiler.context import Mode
 from transpiler.errors import error_at
-from transpiler.naming import tangent_parameters
+from transpiler.naming import function_name, tangent_parameters
 from transpiler.passes import contexts, tape
 from transpiler.passes.lower import Lowering, refuse_discarded_calls
 from transpiler.rules.registry import TANGENTS
@@ -253,7 +253,7 @@ class _Forward(Lowering):
     def call_callee(self, func, holder, call, arguments, active, target, stmt) -> list:
         """``y = helper(a, b)`` -> ``y, dy = helper_jvp.call(a, b, da=da_1)``, in place of the
         primal."""
-        name = self.ctx.bind(f"{func.__name__}_jvp", holder)
+        name = self.ctx.bind(f"{function_name(func)}_jvp", holder)
         names = tangent_parameters(func, tuple(active))
         keywords = list(call.keywords) + [
             gast.keyword(arg=names[p], value=A.name(self.name(arguments[p].id))) for p in active]

@@ -10,6 +10,9 @@
   (``Context.known``), where its ``f(y)`` is ``rhs(y)``. What the partial binds travels as
   keyword arguments (``helper(rhs, y, f_k=k)``: parameters of the helper's compiled form, named
   by ``bound_names``), so a gradient reaches it. The call carries Anno.KNOWN for lower.py.
+- ``simulate(y0, k, rhs)`` called with a function (function_args.py): compiled knowing it the
+  same way, its ``rhs(y, k)`` is that function's call. A parameter the function rebinds is not
+  known (its calls are refused, as any call of a function known only at run time).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import numpy as np
 from transpiler import ast_util as A
 from transpiler.anno import Anno, getanno, setanno
 from transpiler.errors import error_at
+from transpiler.naming import function_name
 from transpiler.rules.nondiff import NONDIFF
 from transpiler.rules.registry import ADJOINTS, is_user_function
 
@@ -58,13 +62,16 @@ def functions(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
             stores[node.id] = stores.get(node.id, 0) + 1
         elif isinstance(node, gast.Call):
             calls.append(node)
-    scope = _Scope(ctx, _parameters(fn, ctx) if ctx.known else {}, set(stores))
+    scope = _Scope(ctx, {}, set(stores))
+    known = _parameters(fn, scope) if ctx.known else {}
+    scope.known = {p: k for p, k in known.items() if stores.get(p, 0) == 1}  # (not rebound)
     defined: dict[str, tuple] = {}
     fn.body = _bind(fn.body, scope, stores, defined)
     for call in calls if not defined else [n for n in A.walk(fn) if isinstance(n, gast.Call)]:
         scope.rewrite(call)
     if ctx.known:
-        _Rebuilt(scope, {p for p, _, npos, keys in ctx.known if npos or keys}).visit(fn)
+        _Rebuilt(scope, {p for p, _, npos, keys in ctx.known
+                         if (npos or keys) and p in scope.known}).visit(fn)
     for name, (stmt, late) in _drop_unused(fn, defined).items():  # still read as a value
         changed = sorted(n for n in late if stores.get(n, 0) > 1)
         if changed:
@@ -74,10 +81,11 @@ def functions(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     return fn
 
 
-def _parameters(fn, ctx) -> dict[str, Known]:
-    """The parameters a helper is compiled to receive known functions in, and their bound
-    values' new keyword-only parameters."""
-    known = {}
+def _parameters(fn, scope) -> dict[str, Known]:
+    """The parameters a function is compiled to receive known functions in, and their bound
+    values' new keyword-only parameters (a method of the user's given as it is: its function
+    given the object)."""
+    known, ctx = {}, scope.ctx
     taken = {n.id for n in A.walk(fn) if isinstance(n, gast.Name)}
     for param, obj, npos, keys in ctx.known:
         names = bound_names(param, npos, keys)
@@ -88,9 +96,22 @@ def _parameters(fn, ctx) -> dict[str, Known]:
         fn.args.kwonlyargs += [gast.Name(id=n, ctx=gast.Param(), annotation=None,
                                          type_comment=None) for n in names]
         fn.args.kw_defaults += [None] * len(names)
+        if not names and inspect.ismethod(obj):
+            known[param] = scope.function_value(obj) or Known(obj)
+            continue
         known[param] = Known(obj, tuple(A.name(n) for n in names[:npos]),
                              tuple((k, A.name(n)) for k, n in zip(keys, names[npos:], strict=True)))
     return known
+
+
+def _kept(node, label, *, scope, found, name, saved, stmt):
+    """A partial's argument as a name of its own (``f_s = k``, appended to ``saved``), unless
+    it is a constant or read when the partial is called."""
+    if (A.is_atom(node) and not isinstance(node, gast.Name)) or label in found.late:
+        return node
+    fresh = scope.ctx.namer.fresh(f"{name}_{label}")
+    saved.append(gast.copy_location(A.assign(fresh, node), stmt))
+    return A.name(fresh)
 
 
 def _bind(stmts: list, scope, stores: dict, defined: dict) -> list:
@@ -108,12 +129,8 @@ def _bind(stmts: list, scope, stores: dict, defined: dict) -> list:
             out.append(stmt)
             continue
         saved = []
-        def keep(node, label):
-            if (A.is_atom(node) and not isinstance(node, gast.Name)) or label in found.late:
-                return node
-            name = scope.ctx.namer.fresh(f"{target.id}_{label}")
-            saved.append(gast.copy_location(A.assign(name, node), stmt))
-            return A.name(name)
+        keep = functools.partial(_kept, scope=scope, found=found, name=target.id, saved=saved,
+                                 stmt=stmt)
         found = Known(found.obj, tuple(keep(a, i) for i, a in enumerate(found.args)),
                       tuple((k, keep(v, k)) for k, v in found.keywords), found.late)
         scope.known[target.id] = found
@@ -136,7 +153,8 @@ class _Scope:
 
     def function(self, obj) -> gast.Name:
         """A name the generated code sees ``obj`` under (``force_partial`` for a partial)."""
-        name = getattr(obj, "__name__", None) or f"{getattr(obj, 'func', obj).__name__}_partial"
+        name = function_name(obj) if hasattr(obj, "__name__") else \
+            f"{function_name(getattr(obj, 'func', obj))}_partial"
         return A.name(self.ctx.bind(name, obj))
 
     def value(self, node) -> Known | None:
@@ -164,7 +182,7 @@ class _Scope:
     def _global(self, node, root: str) -> Known | None:
         """The function a global or closure name (or ``a.b.c`` rooted at one) holds now; the
         global is noted, so that rebinding it compiles again."""
-        found = self._function(self._dotted(node))
+        found = self.function_value(self._dotted(node))
         ctx = self.ctx
         if found is not None and root in ctx.fn.__globals__ and root not in ctx.bindings \
                 and root not in ctx.fn.__code__.co_freevars:
@@ -189,7 +207,7 @@ class _Scope:
             return None if base is None else _attribute(base, node.attr)
         return None
 
-    def _function(self, obj) -> Known | None:
+    def function_value(self, obj) -> Known | None:
         """A function value a call can be resolved to: a plain function, a partial, a ufunc or
         a builtin; a method of the user's bound to an object, as its function given the object
         (not a class or a callable object, whose meaning is the objects')."""
@@ -235,7 +253,7 @@ class _Scope:
             return  # the call's lowering reports the mismatch
         marks, extra = [], []
         for param, p in signature.parameters.items():  # a default the call leaves: known too
-            found = self._function(p.default) if param not in bound.arguments else None
+            found = self.function_value(p.default) if param not in bound.arguments else None
             if found is not None and not found.args:
                 marks.append((param, found.obj, 0, ()))
         for param, node in bound.arguments.items():

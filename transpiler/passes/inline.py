@@ -25,6 +25,7 @@ from transpiler.anno import Anno, setanno
 from transpiler.context import Mode
 from transpiler.errors import TranspileError
 from transpiler.frontend import parse_function
+from transpiler.naming import function_name
 from transpiler.passes.validate import validate
 from transpiler.rules.registry import is_user_function
 
@@ -41,11 +42,22 @@ def inline(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     nested |= {t.id for n in A.walk(fn) if isinstance(n, gast.Assign)
                and isinstance(n.value, gast.Lambda) for t in n.targets if isinstance(t, gast.Name)}
     local |= nested
-    fn.body = _block(fn.body, ctx, local, depth=0, seen=(ctx.fn,), nested=nested)
+    fn.body = _block(fn.body, ctx, local, depth=0, seen=(ctx.fn,), nested=nested,
+                     given=_given(fn, ctx))
     return fn
 
 
-def _block(stmts: list, ctx, local: set[str], depth: int, seen: tuple, nested: set) -> list:
+def _given(fn, ctx) -> dict:
+    """The parameters given a known function (function_args: ``rhs`` of ``simulate(y0, rhs)``)
+    that the function never rebinds: their calls inline that function."""
+    stores = [n.id for n in A.walk(fn) if isinstance(n, gast.Name)
+              and isinstance(n.ctx, (gast.Store, gast.Param))]
+    return {param: obj for param, obj, npos, keys in ctx.known
+            if not npos and not keys and stores.count(param) == 1}
+
+
+def _block(stmts: list, ctx, local: set[str], depth: int, seen: tuple, nested: set,
+           given: dict) -> list:
     out = []
     for stmt in stmts:
         for field in ("body", "orelse"):
@@ -53,21 +65,23 @@ def _block(stmts: list, ctx, local: set[str], depth: int, seen: tuple, nested: s
                 continue  # what a try tries stays one statement (passes/contexts.py)
             if isinstance(getattr(stmt, field, None), list):
                 setattr(stmt, field, _block(getattr(stmt, field), ctx, local, depth, seen,
-                                            nested))
-        body = _inline(stmt, ctx, local, depth, seen, nested) if depth < _DEPTH else None
+                                            nested, given))
+        body = _inline(stmt, ctx, local, depth, seen, nested, given) if depth < _DEPTH \
+            else None
         out.extend(body if body is not None else [stmt])
     return out
 
 
-def _inline(stmt, ctx, local: set[str], depth: int, seen: tuple, nested: set) -> list | None:
+def _inline(stmt, ctx, local: set[str], depth: int, seen: tuple, nested: set,
+            given: dict) -> list | None:
     """The statements replacing ``stmt``, or None to keep it."""
     if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
             and isinstance(stmt.value, gast.Call) and isinstance(stmt.value.func, gast.Name)
-            and stmt.value.func.id not in local):
+            and (stmt.value.func.id not in local or stmt.value.func.id in given)):
         return None
     call = stmt.value
     try:
-        helper = ctx.lookup(call.func.id)
+        helper = given[call.func.id] if call.func.id in given else ctx.lookup(call.func.id)
     except (AttributeError, ValueError):
         return None
     if not _inlinable(helper, ctx, seen) or any(
@@ -106,11 +120,13 @@ def _inline(stmt, ctx, local: set[str], depth: int, seen: tuple, nested: set) ->
             if not isinstance(value, _SIMPLE):
                 return None
             value = A.const(value)
-        if name not in rebound and _function_name(value, ctx, local, nested):
+        if name not in rebound and (_function_name(value, ctx, local, nested) or (
+                isinstance(value, gast.Name) and value.id in given)):
             functions[name] = value.id  # the helper's f(y) calls it by its own name
         else:
             arguments[name] = value
-    renames = {name: ctx.namer.fresh(f"{helper.__name__}_{name}") for name in sorted(assigned)}
+    renames = {name: ctx.namer.fresh(f"{function_name(helper)}_{name}")
+               for name in sorted(assigned)}
     renames.update(functions)
     nested |= {renames[p] for p, value in arguments.items() if isinstance(value, gast.Lambda)}
     for n in A.walk(node):
@@ -123,7 +139,7 @@ def _inline(stmt, ctx, local: set[str], depth: int, seen: tuple, nested: set) ->
     for s in head:
         setanno(s, Anno.ORIGIN, stmt)
     local |= set(renames.values()) - set(functions.values())
-    inner = _block(body, ctx, local, depth + 1, seen + (helper,), nested)
+    inner = _block(body, ctx, local, depth + 1, seen + (helper,), nested, given)
     return head + inner + [result]
 
 

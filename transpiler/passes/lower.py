@@ -257,10 +257,10 @@ def rule_call(call, ctx) -> tuple:
         spelled = gast.unparse(call.func).strip()
         spelled = ctx.facts.variable(spelled) if isinstance(call.func, gast.Name) else spelled
         raise error_at(call, ctx, f"calling {spelled}, a function not known when the gradient "
-                       "is compiled (an argument of the differentiated function, or a variable "
-                       "assigned more than once), is not supported", "call a module-level "
-                       "function, or pass the function to a helper of yours from here: "
-                       "rk4(rhs, y, dt) is compiled for the rhs it is given")
+                       "is compiled (a variable assigned more than once, or an argument given "
+                       "an object with __call__ or a class), is not supported", "pass a "
+                       "function (a def, lambda, functools.partial or method): the gradient is "
+                       "compiled for the function it is given")
     if func is None:
         spelled = gast.unparse(call.func).strip()
         raise error_at(call, ctx, f"the method call {spelled}(...) on a differentiated "

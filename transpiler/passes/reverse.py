@@ -33,6 +33,7 @@ from transpiler.anno import Anno, getanno, hasanno, setanno
 from transpiler.calls import split_pair
 from transpiler.context import Mode
 from transpiler.errors import error_at
+from transpiler.naming import function_name
 from transpiler.passes import contexts, tape
 from transpiler.passes.lower import Lowering, refuse_discarded_calls
 from transpiler.passes.ssa import stored_names
@@ -224,7 +225,7 @@ class _Reverse(Lowering):
 
     def call_callee(self, func, pair, call, arguments, active, target, stmt) -> list:
         """``y = helper(a, b)`` through the helper's compiled forward/backward pair."""
-        name = self.ctx.bind(f"{func.__name__}_vjp", pair)
+        name = self.ctx.bind(f"{function_name(func)}_vjp", pair)
         saved = self.ctx.namer.fresh("_res")
         outputs = target.elts if isinstance(target, gast.Tuple) else [target]
         lhs = gast.Tuple(elts=[A.copy_node(target), A.name(saved, store=True)], ctx=gast.Store())
