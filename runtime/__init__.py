@@ -39,6 +39,7 @@ from runtime.broadcast import (
     unindex,
     unreduce,
     zero_index,
+    zero_tangent,
     zeros_like_grad,
 )
 from runtime.containers import (
@@ -502,5 +503,6 @@ __all__ = [
     "with_field",
     "with_field_tangent",
     "zero_index",
+    "zero_tangent",
     "zeros_like_grad",
 ]

@@ -180,6 +180,15 @@ def zeros_like_grad(x):
     return 0.0
 
 
+def zero_tangent(x):
+    """A zero tangent for value ``x``, of its type: an object's (a dataclass, a NamedTuple) is an
+    instance of it with zero fields, as jvp returns tangents of objects; otherwise
+    ``zeros_like_grad(x)``."""
+    if is_object(x):
+        return gradient_object(0.0, x, tangent_like)
+    return zeros_like_grad(x)
+
+
 def grad_like(g, x):
     """Return gradient ``g`` shaped and typed like its argument ``x``.
 

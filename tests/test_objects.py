@@ -633,3 +633,38 @@ def test_a_function_returning_an_object_has_tangents_and_cotangents_of_its_type(
     assert type(gs) is State
     np.testing.assert_allclose(gs.v, dt + (1.0 - dt) * np.ones(3))  # <u, J v> == <J^T u, v>
     assert gdt == pytest.approx(np.sum(s.v) - np.sum(s.v))
+
+
+@dataclass(frozen=True)
+class Pair:
+    k: float
+    c: float
+
+
+def test_a_zero_tangent_of_an_object_is_an_instance_of_its_type():
+    """hvp of a function linear in an object argument (the gradient's tangent is zero), and a
+    jvp whose result is an object the tangent does not reach: zeros of the object's type, not
+    0.0 or a plain tuple (the right numbers in the wrong type)."""
+    def linear(p, x):
+        return p.k * np.sum(x) + p.c
+
+    def linear_nt(p, x):
+        return p.a * np.sum(x) + np.sum(p.b)
+
+    def replaced(p, x):
+        q = dataclasses.replace(p, k=p.k * 2.0)
+        return np.sum(q.k * x + q.c)
+
+    x = np.array([0.1, 0.2, 0.3])
+    for f in (linear, replaced):
+        got = hvp(f)(Pair(1.5, 0.2), x, Pair(1.0, 0.5))
+        assert type(got) is Pair and got == Pair(0.0, 0.0), got
+    got = hvp(linear_nt)(NT(1.5, np.ones(2), 3), x, NT(1.0, np.ones(2), 3))
+    assert type(got) is NT and got.a == 0.0 and np.array_equal(got.b, np.zeros(2)), got
+
+    def passes_through(p, x):
+        return p, np.sum(x ** 2)
+
+    (_, total), (tp, tt) = jvp(passes_through, (Pair(1.5, 0.2), x), (None, np.ones(3)))
+    assert type(tp) is Pair and tp == Pair(0.0, 0.0), tp
+    assert tt == pytest.approx(2.0 * np.sum(x))

@@ -11,7 +11,7 @@ The tangents of ``wrt`` arrive as keyword-only parameters (``dx``).
   so forward mode needs no tape.
 - ``y[i] = v`` writes a copy (``y_1 = y.copy(); y_1[i] = v``) and so does its tangent.
 - A value that has a tangent on some paths only (``s = 0.0`` before a loop that makes it depend
-  on ``x``) gets a zero tangent where it has none: ``ds = 0.0`` or ``rt.zeros_like_grad(s)``.
+  on ``x``) gets a zero tangent where it has none: ``ds = 0.0`` or ``rt.zero_tangent(s)``.
 - A call of a user function calls its forward-mode function (calls.tangent_function), which
   returns ``(value, tangent)``.
 
@@ -123,7 +123,7 @@ class _Forward(Lowering):
             return A.const(0.0)
         if isinstance(node, (gast.Tuple, gast.List)):
             return type(node)(elts=[self.zero_of(e) for e in node.elts], ctx=gast.Load())
-        return A.call(A.dotted(f"{self.ctx.bind('rt', runtime)}.zeros_like_grad"),
+        return A.call(A.dotted(f"{self.ctx.bind('rt', runtime)}.zero_tangent"),
                       A.copy_node(node))
 
     # --- statements ---
