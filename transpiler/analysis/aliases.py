@@ -167,9 +167,11 @@ class Aliases:
         self.info: dict[tuple, tuple] = dict(given)  # object -> (kind, axes or None)
         self.before: dict[int, State] = {}  # write statement -> state before it (joined)
         self.loops: dict[int, dict] = {}  # write -> {loop's id: (loop, what it walks)}
-        liveness = _Liveness()
-        liveness.block(fn.body, set())
-        self.live_after = liveness.after
+        self.fn = fn
+        self.walks = _walk_reads(fn.body, _ranges(fn))  # ``v = xs[i]`` heading a loop over i: id -> (loop, xs)
+        self.parents: dict[tuple, frozenset] = {}  # a row of a walk -> the arrays it is of
+        self.live: dict[frozenset, dict] = {}  # liveness, ignoring some walks' reads
+        self.live_after = self.liveness(frozenset())
         start = State({p: frozenset() if p in self.scalars else frozenset({("param", p)})
                        for p in self.params})
         self.plain = False  # (after too many rounds) nothing known of objects made here
@@ -187,18 +189,60 @@ class Aliases:
     # --- what a write would change ---------------------------------------------------------
     def conflicts(self, stmt, old: str, new: str) -> list:
         """Names read after the write that reach what ``old`` may be, then the loops (their
-        statements) walking it."""
+        statements) walking it.
+
+        A loop over ``i`` headed by ``v = xs[i]`` (what ``for v in xs`` becomes) reads in later
+        iterations only rows it has not reached yet: a write into this row (or an earlier one)
+        is not seen there, so ``xs`` read only so does not count."""
         out: list = []
+        loops = {i for i, _ in self.loops.get(id(stmt), {}).items()}
+        heads = frozenset(w for w, (loop, _) in self.walks.items() if id(loop) in loops)
+        walking = self.liveness(heads)[id(stmt)] if heads else self.live_after[id(stmt)]
         for state in self.before.get(id(stmt), []):
             written = self.value_of_name(state, old)
-            out += [name for name in sorted(self.live_after[id(stmt)] - {new})
-                    if name not in out and self.reach(state, self.value_of_name(state, name))
-                    & written]
+            for name in sorted(self.live_after[id(stmt)] - {new}):
+                reached = self.reach(state, self.value_of_name(state, name))
+                if name in out or not self.overlap(written, reached):
+                    continue
+                if name not in walking:  # read only by the walks: are the rows written theirs?
+                    mine = {("row", w) for w in heads if self.walks[w][1] == name}
+                    if all(self.descends(o, mine) for o in written
+                           if self.overlap({o}, reached)):
+                        continue
+                out.append(name)
         for loop, walked in self.loops.get(id(stmt), {}).values():
-            if any(self.reach(state, walked) & self.value_of_name(state, old)
+            if any(self.overlap(self.value_of_name(state, old), self.reach(state, walked))
                    for state in self.before[id(stmt)]):
                 out.append(loop)
         return out
+
+    def liveness(self, ignored: frozenset) -> dict:
+        if ignored not in self.live:
+            liveness = _Liveness({w: self.walks[w][1] for w in ignored})
+            liveness.block(self.fn.body, set())
+            self.live[ignored] = liveness.after
+        return self.live[ignored]
+
+    def overlap(self, a, b) -> bool:
+        """Whether some object of ``a`` may share memory with some object of ``b``: the same
+        one, or one a row of the other; rows of one walk met in different iterations do not."""
+        return any(self._overlap(x, y) for x in a for y in b)
+
+    def _overlap(self, x, y) -> bool:
+        if x == y:
+            return True
+        if x[0] == "row" and y[0] == "row" and x[1] == y[1]:
+            return False  # this iteration's row and earlier ones
+        if x[0] == "row":
+            return any(self._overlap(p, y) for p in self.parents.get(x, ()))
+        if y[0] == "row":
+            return any(self._overlap(x, p) for p in self.parents.get(y, ()))
+        return False
+
+    def descends(self, obj, walks: set) -> bool:
+        """Whether ``obj`` is a row (or a row of a row) of one of ``walks``."""
+        return obj[0] == "row" and ((obj[0], obj[1]) in walks or any(
+            self.descends(p, walks) for p in self.parents.get(obj, ())))
 
     def written(self, stmt, old: str) -> set[str]:
         """The parameters whose memory the write into ``old`` may change."""
@@ -233,7 +277,8 @@ class Aliases:
                 mine[id(loop)] = (loop, mine.get(id(loop), (loop, frozenset()))[1] | walked)
         if isinstance(stmt, gast.Assign):
             for state in states:
-                objs = self.value(stmt.value, state, stmt)
+                objs = self.row(stmt, state) if id(stmt) in self.walks else None
+                objs = self.value(stmt.value, state, stmt) if objs is None else objs
                 for target in stmt.targets:
                     self.bind(target, objs, state)
             return states
@@ -274,6 +319,23 @@ class Aliases:
                 break
             head = joined
         return self.block(stmt.orelse, head, loops)
+
+    def row(self, stmt, state: State) -> frozenset | None:
+        """``v = xs[i]`` heading a loop over ``i``, ``xs`` an array: this iteration's row."""
+        base = self.value_of_name(state, self.walks[id(stmt)][1])
+        infos = {self.info.get(o, (None, None)) for o in base}
+        if not base or any(kind != ARRAY for kind, _ in infos):
+            return None
+        ndims = {ndim for _, ndim in infos}
+        ndim = ndims.pop() if len(ndims) == 1 else None
+        if ndim == 1:
+            return frozenset()  # a number
+        site = ("row", id(stmt), True)
+        state.age(site)
+        for obj in (site, site[:2] + (False,)):
+            self.parents[obj] = self.parents.get(obj, frozenset()) | base
+        self.note(site, ARRAY, None if ndim is None else ndim - 1)
+        return frozenset({site})
 
     def bind(self, target, objs: frozenset, state: State) -> None:
         if isinstance(target, gast.Name):
@@ -355,7 +417,7 @@ class Aliases:
             kind = kind if was[0] == kind else None
             ndim = ndim if was[1] == ndim else None
         self.info[obj] = (kind, ndim)
-        if obj[0] == "site" and obj[2]:
+        if obj[0] in ("site", "row") and obj[2]:
             self.note((*obj[:2], False), kind, ndim)  # what the expression made before
 
     def literal(self, node, state: State, stmt) -> frozenset:
@@ -412,7 +474,7 @@ class Aliases:
         out = set()
         if views and kind != CONTAINER and not (kind == ARRAY and ndim == 1):
             out.add(obj)
-        if kind == ARRAY and obj[0] == "site":
+        if kind == ARRAY and obj[0] in ("site", "row"):
             return out
         contents = state.heap.get(obj, {})
         if key is ANY:
@@ -532,11 +594,59 @@ class Aliases:
         return None
 
 
-class _Liveness:
-    """Names read later, before being rebound: ``after[id(stmt)]`` for every statement."""
+def _is_range(node) -> bool:
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+        and node.func.id == "range" and (hasanno(node.func, Anno.BUILTIN)
+                                         or getanno(node, Anno.FUNC) is range)
 
-    def __init__(self):
+
+def _ranges(fn) -> set[str]:
+    """Names assigned once, a ``range(...)``."""
+    values: dict[str, list] = {}
+    for node in A.walk(fn):
+        if isinstance(node, gast.Assign):
+            for t in node.targets:
+                for n in _stored(t):
+                    values.setdefault(n, []).append(node.value if t.__class__ is gast.Name
+                                                    else None)
+        elif isinstance(node, (gast.For, gast.comprehension)):
+            for n in _stored(node.target):
+                values.setdefault(n, []).append(None)
+    return {n for n, v in values.items() if len(v) == 1 and _is_range(v[0])}
+
+
+def _walk_reads(stmts: list, ranges: set[str]) -> dict:
+    """``v = xs[i]`` statements heading the body of a ``for i in range(...)`` loop (what ``for
+    v in xs`` becomes): id -> (the loop, ``xs``). Each iteration reads another row."""
+    out = {}
+    for stmt in stmts:
+        for field in ("body", "orelse"):
+            out.update(_walk_reads(getattr(stmt, field, None) or [], ranges))
+        if not (isinstance(stmt, gast.For) and isinstance(stmt.target, gast.Name)
+                and (_is_range(stmt.iter) or isinstance(stmt.iter, gast.Name)
+                     and stmt.iter.id in ranges)):
+            continue
+        counter = stmt.target.id
+        for head in stmt.body:
+            if not isinstance(head, gast.Assign) or counter in _stored(head.targets[0]):
+                break
+            value = head.value
+            if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) \
+                    and isinstance(value.slice, gast.Name) and value.slice.id == counter \
+                    and isinstance(head.targets[0], gast.Name):
+                out[id(head)] = (stmt, value.value.id)
+            elif set(A.load_names(value)) - {counter}:
+                break  # (``k = _i + 1`` of an enumerate may come first)
+    return out
+
+
+class _Liveness:
+    """Names read later, before being rebound: ``after[id(stmt)]`` for every statement;
+    ``ignored`` statements' reads of the given names do not count."""
+
+    def __init__(self, ignored: dict | None = None):
         self.after: dict[int, frozenset] = {}
+        self.ignored = ignored or {}
 
     def block(self, stmts: list, live: set) -> set:
         for stmt in reversed(stmts):
@@ -569,7 +679,8 @@ class _Liveness:
         own = [c for c in gast.iter_child_nodes(stmt) if isinstance(c, gast.expr)]
         killed = {n for t in stmt.targets for n in _stored(t)} \
             if isinstance(stmt, gast.Assign) else set()
-        live = (live - killed) | {n for c in own for n in A.load_names(c)}
+        read = {n for c in own for n in A.load_names(c)} - {self.ignored.get(id(stmt))}
+        live = (live - killed) | read
         if bodies:  # any number of times, in any order
             while True:
                 new = live | self.block(bodies, set(live))
