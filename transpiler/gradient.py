@@ -82,11 +82,13 @@ class GradientFunction:
         params = inspect.getfullargspec(fn).args
         objects = kinds[-1] if kinds and isinstance(kinds[-1], frozenset) else frozenset()
         scalars = frozenset(p for p, k in zip(params, kinds, strict=False) if k == _NUMBER)
-        arrays = frozenset(p for p, k in zip(params, kinds, strict=False) if k == _ARRAY)
-        key = (self._wrt, self._mode, self._options, scalars, arrays) + (
+        arrays = frozenset(p for p, k in zip(params, kinds, strict=False) if k in (_ARRAY, _VECTOR))
+        vectors = frozenset(p for p, k in zip(params, kinds, strict=False) if k == _VECTOR)
+        key = (self._wrt, self._mode, self._options, scalars, arrays, vectors) + (
             (objects,) if objects else ())
         compiled = cache.get_or_compile(fn, key, lambda: compile_function(
-            fn, self._wrt, self._mode, self._options, scalars, arrays=arrays, objects=objects))
+            fn, self._wrt, self._mode, self._options, scalars, arrays=arrays, objects=objects,
+            vectors=vectors))
         self._variants[kinds] = compiled
         if kinds and all(k == _NUMBER for k in kinds) and (
                 self._single or len(self._wrt) > 1):  # all numbers; the result needs no reshaping
@@ -201,7 +203,7 @@ class BoundGradient:
 MISSING = object()  # an argument the caller did not pass
 
 
-_OTHER, _NUMBER, _ARRAY = 0, 1, 2
+_OTHER, _NUMBER, _ARRAY, _VECTOR = 0, 1, 2, 3  # _VECTOR: a 1-D array
 
 
 def kinds_of(fn, args: tuple, kwargs: dict) -> tuple:
@@ -213,7 +215,8 @@ def kinds_of(fn, args: tuple, kwargs: dict) -> tuple:
         kinds: tuple = ()
     else:
         kinds = tuple(_NUMBER if type(a) is float or type(a) is int else
-                      _ARRAY if type(a) is np.ndarray and not a.dtype.hasobject else _OTHER
+                      (_VECTOR if a.ndim == 1 else _ARRAY)
+                      if type(a) is np.ndarray and not a.dtype.hasobject else _OTHER
                       for a in args)
         if _OTHER not in kinds:
             return kinds

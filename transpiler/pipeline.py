@@ -90,10 +90,12 @@ def compile_function(fn, wrt: tuple[str, ...], mode: Mode | str, options: Option
                      scalars: frozenset[str] = frozenset(), debug: bool = False,
                      varargs: tuple[int, tuple[str, ...]] | None = None,
                      arrays: frozenset[str] = frozenset(), called: bool = False,
-                     objects: frozenset[str] = frozenset()) -> Compiled:
+                     objects: frozenset[str] = frozenset(),
+                     vectors: frozenset[str] = frozenset()) -> Compiled:
     """Run every pass over ``fn`` and load the result; ``scalars`` names parameters known to
-    be Python numbers, ``arrays`` those known to be NumPy arrays and ``objects`` those that may
-    hold objects (the variant; a parameter whose default holds one counts too); ``varargs`` is
+    be Python numbers, ``arrays`` those known to be NumPy arrays (``vectors``: 1-D ones) and
+    ``objects`` those that may hold objects (the variant; a parameter whose default holds one
+    counts too); ``varargs`` is
     a helper's call pattern; ``called`` marks a function compiled for a call from another."""
     mode = Mode(mode)
     node, filename, indent = parse_function(fn)
@@ -101,8 +103,8 @@ def compile_function(fn, wrt: tuple[str, ...], mode: Mode | str, options: Option
     objects = objects | defaults_holding_objects(fn)
     ctx = Context(fn=fn, filename=filename, indent=indent, wrt=wrt, mode=mode, options=options,
                   namer=Namer(user_names), locals=_locals(node), scalars=scalars,
-                  varargs=varargs, arrays=arrays, called=called, objects=objects,
-                  compile_callee=compile_function)
+                  varargs=varargs, arrays=arrays, vectors=vectors, called=called,
+                  objects=objects, compile_callee=compile_function)
     debug = debug or bool(os.environ.get("TRANSPILER_DUMP"))
     for description, run in FORWARD_PIPELINE if mode.forward else PIPELINE:
         if run in (optimize.optimize, release.release) and not options.optimize:

@@ -163,12 +163,13 @@ class Aliases:
             [a.id for a in (fn.args.vararg, fn.args.kwarg) if a is not None]
         self.locals = {n.id for n in A.walk(fn) if isinstance(n, gast.Name)
                        and isinstance(n.ctx, (gast.Store, gast.Param))} | set(self.params)
-        given = {("param", p): (ARRAY if p in ctx.arrays else None, None) for p in self.params}
+        given = {("param", p): (ARRAY if p in ctx.arrays else None,
+                                1 if p in ctx.vectors else None) for p in self.params}
         self.info: dict[tuple, tuple] = dict(given)  # object -> (kind, axes or None)
         self.before: dict[int, State] = {}  # write statement -> state before it (joined)
         self.loops: dict[int, dict] = {}  # write -> {loop's id: (loop, what it walks)}
         self.fn = fn
-        self.walks = _walk_reads(fn.body, _ranges(fn))  # ``v = xs[i]`` heading a loop over i: id -> (loop, xs)
+        self.walks = _walk_reads(fn.body, _ranges(fn))  # v = xs[i] heading loops: -> (loop, xs)
         self.parents: dict[tuple, frozenset] = {}  # a row of a walk -> the arrays it is of
         self.live: dict[frozenset, dict] = {}  # liveness, ignoring some walks' reads
         self.live_after = self.liveness(frozenset())
@@ -359,9 +360,10 @@ class Aliases:
         if name in self.locals:
             return state.env.get(name, frozenset())
         try:
-            found = self.ctx.lookup(name)
+            found = self.ctx.bindings[name] if name in self.ctx.bindings else \
+                self.ctx.lookup(name)
         except (AttributeError, ValueError):
-            return frozenset({GLOBAL})
+            return frozenset()  # undefined (Python would raise) or an empty closure cell
         return frozenset() if _immutable(found) else frozenset({GLOBAL})
 
     def value(self, node, state: State, stmt) -> frozenset:
@@ -679,6 +681,10 @@ class _Liveness:
         own = [c for c in gast.iter_child_nodes(stmt) if isinstance(c, gast.expr)]
         killed = {n for t in stmt.targets for n in _stored(t)} \
             if isinstance(stmt, gast.Assign) else set()
+        if isinstance(stmt, gast.Assign) and all(isinstance(t, gast.Name) for t in stmt.targets) \
+                and not killed & live and not any(isinstance(n, gast.Call)
+                                                  for n in A.walk(stmt.value)):
+            return live  # a value nobody reads, made without calls: its reads see nothing
         read = {n for c in own for n in A.load_names(c)} - {self.ignored.get(id(stmt))}
         live = (live - killed) | read
         if bodies:  # any number of times, in any order
