@@ -382,7 +382,7 @@ class Aliases:
             if node.attr in SHAPE_ATTRIBUTES or not base:
                 return frozenset()
             if node.attr in _VIEW_ATTRIBUTES:
-                return base
+                return self.reshaped(base)
             return base | self.elements_of(state, base, ANY)
         if isinstance(node, gast.Call):
             return self.call(node, state, stmt)
@@ -398,7 +398,9 @@ class Aliases:
                 and stmt.value is node:
             return parts[0]  # x += e: x itself
         held = self.elements_of(state, frozenset().union(*parts), ANY, views=False)
-        return self.fresh(node, state, held, self.ndim(node, state))
+        arrays = any(p and all(self.info.get(o, (None,))[0] == ARRAY for o in p) for p in parts)
+        return self.fresh(node, state, held, self.ndim(node, state),
+                          ARRAY if arrays or not isinstance(node, gast.BinOp) else None)
 
     def fresh(self, node, state: State, held=frozenset(), ndim=None, kind=None) -> frozenset:
         site = ("site", id(node), True)
@@ -468,7 +470,16 @@ class Aliases:
                 continue  # a copy, or a NumPy scalar
             else:
                 out |= {o} | (self.elements(state, o, key) if kind is None else set())
+                if _ints(index, self.scalars) is None and not _basic(index, self.scalars):
+                    self.reshaped({o})  # x[None], x[..., 0]: more axes, or not known how many
         return frozenset(out)
+
+    def reshaped(self, objs) -> frozenset:
+        """``objs`` seen through a view of other axes: their number of axes is not known now
+        (known numbers only ever exceed a view's: a row of a 2-D array is still a view)."""
+        for o in objs:
+            self.note(o, self.info.get(o, (None, None))[0], None)
+        return frozenset(objs)
 
     def elements(self, state: State, obj, key, views: bool = True) -> set:
         """What container ``obj`` holds at ``key`` (with ``views``: a row of an array too)."""
@@ -521,7 +532,7 @@ class Aliases:
         if _is(func, _NUMBERS) or (getattr(func, "__module__", None) == "math"):
             return frozenset()
         if _is(func, _VIEW_FUNCTIONS) or (func is np.array and _no_copy(node)):
-            return first
+            return self.reshaped(first)
         if _is(func, _PICKS):
             return everything | self.elements_of(state, everything, ANY, views=False)
         if _is(func, _CONTAINERS):
@@ -537,7 +548,7 @@ class Aliases:
 
     def method(self, node, name: str, receiver, everything, state: State) -> frozenset:
         if name in _VIEW_METHODS:
-            return receiver
+            return self.reshaped(receiver)
         maybe_object = self.ctx.facts.receivers is not None and \
             self.ctx.facts.receivers.may_be_object(node.func.value)
         if name in ("copy", "astype") and not maybe_object:  # a new array, or a shallow copy
@@ -770,6 +781,11 @@ def _ints(index, scalars) -> int | None:
         else:
             return None
     return count
+
+
+def _basic(index, scalars) -> bool:
+    """Integers and slices only: a view with as many axes or fewer."""
+    return all(_is_slice(p) or _ints(p, scalars) == 1 for p in _parts(index))
 
 
 def _advanced(index, scalars) -> bool:
