@@ -61,8 +61,10 @@ _VIEW_FUNCTIONS = frozenset({
     np.trim_zeros, np.ascontiguousarray, np.asfortranarray, np.asarray_chkfinite, np.require,
     np.meshgrid, np.ix_, np.lib.stride_tricks.as_strided,
     np.lib.stride_tricks.sliding_window_view, np.frombuffer, np.ndarray.view,
+    np.nan_to_num, np.linalg.matrix_power, np.einsum, np.diff,  # (copy=False, n=1, n=0)
     *(getattr(np, n) for n in ("matrix_transpose", "permute_dims", "unstack", "astype")
-      if hasattr(np, n))})
+      if hasattr(np, n)),
+    *(getattr(np.linalg, n) for n in ("matrix_transpose", "diagonal") if hasattr(np.linalg, n))})
 _WRITES = (operator.setitem, runtime.appended, runtime.extended)  # result: the same object
 _CONTAINERS = frozenset({list, tuple, dict, set, frozenset, sorted, reversed, enumerate, zip,
                          iter, runtime.sequence, runtime.values, runtime.items, runtime.keys,
@@ -156,8 +158,11 @@ class Aliases:
     """The points-to sets before every element write of ``fn`` (SSA form) and the names live
     after it. ``ctx`` gives the parameters known to be arrays or numbers and the globals."""
 
-    def __init__(self, fn: gast.FunctionDef, ctx, writes: set[int]):
-        self.ctx, self.writes = ctx, writes
+    def __init__(self, fn: gast.FunctionDef, ctx, writes: set[int], calls: tuple = (),
+                 returns: bool = False):
+        self.ctx, self.writes, self.calls = ctx, writes, (*calls, ctx.fn)
+        self.returned = frozenset() if returns else None  # (what a callee's returns give)
+        self.callees: dict[tuple, tuple | None] = {}  # (function, number parameters) -> _returned
         self.scalars = ctx.facts.scalars
         self.params = [a.id for a in fn.args.args + fn.args.kwonlyargs] + \
             [a.id for a in (fn.args.vararg, fn.args.kwarg) if a is not None]
@@ -183,6 +188,8 @@ class Aliases:
                 self.info = dict(given)
             self.before.clear()
             self.loops.clear()
+            self.returned = None if self.returned is None else frozenset()
+            self.returned_heap = State()
             self.block(fn.body, [start.copy()], ())
             if known == self.info:
                 break
@@ -293,7 +300,10 @@ class Aliases:
         for state in states:
             for child in gast.iter_child_nodes(stmt):  # Expr, Return, and what else may come
                 if isinstance(child, gast.expr):
-                    self.value(child, state, stmt)
+                    objs = self.value(child, state, stmt)
+                    if isinstance(stmt, gast.Return) and self.returned is not None:
+                        self.returned |= objs
+                        self.returned_heap = self.returned_heap.join(state)
         bodies = [getattr(stmt, f) for f in ("body", "orelse", "handlers", "finalbody")
                   if isinstance(getattr(stmt, f, None), list)]
         if bodies:  # a statement of bodies of its own: run each any number of times
@@ -531,7 +541,7 @@ class Aliases:
             return self.method(node, node.func.attr, mine, everything, state)
         if _is(func, _NUMBERS) or (getattr(func, "__module__", None) == "math"):
             return frozenset()
-        if _is(func, _VIEW_FUNCTIONS) or (func is np.array and _no_copy(node)):
+        if may_return_view(func) or (func is np.array and _no_copy(node)):
             return self.reshaped(first)
         if _is(func, _PICKS):
             return everything | self.elements_of(state, everything, ANY, views=False)
@@ -542,15 +552,60 @@ class Aliases:
             return self.fresh(node, state, ndim=_depth(node.args[0]))
         if _numpy(func) and not keywords.get("out"):
             return self.fresh(node, state, ndim=self.ndim(node, state))
-        # the user's functions, objects' methods, anything unknown: may return what it is given
+        if is_user_function(func):
+            returned = self.returns(func, node, args, keywords, state)
+            if returned is not None:
+                return returned
+        # objects' methods, anything unknown: may return what it is given
         reached = self.reach(state, everything)
         return self.fresh(node, state, reached) | reached | {GLOBAL}
+
+    def returns(self, func, node, args: list, keywords: dict, state: State):
+        """What a call of the user's ``func`` may return: the arguments its ``return`` values
+        may be or hold (the callee analysed alike), a new object holding them, or a global."""
+        if any(isinstance(a, gast.Starred) for a in node.args) or None in keywords:
+            return None
+        try:
+            bound = inspect.signature(func).bind(*args, **keywords).arguments
+        except TypeError:
+            return None
+        given = {p: v for p, v in bound.items() if isinstance(v, frozenset)}
+        if len(given) != len(bound):
+            return None  # *args or **kwargs
+        key = (func, frozenset(p for p, v in given.items() if not v))
+        if key not in self.callees:  # (once: the rounds must meet the same objects)
+            self.callees[key] = _returned(func, key[1], self.ctx, self.calls)
+        found = self.callees[key]
+        if found is None:
+            return None
+        objs, heap, info = found
+
+        def mapped(o):  # a callee's object as the caller's
+            if o[0] == "param":
+                return given.get(o[1], frozenset({GLOBAL}))
+            if o[0] == "inside":
+                return self.reach(state, given.get(o[1], frozenset({GLOBAL})))
+            if o == GLOBAL:
+                return frozenset({GLOBAL})
+            return frozenset({("site", (id(node), o[0], o[1]), True)})
+        made = {m for o in {*objs, *heap} if o[0] in ("site", "row") for m in mapped(o)}
+        for site in made:
+            state.age(site)
+            state.heap.pop(site, None)
+        for o, contents in heap.items():
+            for target in mapped(o) & made:
+                for key, held in contents.items():
+                    state.store(target, key, frozenset().union(*(mapped(h) for h in held)))
+        for o, (kind, ndim) in info.items():
+            for target in mapped(o) & made if o[0] in ("site", "row") else ():
+                self.note(target, kind, ndim)
+        return frozenset().union(*(mapped(o) for o in objs)) if objs else frozenset()
 
     def method(self, node, name: str, receiver, everything, state: State) -> frozenset:
         if name in _VIEW_METHODS:
             return self.reshaped(receiver)
-        maybe_object = self.ctx.facts.receivers is not None and \
-            self.ctx.facts.receivers.may_be_object(node.func.value)
+        receivers = self.ctx.facts.receivers  # (not known in a callee: may be an object)
+        maybe_object = receivers is None or receivers.may_be_object(node.func.value)
         if name in ("copy", "astype") and not maybe_object:  # a new array, or a shallow copy
             ndim = {self.info.get(o, (None, None))[1] for o in receiver}
             kind = {self.info.get(o, (None, None))[0] for o in receiver}
@@ -710,6 +765,40 @@ class _Liveness:
 def _stored(target) -> set[str]:
     return {n.id for n in A.walk(target) if isinstance(n, gast.Name)
             and isinstance(n.ctx, gast.Store)}
+
+
+_DEPTH = 6  # how deep calls of the user's functions are followed
+
+
+def _returned(func, numbers: frozenset, ctx, calls: tuple):
+    """What ``func``'s ``return`` values may be (its parameters ``("param", p)``, what they hold,
+    objects it made, globals), the contents of the objects it made and what is known of them;
+    None when not known (no source, too deep). ``numbers``: parameters given no memory."""
+    from transpiler.analysis.facts import NONE, Facts
+    from transpiler.context import Context, Mode
+    from transpiler.errors import TranspileError
+    from transpiler.frontend import parse_function
+    from transpiler.passes.resolve import resolve
+
+    if func in calls or len(calls) >= _DEPTH:
+        return None
+    try:
+        tree, filename, indent = parse_function(func)
+        callee = Context(fn=func, filename=filename, indent=indent, wrt=(), mode=Mode.GRAD,
+                         options=ctx.options)
+        resolve(tree, callee)
+    except (TranspileError, TypeError, OSError, ValueError):
+        return None
+    callee.facts = Facts(NONE.versions, numbers, None, None)
+    analysis = Aliases(tree, callee, set(), calls, returns=True)
+    heap = analysis.returned_heap.heap
+    return analysis.returned, heap, {o: analysis.info.get(o, (None, None)) for o in heap}
+
+
+def may_return_view(func) -> bool:
+    """Whether a NumPy function's result may share memory with its arguments (this analysis
+    takes every other NumPy function's result for a new array)."""
+    return _is(func, _VIEW_FUNCTIONS)
 
 
 def _immutable(value) -> bool:
