@@ -261,3 +261,22 @@ def test_every_numpy_function_with_a_rule_returning_a_view_is_known_to():
                         and not may_return_view(f):
                     missed.add(getattr(f, "__qualname__", repr(f)))
     assert not missed
+
+
+@pytest.mark.parametrize("body,says", [
+    ("xs = []\n    xs.append(y)\n    y[0] = 5.0\n    s = np.sum(xs[0])", "'xs'"),
+    ("e = np.eye(3) * x[0]\n    r = e[0]\n    e[0, 1] = 5.0\n    s = np.sum(r)", "'r'"),
+    ("w = holder.w\n    w[0] = 5.0\n    s = np.sum(holder.w)", "'holder'"),
+])
+def test_more_views_refused(body, says):
+    class Holder:
+        def __init__(self):
+            self.w = np.ones(3)
+
+        def __call__(self):
+            return self.w
+
+    f = make(f"def f(x):\n    y = x * 1.0\n    {body}\n    return s + np.sum(x)\n",
+             holder=Holder())
+    with pytest.raises(TranspileError, match=f"would also change {says}"):
+        grad(f)(np.linspace(0.1, 0.6, 3))

@@ -79,7 +79,7 @@ _FRESH_METHODS = frozenset({
     "keys", "__len__", "__contains__"})
 _LITERALS = (gast.List, gast.Tuple, gast.Set, gast.Dict, gast.ListComp, gast.SetComp,
              gast.DictComp, gast.GeneratorExp)
-_SHAPED = {np.zeros: 0, np.ones: 0, np.empty: 0, np.full: 0, np.eye: None, np.identity: None}
+_SHAPED = frozenset({np.zeros, np.ones, np.empty, np.full})  # the shape first
 _LIKE = frozenset({np.zeros_like, np.ones_like, np.empty_like, np.full_like, np.copy})
 
 
@@ -531,7 +531,7 @@ class Aliases:
         everything = frozenset().union(mine, *args, *keywords.values())
         first = args[0] if args else frozenset()
         if any(func is f for f in _WRITES):
-            held = args[-1] if func is operator.setitem else self.elements_of(state, args[-1])
+            held = self.elements_of(state, args[-1]) if func is runtime.extended else args[-1]
             key = _key(node.args[1]) if func is operator.setitem else ANY
             for o in first:
                 if self.info.get(o, (None,))[0] != ARRAY:
@@ -647,6 +647,8 @@ class Aliases:
         if isinstance(node, gast.Call):
             func = getanno(node, Anno.FUNC)
             args = node.args
+            if func in (np.eye, np.identity):
+                return 2
             if func in _SHAPED and args:
                 shape = args[0]
                 if isinstance(shape, gast.Tuple):
@@ -802,10 +804,12 @@ def may_return_view(func) -> bool:
 
 
 def _immutable(value) -> bool:
+    """A global holding no memory a write could reach (a module, a function, a number...)."""
     return isinstance(value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
-                              type, int, float, complex, str, bytes, bool, type(None),
-                              np.ufunc, np.generic, range)) or callable(value) and \
-        not isinstance(value, (np.ndarray, list, dict, tuple))
+                              types.MethodType, type, int, float, complex, str, bytes, bool,
+                              type(None), np.ufunc, np.generic, range)) \
+        or type(value).__module__.split(".")[0] in ("numpy", "builtins") and callable(value) \
+        and not isinstance(value, np.ndarray)
 
 
 def _is(func, group) -> bool:

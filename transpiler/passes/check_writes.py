@@ -46,9 +46,12 @@ def check_writes(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
                            "work on a copy (a = a.copy()) and return the new array")
         conflicts = aliases.conflicts(stmt, old, A.target_name(stmt))
         if conflicts:
+            theirs = _describe(conflicts[0], fn, ctx)
+            hint = f"copy it first: {theirs[1:-1]} = <...>.copy(), or write into a copy" \
+                if theirs.startswith("'") else \
+                "copy the view first (... .copy()), or write into a copy of the array"
             raise error_at(stmt, ctx, f"this write into '{ctx.facts.variable(old)}' would also "
-                           f"change {_describe(conflicts[0], fn, ctx)}, which shares its memory "
-                           "and is used after it", _hint(conflicts[0], ctx))
+                           f"change {theirs}, which shares its memory and is used after it", hint)
     return fn
 
 
@@ -56,16 +59,10 @@ def _describe(conflict, fn, ctx) -> str:
     if isinstance(conflict, (gast.For, gast.While)):
         return f"the array the loop on line {_line(conflict)} walks"
     variable = ctx.facts.variable(conflict)
-    if variable in ctx.locals:
-        return f"'{variable}'"
     bound = next((s for s in _statements(fn.body) if conflict in A.stored_names_of(s)), None)
-    return f"the view of it taken on line {_line(bound) if bound is not None else '?'}"
-
-
-def _hint(conflict, ctx) -> str:
-    if isinstance(conflict, gast.stmt) or ctx.facts.variable(conflict) not in ctx.locals:
-        return "copy the view first (... .copy()), or write into a copy of the array"
-    return f"copy it first: {ctx.facts.variable(conflict)} = <...>.copy(), or write into a copy"
+    if variable in ctx.locals or bound is None:  # the user's variable, or a global
+        return f"'{variable}'"
+    return f"the view of it taken on line {_line(bound)}"
 
 
 def _line(stmt):
