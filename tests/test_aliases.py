@@ -280,3 +280,11 @@ def test_more_views_refused(body, says):
              holder=Holder())
     with pytest.raises(TranspileError, match=f"would also change {says}"):
         grad(f)(np.linspace(0.1, 0.6, 3))
+
+
+@pytest.mark.parametrize("made", ["y[[0, 2]]", "abs(y)", "sum([y, y])", "y[y > 0.3]"])
+def test_a_new_array_bound_to_two_names_is_still_one_array(made):
+    f = make(f"def f(x):\n    y = x * 1.0\n    b = {made}\n    c = b\n    b[0] = 5.0\n"
+             "    return np.sum(c) + np.sum(x)\n")
+    with pytest.raises(TranspileError, match="would also change 'c'"):
+        grad(f)(np.linspace(0.1, 0.6, 3))

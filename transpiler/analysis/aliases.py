@@ -70,8 +70,9 @@ _CONTAINERS = frozenset({list, tuple, dict, set, frozenset, sorted, reversed, en
                          iter, runtime.sequence, runtime.values, runtime.items, runtime.keys,
                          dict.items, dict.values, dict.keys, dict.copy})
 _PICKS = frozenset({min, max, next, getattr, dict.get, runtime.sequence})  # one of the arguments
-_NUMBERS = frozenset({float, int, bool, len, abs, round, str, repr, isinstance, hash, id,
-                      callable, range, print, format, divmod, type})
+_NUMBERS = frozenset({float, int, bool, len, str, repr, isinstance, hash, id, callable, range,
+                      print, format, type})  # results holding no memory
+_NEW = frozenset({sum, abs, round, divmod})  # a new value
 _FRESH_METHODS = frozenset({
     "sum", "mean", "prod", "max", "min", "var", "std", "cumsum", "cumprod", "dot", "trace",
     "clip", "repeat", "take", "flatten", "round", "argmax", "argmin", "all", "any", "tolist",
@@ -475,13 +476,18 @@ class Aliases:
                 out |= self.elements(state, o, key, views=False)
                 if _is_slice(index):
                     out.add(o)  # a list's slice is a new list of the same items: say o
-            elif kind == ARRAY and (_advanced(index, self.scalars)
-                                    or (ndim is not None and _ints(index, self.scalars) == ndim)):
-                continue  # a copy, or a NumPy scalar
+            elif kind == ARRAY and _advanced(index, self.scalars):
+                out.add(("site", id(node), True))  # a copy
+            elif kind == ARRAY and ndim is not None and _ints(index, self.scalars) == ndim:
+                continue  # a NumPy scalar
             else:
                 out |= {o} | (self.elements(state, o, key) if kind is None else set())
                 if _ints(index, self.scalars) is None and not _basic(index, self.scalars):
                     self.reshaped({o})  # x[None], x[..., 0]: more axes, or not known how many
+        copy = ("site", id(node), True)
+        if copy in out:
+            out.discard(copy)
+            out |= self.fresh(node, state, kind=ARRAY)
         return frozenset(out)
 
     def reshaped(self, objs) -> frozenset:
@@ -543,6 +549,10 @@ class Aliases:
             return frozenset()
         if may_return_view(func) or (func is np.array and _no_copy(node)):
             return self.reshaped(first)
+        if _is(func, _NEW):  # sum(xs, start) may concatenate lists: holding their items
+            held = self.elements_of(state, everything, ANY, views=False) \
+                if func is sum and len(node.args) + len(node.keywords) > 1 else frozenset()
+            return self.fresh(node, state, held | self.elements_of(state, held, ANY, views=False))
         if _is(func, _PICKS):
             return everything | self.elements_of(state, everything, ANY, views=False)
         if _is(func, _CONTAINERS):
@@ -551,7 +561,7 @@ class Aliases:
         if func is np.array and node.args and isinstance(node.args[0], (gast.List, gast.Tuple)):
             return self.fresh(node, state, ndim=_depth(node.args[0]))
         if _numpy(func) and not keywords.get("out"):
-            return self.fresh(node, state, ndim=self.ndim(node, state))
+            return self.fresh(node, state, ndim=self.ndim(node, state), kind=ARRAY)
         if is_user_function(func):
             returned = self.returns(func, node, args, keywords, state)
             if returned is not None:
