@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from runtime.arrays import ShapeOf, asarray, float_dtype, is_array, is_zero
-from runtime.containers import CONTAINERS, unindex_container, zeros_of
+from runtime.containers import CONTAINERS, unindex_container, zero_entry, zeros_of
 from runtime.objects import GradFields, gradient_object, is_object
 
 _SCALARS = (float, int)
@@ -104,9 +104,11 @@ def unindex(g, like, index):
 
 def zero_index(g, index):
     """A copy of ``g`` with ``g[index]`` zeroed: the gradient of an array before ``a[index] = v``
-    overwrote those elements."""
+    overwrote those elements (for a tuple, list or dict ``g``: that entry)."""
     if type(g) is np.ndarray and g.dtype.kind == "f":
         out = g.copy()
+    elif isinstance(g, CONTAINERS):
+        return zero_entry(g, index)
     else:
         kind = getattr(g, "dtype", np.dtype(float))
         out = np.array(g, dtype=kind if kind.kind == "f" else float, copy=True)

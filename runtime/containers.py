@@ -24,7 +24,7 @@ class _ElementwiseSum:
             return self
         return type(self)(a + b for a, b in zip(self, other, strict=True))
 
-    __radd__ = __add__
+    __radd__ = __iadd__ = __add__  # never list.__iadd__ (extend), never in place
 
 
 class GradTuple(_ElementwiseSum, tuple):
@@ -37,9 +37,11 @@ class GradList(_ElementwiseSum, list):
 
 class GradDict(dict):
     def __add__(self, other):
+        """Key by key; a key only one side has (a slot ``d[k] = v`` added) counts as zero there."""
         if is_zero(other):
             return self
-        return GradDict({k: v + other[k] for k, v in self.items()})
+        return GradDict({k: self[k] + other[k] if k in self and k in other
+                         else self.get(k, other.get(k)) for k in {**self, **other}})
 
     __radd__ = __add__
 
@@ -69,6 +71,23 @@ def unindex_container(g, like, index):
         return GradTuple(out)
     out[index] = g
     return out
+
+
+def zero_entry(g, index):
+    """A copy of container gradient ``g`` with the entry at ``index`` zero: the gradient of a
+    container before ``c[index] = v`` replaced that entry. Its arrays are copies, since the
+    adjoint may add into an entry in place (``bc[i] += p``)."""
+    out = {k: _copied(v) for k, v in g.items()} if isinstance(g, dict) else [_copied(v) for v in g]
+    if isinstance(index, slice):
+        out[index] = [zeros_of(v) for v in out[index]]
+    else:
+        out[index] = zeros_of(out[index])
+    return GradDict(out) if isinstance(g, dict) else GradTuple(out) if isinstance(g, tuple) \
+        else GradList(out)
+
+
+def _copied(v):
+    return v.copy() if type(v) is np.ndarray else v
 
 
 def sequence(items):

@@ -53,6 +53,7 @@ class Context:
     locals: set[str] = field(default_factory=set)  # parameters and assigned names of the function
     scalars: frozenset[str] = frozenset()  # parameters known to be Python numbers
     arrays: frozenset[str] = frozenset()  # parameters known to be NumPy arrays
+    vectors: frozenset[str] = frozenset()  # of those, the ones known to be 1-D (aliases.py)
     objects: frozenset[str] = frozenset()  # parameters that may hold objects (arguments.py)
     classes: dict = field(default_factory=dict)  # parameter -> its object's known class
     written_params: set[str] = field(default_factory=set)  # check_writes: params written into

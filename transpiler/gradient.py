@@ -86,12 +86,13 @@ class GradientFunction:
         functions = kinds[-1] if kinds and isinstance(kinds[-1], Functions) else \
             defaults_left(fn, len(kinds))  # (positional numbers and arrays only)
         scalars = frozenset(p for p, k in zip(params, kinds, strict=False) if k == _NUMBER)
-        arrays = frozenset(p for p, k in zip(params, kinds, strict=False) if k == _ARRAY)
-        key = (self._wrt, self._mode, self._options, scalars, arrays) + (
+        arrays = frozenset(p for p, k in zip(params, kinds, strict=False) if k in (_ARRAY, _VECTOR))
+        vectors = frozenset(p for p, k in zip(params, kinds, strict=False) if k == _VECTOR)
+        key = (self._wrt, self._mode, self._options, scalars, arrays, vectors) + (
             (objects,) if objects else ()) + ((functions,) if functions else ())
         compiled = cache.get_or_compile(fn, key, lambda: compile_function(
             fn, self._wrt, self._mode, self._options, scalars, arrays=arrays, objects=objects,
-            known=known(functions)), bounded=bool(functions))
+            vectors=vectors, known=known(functions)), bounded=bool(functions))
         if len(self._variants) >= _VARIANTS:  # (new functions given each call)
             self._variants.clear()
         self._variants[kinds] = compiled
@@ -214,7 +215,7 @@ class BoundGradient:
 MISSING = object()  # an argument the caller did not pass
 
 
-_OTHER, _NUMBER, _ARRAY = 0, 1, 2
+_OTHER, _NUMBER, _ARRAY, _VECTOR = 0, 1, 2, 3  # _VECTOR: a 1-D array
 _VARIANTS = 64  # variants one gradient keeps at hand (more: in the compile cache)
 
 
@@ -227,7 +228,8 @@ def kinds_of(fn, args: tuple, kwargs: dict) -> tuple:
         kinds: tuple = ()
     else:
         kinds = tuple(_NUMBER if type(a) is float or type(a) is int else
-                      _ARRAY if type(a) is np.ndarray and not a.dtype.hasobject else _OTHER
+                      (_VECTOR if a.ndim == 1 else _ARRAY)
+                      if type(a) is np.ndarray and not a.dtype.hasobject else _OTHER
                       for a in args)
         if _OTHER not in kinds:
             return kinds

@@ -94,13 +94,15 @@ def compile_function(fn, wrt: tuple[str, ...], mode: Mode | str, options: Option
                      scalars: frozenset[str] = frozenset(), debug: bool = False,
                      varargs: tuple[int, tuple[str, ...]] | None = None,
                      arrays: frozenset[str] = frozenset(), called: bool = False,
-                     objects: frozenset[str] = frozenset(), known: tuple = ()) -> Compiled:
+                     objects: frozenset[str] = frozenset(), known: tuple = (),
+                     vectors: frozenset[str] = frozenset()) -> Compiled:
     """Run every pass over ``fn`` and load the result; ``scalars`` names parameters known to
-    be Python numbers, ``arrays`` those known to be NumPy arrays and ``objects`` those that may
-    hold objects (the variant; a parameter whose default holds one counts too), with a pair
-    ``(parameter, class)`` for each whose object's class is known (passes/objects.py);
-    ``varargs`` is a helper's call pattern; ``called`` marks a function compiled for a call
-    from another; ``known``, the functions a call passes it (passes/functions.py)."""
+    be Python numbers, ``arrays`` those known to be NumPy arrays (``vectors``: 1-D ones) and
+    ``objects`` those that may hold objects (the variant; a parameter whose default holds one
+    counts too), with a pair ``(parameter, class)`` for each whose object's class is known
+    (passes/objects.py); ``varargs`` is a helper's call pattern; ``called`` marks a function
+    compiled for a call from another; ``known``, the functions a call passes it
+    (passes/functions.py)."""
     mode = Mode(mode)
     node, filename, indent = parse_function(fn)
     names = [n for n in A.walk(node) if isinstance(n, gast.Name)]
@@ -111,8 +113,8 @@ def compile_function(fn, wrt: tuple[str, ...], mode: Mode | str, options: Option
     ctx = Context(fn=fn, filename=filename, indent=indent, wrt=wrt, mode=mode, options=options,
                   namer=Namer(user_names), scalars=scalars,
                   locals={n.id for n in names if isinstance(n.ctx, (gast.Store, gast.Param))},
-                  varargs=varargs, arrays=arrays, called=called, objects=objects,
-                  classes=classes, known=known,
+                  varargs=varargs, arrays=arrays, vectors=vectors, called=called,
+                  objects=objects, classes=classes, known=known,
                   compile_callee=compile_function)
     debug = debug or bool(os.environ.get("TRANSPILER_DUMP"))
     for description, run in FORWARD_PIPELINE if mode.forward else PIPELINE:

@@ -1,0 +1,290 @@
+"""The write check (passes/check_writes.py over analysis/aliases.py): element writes the
+compiler reproduces on a copy are accepted, with finite-difference-correct gradients in both
+modes, and those a view or alias would observe in NumPy are refused at their line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.test_forward import check_jvp
+from tests.util import make
+from transpiler import TranspileError, check_grad, grad, hvp, jvp
+
+U0 = np.array([0.1, 0.7, 0.3, 0.9, 0.2, 0.5])
+M0 = np.arange(6.0).reshape(2, 3) * 0.3 - 0.4
+
+ACCEPTED = {
+    "heat_copy_then_rebind": ("""
+        def f(u, r):
+            for t in range(4):
+                un = u.copy()
+                un[1:-1] = u[1:-1] + r * (u[2:] - 2.0 * u[1:-1] + u[:-2])
+                u = un
+            return np.sum(u ** 2)
+        """, (U0, 0.2)),
+    "buffer_swap": ("""
+        def f(u, r):
+            u = u * 1.0  # (the primal would write into the caller's array: finite differences)
+            un = np.copy(u)
+            for t in range(4):
+                un[1:-1] = u[1:-1] + r * (u[2:] - 2.0 * u[1:-1] + u[:-2])
+                u, un = un, u
+            return np.sum(u ** 2) + np.sum(un)
+        """, (U0, 0.2)),
+    "dict_state_in_a_loop": ("""
+        def f(x, r):
+            state = {"v": x, "e": 0.0}
+            for i in range(3):
+                state["v"] = state["v"] - r * state["v"]
+                state["e"] = state["e"] + np.sum(state["v"] ** 2)
+            return np.sum(state["v"]) + state["e"]
+        """, (U0, 0.3)),
+    "list_slot_in_a_loop": ("""
+        def f(x, r):
+            xs = [x, 2.0 * x]
+            for i in range(3):
+                xs[0] = xs[0] * r + xs[1]
+                xs[1] = np.sin(xs[1])
+            return np.sum(xs[0] * xs[1])
+        """, (U0, 0.3)),
+    "fresh_arrays_written_while_the_argument_is_read": ("""
+        def f(x, r):
+            a = np.array(x)
+            b = x * 1.0
+            c = x.copy()
+            a[0] = r
+            b[1:] = b[1:] * r
+            c[-1] = a[1] * r
+            return np.sum(a * b * c) + np.sum(x)
+        """, (U0, 0.3)),
+    "scalar_element_read_of_a_1d_array": ("""
+        def f(w, r):
+            w = w + 0.0
+            last = w[-1]
+            w[0] = r * last
+            return last * np.sum(w ** 2)
+        """, (U0, 0.3)),
+    "rebinding_ends_the_alias": ("""
+        def f(x, r):
+            y = x * 2.0
+            v = y[1:]
+            s = np.sum(v)
+            v = np.zeros(2)
+            y[0] = r
+            return s + np.sum(y * y) + np.sum(v)
+        """, (U0, 0.3)),
+    "rows_written_as_walked": ("""
+        def f(x, r):
+            y = x * 1.0
+            total = 0.0
+            for row in y:
+                row[0] = row[0] * r
+                total = total + np.sum(row ** 2)
+            return total
+        """, (M0, 0.3)),
+    "unpacked_results_of_a_helper": ("""
+        def pair(a, b):
+            if b > 0.0:
+                return a * 2.0, np.sin(a)
+            return a * b, a
+
+        def f(x, r):
+            p, q = pair(x, 1.0)
+            p[0] = r
+            return np.sum(p * q) + np.sum(x)
+        """, (U0, 0.3)),
+    "view_taken_after_the_write_in_a_loop": ("""
+        def f(x, r):
+            y = x * 1.0
+            s = 0.0
+            for i in range(3):
+                y[0] = y[0] * r + 0.1
+                v = y[1:]
+                s = s + np.sum(v * y[0])
+            return s
+        """, (U0, 0.3)),
+}
+
+
+@pytest.mark.parametrize("optimize", [True, False])
+@pytest.mark.parametrize("name", sorted(ACCEPTED))
+def test_accepted_writes_match_finite_differences(name, optimize):
+    source, args = ACCEPTED[name]
+    f = make(source)
+    before = [np.copy(a) for a in args]
+    check_grad(f, *args, wrt=(0, 1), optimize=optimize)
+    rng = np.random.default_rng(len(name))
+    tangents = tuple(rng.uniform(-1, 1, np.shape(a)) if np.ndim(a) else 0.7 for a in args)
+    check_jvp(f, args, tangents, optimize=optimize)
+    for a, b in zip(args, before, strict=True):
+        np.testing.assert_array_equal(a, b)  # the arguments are never written
+
+
+def test_accepted_writes_have_hessian_vector_products():
+    f = make(ACCEPTED["heat_copy_then_rebind"][0])
+    g = grad(f)
+    v, h = np.linspace(-1.0, 1.0, 6), 1e-5
+    fd = (g(U0 + h * v, 0.2) - g(U0 - h * v, 0.2)) / (2 * h)
+    np.testing.assert_allclose(hvp(f)(U0, 0.2, v), fd, rtol=1e-6, atol=1e-8)
+
+
+def test_dict_slot_written_in_a_loop_regression():
+    """rt.zero_index met the dict gradient (a GradDict) and tried to make it an array."""
+    f = make("""
+        def f(x):
+            state = {"v": x}
+            for i in range(3):
+                state["v"] = state["v"] - 0.1 * state["v"]
+            return np.sum(state["v"])
+        """)
+    np.testing.assert_allclose(grad(f)(np.ones(3)), 0.729 * np.ones(3), rtol=1e-14)
+    assert jvp(f, (np.ones(3),), (np.ones(3),))[1] == pytest.approx(3 * 0.729, rel=1e-14)
+
+
+def test_a_new_dict_key_and_a_list_of_arrays_written_by_index():
+    f = make("""
+        def f(x, y):
+            out = {}
+            out["a"] = x * y
+            out["b"] = np.sin(x)
+            xs = [x, y]
+            xs[1] = xs[1] * out["a"]
+            return np.sum(out["a"] + out["b"]) + np.sum(xs[1])
+        """)
+    check_grad(f, U0, U0[::-1].copy(), wrt=(0, 1))
+    check_jvp(f, (U0, U0[::-1].copy()), (np.ones(6), np.linspace(0, 1, 6)))
+
+
+REFUSED = {
+    "slice_view": ("y = x * 1.0\n    v = y[1:]\n    y[1] = 5.0\n    s = np.sum(v)", 4, "'v'"),
+    "reshape_view": ("y = x * 1.0\n    v = y.reshape(2, 3)\n    y[0] = 5.0\n    s = np.sum(v)",
+                     4, "'v'"),
+    "np_reshape_view": ("y = x * 1.0\n    v = np.reshape(y, (3, 2))\n    y[0] = 5.0\n"
+                        "    s = np.sum(v)", 4, "'v'"),
+    "ravel_view": ("y = x * 1.0\n    v = np.ravel(y)\n    y[0] = 5.0\n    s = np.sum(v)", 4,
+                   "'v'"),
+    "transpose_view": ("y = x.reshape(2, 3) * 1.0\n    v = y.T\n    y[0, 0] = 5.0\n"
+                       "    s = np.sum(v[0])", 4, "'v'"),
+    "transpose_method_view": ("y = x.reshape(2, 3) * 1.0\n    v = y.transpose()\n"
+                              "    y[0, 0] = 5.0\n    s = np.sum(v[0])", 4, "'v'"),
+    "ellipsis_view": ("y = x * 1.0\n    v = y[...]\n    y[0] = 5.0\n    s = np.sum(v)", 4,
+                      "'v'"),
+    "asarray_of_an_array": ("y = x * 1.0\n    v = np.asarray(y)\n    y[0] = 5.0\n"
+                            "    s = np.sum(v)", 4, "'v'"),
+    "plain_alias": ("y = x * 1.0\n    v = y\n    y[0] = 5.0\n    s = np.sum(v)", 4, "'v'"),
+    "the_argument_itself": ("y = x\n    y[0] = 5.0\n    s = np.sum(x)", 3, "'x'"),
+    "view_in_a_list": ("y = x * 1.0\n    vs = [y[1:], x]\n    y[1] = 5.0\n"
+                       "    s = np.sum(vs[0])", 4, "'vs'"),
+    "view_in_a_dict": ("y = x * 1.0\n    d = {'v': y[:2]}\n    y[1] = 5.0\n"
+                       "    s = np.sum(d['v'])", 4, "'d'"),
+    "view_from_the_iteration_before": (
+        "y = x * 1.0\n    v = y[:2]\n    s = 0.0\n    for i in range(3):\n"
+        "        y[0] = y[0] + 1.0\n        s = s + v[0]\n        v = y[1:]", 6, "'v'"),
+    "row_of_a_2d_array": ("y = x.reshape(2, 3) * 1.0\n    r = y[-1]\n    y[1, 0] = 5.0\n"
+                          "    s = np.sum(r)", 4, "'r'"),
+    "whole_array_written_while_its_rows_are_walked": (
+        "y = x.reshape(2, 3) * 1.0\n    s = 0.0\n    for r in y:\n        y[1] = 0.0\n"
+        "        s = s + np.sum(r)", 5, "would also change"),
+    "the_same_array_twice_in_a_list": (
+        "y = x * 1.0\n    s = 0.0\n    for v in [y, y]:\n        v[0] = v[0] + 1.0\n"
+        "        s = s + v[0]", 5, "would also change"),
+    "swap_of_one_buffer": (
+        "u = x * 1.0\n    un = u\n    for i in range(2):\n        un[0] = u[1] + 1.0\n"
+        "        u, un = un, u\n    s = np.sum(u)", 5, "would also change"),
+    "in_place_operator_on_an_alias": ("y = x * 1.0\n    v = y\n    y += 1.0\n    s = np.sum(v)",
+                                      4, "'v'"),
+    "returned_by_a_helper": ("y = x * 1.0\n    v = pick(y, 1.0)\n    y[0] = 5.0\n"
+                             "    s = np.sum(v)", 4, "'v'"),
+}
+
+HELPER = """
+def pick(a, b):
+    if b > 0.0:
+        return a
+    return a
+"""
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_writes_a_view_would_see_are_refused_at_their_line(name, mode):
+    body, line, says = REFUSED[name]
+    f = make(f"{HELPER}\ndef f(x):\n    {body}\n    return s + np.sum(x)\n", name="f")
+    x = np.linspace(0.1, 0.6, 6)
+    with pytest.raises(TranspileError) as info:
+        if mode == "reverse":
+            grad(f)(x)
+        else:
+            jvp(f, (x,), (np.ones(6),))
+    text = str(info.value)
+    assert "would also change" in text and says in text, text
+    assert info.value.lineno == line + 5, text  # (HELPER's lines come first)
+
+
+def test_a_row_read_of_a_2d_argument_is_a_view_and_of_a_1d_one_a_number():
+    f = make("def f(w):\n    last = w[-1]\n    w[0] = 2.0\n    return np.sum(last * w)\n")
+    x = U0.copy()
+    expected = U0[-1] * np.r_[0.0, np.ones(4), 1.0] + np.r_[np.zeros(5), 2.0 + np.sum(U0[1:])]
+    np.testing.assert_allclose(grad(f)(x), expected, rtol=1e-14)
+    np.testing.assert_array_equal(x, U0)
+    with pytest.raises(TranspileError, match="would also change 'last'"):
+        grad(f)(M0.copy())  # 2-D: a row, a view that sees the write
+
+
+def test_every_numpy_function_with_a_rule_returning_a_view_is_known_to():
+    """The alias analysis takes NumPy results for new arrays but for a list of view functions:
+    call every NumPy function with a rule on arrays of 1-3 axes (with a few extra arguments)
+    and check that those whose result shares memory with the argument are on it."""
+    import warnings
+
+    from transpiler.analysis.aliases import may_return_view
+    from transpiler.rules.nondiff import NONDIFF
+    from transpiler.rules.registry import ADJOINTS, TANGENTS
+
+    missed = set()
+    for f in {*ADJOINTS, *TANGENTS, *NONDIFF}:
+        module = getattr(f, "__module__", "") or ""
+        if not (isinstance(f, np.ufunc) or module.split(".")[0] in ("numpy", "scipy")):
+            continue
+        for x in (np.arange(1.0, 7.0).reshape(2, 3), np.arange(1.0, 7.0),
+                  np.arange(1.0, 9.0).reshape(2, 2, 2)):
+            for extra in ((), (0,), ((3, 2),), (1,), (0, 1), (2,)):
+                try:
+                    with warnings.catch_warnings(), np.errstate(all="ignore"):
+                        warnings.simplefilter("ignore")
+                        result = f(x, *extra)
+                except Exception:
+                    continue
+                items = result if isinstance(result, (list, tuple)) else [result]
+                if any(isinstance(i, np.ndarray) and np.shares_memory(i, x) for i in items) \
+                        and not may_return_view(f):
+                    missed.add(getattr(f, "__qualname__", repr(f)))
+    assert not missed
+
+
+@pytest.mark.parametrize("body,says", [
+    ("xs = []\n    xs.append(y)\n    y[0] = 5.0\n    s = np.sum(xs[0])", "'xs'"),
+    ("e = np.eye(3) * x[0]\n    r = e[0]\n    e[0, 1] = 5.0\n    s = np.sum(r)", "'r'"),
+    ("w = holder.w\n    w[0] = 5.0\n    s = np.sum(holder.w)", "'holder'"),
+])
+def test_more_views_refused(body, says):
+    class Holder:
+        def __init__(self):
+            self.w = np.ones(3)
+
+        def __call__(self):
+            return self.w
+
+    f = make(f"def f(x):\n    y = x * 1.0\n    {body}\n    return s + np.sum(x)\n",
+             holder=Holder())
+    with pytest.raises(TranspileError, match=f"would also change {says}"):
+        grad(f)(np.linspace(0.1, 0.6, 3))
+
+
+@pytest.mark.parametrize("made", ["y[[0, 2]]", "abs(y)", "sum([y, y])", "y[y > 0.3]"])
+def test_a_new_array_bound_to_two_names_is_still_one_array(made):
+    f = make(f"def f(x):\n    y = x * 1.0\n    b = {made}\n    c = b\n    b[0] = 5.0\n"
+             "    return np.sum(c) + np.sum(x)\n")
+    with pytest.raises(TranspileError, match="would also change 'c'"):
+        grad(f)(np.linspace(0.1, 0.6, 3))
