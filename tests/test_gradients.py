@@ -2,11 +2,11 @@
 
 import pytest
 
-from tests.corpus import arrays, calls, containers, control_flow, functions, statements
+from tests.corpus import arrays, calls, containers, control_flow, functions, scientific, statements
 from transpiler import check_grad
 
 CORPUS = {**control_flow.CASES, **arrays.CASES, **calls.CASES, **containers.CASES,
-          **functions.CASES, **statements.CASES}
+          **functions.CASES, **statements.CASES, **scientific.CASES}
 
 
 @pytest.mark.parametrize("optimize", [True, False], ids=["opt", "noopt"])
