@@ -41,7 +41,12 @@ import numpy as np
 import runtime
 from transpiler import ast_util as A
 from transpiler.analysis.activity import SHAPE_ATTRIBUTES
+from transpiler.analysis.facts import NONE, Facts
 from transpiler.anno import Anno, getanno, hasanno
+from transpiler.context import Context, Mode
+from transpiler.errors import TranspileError
+from transpiler.frontend import parse_function
+from transpiler.passes.resolve import resolve
 from transpiler.rules.registry import is_user_function
 
 ANY = object()  # the key of a container's elements at unknown positions
@@ -786,12 +791,6 @@ def _returned(func, numbers: frozenset, ctx, calls: tuple):
     """What ``func``'s ``return`` values may be (its parameters ``("param", p)``, what they hold,
     objects it made, globals), the contents of the objects it made and what is known of them;
     None when not known (no source, too deep). ``numbers``: parameters given no memory."""
-    from transpiler.analysis.facts import NONE, Facts
-    from transpiler.context import Context, Mode
-    from transpiler.errors import TranspileError
-    from transpiler.frontend import parse_function
-    from transpiler.passes.resolve import resolve
-
     if func in calls or len(calls) >= _DEPTH:
         return None
     try:
