@@ -47,7 +47,8 @@ def comment(text: str) -> gast.Expr:
 def walk(node):
     """Every node under ``node`` (itself included), depth first, as a list (faster to build
     than to yield one by one, and than ``ast.walk``). Expression contexts (``Load``/``Store``
-    markers) are not visited."""
+    markers) and operators (``BinOp.op``, ``Compare.ops``: read them from their node) are not
+    visited."""
     out: list = []
     stack = [node]
     pop, push, keep, AST = stack.pop, stack.append, out.append, gast.AST
@@ -70,8 +71,8 @@ def walk(node):
 
 # node class -> the fields that may hold nodes (not names, operators' markers or constants)
 _CHILDREN: dict[type, tuple[str, ...]] = {}
-_NOT_NODES = frozenset({"ctx", "id", "attr", "arg", "type_comment", "kind", "is_async", "level",
-                        "module", "conversion", "simple"})
+_NOT_NODES = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "type_comment", "kind",
+                        "is_async", "level", "module", "conversion", "simple"})
 
 
 def _children_fields(cls) -> tuple[str, ...]:

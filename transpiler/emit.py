@@ -166,7 +166,9 @@ def to_source(node, printer: str | None = None) -> str:
 
 
 _AST_CLASSES: dict = {}  # gast class -> ast class of the same name
+_SHARED: dict = {}  # gast class without fields (Load, Add, ...) -> one ast instance, shared
 _WHOLE = (gast.Module, gast.FunctionDef)  # whose body _to_ast splits into primal and adjoint
+_BLOCKS = ("body", "orelse")
 
 
 def _to_ast(node, adjoint: bool = False):
@@ -176,6 +178,9 @@ def _to_ast(node, adjoint: bool = False):
     kind = type(node)
     if kind is list:
         return [_to_ast(n, adjoint) for n in node]
+    shared = _SHARED.get(kind)
+    if shared is not None:
+        return shared
     if not isinstance(node, gast.AST):
         return node
     if kind is gast.Name and type(node.ctx) is gast.Param:
@@ -183,6 +188,8 @@ def _to_ast(node, adjoint: bool = False):
     if kind is gast.Expr and getanno(node, Anno.COMMENT) is not None:
         return ast.Expr(value=ast.Constant(value=_Comment(getanno(node, Anno.COMMENT))))
     cls = _AST_CLASSES.get(kind) or _AST_CLASSES.setdefault(kind, getattr(ast, kind.__name__))
+    if not cls._fields and not kind._fields and not issubclass(cls, ast.stmt):  # a marker
+        return _SHARED.setdefault(kind, cls())
     new = cls.__new__(cls)
     for field in cls._fields:
         setattr(new, field, _to_ast(getattr(node, field, None), adjoint)
@@ -194,13 +201,15 @@ def _to_ast(node, adjoint: bool = False):
     elif kind is gast.FunctionDef:
         start = 0 if adjoint else _adjoint_start(node.body)
         new.body = [_to_ast(n, i >= start) for i, n in enumerate(node.body)]
-    for field in ("body", "orelse"):  # a block of comments alone is not a block
-        block = getattr(new, field, None)
-        if type(block) is list and block and all(_is_comment(s) for s in block):
-            setattr(new, field, block + [ast.Pass()] if field == "body" else [])
-    line = getattr(node, "lineno", None)
-    if line and isinstance(new, ast.stmt):
-        setattr(new, _ORIGIN, (line, adjoint))
+    if isinstance(new, ast.stmt):
+        if "body" in cls._fields:
+            for field in _BLOCKS:  # a block of comments alone is not a block
+                block = getattr(new, field, None)
+                if type(block) is list and block and all(_is_comment(s) for s in block):
+                    setattr(new, field, block + [ast.Pass()] if field == "body" else [])
+        line = getattr(node, "lineno", None)
+        if line:
+            setattr(new, _ORIGIN, (line, adjoint))
     return new
 
 

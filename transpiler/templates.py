@@ -200,30 +200,30 @@ def instantiate(rule: Rule, bound: dict, ans: str, grad_of: Callable[[str], str 
     return stmts
 
 
-def _drop_default_arguments(stmt) -> None:
+def _drop_default_arguments(node: gast.Call) -> None:
     """``rt.unreduce(g, x, None, False)`` -> ``rt.unreduce(g, x)``: omit arguments that equal the
-    callee's own defaults (where its signature is known)."""
-    for node in A.walk(stmt):
-        func = getanno(node, Anno.FUNC) if isinstance(node, gast.Call) else None
-        try:
-            params = _parameters(func)
-        except TypeError:  # unhashable callable
-            continue
-        if params is None:
-            continue
-        while node.args and len(node.args) <= len(params):
-            param, arg = params[len(node.args) - 1], node.args[-1]
-            if not (isinstance(arg, gast.Constant) and param.default is not param.empty
-                    and type(arg.value) is type(param.default) and arg.value == param.default):
-                break
-            node.args.pop()
-        by_name = {p.name: p.default for p in params}
-        if by_name.get("keepdims") is np._NoValue:  # NumPy's reductions: not passed is False
-            by_name["keepdims"] = False
-        node.keywords = [kw for kw in node.keywords if not (
-            isinstance(kw.value, gast.Constant) and kw.arg in by_name
-            and type(kw.value.value) is type(by_name[kw.arg])
-            and kw.value.value == by_name[kw.arg])]
+    callee's own defaults (where its signature is known). (The builder calls it on each call it
+    builds, inner ones first.)"""
+    func = getanno(node, Anno.FUNC)
+    try:
+        params = _parameters(func)
+    except TypeError:  # unhashable callable
+        return
+    if params is None:
+        return
+    while node.args and len(node.args) <= len(params):
+        param, arg = params[len(node.args) - 1], node.args[-1]
+        if not (isinstance(arg, gast.Constant) and param.default is not param.empty
+                and type(arg.value) is type(param.default) and arg.value == param.default):
+            break
+        node.args.pop()
+    by_name = {p.name: p.default for p in params}
+    if by_name.get("keepdims") is np._NoValue:  # NumPy's reductions: not passed is False
+        by_name["keepdims"] = False
+    node.keywords = [kw for kw in node.keywords if not (
+        isinstance(kw.value, gast.Constant) and kw.arg in by_name
+        and type(kw.value.value) is type(by_name[kw.arg])
+        and kw.value.value == by_name[kw.arg])]
 
 
 @functools.cache

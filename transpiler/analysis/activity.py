@@ -62,11 +62,6 @@ def _edges(body: list) -> list:
             for s in body for n in A.walk(s) if isinstance(n, gast.Assign)]
 
 
-def varied_names(body: list, wrt: tuple[str, ...]) -> set[str]:
-    """Names whose value may depend on ``wrt`` (whether or not they reach the result)."""
-    return _varied(_edges(body), wrt)
-
-
 def _varied(edges: list, wrt: tuple[str, ...]) -> set[str]:
     varied = set(wrt)
     changed = True
@@ -79,8 +74,10 @@ def _varied(edges: list, wrt: tuple[str, ...]) -> set[str]:
     return varied
 
 
-def active_names(body: list, wrt: tuple[str, ...], results: list) -> set[str]:
-    """Flow-insensitive, to a fixed point: loops and branch joins need no special case."""
+def activity(body: list, wrt: tuple[str, ...], results: list) -> tuple[set[str], set[str]]:
+    """``(active, varied)``: names whose value may depend on ``wrt``, and of those the ones
+    that reach ``results``. Flow-insensitive, to a fixed point: loops and branch joins need no
+    special case."""
     edges = _edges(body)
     varied = _varied(edges, wrt)
     useful = {r for r in results if r}
@@ -91,4 +88,4 @@ def active_names(body: list, wrt: tuple[str, ...], results: list) -> set[str]:
             if not never and targets & useful and not reads <= useful:
                 useful |= reads
                 changed = True
-    return varied & useful
+    return varied & useful, varied

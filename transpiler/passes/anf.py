@@ -47,16 +47,17 @@ def anf(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
 
 def _varying(fn, wrt) -> set[str]:
     """Names that may depend on ``wrt`` (flow-insensitive, to a fixed point)."""
-    varying, assigns = set(wrt), [n for n in A.walk(fn) if isinstance(n, gast.Assign)]
+    varying = set(wrt)
+    edges = [({n.id for t in stmt.targets for n in A.walk(t) if isinstance(n, gast.Name)},
+              {n.id for n in A.walk(stmt.value) if isinstance(n, gast.Name)})
+             for stmt in A.walk(fn) if isinstance(stmt, gast.Assign)]
     changed = True
     while changed:
         changed = False
-        for stmt in assigns:
-            if _mentions(stmt.value, varying):
-                new = {n.id for t in stmt.targets for n in A.walk(t)
-                       if isinstance(n, gast.Name)} - varying
-                varying |= new
-                changed |= bool(new)
+        for targets, mentioned in edges:
+            if mentioned & varying and not targets <= varying:
+                varying |= targets
+                changed = True
     return varying
 
 

@@ -28,7 +28,7 @@ import gast
 
 import runtime
 from transpiler import ast_util as A
-from transpiler.analysis.activity import active_names, never_varied, reads, varied_names
+from transpiler.analysis.activity import activity, never_varied, reads
 from transpiler.analysis.scalars import is_scalar
 from transpiler.anno import Anno, getanno
 from transpiler.calls import tangent_function
@@ -49,11 +49,10 @@ def forward(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     pushes = [A.assign(stack, gast.BinOp(left=A.name(stack), op=gast.Add(), right=item))
               for stack, item in stacks]  # for the analyses only: the stack holds its items
     allowed = frozenset(id(n) for s in primal for n in A.walk(s) if _push(n, ctx))
-    varied = varied_names(primal + pushes, ctx.wrt)
+    # only values that depend on wrt and reach the result carry a tangent
+    active, varied = activity(primal + pushes, ctx.wrt, results)
     refuse_discarded_calls(primal, varied, ctx, allowed)
     contexts.refuse_differentiated(primal, varied, ctx)
-    # only values that depend on wrt and reach the result carry a tangent
-    active = active_names(primal + pushes, ctx.wrt, results)
     builder = _Forward(ctx, active, primal)
     builder.stacks = {stack for stack, _ in stacks} & active
     names = tangent_parameters(ctx.fn, ctx.wrt)

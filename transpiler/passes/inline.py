@@ -36,22 +36,23 @@ _SIMPLE = (int, float, str, bool, type(None))
 def inline(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     if ctx.mode in (Mode.SPLIT, Mode.TANGENT):  # a helper compiled for a call inlines nothing
         return fn
-    local = {n.id for n in A.walk(fn) if isinstance(n, gast.Name)
-             and isinstance(n.ctx, (gast.Store, gast.Param))}
-    nested = {n.name for n in A.walk(fn) if isinstance(n, gast.FunctionDef) and n is not fn}
-    nested |= {t.id for n in A.walk(fn) if isinstance(n, gast.Assign)
-               and isinstance(n.value, gast.Lambda) for t in n.targets if isinstance(t, gast.Name)}
-    local |= nested
+    stores, nested = [], set()  # every name bound (once per binding), functions defined here
+    for n in A.walk(fn):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param)):
+            stores.append(n.id)
+        elif isinstance(n, gast.FunctionDef) and n is not fn:
+            nested.add(n.name)
+        elif isinstance(n, gast.Assign) and isinstance(n.value, gast.Lambda):
+            nested |= {t.id for t in n.targets if isinstance(t, gast.Name)}
+    local = set(stores) | nested
     fn.body = _block(fn.body, ctx, local, depth=0, seen=(ctx.fn,), nested=nested,
-                     given=_given(fn, ctx))
+                     given=_given(stores, ctx))
     return fn
 
 
-def _given(fn, ctx) -> dict:
+def _given(stores: list[str], ctx) -> dict:
     """The parameters given a known function (function_args: ``rhs`` of ``simulate(y0, rhs)``)
     that the function never rebinds: their calls inline that function."""
-    stores = [n.id for n in A.walk(fn) if isinstance(n, gast.Name)
-              and isinstance(n.ctx, (gast.Store, gast.Param))]
     return {param: obj for param, obj, npos, keys in ctx.known
             if not npos and not keys and stores.count(param) == 1}
 

@@ -36,6 +36,9 @@ from transpiler.errors import error_at
 
 
 def lift(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
+    if not any(isinstance(n, (gast.FunctionDef, gast.Lambda)) and n is not fn
+               for n in A.walk(fn)):
+        return fn  # (most functions define none)
     nested = _find(fn, ctx)
     if not nested:
         return fn

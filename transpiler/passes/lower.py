@@ -213,14 +213,15 @@ def refuse_discarded_calls(body: list, varied: set[str], ctx, allowed=frozenset(
     """A call on differentiated values whose result is dropped can only matter through what it
     does to its arguments (``xs.append(x)``, ``np.add(a, b, out=c)``): refuse it (unless the
     statement's id is ``allowed``)."""
-    for call in (n for s in body for n in A.walk(s) if isinstance(n, gast.Call)):
+    nodes = [n for s in body for n in A.walk(s)]
+    for call in (n for n in nodes if isinstance(n, gast.Call)):
         func = getanno(call, Anno.FUNC)
         if any(kw.arg == "out" for kw in call.keywords) or (
                 isinstance(func, np.ufunc) and len(call.args) > func.nin):
             if any(n in varied for n in A.load_names(call)):
                 raise error_at(call, ctx, "writing a result into an existing array (out=) "
                                "cannot be differentiated", "assign the result: y = np.floor(y)")
-    for stmt in (n for s in body for n in A.walk(s)):
+    for stmt in nodes:
         if not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)) \
                 or id(stmt) in allowed:
             continue

@@ -50,6 +50,8 @@ _MUTATES = "__transpiler_mutates__"  # on a made copy: the parameters it returns
 
 
 def objects(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
+    if not ctx.classes and not _has_objects(fn):
+        return fn
     for param, cls in ctx.classes.items():  # a @classmethod's cls: the class itself
         if isinstance(cls, tuple):
             _class_parameter(fn, param, cls[0], ctx)
@@ -66,6 +68,21 @@ def objects(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
         fn.body[:0] = [gast.copy_location(A.assign(p, _helper_call(
             fn, "owned", [A.name(p)], ctx)), fn.body[0]) for p in owned]
     return fn
+
+
+def _has_objects(fn) -> bool:
+    """Whether anything here is this pass's: an attribute write, or a call of a class, a method
+    or a function of yours (what every rewrite above starts from). Most functions have none."""
+    for node in A.walk(fn):
+        if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Store):
+            return True
+        if isinstance(node, gast.Call):
+            func = getanno(node, Anno.FUNC)
+            if func is dataclasses.replace or inspect.ismethod(func) or user_class(func) \
+                    or is_user_function(func) or getattr(func, _MUTATES, None) \
+                    or isinstance(node.func, gast.Attribute) and node.func.attr == "_replace":
+                return True
+    return False
 
 
 # --- what is known of each variable's class ---

@@ -86,10 +86,16 @@ def _drop_float_conversions(fn, ctx) -> None:
 
 def _propagate_copies(fn) -> bool:
     changed = _round_trips(fn.body)
-    names = [n for n in A.walk(fn) if isinstance(n, gast.Name)]
-    stores = Counter(n.id for n in names if not isinstance(n.ctx, gast.Load))
-    loads = Counter(n.id for n in names if isinstance(n.ctx, gast.Load))
-    return _copies_in(fn.body, stores, loads) | changed
+    names = _names(fn.body)
+    flat = [n for group in names for n in group] + A.walk(fn.args)
+    stores = Counter(n.id for n in flat if isinstance(n, gast.Name)
+                     and not isinstance(n.ctx, gast.Load))
+    loads = Counter(n.id for n in flat if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
+    return _copies_in(fn.body, stores, loads, names) | changed
+
+
+def _names(stmts: list) -> list[list[gast.Name]]:
+    return [[n for n in A.walk(s) if isinstance(n, gast.Name)] for s in stmts]
 
 
 def _round_trips(stmts: list) -> bool:
@@ -117,11 +123,12 @@ def _round_trips(stmts: list) -> bool:
     return changed
 
 
-def _copies_in(stmts: list, stores: Counter, loads: Counter) -> bool:
+def _copies_in(stmts: list, stores: Counter, loads: Counter, names: list | None = None) -> bool:
     """Propagate ``a = b`` copies whose every use follows them in the same block, with ``b``
-    not reassigned in between. One sweep; renames are applied as they are found."""
+    not reassigned in between. One sweep; renames are applied as they are found. ``names``:
+    the Names of each statement, where the caller has them."""
     changed = False
-    names = [[n for n in A.walk(s) if isinstance(n, gast.Name)] for s in stmts]
+    names = _names(stmts) if names is None else names
     # where, in this block, each name is loaded and stored (by statement index)
     used_at: dict[str, list[int]] = {}
     stored_at: dict[str, list[int]] = {}

@@ -27,7 +27,7 @@ import numpy as np
 
 import runtime
 from transpiler import ast_util as A
-from transpiler.analysis.activity import active_names, varied_names
+from transpiler.analysis.activity import activity
 from transpiler.analysis.scalars import is_number
 from transpiler.anno import Anno, getanno, hasanno, setanno
 from transpiler.calls import split_pair
@@ -49,8 +49,7 @@ def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
         raise error_at(ret, ctx, "grad needs a function returning one scalar; this one returns "
                        "a tuple", "return a single value (e.g. the sum of the parts)")
     results = [e.id if isinstance(e, gast.Name) else None for e in elements]
-    active = active_names(primal, ctx.wrt, results)
-    varied = varied_names(primal, ctx.wrt)
+    active, varied = activity(primal, ctx.wrt, results)
     refuse_discarded_calls(primal, varied, ctx)
     contexts.refuse_differentiated(primal, varied, ctx)
     scalars = ctx.facts.scalars
