@@ -192,8 +192,14 @@ def _to_ast(node, adjoint: bool = False):
         return _SHARED.setdefault(kind, cls())
     new = cls.__new__(cls)
     for field in cls._fields:
-        setattr(new, field, _to_ast(getattr(node, field, None), adjoint)
-                if field != "body" or kind not in _WHOLE else None)
+        value = getattr(node, field, None)
+        if field == "body" and kind in _WHOLE:
+            value = None
+        elif type(value) is list:
+            value = [_to_ast(n, adjoint) for n in value]
+        elif isinstance(value, gast.AST):
+            value = _SHARED.get(type(value)) or _to_ast(value, adjoint)
+        setattr(new, field, value)
     if kind is gast.ExceptHandler:  # (gast names the exception with a Name, ast with a str)
         new.name = node.name.id if node.name is not None else None
     if kind is gast.Module:  # a split pair: the second function is the backward, all adjoint

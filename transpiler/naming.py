@@ -17,6 +17,7 @@ class Namer:
     def __init__(self, taken: set[str]):
         self.taken = set(taken)
         self._grads: dict[str, str] = {}
+        self._vars: dict[str, str] = {}  # gradient -> its variable
         self._tangents: dict[str, str] = {}
         self._temps = 0
 
@@ -38,16 +39,17 @@ class Namer:
                 return name
 
     def is_grad(self, name: str) -> bool:
-        return name in self._grads.values()
+        return name in self._vars
 
     def var_of(self, grad: str) -> str:
         """The variable whose adjoint is ``grad``."""
-        return next(v for v, g in self._grads.items() if g == grad)
+        return self._vars[grad]
 
     def grad(self, var: str) -> str:
         """The adjoint variable of ``var`` (always the same one for the same ``var``)."""
         if var not in self._grads:
             self._grads[var] = self.fresh(f"b{var}")
+            self._vars[self._grads[var]] = var
         return self._grads[var]
 
     def tangent(self, var: str) -> str:
