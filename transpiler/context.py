@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import builtins
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,8 +52,8 @@ class Context:
     bindings: dict[str, Any] = field(default_factory=dict)
     locals: set[str] = field(default_factory=set)  # parameters and assigned names of the function
     scalars: frozenset[str] = frozenset()  # parameters known to be Python numbers
-    arrays: frozenset[str] = frozenset()  # parameters known to be NumPy arrays
-    vectors: frozenset[str] = frozenset()  # of those, the ones known to be 1-D (aliases.py)
+    arrays: Mapping[str, tuple[int, str]] = field(default_factory=dict)  # parameters known to
+    # be NumPy arrays -> (ndim, dtype.str), the variant's (gradient.ArrayKind)
     objects: frozenset[str] = frozenset()  # parameters that may hold objects (arguments.py)
     classes: dict = field(default_factory=dict)  # parameter -> its object's known class
     written_params: set[str] = field(default_factory=set)  # check_writes: params written into

@@ -7,6 +7,7 @@ variant is printed, loaded and called directly is the backend's (``backends/``).
 from __future__ import annotations
 
 import inspect
+from typing import NamedTuple
 
 import numpy as np
 
@@ -86,13 +87,12 @@ class GradientFunction:
         functions = kinds[-1] if kinds and isinstance(kinds[-1], Functions) else \
             defaults_left(fn, len(kinds))  # (positional numbers and arrays only)
         scalars = frozenset(p for p, k in zip(params, kinds, strict=False) if k == _NUMBER)
-        arrays = frozenset(p for p, k in zip(params, kinds, strict=False) if k in (_ARRAY, _VECTOR))
-        vectors = frozenset(p for p, k in zip(params, kinds, strict=False) if k == _VECTOR)
-        key = (self._wrt, self._mode, self._options, scalars, arrays, vectors) + (
+        arrays = {p: k for p, k in zip(params, kinds, strict=False) if type(k) is ArrayKind}
+        key = (self._wrt, self._mode, self._options, scalars, frozenset(arrays.items())) + (
             (objects,) if objects else ()) + ((functions,) if functions else ())
         compiled = cache.get_or_compile(fn, key, lambda: compile_function(
             fn, self._wrt, self._mode, self._options, scalars, arrays=arrays, objects=objects,
-            vectors=vectors, known=known(functions)), bounded=bool(functions))
+            known=known(functions)), bounded=bool(functions))
         if len(self._variants) >= _VARIANTS:  # (new functions given each call)
             self._variants.clear()
         self._variants[kinds] = compiled
@@ -215,22 +215,42 @@ class BoundGradient:
 MISSING = object()  # an argument the caller did not pass
 
 
-_OTHER, _NUMBER, _ARRAY, _VECTOR = 0, 1, 2, 3  # _VECTOR: a 1-D array
+_OTHER, _NUMBER = 0, 1  # an argument that is anything else, a Python number
+
+
+class ArrayKind(NamedTuple):
+    """What a variant knows of a NumPy array argument (as Numba specialises per signature):
+    its number of dimensions and its dtype, so that ``x[i]`` of a 1-D float array is known to
+    be a scalar."""
+
+    ndim: int
+    dtype: str  # np.dtype.str, e.g. '<f8'
+
+
+_ARRAY_KINDS: dict[tuple, ArrayKind] = {}  # (ndim, dtype) -> its one ArrayKind
+
+
+def _array_kind(a: np.ndarray) -> ArrayKind:
+    key = (a.ndim, a.dtype.str)
+    kind = _ARRAY_KINDS.get(key)
+    if kind is None:  # (a few dozen at most: a dict, not a cache of arrays)
+        kind = _ARRAY_KINDS.setdefault(key, ArrayKind(*key))
+    return kind
+
 _VARIANTS = 64  # variants one gradient keeps at hand (more: in the compile cache)
 
 
 def kinds_of(fn, args: tuple, kwargs: dict) -> tuple:
     """The variant key: for each positional argument, whether it is a Python number, a NumPy
-    array or anything else (none, the general variant, when keywords are passed), then, if the
+    array (its ``ArrayKind``: ndim and dtype) or anything else (none, the general variant, when keywords are passed), then, if the
     call gives any parameter an object, the set of those (arguments.objects_in, which also
     refuses array types of their own), then the functions it gives (function_args)."""
     if kwargs:
         kinds: tuple = ()
     else:
         kinds = tuple(_NUMBER if type(a) is float or type(a) is int else
-                      (_VECTOR if a.ndim == 1 else _ARRAY)
-                      if type(a) is np.ndarray and not a.dtype.hasobject else _OTHER
-                      for a in args)
+                      _array_kind(a) if type(a) is np.ndarray and not a.dtype.hasobject
+                      else _OTHER for a in args)
         if _OTHER not in kinds:
             return kinds
     objects = objects_in(fn, args, kwargs)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import gast
 
@@ -93,12 +94,11 @@ class Compiled:
 def compile_function(fn, wrt: tuple[str, ...], mode: Mode | str, options: Options,
                      scalars: frozenset[str] = frozenset(), debug: bool = False,
                      varargs: tuple[int, tuple[str, ...]] | None = None,
-                     arrays: frozenset[str] = frozenset(), called: bool = False,
-                     objects: frozenset[str] = frozenset(), known: tuple = (),
-                     vectors: frozenset[str] = frozenset()) -> Compiled:
+                     arrays: Mapping[str, tuple[int, str]] | None = None, called: bool = False,
+                     objects: frozenset[str] = frozenset(), known: tuple = ()) -> Compiled:
     """Run every pass over ``fn`` and load the result; ``scalars`` names parameters known to
-    be Python numbers, ``arrays`` those known to be NumPy arrays (``vectors``: 1-D ones) and
-    ``objects`` those that may hold objects (the variant; a parameter whose default holds one
+    be Python numbers, ``arrays`` those known to be NumPy arrays (each with its ndim and dtype)
+    and ``objects`` those that may hold objects (the variant; a parameter whose default holds one
     counts too), with a pair ``(parameter, class)`` for each whose object's class is known
     (passes/objects.py); ``varargs`` is a helper's call pattern; ``called`` marks a function
     compiled for a call from another; ``known``, the functions a call passes it
@@ -113,7 +113,7 @@ def compile_function(fn, wrt: tuple[str, ...], mode: Mode | str, options: Option
     ctx = Context(fn=fn, filename=filename, indent=indent, wrt=wrt, mode=mode, options=options,
                   namer=Namer(user_names), scalars=scalars,
                   locals={n.id for n in names if isinstance(n.ctx, (gast.Store, gast.Param))},
-                  varargs=varargs, arrays=arrays, vectors=vectors, called=called,
+                  varargs=varargs, arrays=MappingProxyType(dict(arrays or {})), called=called,
                   objects=objects, classes=classes, known=known,
                   compile_callee=compile_function)
     debug = debug or bool(os.environ.get("TRANSPILER_DUMP"))

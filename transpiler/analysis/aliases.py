@@ -174,8 +174,8 @@ class Aliases:
             [a.id for a in (fn.args.vararg, fn.args.kwarg) if a is not None]
         self.locals = {n.id for n in A.walk(fn) if isinstance(n, gast.Name)
                        and isinstance(n.ctx, (gast.Store, gast.Param))} | set(self.params)
-        given = {("param", p): (ARRAY if p in ctx.arrays else None,
-                                1 if p in ctx.vectors else None) for p in self.params}
+        given = {("param", p): (ARRAY, ctx.arrays[p][0]) if p in ctx.arrays else (None, None)
+                 for p in self.params}
         self.info: dict[tuple, tuple] = dict(given)  # object -> (kind, axes or None)
         self.before: dict[int, State] = {}  # write statement -> state before it (joined)
         self.loops: dict[int, dict] = {}  # write -> {loop's id: (loop, what it walks)}
@@ -800,7 +800,7 @@ def _returned(func, numbers: frozenset, ctx, calls: tuple):
         resolve(tree, callee)
     except (TranspileError, TypeError, OSError, ValueError):
         return None
-    callee.facts = Facts(NONE.versions, numbers, None, None)
+    callee.facts = Facts(NONE.versions, numbers, NONE.ranks, None, None)
     analysis = Aliases(tree, callee, set(), calls, returns=True)
     heap = analysis.returned_heap.heap
     return analysis.returned, heap, {o: analysis.info.get(o, (None, None)) for o in heap}

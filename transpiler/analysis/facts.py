@@ -5,7 +5,9 @@ rewrites it in place, so what is known of its values is computed here, once, and
 later pass (``ctx.facts``) instead of being recomputed or set piecemeal on the context:
 
 - ``versions``: each SSA name -> the user's variable it is a version of (``ssa``);
-- ``scalars``: every value known to be a Python number (``analysis.scalars``);
+- ``scalars``: every value known to be 0-d, a number (``analysis.scalars``), and ``ranks``:
+  those known to be NumPy arrays of one number of dimensions (an element ``x[i]`` of a 1-D
+  array is a scalar);
 - ``receivers``: which expressions may evaluate to objects (``analysis.receivers``), solved
   before the mode's pass adds statements whose names are not yet defined;
 - ``shapes``: the symbolic shape of each value (``analysis.shapes``), which the lowering uses to
@@ -21,7 +23,7 @@ from types import MappingProxyType
 import gast
 
 from transpiler.analysis.receivers import Receivers
-from transpiler.analysis.scalars import known_scalars
+from transpiler.analysis.scalars import known_ranks
 from transpiler.analysis.shapes import ShapeKeys
 from transpiler.anno import Anno, getanno
 
@@ -30,6 +32,7 @@ from transpiler.anno import Anno, getanno
 class Facts:
     versions: Mapping[str, str]
     scalars: frozenset[str]
+    ranks: Mapping[str, int]  # names certainly NumPy arrays of that many dimensions
     receivers: Receivers
     shapes: ShapeKeys
 
@@ -38,14 +41,17 @@ class Facts:
         return self.versions.get(name, name)
 
 
-NONE = Facts(MappingProxyType({}), frozenset(), None, None)  # before the analyses ran
+NONE = Facts(MappingProxyType({}), frozenset(), MappingProxyType({}), None, None)  # (not yet run)
 
 
 def analyse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     """Compute the facts of ``fn``'s SSA form (``ctx.facts``); the tree is left as it is."""
     primal = fn.body[:-1] if fn.body and isinstance(fn.body[-1], gast.Return) else fn.body
-    scalars = frozenset(known_scalars(primal, ctx.scalars))
+    numeric = {p: ndim for p, (ndim, dtype) in ctx.arrays.items() if dtype[1] in "biuf"}
+    scalars, ranks = known_ranks(primal, ctx.scalars, numeric)
+    scalars = frozenset(scalars)
     ctx.facts = Facts(versions=MappingProxyType(dict(getanno(fn, Anno.VERSIONS, {}))),
-                      scalars=scalars, receivers=Receivers(fn, ctx).solved(),
-                      shapes=ShapeKeys(list(primal), scalars, ctx.arrays, ctx.namer))
+                      scalars=scalars, ranks=MappingProxyType(ranks),
+                      receivers=Receivers(fn, ctx).solved(),
+                      shapes=ShapeKeys(list(primal), scalars, ctx.arrays, ctx.namer, ranks))
     return fn

@@ -10,6 +10,8 @@ provably agree."""
 from __future__ import annotations
 
 import math
+import operator
+from collections.abc import Mapping
 
 import gast
 import numpy as np
@@ -45,26 +47,126 @@ def is_scalar(node, scalars: set[str]) -> bool:
     return False
 
 
-def known_scalars(body: list, params: frozenset[str] = frozenset()) -> set[str]:
-    """Known scalars of ``body``, given parameters ``params`` known to be numbers."""
-    scalars: set[str] = set(params)
+def known_scalars(body: list, params: frozenset[str] = frozenset(),
+                  arrays: Mapping[str, int] | None = None) -> set[str]:
+    """Known scalars of ``body``, given parameters ``params`` known to be numbers and
+    ``arrays`` known to be NumPy arrays of these ranks (an element ``x[i]`` of a 1-D one, with
+    ``i`` a known scalar, is a scalar)."""
+    return known_ranks(body, params, arrays)[0]
 
-    def scalar(node) -> bool:
-        return is_scalar(node, scalars)
 
+def known_ranks(body: list, params: frozenset[str] = frozenset(),
+                arrays: Mapping[str, int] | None = None) -> tuple[set[str], dict[str, int]]:
+    """``(scalars, ranks)`` of ``body``: the names certainly 0-d, and the names certainly NumPy
+    arrays of one number of dimensions at every assignment (from parameters ``arrays`` and
+    what is built here: ``np.zeros(n)``, ``x.copy()``, ``np.zeros_like(x)``, element writes,
+    elementwise arithmetic, basic indexing; ``x[i]`` of a 1-D one is a scalar)."""
     assigned = _assignments(body)
-    # Greatest fixed point: assume every assigned name is a scalar, then drop those with an
-    # assignment that may not be, until none changes. Loop-carried values (x = x + dt * v) stay
-    # scalars when they start as scalars and every update keeps them so.
-    scalars |= set(assigned)
-    changed = True
-    while changed:
-        changed = False
-        for name, values in assigned.items():
-            if name in scalars and not all(v is not None and scalar(v) for v in values):
-                scalars.discard(name)
-                changed = True
-    return scalars
+    # Greatest fixed point: every assigned name starts with a rank not yet known, then takes
+    # the one all its assignments agree on, or none, until nothing changes. Loop-carried values
+    # (x = x + dt * v) stay scalars when they start as scalars and every update keeps them so.
+    ranks: dict[str, object] = {**dict.fromkeys(assigned, _TOP), **dict(arrays or {}),
+                                **dict.fromkeys(params, 0)}
+    for final in (False, True):  # then once more, with ranks never settled taken as unknown
+        if final:
+            ranks = {n: r for n, r in ranks.items() if r is not _TOP}
+        changed = True
+        while changed:
+            changed = False
+            for name, values in assigned.items():
+                if name in params or name not in ranks:
+                    continue
+                rank = _join([None if v is None else _rank(v, ranks) for v in values])
+                if rank != ranks[name]:
+                    ranks[name], changed = rank, True
+    scalars = {n for n, r in ranks.items() if r == 0 and type(r) is int}
+    return scalars, {n: r for n, r in ranks.items() if type(r) is int and r > 0}
+
+
+_TOP = object()  # a rank not yet known (optimistic)
+_SHAPE = "shape"  # not a rank: the value is the shape tuple of an array of known rank
+_SHAPED = frozenset({np.zeros, np.ones, np.empty, np.full})  # (shape, ...) -> an array of it
+_LIKE = frozenset({np.zeros_like, np.ones_like, np.empty_like, np.full_like, np.copy,
+                   operator.setitem})  # shaped like the first argument
+
+
+def _join(ranks: list):
+    known = [r for r in ranks if r is not _TOP]
+    if any(r is None for r in known) or len(set(known)) > 1:
+        return None
+    return known[0] if known else _TOP
+
+
+def _rank(node, ranks: dict):
+    """The number of dimensions of ``node``'s value (0: a scalar), ``_TOP`` or None."""
+    if isinstance(node, gast.Constant):
+        return 0 if is_number(node) else None
+    if isinstance(node, gast.Name):
+        return ranks.get(node.id)
+    if isinstance(node, gast.UnaryOp):
+        return _rank(node.operand, ranks)
+    if isinstance(node, gast.BinOp) and not isinstance(node.op, gast.MatMult):
+        return _broadcast([node.left, node.right], ranks)
+    if isinstance(node, gast.Attribute) and node.attr == "shape":
+        base = _rank(node.value, ranks)
+        return base if base is _TOP else _SHAPE if type(base) is int else None
+    if isinstance(node, gast.Subscript):
+        return _element_rank(node, ranks)
+    if isinstance(node, gast.Call):
+        return _call_rank(node, ranks)
+    return None
+
+
+def _element_rank(node: gast.Subscript, ranks: dict):
+    base = _rank(node.value, ranks)
+    parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+    kinds = [None if isinstance(p, gast.Slice) else _rank(p, ranks) for p in parts]
+    if base is _TOP or _TOP in kinds:
+        return _TOP
+    if base is _SHAPE:  # x.shape[0]
+        return 0 if kinds == [0] else None
+    if type(base) is not int or len(parts) > base \
+            or not all(isinstance(p, gast.Slice) or k == 0 for p, k in zip(parts, kinds)):
+        return None
+    return base - sum(k == 0 for k in kinds)
+
+
+def _call_rank(node: gast.Call, ranks: dict):
+    func = getanno(node, Anno.FUNC)
+    if getattr(func, "__module__", None) == "math" or _is(func, _SCALAR_FUNCTIONS - {abs}):
+        return 0
+    if _is(func, _FULL_REDUCTIONS):
+        return 0 if len(node.args) == 1 and not node.keywords else None
+    if func is abs and len(node.args) == 1:
+        return _rank(node.args[0], ranks)
+    if _is(func, _SHAPED) and node.args and all(
+            kw.arg == "dtype" and not isinstance(kw.value, gast.Constant)
+            for kw in node.keywords):  # (a dtype spelt as a string may be a record's)
+        shape = node.args[0]
+        parts = shape.elts if isinstance(shape, gast.Tuple) else [shape]
+        found = [_rank(e, ranks) for e in parts]
+        if _TOP in found:
+            return _TOP
+        return len(parts) if all(r == 0 for r in found) else None
+    if _is(func, _LIKE) and node.args and not node.keywords:
+        base = _rank(node.args[0], ranks)
+        return None if base == 0 or base is _SHAPE else base
+    if isinstance(node.func, gast.Attribute) and node.func.attr == "copy" \
+            and not node.args and func is None:
+        base = _rank(node.func.value, ranks)
+        return None if base == 0 or base is _SHAPE else base
+    if isinstance(func, np.ufunc) and func.nout == 1 and not node.keywords:
+        return _broadcast(node.args, ranks)
+    return None
+
+
+def _broadcast(operands: list, ranks: dict):
+    found = [_rank(o, ranks) for o in operands]
+    if any(r is None or r is _SHAPE for r in found):
+        return None
+    if any(r is _TOP for r in found):
+        return _TOP
+    return max(found)
 
 
 def python_floats(body: list, numbers: frozenset[str]) -> set[str]:

@@ -47,8 +47,9 @@ class ShapeKeys:
     adjoint drops ``rt.unbroadcast(g, x)`` when ``g``'s key equals ``x``'s.
     """
 
-    def __init__(self, body: list, scalars: frozenset[str], arrays: frozenset[str], namer):
+    def __init__(self, body: list, scalars: frozenset[str], arrays, namer, ranks=None):
         self.scalars, self.arrays, self.namer = scalars, arrays, namer
+        self.ranks = ranks or {}  # names known to be arrays of that many dimensions
         self.defs: dict[str, list] = {}
         for node in (n for s in body for n in A.walk(s)):
             if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
@@ -105,6 +106,8 @@ class ShapeKeys:
             return self.of(node.operand)
         if isinstance(node, gast.BinOp) and not isinstance(node.op, gast.MatMult):
             return self._broadcast([node.left, node.right])
+        if isinstance(node, gast.Subscript) and self._element(node):
+            return SCALAR
         if isinstance(node, gast.Subscript):
             base, index = self.of(node.value), _index_key(node.slice, self.scalars)
             if base is None or index is None or base == SCALAR:
@@ -120,6 +123,22 @@ class ShapeKeys:
             if isinstance(func, np.ufunc) and func.nout == 1 and not node.keywords:
                 return self._broadcast(node.args)
         return None
+
+    def _element(self, node: gast.Subscript) -> bool:
+        """``x[i]`` / ``x[i, j]`` of an array of known rank with scalar indices (or ``bx[i]`` of
+        its gradient)."""
+        if not isinstance(node.value, gast.Name):
+            return False
+        name = node.value.id
+        if name not in self.ranks and self.namer.is_grad(name):
+            name = self.namer.var_of(name)
+        parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        return self.ranks.get(name) == len(parts) and all(
+            (isinstance(p, gast.Name) and p.id in self.scalars) or type(_int(p)) is int
+            or (isinstance(p, gast.BinOp) and not isinstance(p.op, gast.MatMult)
+                and all(isinstance(o, gast.Name) and o.id in self.scalars or type(_int(o)) is int
+                        for o in (p.left, p.right)))
+            for p in parts)
 
     def _broadcast(self, operands: list):
         keys = [self.of(o) for o in operands]
