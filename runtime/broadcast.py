@@ -102,6 +102,20 @@ def unindex(g, like, index):
     return out
 
 
+def written(g, index):
+    """``g[index]``, the gradient of the value ``v`` of ``a[index] = v``, where an element the
+    index selects several times (a repeated integer) passes its gradient to its last write
+    only: the one NumPy keeps."""
+    part = g[index]
+    if _basic(index) or isinstance(g, CONTAINERS):
+        return part
+    positions = np.arange(np.size(g)).reshape(np.shape(g))[index].ravel()
+    last = np.zeros(positions.size, dtype=bool)
+    _, first_of_reversed = np.unique(positions[::-1], return_index=True)
+    last[positions.size - 1 - first_of_reversed] = True
+    return np.where(last.reshape(np.shape(part)), part, 0)
+
+
 def zero_index(g, index):
     """A copy of ``g`` with ``g[index]`` zeroed: the gradient of an array before ``a[index] = v``
     overwrote those elements (for a tuple, list or dict ``g``: that entry)."""

@@ -250,7 +250,8 @@ def differentiable_value(v) -> bool:
 
 
 def owned(obj):
-    """A shallow copy of an argument that a call changes (the caller's object never is)."""
+    """A shallow copy of an argument that a call changes (the caller's object never is), or of
+    an array a loop then writes into in place (passes/inplace.py): a writable one, of its own."""
     return copy.copy(obj)
 
 

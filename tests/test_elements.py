@@ -25,24 +25,14 @@ from transpiler import TranspileError, grad, hvp, jvp, value_and_grad, vjp
 H = 1e-6
 RTOL, ATOL = 1e-5, 1e-6
 
-# Writes through an integer index array with repeated indices keep the last value written
-# (NumPy's rule); the adjoint hands the gradient of that element to every write of it.
-REPEATED_INDEX_BUG = ("the adjoint of y[idx] = v with repeated indices gives every repeat the "
-                      "gradient of the element, not only the last write, which NumPy keeps")
-REVERSE_BUGS = {
-    "index_array_write_repeated": REPEATED_INDEX_BUG,
-    "index_array_augmented_repeated": REPEATED_INDEX_BUG,
-}
-# The value value_and_grad returns is the variable the function returns as the adjoint loop
-# left it: a loop-carried accumulator the tape restores comes back as its first value (0.0,
-# 1.0), not its last.
-VALUE_BUG = ("value_and_grad returns a loop-carried accumulator as restored by the adjoint "
-             "loop (its initial value), not the function's value")
-VALUE_BUGS = {**REVERSE_BUGS, "rosenbrock_scalar": VALUE_BUG, "product_accumulator": VALUE_BUG}
+# No known wrong numbers: a case moves here, xfail(strict=True) with its reason, when one is
+# found and not yet fixed.
+REVERSE_BUGS: dict[str, str] = {}
+VALUE_BUGS: dict[str, str] = {**REVERSE_BUGS}
 # hvp runs the generated gradient in forward mode, which cannot unpack the tape entry of a
 # loop inside a loop (the tape of the inner loop).
 NESTED_TAPE = "hvp of a loop nested in a loop: forward mode cannot unpack the inner loop's tape"
-HVP_REFUSED = {"nonlinear_read_modify_write": NESTED_TAPE, "heat_stencil": NESTED_TAPE}
+HVP_REFUSED = {"nonlinear_read_modify_write": NESTED_TAPE}
 
 
 def _cases(names, bugs, **kwargs):

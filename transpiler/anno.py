@@ -27,6 +27,9 @@ class Anno(enum.Enum):
     CLASSES = "On a Call of a user function: parameter -> the class its argument is known to have."
     VERSIONS = "On the function: each SSA name -> the user variable it versions (ssa)."
     CLOSURE = "Marks the functools.partial lift makes of a closure: its keywords are read late."
+    WRITE_COPY = "Marks 'y_1 = y.copy()' that an element write 'y_1[i] = v' follows (lower.write)."
+    BEFORE = "Statements passes/inplace.py puts before a statement (spliced in by its expand)."
+    REPLACE = "The statement passes/inplace.py puts in place of a statement (spliced by expand)."
     KNOWN = ("On a Call of a user function: (parameter, function, number of bound positional "
              "arguments, bound keywords) for each parameter given a known function (functions).")
 

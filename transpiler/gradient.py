@@ -242,7 +242,8 @@ _VARIANTS = 64  # variants one gradient keeps at hand (more: in the compile cach
 
 def kinds_of(fn, args: tuple, kwargs: dict) -> tuple:
     """The variant key: for each positional argument, whether it is a Python number, a NumPy
-    array (its ``ArrayKind``: ndim and dtype) or anything else (none, the general variant, when keywords are passed), then, if the
+    array (its ``ArrayKind``: ndim and dtype) or anything else (none, the general variant,
+    when keywords are passed), then, if the
     call gives any parameter an object, the set of those (arguments.objects_in, which also
     refuses array types of their own), then the functions it gives (function_args)."""
     if kwargs:

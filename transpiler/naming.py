@@ -45,6 +45,12 @@ class Namer:
         """The variable whose adjoint is ``grad``."""
         return self._vars[grad]
 
+    def variable(self, name: str) -> str:
+        """The variable whose gradient or tangent ``name`` is (itself if neither)."""
+        if name in self._vars:
+            return self._vars[name]
+        return next((v for v, t in self._tangents.items() if t == name), name)
+
     def grad(self, var: str) -> str:
         """The adjoint variable of ``var`` (always the same one for the same ``var``)."""
         if var not in self._grads:

@@ -30,6 +30,7 @@ from transpiler.passes import (
     functions,
     hoist,
     inline,
+    inplace,
     lift,
     lower_exits,
     objects,
@@ -62,6 +63,7 @@ FRONT: tuple[tuple[str, Callable], ...] = (
 PIPELINE: tuple[tuple[str, Callable], ...] = FRONT + (  # reverse mode: grad, split pairs
     ("build primal and adjoint", reverse.reverse),  # runs analysis.activity
     ("initialise and accumulate gradients", fix_grads.fix_grads),
+    ("element writes and gradient updates in loops in place", inplace.inplace),
     ("optimize to a fixed point", optimize.optimize),
     ("release arrays once dead", release.release),
     ("with blocks back as with statements", contexts.rebuilt),
@@ -69,6 +71,7 @@ PIPELINE: tuple[tuple[str, Callable], ...] = FRONT + (  # reverse mode: grad, sp
 )
 FORWARD_PIPELINE: tuple[tuple[str, Callable], ...] = FRONT + (  # forward mode: jvp
     ("interleave primal and tangent", forward.forward),
+    ("element writes and tangent updates in loops in place", inplace.inplace),
     ("optimize to a fixed point", optimize.optimize),
     ("release arrays once dead", release.release),
     ("with blocks back as with statements", contexts.rebuilt),

@@ -20,7 +20,7 @@ import numpy as np
 
 import runtime
 from transpiler import ast_util as A
-from transpiler.analysis.scalars import is_number, is_scalar
+from transpiler.analysis.scalars import is_number, is_scalar, selects_once
 from transpiler.anno import Anno, getanno, setanno
 from transpiler.rules.registry import Rule
 
@@ -44,8 +44,8 @@ class _Builder:
     constants, drop default arguments and mark calls pure."""
 
     def __init__(self, bound: dict, ans: str, grad_ans: str | None, locals_: dict, names,
-                 tangents: dict | None = None):
-        self.bound, self.ans, self.grad_ans = bound, ans, grad_ans
+                 tangents: dict | None = None, scalars: frozenset[str] = frozenset()):
+        self.bound, self.ans, self.grad_ans, self.scalars = bound, ans, grad_ans, scalars
         self.locals, self.names = locals_, names
         self.tangents = tangents  # forward mode: parameter -> its tangent's expression
 
@@ -76,11 +76,20 @@ class _Builder:
         if "_anno" in node.__dict__:
             new._anno = dict(node._anno)
         if isinstance(new, gast.BinOp):
-            return _fold_binop(new)
+            return fold_binop(new)
         if isinstance(new, gast.UnaryOp) and isinstance(new.op, gast.USub) \
                 and is_number(new.operand):
             return A.const(-new.operand.value)
         if isinstance(new, gast.Call):
+            if getanno(new, Anno.FUNC) is runtime.written and len(new.args) == 2 \
+                    and selects_once(new.args[1], self.scalars):  # no repeats: g[index]
+                part = gast.Subscript(value=new.args[0], slice=A.index_syntax(new.args[1]),
+                                      ctx=gast.Load())
+                index = new.args[1].elts if isinstance(new.args[1], gast.Tuple) \
+                    else [new.args[1]]
+                if any(isinstance(i, gast.Call) for i in index):  # a slice: not a view of g,
+                    part = A.call(A.attr(part, "copy"))  # which is zeroed next (in place)
+                return part
             _drop_default_arguments(new)
             setanno(new, Anno.PURE)
         return new
@@ -104,6 +113,24 @@ def _element_partials(elements, value, grad_of, fresh) -> list:
                                                      ctx=gast.Load())))
             setanno(out[-1], Anno.ACCUMULATE)
     return out
+
+
+def _unbroadcast_known(value: gast.Call, same_shape, scalars, module_name):
+    """``rt.unbroadcast(e, x)`` -> ``e`` when their shapes are equal; ``rt.unbroadcast(g * y,
+    x)`` -> ``np.vdot(g, y)`` for a scalar ``x`` and ``g``, ``y`` arrays of one shape (the sum
+    of their products, as a person writes the gradient of a scalar factor)."""
+    e, like = value.args[:2]
+    if same_shape(e, like):
+        return e
+    if isinstance(e, gast.BinOp) and isinstance(e.op, gast.Mult) and is_scalar(like, scalars) \
+            and not is_scalar(e.left, scalars) and not is_scalar(e.right, scalars) \
+            and same_shape(e.left, e.right) and not same_shape(e.left, like):
+        vdot = A.attr(A.name(module_name("np", np)), "vdot")
+        made = A.call(vdot, e.left, e.right)
+        setanno(made, Anno.FUNC, np.vdot)
+        setanno(made, Anno.PURE)
+        return made
+    return value
 
 
 def _drop_ones(value, ones: str, temporaries: frozenset[str]):
@@ -166,7 +193,7 @@ def instantiate(rule: Rule, bound: dict, ans: str, grad_of: Callable[[str], str 
         return module_name(n, namespace[n]) if n in namespace else n  # builtins keep their names
 
     scalar_params = {p for p, v in bound.items() if is_scalar(v, scalars)}
-    builder = _Builder(bound, ans, grad_of(ans), locals_, names)
+    builder = _Builder(bound, ans, grad_of(ans), locals_, names, scalars=scalars)
     stmts = []
     for stmt in _flatten(rule.body, bound):
         target = stmt.targets[0] if isinstance(stmt, gast.Assign) else None
@@ -184,9 +211,8 @@ def instantiate(rule: Rule, bound: dict, ans: str, grad_of: Callable[[str], str 
             value = _elide_unbroadcast(stmt.value, target.slice.id, rule, bound, scalar_params)
             value = builder.build(value)
             if same_shape is not None and isinstance(value, gast.Call) \
-                    and getanno(value, Anno.FUNC) is runtime.unbroadcast \
-                    and same_shape(value.args[0], value.args[1]):
-                value = value.args[0]
+                    and getanno(value, Anno.FUNC) is runtime.unbroadcast:
+                value = _unbroadcast_known(value, same_shape, scalars, module_name)
             if grad_of(ans) in ones:
                 value = _drop_ones(value, grad_of(ans), temporaries)
             new = A.assign(partial_of, value)
@@ -252,8 +278,9 @@ def _elide_unbroadcast(value, param, rule, bound, scalars):
     return value
 
 
-def _fold_binop(node):
-    """Fold number arithmetic, ``e ** 1`` and multiplication by 1."""
+def fold_binop(node):
+    """Fold number arithmetic, ``e ** 1`` and multiplication by 1 (of a BinOp whose operands
+    are already folded)."""
     left, right, op = node.left, node.right, type(node.op)
     if is_number(left) and is_number(right) and op in _FOLD:
         try:

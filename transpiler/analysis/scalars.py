@@ -47,6 +47,21 @@ def is_scalar(node, scalars: set[str]) -> bool:
     return False
 
 
+def selects_once(index, scalars) -> bool:
+    """Whether an index expression (as the rules see it: ``slice(...)`` for ``a:b``) certainly
+    selects each element at most once: ints, slices, ``None``, ``...`` and known scalars (loop
+    counters, ``i + 1``), also in tuples; not integer arrays, which may repeat an element."""
+    if isinstance(index, gast.Tuple):
+        return all(selects_once(e, scalars) for e in index.elts)
+    if isinstance(index, gast.Constant):
+        return type(index.value) is int or index.value is None or index.value is Ellipsis
+    if isinstance(index, gast.Call) and isinstance(index.func, gast.Name) \
+            and index.func.id == "slice":
+        return all(is_scalar(a, scalars) or (isinstance(a, gast.Constant) and a.value is None)
+                   for a in index.args)
+    return is_scalar(index, scalars)
+
+
 def known_scalars(body: list, params: frozenset[str] = frozenset(),
                   arrays: Mapping[str, int] | None = None) -> set[str]:
     """Known scalars of ``body``, given parameters ``params`` known to be numbers and
@@ -125,8 +140,8 @@ def _element_rank(node: gast.Subscript, ranks: dict):
         return _TOP
     if base is _SHAPE:  # x.shape[0]
         return 0 if kinds == [0] else None
-    if type(base) is not int or len(parts) > base \
-            or not all(isinstance(p, gast.Slice) or k == 0 for p, k in zip(parts, kinds)):
+    if type(base) is not int or len(parts) > base or not all(
+            isinstance(p, gast.Slice) or k == 0 for p, k in zip(parts, kinds, strict=True)):
         return None
     return base - sum(k == 0 for k in kinds)
 

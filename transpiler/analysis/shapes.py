@@ -28,6 +28,7 @@ from transpiler import ast_util as A
 from transpiler.anno import Anno, getanno
 
 _SAME_SHAPE = frozenset({np.copy, operator.setitem})  # result shaped like the first argument
+_ALLOCATIONS = frozenset({np.zeros, np.ones, np.empty, np.full})  # shaped by the first
 
 
 # --- equal shapes ---------------------------------------------------------------------------
@@ -59,6 +60,12 @@ class ShapeKeys:
                     if isinstance(n, gast.Name):
                         self.defs.setdefault(n.id, []).append(None)
         self.keys = {name: _TOP for name in self.defs}
+        looped = {n.id for s in body for loop in A.walk(s)
+                  if isinstance(loop, (gast.For, gast.While)) for n in A.walk(loop)
+                  if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        # names bound once, outside every loop: one value wherever they are read
+        self.fixed = {n for n, values in self.defs.items()
+                      if len(values) == 1 and n not in looped}
         changed = True
         while changed:  # from optimistic keys down to a fixed point
             changed = False
@@ -122,6 +129,13 @@ class ShapeKeys:
                 return self.of(node.func.value)
             if isinstance(func, np.ufunc) and func.nout == 1 and not node.keywords:
                 return self._broadcast(node.args)
+            if func in _ALLOCATIONS and node.args:  # np.zeros(n): n's value, if it has one
+                parts = node.args[0].elts if isinstance(node.args[0], gast.Tuple) \
+                    else [node.args[0]]
+                if all(type(_int(p)) is int or (isinstance(p, gast.Name) and (
+                        p.id in self.fixed or p.id not in self.defs)) for p in parts):
+                    return ("alloc", tuple(_int(p) if type(_int(p)) is int else p.id
+                                           for p in parts))
         return None
 
     def _element(self, node: gast.Subscript) -> bool:

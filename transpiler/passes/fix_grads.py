@@ -41,7 +41,8 @@ import gast
 
 import runtime
 from transpiler import ast_util as A
-from transpiler.anno import Anno, getanno, hasanno
+from transpiler.analysis.scalars import selects_once
+from transpiler.anno import Anno, getanno, hasanno, setanno
 
 
 def fix_grads(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
@@ -82,22 +83,8 @@ class _Fixer:
         return _rt_call(value, rt, "unindex") or _rt_call(value, rt, "zero_index")
 
     def basic(self, index) -> bool:
-        """An index selecting each element at most once: ints, slices, ``None``, ``...``, and
-        names known to be numbers (loop counters), also in tuples."""
-        if isinstance(index, gast.Tuple):
-            return all(self.basic(e) for e in index.elts)
-        if isinstance(index, gast.Constant):
-            return type(index.value) is int or index.value is None or index.value is Ellipsis
-        if isinstance(index, gast.Name):
-            return index.id in self.ctx.facts.scalars
-        if isinstance(index, gast.UnaryOp):
-            return isinstance(index.operand, gast.Constant) and type(index.operand.value) is int
-        return isinstance(index, gast.Call) and isinstance(index.func, gast.Name) \
-            and index.func.id == "slice" and all(
-                isinstance(a, gast.Constant) or (isinstance(a, gast.Name)
-                                                 and a.id in self.ctx.facts.scalars)
-                or (isinstance(a, gast.UnaryOp) and isinstance(a.operand, gast.Constant))
-                for a in index.args)
+        """An index selecting each element at most once (analysis.scalars.selects_once)."""
+        return selects_once(index, self.ctx.facts.scalars)
 
     def spread(self, value, grad: str):
         """``rt.unindex(p, x, i)`` with ``x`` the variable of ``grad``: ``(p, i)``, else None."""
@@ -121,8 +108,9 @@ class _Fixer:
     def zero(self, grad: str, var: str) -> gast.Assign:
         if var in self.ctx.facts.scalars:
             return A.assign(grad, A.const(0.0))
-        zeros = A.dotted(f"{self.ctx.bind('rt', runtime)}.zeros_like_grad")
-        return A.assign(grad, A.call(zeros, A.name(var)))
+        zeros = A.call(A.dotted(f"{self.ctx.bind('rt', runtime)}.zeros_like_grad"), A.name(var))
+        setanno(zeros, Anno.FUNC, runtime.zeros_like_grad)
+        return A.assign(grad, zeros)
 
     def zero_missing(self, grads: set[str], like) -> list:
         variables = [self.ctx.namer.var_of(g) for g in sorted(grads)]

@@ -30,7 +30,7 @@ import runtime
 from transpiler import ast_util as A
 from transpiler.analysis.activity import activity, never_varied, reads
 from transpiler.analysis.scalars import is_scalar
-from transpiler.anno import Anno, getanno
+from transpiler.anno import Anno, getanno, setanno
 from transpiler.calls import tangent_function
 from transpiler.context import Mode
 from transpiler.errors import error_at
@@ -122,8 +122,10 @@ class _Forward(Lowering):
             return A.const(0.0)
         if isinstance(node, (gast.Tuple, gast.List)):
             return type(node)(elts=[self.zero_of(e) for e in node.elts], ctx=gast.Load())
-        return A.call(A.dotted(f"{self.ctx.bind('rt', runtime)}.zero_tangent"),
+        zero = A.call(A.dotted(f"{self.ctx.bind('rt', runtime)}.zero_tangent"),
                       A.copy_node(node))
+        setanno(zero, Anno.FUNC, runtime.zero_tangent)
+        return zero
 
     # --- statements ---
 
@@ -216,7 +218,10 @@ class _Forward(Lowering):
         put = gast.Assign(targets=[gast.Subscript(value=A.name(self.name(target)),
                                                   slice=A.copy_node(index), ctx=gast.Store())],
                           value=self.tangent_of(item) or A.const(0.0), type_comment=None)
-        return [self.assign_tangent(target, copy), put]
+        made = self.assign_tangent(target, copy)
+        if self.tangent_of(array) is not None:
+            setanno(made, Anno.WRITE_COPY)  # (passes/inplace.py may write in place)
+        return [made, put]
 
     def assign_tangent(self, target: str, value) -> gast.Assign:
         own = A.name(self.name(target), store=True)

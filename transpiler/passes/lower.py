@@ -35,7 +35,7 @@ import runtime
 from transpiler import ast_util as A
 from transpiler.analysis.activity import SHAPE_ATTRIBUTES
 from transpiler.analysis.reporting import only_reports
-from transpiler.anno import Anno, getanno
+from transpiler.anno import Anno, getanno, setanno
 from transpiler.errors import TranspileError, error_at
 from transpiler.passes.functions import bound_names
 from transpiler.passes.stars import vararg_names
@@ -366,6 +366,7 @@ def write(stmt) -> list:
     target = A.target_name(stmt)
     array, index, value = stmt.value.args
     copy = A.assign(target, A.call(A.attr(array, "copy")), like=stmt)
+    setanno(copy, Anno.WRITE_COPY)
     put = gast.Assign(targets=[gast.Subscript(value=A.name(target), slice=index,
                                               ctx=gast.Store())], value=value, type_comment=None)
     return [copy, gast.copy_location(put, stmt)]

@@ -35,11 +35,12 @@ import gast
 
 import runtime
 from transpiler import ast_util as A
-from transpiler.analysis.scalars import python_floats
+from transpiler.analysis.scalars import is_number, python_floats
 from transpiler.anno import Anno, getanno, hasanno
 from transpiler.passes.ssa import stored_names
 from transpiler.rules.nondiff import NONDIFF
 from transpiler.rules.registry import ADJOINTS, TANGENTS
+from transpiler.templates import fold_binop
 
 _MAX_ROUNDS = 10
 _COMPOUND = (gast.If, gast.For, gast.While)
@@ -51,7 +52,7 @@ def optimize(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     # release can free it right after its last use (fusing would keep operands alive longer)
     arrays = ctx is not None and bool(ctx.arrays)
     for _ in range(_MAX_ROUNDS):
-        changed = _propagate_copies(fn)
+        changed = _propagate_copies(fn) | _propagate_constants(fn, ctx)
         if not arrays:
             changed |= _fuse(fn, ctx) | _fold_negations(fn)
         changed |= _eliminate_dead_code(fn)
@@ -96,6 +97,72 @@ def _propagate_copies(fn) -> bool:
 
 def _names(stmts: list) -> list[list[gast.Name]]:
     return [[n for n in A.walk(s) if isinstance(n, gast.Name)] for s in stmts]
+
+
+def _propagate_constants(fn, ctx) -> bool:
+    """``bs = 1.0`` (the seed of a sum), ``b_t6 = 100.0``, assigned once: its reads later in the
+    same block become the number, and arithmetic of two numbers is folded (``bs * 2 * t`` ->
+    ``2.0 * t``)."""
+    names = [n for n in A.walk(fn) if isinstance(n, gast.Name)]
+    stores = Counter(n.id for n in names if not isinstance(n.ctx, gast.Load))
+    changed = False
+    floats: set[str] | None = None  # Python floats: 1.0 * f is f (computed when first asked)
+
+    def _folded(node: gast.BinOp):
+        """Arithmetic of two numbers folded, and ``1.0 * f`` of a Python float ``f``; nothing
+        else (``1.0 * e`` is a new array, of float type, where ``e`` may be shared or an
+        int)."""
+        nonlocal floats
+        if is_number(node.left) and is_number(node.right):
+            return fold_binop(node)
+        if isinstance(node.op, gast.Mult):
+            for one, other in ((node.left, node.right), (node.right, node.left)):
+                if is_number(one) and one.value == 1.0 and isinstance(other, gast.Name):
+                    if floats is None:
+                        floats = python_floats(fn.body, frozenset(ctx.scalars)) \
+                            if ctx is not None else set()
+                    if other.id in floats:
+                        return other
+        return node
+
+    def number(node, constants):
+        return isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) \
+            and node.id in constants
+
+    def fold(node, constants):
+        nonlocal changed
+        for field, child in gast.iter_fields(node):
+            if number(child, constants):
+                setattr(node, field, A.const(constants[child.id]))
+                changed = True
+            elif isinstance(child, gast.AST):
+                fold(child, constants)
+                if isinstance(child, gast.BinOp):
+                    setattr(node, field, _folded(child))
+            elif isinstance(child, list):
+                for k, item in enumerate(child):
+                    if number(item, constants):
+                        child[k] = A.const(constants[item.id])
+                        changed = True
+                    elif isinstance(item, gast.AST):
+                        fold(item, constants)
+                        if isinstance(item, gast.BinOp):
+                            child[k] = _folded(item)
+
+    def block(stmts: list) -> None:
+        constants: dict = {}
+        for stmt in stmts:
+            if constants:
+                fold(stmt, constants)
+            for field in ("body", "orelse"):
+                if isinstance(getattr(stmt, field, None), list):
+                    block(getattr(stmt, field))
+            target = A.target_name(stmt)
+            if target is not None and stores[target] == 1 and is_number(stmt.value):
+                constants[target] = stmt.value.value
+
+    block(fn.body)
+    return changed
 
 
 def _round_trips(stmts: list) -> bool:
@@ -478,9 +545,13 @@ def _dce(stmts: list, live: set[str], apply: bool,
             changed |= c1 or c2
         elif isinstance(stmt, (gast.For, gast.While)):
             header = A.load_names(stmt.iter if isinstance(stmt, gast.For) else stmt.test)
+            # each iteration binds the target anew: the body's reads of it are the loop's own
+            bound = {n.id for n in A.walk(stmt.target) if isinstance(n, gast.Name)} \
+                if isinstance(stmt, gast.For) else set()
             around = live | set(header)
             while True:  # the body's live-out includes its own live-in (next iteration)
                 _, inside, _ = _dce(stmt.body, around, False, keep)
+                inside -= bound - live
                 if inside <= around:
                     break
                 around |= inside
@@ -489,6 +560,13 @@ def _dce(stmts: list, live: set[str], apply: bool,
                 stmt.body = body
             live = around
             changed |= c
+            if apply and all(isinstance(s, gast.Pass) for s in body) and not stmt.orelse \
+                    and isinstance(stmt, gast.For) \
+                    and isinstance(stmt.iter, gast.Name) and isinstance(stmt.target, gast.Name) \
+                    and stmt.target.id not in live:
+                changed = True  # a loop over a range (or a list) that now does nothing
+                live = (live - {stmt.target.id}) | {stmt.iter.id}
+                continue
         else:
             target = A.target_name(stmt)
             if target is not None and target not in live and _pure(stmt.value) and not keep:

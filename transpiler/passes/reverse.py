@@ -64,6 +64,12 @@ def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     elif results[0] in active:
         seed = A.call(A.dotted(f"{ctx.bind('rt', runtime)}.seed"), A.name(results[0]))
         adjoint.insert(0, A.assign(ctx.namer.grad(results[0]), seed, like=ret))
+    if ctx.mode == Mode.VALUE_AND_GRAD and results[0] in stored_names(adjoint):
+        # the adjoint loop takes the result back from a tape (a loop-carried value whose own
+        # value the adjoint reads): return the value the primal ended with
+        value = ctx.namer.fresh(f"{results[0]}_value")
+        primal.append(A.assign(value, A.name(results[0]), like=ret))
+        ret = gast.copy_location(gast.Return(value=A.name(value)), ret)
     fn.body = primal + adjoint + [_return(ctx, ret)]
     return fn
 
@@ -128,6 +134,9 @@ class _Reverse(Lowering):
         self.loads = Counter(n for s in primal for n in A.load_names(s))
         self.powers = _powers(list(primal), self.loads)
         self.absorbed: set[str] = set()  # factors of a power whose adjoint the power's covers
+        self.looped = frozenset(n for s in primal for loop in A.walk(s)
+                                if isinstance(loop, (gast.For, gast.While))
+                                for n in stored_names(loop.body) | stored_names([loop]))
 
     def grad_of(self, var: str) -> str | None:
         return self.ctx.namer.grad(var) if var in self.active else None
@@ -194,8 +203,8 @@ class _Reverse(Lowering):
         if not (a_main or a_copies):
             stmt.body = p_main + p_copies + exit_
             return [stmt], []
-        made = tape.plan(tape.Loop(stmt, copies, exit_, p_main + p_copies, a_copies + a_main),
-                         self.ctx, self.shapes)
+        made = tape.plan(tape.Loop(stmt, copies, exit_, p_main + p_copies, a_copies + a_main,
+                                   self.looped), self.ctx, self.shapes)
         # gradients accumulated across iterations exist before the adjoint loop
         carried = [A.target_name(c) for c in copies]
         loaded = {n for s in body for n in A.load_names(s)}
@@ -206,7 +215,7 @@ class _Reverse(Lowering):
         # the restores read the carried value before the loop header overwrites it with the
         # iteration's own: once before the adjoint loop, then at the end of each iteration
         adjoint = gast.For(target=made.target, iter=made.header,
-                           body=a_copies + a_main + made.restores + zeros,
+                           body=made.recompute + a_copies + a_main + made.restores + zeros,
                            orelse=[], type_comment=None)
         restores = [A.copy_node(r) for r in made.restores]
         return made.before + [stmt], zeros + restores + [gast.copy_location(adjoint, stmt)]

@@ -48,6 +48,7 @@ class Loop:
     exit_: list  # the exit statement of a loop left early ([] if none)
     primal: list  # the primal statements of the body (main part, then copies)
     adjoint: list  # the adjoint statements of one iteration (copies' first, then main's)
+    looped: frozenset = frozenset()  # every name some loop of the function assigns
 
 
 @dataclass
@@ -58,6 +59,7 @@ class Plan:
     push: list = field(default_factory=list)  # in the primal body, before the copies
     counter: list = field(default_factory=list)  # at the end of the primal body
     restores: list = field(default_factory=list)  # at the end of each adjoint iteration
+    recompute: list = field(default_factory=list)  # at the start of each adjoint iteration
     target: object = None  # the adjoint loop's target
     header: object = None  # the adjoint loop's iterable
 
@@ -66,10 +68,11 @@ def plan(loop: Loop, ctx, shapes) -> Plan:
     """The tape, restores and adjoint-loop form of ``loop``, by the first strategy that
     applies (``shapes`` tells which names have a shape known without their value)."""
     saved, shape_only, restores = _saved(loop, ctx, shapes)
+    saved, recompute = _recomputed(loop, saved, ctx)
     for strategy in STRATEGIES:
         if strategy.applies(loop, saved):
             made = strategy.plan(loop, saved, shape_only, ctx)
-            made.restores = restores
+            made.restores, made.recompute = restores, recompute
             made.before += _unbound(loop, saved)  # the strategy's own statements first
             return made
     raise AssertionError("the last strategy applies to every loop")
@@ -167,6 +170,74 @@ def _saved(loop: Loop, ctx, shapes) -> tuple[list[str], set[str], list]:
             n for s in loop.adjoint for n in A.load_names(s)}:
         saved.insert(0, stmt.target.id)  # the adjoint reads the counter: taped with the rest
     return saved, shape_only, restores
+
+
+def _recomputed(loop: Loop, saved: list[str], ctx) -> tuple[list[str], list]:
+    """The saved values an adjoint iteration can compute again, as the primal iteration did,
+    for less than a tape entry costs: numbers (elements ``x[i]`` of arrays the loop does not
+    write, scalar arithmetic) computed unconditionally in the body
+    from the counter, values no loop assigns (they hold the same value when the adjoint runs),
+    and values computed again or still saved. Returns what remains to save and the statements
+    that compute the others (in the primal's order), as Tapenade recomputes instead of storing
+    where that is cheap."""
+    stmt = loop.stmt
+    if not isinstance(stmt, gast.For) or not isinstance(stmt.target, gast.Name) or not saved:
+        return saved, []
+    scalars = ctx.facts.scalars
+    assigned = stored_names(loop.primal)
+    counter = stmt.target.id
+    wanted = set(saved) - {counter}
+    carried = {A.target_name(c) for c in loop.copies}  # (their value changes at the end)
+    recomputable: dict[str, object] = {}  # name -> its defining statement
+    for s in loop.primal:  # (top level: run on every iteration up to an exit)
+        name = A.target_name(s)
+        if name is None or name not in scalars or name in carried \
+                or assigned_twice(loop.primal, name) or not _cheap(s.value, scalars):
+            continue
+        reads = set(A.load_names(s.value))
+        if all(r == counter or r in recomputable or (r in wanted and r in scalars)
+               or (r not in assigned and r not in loop.looped) for r in reads):
+            recomputable[name] = s
+    # keep only what a recomputed value needs, in order
+    needed, order = set(), []
+    for name in (n for n in saved if n in recomputable):
+        stack = [name]
+        while stack:
+            n = stack.pop()
+            if n in needed or n not in recomputable:
+                continue
+            needed.add(n)
+            stack.extend(A.load_names(recomputable[n].value))
+    for s in loop.primal:
+        if A.target_name(s) in needed and recomputable.get(A.target_name(s)) is s:
+            order.append(A.copy_node(s))
+    if not order:
+        return saved, []
+    kept = [n for n in saved if n not in needed]
+    if kept == [counter]:  # the counter alone: the adjoint loop walks the range back
+        kept = []
+    return kept, order
+
+
+def assigned_twice(stmts: list, name: str) -> bool:
+    return sum(1 for s in stmts for n in A.walk(s) if isinstance(n, gast.Name)
+               and n.id == name and isinstance(n.ctx, gast.Store)) > 1
+
+
+def _cheap(value, scalars) -> bool:
+    """A number computed by one operation of the interpreter: arithmetic of names and
+    constants, an element of an array."""
+    if isinstance(value, (gast.Name, gast.Constant)):
+        return True
+    if isinstance(value, gast.BinOp):
+        return all(isinstance(o, (gast.Name, gast.Constant)) for o in (value.left, value.right))
+    if isinstance(value, gast.UnaryOp):
+        return isinstance(value.operand, (gast.Name, gast.Constant))
+    if isinstance(value, gast.Subscript):
+        return isinstance(value.value, gast.Name) and all(
+            isinstance(n, (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Tuple))
+            for n in A.walk(value.slice))
+    return False  # (a call, np.sin(x) of a number among them, costs more than a tape entry)
 
 
 def _exposed_reads(stmts: list) -> set[str]:

@@ -115,8 +115,8 @@ def tan_getitem(ans, a, index):
 
 @adjoint(operator.setitem)  # y = <setitem>(a, index, value): a copy of a with a[index] = value
 def adj_setitem(ans, a, index, value):
+    d[value] = rt.unbroadcast(rt.written(d[ans], index), value)  # (read before it is zeroed)
     d[a] = rt.zero_index(d[ans], index)
-    d[value] = rt.unbroadcast(d[ans][index], value)
 
 
 @tangent(operator.setitem)

@@ -1,0 +1,444 @@
+"""Element writes and gradient updates in loops, in place where nothing sees the old value.
+
+The lowering keeps every value: an element write ``y_2 = <setitem>(y_1, i, v)`` becomes
+``y_2 = y_1.copy(); y_2[i] = v``, the adjoint zeroes the overwritten part of a gradient in a
+copy (``by_1 = rt.zero_index(by_2, i)``) and adds an element's gradient into a new array
+(``bx = bx + rt.unindex(p, x, i)``). In a loop each costs the whole array per element. This
+pass rewrites them, inside loops, as what a person writes by hand::
+
+    y_2 = y_1; y_2[i] = v                  # (optimize then reads: y_1[i] = v)
+    by_2[i] = 0.0; by_1 = by_2
+    bx[i] += p                             # (rt.add_into(bx, idx, p) for an integer array)
+
+when the old array is no longer needed: no name that may refer to it is read afterwards, in
+the primal or the adjoint (liveness over the whole generated function, its loops' next
+iterations included), and it is the loop's own. Which names may refer to the same array is a
+flow-insensitive closure over the loop's statements: a copy ``a = b``, a view (``y[1:]``, a
+call that may return its argument) or a site rewritten here joins them; arithmetic, element
+reads of known rank (``x[i]`` of a 1-D array) and allocations (``np.zeros``, ``.copy()``,
+``rt.unindex``) start a new array. A class holding a name the loop does not assign (a
+parameter, a value from before the loop that stays live), a value pushed on a tape or passed to
+a call that may keep it, or a value no allocation here made (``rt.unreduce``'s read-only
+broadcast) is left as it was. An array carried into the loop gets one copy before the loop
+(``by_1 = rt.owned(by_1)``), unless it was just made there and nothing else refers to it.
+"""
+
+from __future__ import annotations
+
+import gast
+import numpy as np
+
+import runtime
+from transpiler import ast_util as A
+from transpiler.analysis.scalars import selects_once
+from transpiler.anno import Anno, getanno, hasanno, setanno
+
+_FRESH_CALLS = frozenset({np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like,
+                          np.empty_like, np.full_like, np.copy, np.array, runtime.unindex,
+                          runtime.zero_index, runtime.zeros_like_grad, runtime.zero_tangent,
+                          runtime.written})
+_PASSING = frozenset({runtime.unbroadcast})  # the first argument itself, or a new array
+_LOOPS = (gast.For, gast.While)
+
+
+def inplace(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
+    if not isinstance(fn, gast.FunctionDef):  # a split pair: its halves share residuals
+        return fn
+    loops = [n for n in A.walk(fn) if isinstance(n, _LOOPS)]
+    if not loops:
+        return fn
+    rewriter = _InPlace(fn, ctx)
+    for loop in loops:  # outer loops first: an inner loop's sites are its own
+        rewriter.loop(loop)
+    return _expand(fn)
+
+
+class _InPlace:
+    def __init__(self, fn, ctx):
+        self.fn, self.ctx = fn, ctx
+        self.rt = ctx.bind("rt", runtime)
+        self.variables: dict[str, str] = {}  # derivative name -> its variable
+        self.live_out: dict = {}
+        _liveness(fn.body, set(), self.live_out, self.rt)
+
+    # --- what is known of a name ---
+
+    def rank(self, name: str) -> int | None:
+        facts = self.ctx.facts
+        if name not in facts.ranks:
+            name = self.variable(name)  # a gradient or tangent has its variable's shape
+        return facts.ranks.get(name)
+
+    def scalar(self, name: str) -> bool:
+        scalars = self.ctx.facts.scalars
+        return name in scalars or self.variable(name) in scalars
+
+    def variable(self, name: str) -> str:
+        found = self.variables.get(name)
+        if found is None:
+            found = self.variables[name] = self.ctx.namer.variable(name)
+        return found
+
+    def element(self, node) -> bool:
+        """``x[i]``, ``x[i, j]`` of an array of known rank with scalar indices: a number."""
+        if not (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)):
+            return False
+        parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        return self.rank(node.value.id) == len(parts) and all(
+            not isinstance(p, gast.Slice) and all(
+                isinstance(n, (gast.Constant, gast.BinOp, gast.UnaryOp))
+                or (isinstance(n, gast.Name) and self.scalar(n.id)) for n in A.walk(p))
+            for p in parts)
+
+    # --- one loop ---
+
+    def loop(self, loop) -> None:
+        sites = [s for s in _own_statements(loop.body) if self.site(s) is not None]
+        if not sites:
+            return
+        classes = _Classes()
+        assigned = _stores_in(loop.body) | ({loop.target.id} if isinstance(loop, gast.For)
+                                           and isinstance(loop.target, gast.Name) else set())
+        for stmt in _statements(loop.body):
+            self.record(stmt, classes)
+            found = self.site(stmt)  # (an inner loop's too: it may be rewritten after this)
+            if found is not None:
+                classes.union(found[1], found[2])
+        for name in classes.names():
+            if name not in assigned and not self.scalar(name):
+                classes.spoil(name)  # not the loop's own (a parameter, an outer value)
+        live_in = self.live_out.get(("in", id(loop)), set())
+        carried = {n for n in assigned if n in live_in}
+        copies = set()
+        for stmt in sites:
+            kind, old, new = self.site(stmt)
+            members = classes.members(old)
+            if classes.spoiled(old):
+                continue
+            if any(n != new and n in self.live_out.get(id(stmt), ()) for n in members):
+                continue
+            copies |= members & carried
+            self.rewrite(stmt, kind)
+        self.own_before(loop, sorted(copies), classes)
+
+    def site(self, stmt):
+        """``(kind, old, new)`` of a statement this pass may rewrite, or None."""
+        if not isinstance(stmt, gast.Assign) or not isinstance(stmt.targets[0], gast.Name):
+            return None
+        new, value = stmt.targets[0].id, stmt.value
+        if hasanno(stmt, Anno.WRITE_COPY) and isinstance(value.func.value, gast.Name):
+            return "write", value.func.value.id, new
+        func = getanno(value, Anno.FUNC) if isinstance(value, gast.Call) else None
+        if func is runtime.zero_index and isinstance(value.args[0], gast.Name) \
+                and self.rank(value.args[0].id):
+            return "zero", value.args[0].id, new
+        if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add) \
+                and isinstance(value.left, gast.Name) and value.left.id == new \
+                and isinstance(value.right, gast.Call) \
+                and getanno(value.right, Anno.FUNC) is runtime.unindex \
+                and len(value.right.args) == 3 and self.rank(new) \
+                and isinstance(value.right.args[1], gast.Name) \
+                and self.rank(value.right.args[1].id) == self.rank(new):
+            return "add", new, new
+        return None
+
+    def record(self, stmt, classes: _Classes) -> None:
+        """What ``stmt`` tells of which names may hold the same array."""
+        if isinstance(stmt, gast.Assign):
+            targets = [n.id for t in stmt.targets for n in A.walk(t)
+                       if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)]
+            bases = [t.value for t in stmt.targets if isinstance(t, gast.Subscript)]
+            if bases:  # y[i] = v: v's value is copied into y
+                return
+            for target in targets:
+                classes.add(target)
+                if self.scalar(target):
+                    continue
+                held = self.held(stmt.value)
+                if held is None:  # (a list holding y, a call that may return it: y's class)
+                    classes.spoil(target)
+                    held = [n for n in _reads(stmt.value, self.rt) if not self.scalar(n)]
+                for name in held:
+                    classes.union(target, name)
+                if len(stmt.targets) > 1 or not isinstance(stmt.targets[0], gast.Name):
+                    classes.spoil(target)  # unpacked from something
+        elif isinstance(stmt, gast.AugAssign):
+            pass  # bx[i] += p (fix_grads): in place into an array it owns
+        elif isinstance(stmt, gast.For) and not _counted(stmt):
+            for n in A.walk(stmt.target):
+                if isinstance(n, gast.Name) and not self.scalar(n.id):
+                    classes.spoil(n.id)  # an element of a sequence (a row of an array)
+        elif isinstance(stmt, gast.Expr):
+            for name in A.load_names(stmt.value):  # tape.append(v), print(v): may keep it
+                if not self.scalar(name) and not _shape_only(stmt.value, name, self.rt):
+                    classes.add(name)
+                    classes.spoil(name)
+
+    def held(self, value) -> list[str] | None:
+        """The names whose array ``value`` may be (or be a view of); None if it may be an
+        array not made here (or not writable)."""
+        if isinstance(value, gast.Name):
+            return [value.id]
+        if isinstance(value, (gast.Constant, gast.BinOp, gast.UnaryOp, gast.Compare,
+                              gast.BoolOp)):
+            return []
+        if self.element(value):
+            return []
+        if isinstance(value, gast.Subscript):
+            return [n for n in A.load_names(value.value) if not self.scalar(n)]
+        if isinstance(value, gast.Call):
+            func = getanno(value, Anno.FUNC)
+            try:
+                fresh = func in _FRESH_CALLS or (isinstance(func, np.ufunc)
+                                                 and not value.keywords)
+                passing = func in _PASSING
+            except TypeError:
+                fresh = passing = False
+            if isinstance(value.func, gast.Attribute) and value.func.attr == "copy" \
+                    and not value.args and func is None:
+                fresh = True
+            if fresh:
+                return []
+            if passing:
+                return [n for n in A.load_names(value.args[0]) if not self.scalar(n)]
+            if func is runtime.add_into:
+                return [n for n in A.load_names(value.args[0])]
+        return None
+
+    # --- rewriting ---
+
+    def rewrite(self, stmt, kind: str) -> None:
+        value = stmt.value
+        if kind == "write":  # y_2 = y_1.copy() -> y_2 = y_1 (the write follows)
+            stmt.value = A.name(value.func.value.id)
+            return
+        if kind == "zero":  # by_1 = rt.zero_index(by_2, i) -> by_2[i] = 0.0; by_1 = by_2
+            old, index = value.args[0].id, value.args[1]
+            zero = gast.Assign(targets=[gast.Subscript(
+                value=A.name(old), slice=A.index_syntax(index), ctx=gast.Store())],
+                value=A.const(0.0), type_comment=None)
+            setanno(stmt, Anno.BEFORE, [gast.copy_location(zero, stmt)])
+            stmt.value = A.name(old)
+            return
+        # bx = bx + rt.unindex(p, x, i) -> bx[i] += p (or rt.add_into for an integer array)
+        grad, (part, _, index) = stmt.targets[0].id, value.right.args
+        if selects_once(index, self.ctx.facts.scalars):
+            setanno(stmt, Anno.REPLACE, gast.copy_location(gast.AugAssign(
+                target=gast.Subscript(value=A.name(grad), slice=A.index_syntax(index),
+                                      ctx=gast.Store()), op=gast.Add(), value=part), stmt))
+        else:
+            stmt.value = A.call(A.dotted(f"{self.rt}.add_into"), A.name(grad), index, part)
+            setanno(stmt.value, Anno.FUNC, runtime.add_into)
+
+    def own_before(self, loop, names: list[str], classes) -> None:
+        """A private copy, before the loop, of each array it carries in and writes in place."""
+        copies = [gast.copy_location(A.assign(n, A.call(A.dotted(f"{self.rt}.owned"),
+                                                        A.name(n))), loop)
+                  for n in names if not self.made_for(loop, n)]
+        if copies:
+            setanno(loop, Anno.BEFORE, getanno(loop, Anno.BEFORE, []) + copies)
+
+    def made_for(self, loop, name: str) -> bool:
+        """Whether ``name`` holds, at the loop, an array just made for it: the loop's block
+        assigns it (or a name it copies) an allocation, and nothing else refers to that one."""
+        block = _block_of(self.fn.body, loop)
+        if block is None:
+            return False
+        i = next(k for k, s in enumerate(block) if s is loop)
+        target = name
+        for stmt in reversed(block[:i]):
+            if A.target_name(stmt) == target:
+                held = self.held(stmt.value)
+                if held == []:
+                    return True
+                if held is None or len(held) != 1 or held[0] in self.live_out.get(
+                        ("in", id(loop)), set()):
+                    return False
+                target = held[0]
+            elif isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript) \
+                    and isinstance(stmt.targets[0].value, gast.Name) \
+                    and stmt.targets[0].value.id == target and target not in _reads(
+                        stmt.value, self.rt) | _reads(stmt.targets[0].slice, self.rt):
+                continue  # an element written into it
+            elif target in {n.id for n in A.walk(stmt) if isinstance(n, gast.Name)}:
+                return False  # read (maybe kept) or written on the way
+        return False
+
+
+def _expand(fn: gast.FunctionDef) -> gast.FunctionDef:
+    """Splice in what ``_InPlace`` annotated: statements BEFORE a statement, REPLACE."""
+    def block(stmts: list) -> list:
+        out = []
+        for stmt in stmts:
+            for field in ("body", "orelse"):
+                if isinstance(getattr(stmt, field, None), list):
+                    setattr(stmt, field, block(getattr(stmt, field)))
+            out.extend(getanno(stmt, Anno.BEFORE, []))
+            out.append(getanno(stmt, Anno.REPLACE, stmt))
+        return out
+
+    fn.body = block(fn.body)
+    return fn
+
+
+# --- may-alias classes ---
+
+class _Classes:
+    """Union-find over names; a class is spoiled when one of its names may hold an array the
+    loop does not own (or one something may keep)."""
+
+    def __init__(self):
+        self.parent: dict[str, str] = {}
+        self.bad: set[str] = set()  # names that spoil their class
+
+    def add(self, name: str) -> None:
+        self.parent.setdefault(name, name)
+
+    def find(self, name: str) -> str:
+        self.add(name)
+        while self.parent[name] != name:
+            self.parent[name] = self.parent[self.parent[name]]
+            name = self.parent[name]
+        return name
+
+    def union(self, a: str, b: str) -> None:
+        self.parent[self.find(a)] = self.find(b)
+
+    def spoil(self, name: str) -> None:
+        self.add(name)
+        self.bad.add(name)
+
+    def names(self) -> list[str]:
+        return list(self.parent)
+
+    def members(self, name: str) -> set[str]:
+        root = self.find(name)
+        return {n for n in self.parent if self.find(n) == root}
+
+    def spoiled(self, name: str) -> bool:
+        return any(n in self.bad for n in self.members(name))
+
+
+# --- liveness over the whole function ---
+
+def _liveness(stmts: list, live: set[str], out: dict, rt: str) -> set[str]:
+    """Names live before ``stmts`` given those live after; ``out[id(stmt)]`` gets each simple
+    statement's live-out set, ``out[("in", id(loop))]`` each loop's live-in. A name read only
+    for its shape (``rt.shape_of(y)``, ``rt.unindex(p, y, i)``) is not live there: writing
+    elements keeps it."""
+    live = set(live)
+    for stmt in reversed(stmts):
+        if isinstance(stmt, gast.If):
+            body = _liveness(stmt.body, live, out, rt)
+            orelse = _liveness(stmt.orelse, live, out, rt)
+            live = body | orelse | _reads(stmt.test, rt)
+        elif isinstance(stmt, _LOOPS):
+            header = _reads(stmt.iter if isinstance(stmt, gast.For) else stmt.test, rt)
+            target = {n.id for n in A.walk(stmt.target) if isinstance(n, gast.Name)} \
+                if isinstance(stmt, gast.For) else set()
+            around = live | header
+            while True:  # the body's live-out holds its own live-in (the next iteration)
+                scratch: dict = {}
+                inside = _liveness(stmt.body, around, scratch, rt) - target
+                if inside <= around:
+                    break
+                around |= inside
+            inside = _liveness(stmt.body, around, out, rt) - target
+            out[("in", id(stmt))] = around | inside
+            live = around | inside
+            _liveness(stmt.orelse, live, out, rt)
+        else:
+            out[id(stmt)] = set(live)
+            stored = {n.id for t in _targets(stmt) for n in A.walk(t)
+                      if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+            live = (live - stored) | _reads(stmt, rt)
+    return live
+
+
+def _reads(node, rt: str) -> set[str]:
+    """The names ``node`` reads for their value (not those read only for a shape)."""
+    out, stack = set(), [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, gast.Name):
+            if isinstance(n.ctx, gast.Load):
+                out.add(n.id)
+            continue
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
+                and isinstance(n.func.value, gast.Name) and n.func.value.id == rt:
+            position = 0 if n.func.attr == "shape_of" else runtime.SHAPE_ARGUMENTS.get(
+                n.func.attr)
+            if position is not None and len(n.args) > position \
+                    and isinstance(n.args[position], gast.Name):
+                stack.extend(a for i, a in enumerate(n.args) if i != position)
+                stack.extend(kw.value for kw in n.keywords)
+                continue
+        stack.extend(gast.iter_child_nodes(n))
+    return out
+
+
+def _targets(stmt) -> list:
+    if isinstance(stmt, gast.Assign):
+        return stmt.targets
+    if isinstance(stmt, gast.AugAssign):
+        return [stmt.target]
+    return []
+
+
+# --- walking ---
+
+def _statements(stmts: list):
+    """Every statement of ``stmts``, nested blocks included (loops themselves too)."""
+    for stmt in stmts:
+        yield stmt
+        for field in ("body", "orelse"):
+            block = getattr(stmt, field, None)
+            if isinstance(block, list):
+                yield from _statements(block)
+
+
+def _own_statements(stmts: list):
+    """The statements of ``stmts`` and its branches, not those of loops inside it."""
+    for stmt in stmts:
+        yield stmt
+        if isinstance(stmt, gast.If):
+            yield from _own_statements(stmt.body)
+            yield from _own_statements(stmt.orelse)
+
+
+def _block_of(stmts: list, target):
+    for stmt in stmts:
+        if stmt is target:
+            return stmts
+        for field in ("body", "orelse"):
+            block = getattr(stmt, field, None)
+            if isinstance(block, list):
+                found = _block_of(block, target)
+                if found is not None:
+                    return found
+    return None
+
+
+def _stores_in(stmts: list) -> set[str]:
+    return {n.id for s in stmts for n in A.walk(s) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, gast.Store)}
+
+
+def _counted(loop: gast.For) -> bool:
+    """A loop over a range, or over a tape backwards (``reversed(_tape)``: what the pushes put
+    there, which spoiled their own classes)."""
+    walked = loop.iter
+    if isinstance(walked, gast.Call) and isinstance(walked.func, gast.Name) \
+            and walked.func.id == "reversed" and len(walked.args) == 1:
+        walked = walked.args[0]
+    return isinstance(walked, gast.Name) or getanno(walked, Anno.FUNC) is range
+
+
+def _shape_only(value, name: str, rt: str) -> bool:
+    """Whether ``value`` reads ``name`` only as ``rt.shape_of(name)``."""
+    uses = [n for n in A.walk(value) if isinstance(n, gast.Name) and n.id == name]
+    shaped = [c.args[0] for c in A.walk(value) if isinstance(c, gast.Call)
+              and isinstance(c.func, gast.Attribute) and c.func.attr == "shape_of"
+              and isinstance(c.func.value, gast.Name) and c.func.value.id == rt
+              and c.args and isinstance(c.args[0], gast.Name) and c.args[0].id == name]
+    return len(uses) == len(shaped)
