@@ -105,10 +105,12 @@ def unindex(g, like, index):
 def written(g, index):
     """``g[index]``, the gradient of the value ``v`` of ``a[index] = v``, where an element the
     index selects several times (a repeated integer) passes its gradient to its last write
-    only: the one NumPy keeps."""
+    only: the one NumPy keeps. An array comes back as a copy (``g`` is zeroed there next)."""
     part = g[index]
-    if _basic(index) or isinstance(g, CONTAINERS):
+    if isinstance(g, CONTAINERS):
         return part
+    if _basic(index):
+        return part.copy() if isinstance(part, np.ndarray) else part
     positions = np.arange(np.size(g)).reshape(np.shape(g))[index].ravel()
     last = np.zeros(positions.size, dtype=bool)
     _, first_of_reversed = np.unique(positions[::-1], return_index=True)

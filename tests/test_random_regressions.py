@@ -103,3 +103,47 @@ def test_a_method_of_a_value_computed_from_a_loop_counter(mode):
         assert jvp(f, (x, y), (v, None))[1] == pytest.approx(scale * v.mean(), rel=1e-12)
     else:
         np.testing.assert_allclose(grad(f)(x, y), np.full(3, scale / 3.0), rtol=1e-12)
+
+
+# Seed 730418: a value recomputed in the adjoint loop (``i3 = _i + 0``) read the outer loop's
+# counter, which its tape did not keep (the adjoint read only i3): the adjoint ran with the
+# last counter on every iteration, a wrong gradient, until the counter joined the tape.
+COUNTER_READ_BY_A_RECOMPUTED_VALUE = """
+def f(x):
+    for i, e in enumerate(x):
+        for k in range(2):
+            x = x * 0.9 + ((x * i) ** 3) * k
+    return np.sum(x)
+"""
+
+
+def test_a_value_computed_again_in_the_adjoint_keeps_its_loop_counter():
+    f = make(COUNTER_READ_BY_A_RECOMPUTED_VALUE, name="f")
+    x = np.array([1.477, -0.714, 0.19])
+    from transpiler import check_grad
+    check_grad(f, x)
+
+
+# Seed 730339: an array written in a loop, bound before the loop only on the path that does not
+# return (``return`` inside the loop is a flag): the private copy made before the loop read it
+# unbound (UnboundLocalError). A value bound on some paths only is now written into a copy.
+BOUND_ON_SOME_PATHS = """
+def f(x, y):
+    for row in np.array([[1.0], [-0.5]]) * x:
+        if -1.0 < float(row.mean()) < 1.0:
+            return np.sum(x) + np.sum(row)
+        else:
+            w = row.copy()
+            w[:] = y * w
+        if w.mean() < 0.0:
+            continue
+    return np.sum(x) + np.sum(y)
+"""
+
+
+@pytest.mark.parametrize("scale", [1.0, 3.0])
+def test_an_array_bound_on_some_paths_before_a_loop_that_writes_it(scale):
+    from transpiler import check_grad
+    f = make(BOUND_ON_SOME_PATHS, name="f")
+    check_grad(f, scale * np.array([-0.646, 0.009, 1.257]), np.array([-1.115, 0.733, 1.111]),
+               wrt=(0, 1))

@@ -220,11 +220,18 @@ def _to_ast(node, adjoint: bool = False):
 
 
 def _adjoint_start(body: list) -> int:
-    """Where the adjoint of a whole gradient function starts: at the seed, the statement before
-    the first ``# grad of:`` comment (the body's length when there is no adjoint)."""
+    """Where the adjoint of a whole gradient function starts: at the seed before the first
+    ``# grad of:`` comment (``b = 1.0``, ``b = rt.seed(y)``), or at the comment where the seed
+    was folded into the code after it (the body's length when there is no adjoint)."""
     for i, stmt in enumerate(body):
         if type(stmt) is gast.Expr and str(getanno(stmt, Anno.COMMENT, "")).startswith("grad of:"):
-            return max(i - 1, 0)
+            seed = body[i - 1] if i else None
+            value = getattr(seed, "value", None) if type(seed) is gast.Assign else None
+            if isinstance(value, gast.Constant) or (
+                    isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)
+                    and value.func.attr == "seed"):
+                return i - 1
+            return i
     return len(body)
 
 

@@ -88,7 +88,8 @@ class _Builder:
                 index = new.args[1].elts if isinstance(new.args[1], gast.Tuple) \
                     else [new.args[1]]
                 if any(isinstance(i, gast.Call) for i in index):  # a slice: not a view of g,
-                    part = A.call(A.attr(part, "copy"))  # which is zeroed next (in place)
+                    part = A.call(A.attr(A.name(self.names("np")), "copy"), part)  # which is
+                    setanno(part, Anno.FUNC, np.copy)  # zeroed next, in place
                 return part
             _drop_default_arguments(new)
             setanno(new, Anno.PURE)

@@ -8,11 +8,15 @@ import textwrap
 import numpy as np
 
 from tests.util import make
-from transpiler import check_grad, grad, value_and_grad
+from transpiler import check_grad, forward, grad, value_and_grad
 
 
 def expect(gradient_function, text: str) -> None:
-    assert gradient_function.source == textwrap.dedent(text).strip()
+    expect_source(gradient_function.source, text)
+
+
+def expect_source(source: str, text: str) -> None:
+    assert source == textwrap.dedent(text).strip()
 
 
 def test_product_plus_sine_reads_like_a_hand_derivative():
@@ -320,3 +324,290 @@ def test_a_function_given_as_an_argument_is_called_as_itself():
             by = by + bspring_y
             return rt.grad_like(by, y), float(bk)
     """).strip()
+
+
+# --- element-by-element loops: in place, O(1) per element (passes/inplace.py) ---
+
+FILL_LOOP = """
+    def fill(x):
+        y = np.zeros(x.shape[0])
+        for i in range(x.shape[0]):
+            y[i] = np.sin(x[i]) * x[i]
+        return np.sum(y)
+"""
+
+
+def test_a_fill_loop_writes_in_place_and_its_adjoint_adds_into_one_buffer():
+    x = np.linspace(0.1, 1.0, 6)
+    expect_source(grad(make(FILL_LOOP)).source_for(x), """
+        def grad_fill(x):
+            _t1 = x.shape
+            _t2 = _t1[0]
+            y = np.zeros(_t2)
+            _t3 = range(x.shape[0])
+            _tape = []
+            for i in _t3:
+                _t4 = x[i]
+                _t5 = np.sin(_t4)
+                _t6 = x[i]
+                _t7 = _t5 * _t6
+                y[i] = _t7
+                _tape.append((i, _t5))
+            # grad of: return np.sum(y)
+            by_1 = rt.unreduce(1.0, y)
+            del y
+            # grad of: for i in range(x.shape[0]):
+            bx = rt.zeros_like_grad(x)
+            by_1 = rt.owned(by_1)
+            for i, _t5 in reversed(_tape):
+                _t4 = x[i]
+                _t6 = x[i]
+                # grad of: y[i] = np.sin(x[i]) * x[i]
+                b_t7 = by_1[i]
+                by_1[i] = 0.0
+                b_t5 = b_t7 * _t6
+                b_t6 = b_t7 * _t5
+                bx[i] += b_t6
+                b_t4 = b_t5 * np.cos(_t4)
+                bx[i] += b_t4
+            return rt.grad_like(bx, x)
+    """)
+
+
+def test_a_fill_loop_in_forward_mode_writes_its_tangent_in_place():
+    x = np.linspace(0.1, 1.0, 6)
+    expect_source(forward(make(FILL_LOOP)).source_for(x, dx=x), """
+        def jvp_fill(x, *, dx):
+            y = np.zeros(x.shape[0])
+            _t3 = range(x.shape[0])
+            dy_1 = rt.zero_tangent(y)
+            for i in _t3:
+                _t4 = x[i]
+                d_t4 = dx[i]
+                _t5 = np.sin(_t4)
+                d_t5 = d_t4 * np.cos(_t4)
+                _t6 = x[i]
+                d_t6 = dx[i]
+                _t7 = _t5 * _t6
+                d_t7 = d_t5 * _t6 + _t5 * d_t6
+                y[i] = _t7
+                dy_1[i] = d_t7
+            _t8 = np.sum(y)
+            d_t8 = np.sum(dy_1)
+            return _t8, d_t8
+    """)
+
+
+def test_a_stencil_in_a_time_loop_reads_like_a_hand_written_adjoint():
+    f = make("""
+    def heat(u0, a):
+        n = u0.shape[0]
+        u = u0.copy()
+        for t in range(4):
+            un = u.copy()
+            for i in range(1, n - 1):
+                un[i] = u[i] + a * (u[i + 1] - 2.0 * u[i] + u[i - 1])
+            u = un
+        return np.sum(u * u)
+""")
+    expect_source(grad(f, wrt=(0, 1)).source_for(np.linspace(0.1, 1.0, 6), 0.1), """
+        def grad_heat(u0, a):
+            _t1 = u0.shape
+            n = _t1[0]
+            u = u0.copy()
+            _t2 = range(4)
+            u_1 = u
+            del u
+            _tape_1 = []
+            for t in _t2:
+                un = u_1.copy()
+                _t3 = range(1, n - 1)
+                _tape = []
+                for i in _t3:
+                    _t4 = u_1[i]
+                    _t5 = u_1[i + 1]
+                    _t6 = u_1[i]
+                    _t7 = 2.0 * _t6
+                    _t8 = _t5 - _t7
+                    _t9 = u_1[i - 1]
+                    _t10 = _t8 + _t9
+                    _t11 = a * _t10
+                    _t12 = _t4 + _t11
+                    un[i] = _t12
+                    _tape.append((i, _t10))
+                _tape_1.append(_tape)
+                u_1 = un
+            # grad of: return np.sum(u * u)
+            b_t13 = rt.unreduce(1.0, u0)
+            bu_1 = b_t13 * 2.0 * u_1
+            # grad of: for t in range(4):
+            ba = 0.0
+            for _tape in reversed(_tape_1):
+                # grad of: u = un
+                bun_1 = bu_1
+                # grad of: for i in range(1, n - 1):
+                bu_1 = rt.zeros_like_grad(u_1)
+                bun_1 = rt.owned(bun_1)
+                for i, _t10 in reversed(_tape):
+                    # grad of: un[i] = u[i] + a * (u[i + 1] - 2.0 * u[i] + u[i - 1])
+                    b_t12 = bun_1[i]
+                    bun_1[i] = 0.0
+                    ba = ba + b_t12 * _t10
+                    b_t10 = b_t12 * a
+                    bu_1[i - 1] += b_t10
+                    b_t7 = -b_t10
+                    b_t6 = b_t7 * 2.0
+                    bu_1[i] += b_t6
+                    bu_1[i + 1] += b_t10
+                    bu_1[i] += b_t12
+                # grad of: un = u.copy()
+                bu_1 = bu_1 + bun_1
+            return rt.grad_like(bu_1, u0), float(ba)
+    """)
+
+
+def test_a_thomas_solve_saves_three_numbers_per_step_and_recomputes_the_rest():
+    f = make("""
+    def thomas(a, b, c, d):
+        n = d.shape[0]
+        cp = np.zeros(n)
+        dp = np.zeros(n)
+        x = np.zeros(n)
+        cp[0] = c[0] / b[0]
+        dp[0] = d[0] / b[0]
+        for i in range(1, n):
+            m = b[i] - a[i] * cp[i - 1]
+            cp[i] = c[i] / m
+            dp[i] = (d[i] - a[i] * dp[i - 1]) / m
+        x[n - 1] = dp[n - 1]
+        for i in range(n - 2, -1, -1):
+            x[i] = dp[i] - cp[i] * x[i + 1]
+        return np.sum(x * x)
+""")
+    v = np.linspace(0.1, 1.0, 6)
+    expect_source(grad(f, wrt=(0, 1, 2, 3)).source_for(v, v + 3, v, v), """
+    def grad_thomas(a, b, c, d):
+        _t1 = d.shape
+        n = _t1[0]
+        cp = np.zeros(n)
+        dp = np.zeros(n)
+        x = np.zeros(n)
+        _t2 = c[0]
+        _t3 = b[0]
+        _t4 = _t2 / _t3
+        cp[0] = _t4
+        _t5 = d[0]
+        _t6 = b[0]
+        _t7 = _t5 / _t6
+        dp[0] = _t7
+        _t8 = range(1, n)
+        _tape_1 = []
+        for i in _t8:
+            _t9 = b[i]
+            _t10 = a[i]
+            _t11 = cp[i - 1]
+            _t12 = _t10 * _t11
+            m = _t9 - _t12
+            _t13 = c[i]
+            _t14 = _t13 / m
+            cp[i] = _t14
+            _t15 = d[i]
+            _t16 = a[i]
+            _t17 = dp[i - 1]
+            _t18 = _t16 * _t17
+            _t19 = _t15 - _t18
+            _t20 = _t19 / m
+            dp[i] = _t20
+            _tape_1.append((i, _t11, _t17))
+        _t21 = dp[n - 1]
+        x[n - 1] = _t21
+        _t22 = range(n - 2, -1, -1)
+        _tape = []
+        for i_1 in _t22:
+            _t23 = dp[i_1]
+            _t24 = cp[i_1]
+            _t25 = x[i_1 + 1]
+            _t26 = _t24 * _t25
+            _t27 = _t23 - _t26
+            x[i_1] = _t27
+            _tape.append((i_1, _t24, _t25))
+        _t28 = x * x
+        # grad of: return np.sum(x * x)
+        b_t28 = rt.unreduce(1.0, _t28)
+        del _t28
+        bx_2 = b_t28 * 2.0 * x
+        del x
+        # grad of: for i in range(n - 2, -1, -1):
+        bcp_2 = rt.zeros_like_grad(cp)
+        del cp
+        bdp_2 = rt.zeros_like_grad(dp)
+        del dp
+        for i_1, _t24, _t25 in reversed(_tape):
+            # grad of: x[i] = dp[i] - cp[i] * x[i + 1]
+            b_t27 = bx_2[i_1]
+            bx_2[i_1] = 0.0
+            b_t26 = -b_t27
+            b_t24 = b_t26 * _t25
+            b_t25 = b_t26 * _t24
+            bx_2[i_1 + 1] += b_t25
+            bcp_2[i_1] += b_t24
+            bdp_2[i_1] += b_t27
+        # grad of: x[n - 1] = dp[n - 1]
+        b_t21 = bx_2[n - 1]
+        bdp_2[n - 1] += b_t21
+        # grad of: for i in range(1, n):
+        ba = rt.zeros_like_grad(a)
+        bb = rt.zeros_like_grad(b)
+        bc = rt.zeros_like_grad(c)
+        bd = rt.zeros_like_grad(d)
+        bcp_2 = rt.owned(bcp_2)
+        for i, _t11, _t17 in reversed(_tape_1):
+            _t9 = b[i]
+            _t10 = a[i]
+            _t12 = _t10 * _t11
+            m = _t9 - _t12
+            _t13 = c[i]
+            _t14 = _t13 / m
+            _t15 = d[i]
+            _t16 = a[i]
+            _t18 = _t16 * _t17
+            _t19 = _t15 - _t18
+            _t20 = _t19 / m
+            # grad of: dp[i] = (d[i] - a[i] * dp[i - 1]) / m
+            b_t20 = bdp_2[i]
+            bdp_2[i] = 0.0
+            b_t19 = b_t20 / m
+            bm = -b_t20 * _t20 / m
+            b_t18 = -b_t19
+            b_t16 = b_t18 * _t17
+            b_t17 = b_t18 * _t16
+            bdp_2[i - 1] += b_t17
+            ba[i] += b_t16
+            bd[i] += b_t19
+            # grad of: cp[i] = c[i] / m
+            b_t14 = bcp_2[i]
+            bcp_2[i] = 0.0
+            b_t13 = b_t14 / m
+            bm = bm + -b_t14 * _t14 / m
+            bc[i] += b_t13
+            # grad of: m = b[i] - a[i] * cp[i - 1]
+            b_t12 = -bm
+            b_t10 = b_t12 * _t11
+            b_t11 = b_t12 * _t10
+            bcp_2[i - 1] += b_t11
+            ba[i] += b_t10
+            bb[i] += bm
+        # grad of: dp[0] = d[0] / b[0]
+        b_t7 = bdp_2[0]
+        b_t5 = b_t7 / _t6
+        b_t6 = -b_t7 * _t7 / _t6
+        bb[0] += b_t6
+        bd[0] += b_t5
+        # grad of: cp[0] = c[0] / b[0]
+        b_t4 = bcp_2[0]
+        b_t2 = b_t4 / _t3
+        b_t3 = -b_t4 * _t4 / _t3
+        bb[0] += b_t3
+        bc[0] += b_t2
+        return rt.grad_like(ba, a), rt.grad_like(bb, b), rt.grad_like(bc, c), rt.grad_like(bd, d)
+    """)

@@ -44,12 +44,12 @@ _LOOPS = (gast.For, gast.While)
 def inplace(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     if not isinstance(fn, gast.FunctionDef):  # a split pair: its halves share residuals
         return fn
-    loops = [n for n in A.walk(fn) if isinstance(n, _LOOPS)]
-    if not loops:
-        return fn
+    if not any(_may_be_site(s) for s in _statements(fn.body)):
+        return fn  # (no element write, no gradient of one)
     rewriter = _InPlace(fn, ctx)
-    for loop in loops:  # outer loops first: an inner loop's sites are its own
-        rewriter.loop(loop)
+    for loop in (n for n in A.walk(fn) if isinstance(n, _LOOPS)):  # outer loops first: an
+        rewriter.region(loop, loop.body)  # inner loop's sites are its own
+    rewriter.region(fn, fn.body)  # and what runs once
     return _expand(fn)
 
 
@@ -92,14 +92,15 @@ class _InPlace:
 
     # --- one loop ---
 
-    def loop(self, loop) -> None:
-        sites = [s for s in _own_statements(loop.body) if self.site(s) is not None]
+    def region(self, owner, body: list) -> None:
+        """The sites of a loop's body (or of the function's, ``owner`` the function)."""
+        sites = [s for s in _own_statements(body) if self.site(s) is not None]
         if not sites:
             return
         classes = _Classes()
-        assigned = _stores_in(loop.body) | ({loop.target.id} if isinstance(loop, gast.For)
-                                           and isinstance(loop.target, gast.Name) else set())
-        for stmt in _statements(loop.body):
+        assigned = _stores_in(body) | ({owner.target.id} if isinstance(owner, gast.For)
+                                       and isinstance(owner.target, gast.Name) else set())
+        for stmt in _statements(body):
             self.record(stmt, classes)
             found = self.site(stmt)  # (an inner loop's too: it may be rewritten after this)
             if found is not None:
@@ -107,8 +108,9 @@ class _InPlace:
         for name in classes.names():
             if name not in assigned and not self.scalar(name):
                 classes.spoil(name)  # not the loop's own (a parameter, an outer value)
-        live_in = self.live_out.get(("in", id(loop)), set())
+        live_in = self.live_out.get(("in", id(owner)), set())  # (none for the function)
         carried = {n for n in assigned if n in live_in}
+        bound = self.bound_before(owner) if carried else (set(), set())
         copies = set()
         for stmt in sites:
             kind, old, new = self.site(stmt)
@@ -117,16 +119,21 @@ class _InPlace:
                 continue
             if any(n != new and n in self.live_out.get(id(stmt), ()) for n in members):
                 continue
-            copies |= members & carried
+            entering = members & carried
+            if any(n in bound[1] and n not in bound[0] for n in entering):
+                continue  # bound before the loop on some paths only: no copy can be made
+            copies |= entering & bound[0]
             self.rewrite(stmt, kind)
-        self.own_before(loop, sorted(copies), classes)
+        if copies:
+            self.own_before(owner, sorted(copies), classes)
 
     def site(self, stmt):
         """``(kind, old, new)`` of a statement this pass may rewrite, or None."""
         if not isinstance(stmt, gast.Assign) or not isinstance(stmt.targets[0], gast.Name):
             return None
         new, value = stmt.targets[0].id, stmt.value
-        if hasanno(stmt, Anno.WRITE_COPY) and isinstance(value.func.value, gast.Name):
+        if hasanno(stmt, Anno.WRITE_COPY) and isinstance(value, gast.Call) \
+                and isinstance(value.func.value, gast.Name):
             return "write", value.func.value.id, new
         func = getanno(value, Anno.FUNC) if isinstance(value, gast.Call) else None
         if func is runtime.zero_index and isinstance(value.args[0], gast.Name) \
@@ -211,7 +218,7 @@ class _InPlace:
         value = stmt.value
         if kind == "write":  # y_2 = y_1.copy() -> y_2 = y_1 (the write follows)
             stmt.value = A.name(value.func.value.id)
-            return
+            return  # (an outer region sees y_2 = y_1: the same array, as it now is)
         if kind == "zero":  # by_1 = rt.zero_index(by_2, i) -> by_2[i] = 0.0; by_1 = by_2
             old, index = value.args[0].id, value.args[1]
             zero = gast.Assign(targets=[gast.Subscript(
@@ -229,6 +236,31 @@ class _InPlace:
         else:
             stmt.value = A.call(A.dotted(f"{self.rt}.add_into"), A.name(grad), index, part)
             setanno(stmt.value, Anno.FUNC, runtime.add_into)
+
+    def bound_before(self, loop) -> tuple[set[str], set[str]]:
+        """The names certainly bound when ``loop`` starts (parameters, assignments before it
+        on every path), and those that may be (assigned anywhere before it, or in a loop
+        around it)."""
+        always = {a.id for a in self.fn.args.args + self.fn.args.kwonlyargs}
+        maybe = set(always)
+
+        def path(stmts: list) -> bool:
+            for i, stmt in enumerate(stmts):
+                if stmt is loop:
+                    always.update(A.assigned_always(stmts[:i]))
+                    maybe.update(_stores_in(stmts[:i]))
+                    return True
+                for field in ("body", "orelse"):
+                    block = getattr(stmt, field, None)
+                    if isinstance(block, list) and path(block):
+                        always.update(A.assigned_always(stmts[:i]))
+                        maybe.update(_stores_in(stmts[:i + 1]) if isinstance(stmt, _LOOPS)
+                                     else _stores_in(stmts[:i]))
+                        return True
+            return False
+
+        path(self.fn.body)
+        return always, maybe
 
     def own_before(self, loop, names: list[str], classes) -> None:
         """A private copy, before the loop, of each array it carries in and writes in place."""
@@ -422,6 +454,16 @@ def _block_of(stmts: list, target):
 def _stores_in(stmts: list) -> set[str]:
     return {n.id for s in stmts for n in A.walk(s) if isinstance(n, gast.Name)
             and isinstance(n.ctx, gast.Store)}
+
+
+def _may_be_site(stmt) -> bool:
+    if hasanno(stmt, Anno.WRITE_COPY):
+        return True
+    value = getattr(stmt, "value", None) if isinstance(stmt, gast.Assign) else None
+    if isinstance(value, gast.BinOp):
+        value = value.right
+    return isinstance(value, gast.Call) and getanno(value, Anno.FUNC) in (
+        runtime.zero_index, runtime.unindex)
 
 
 def _counted(loop: gast.For) -> bool:

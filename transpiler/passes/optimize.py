@@ -125,9 +125,9 @@ def _propagate_constants(fn, ctx) -> bool:
                         return other
         return node
 
-    def number(node, constants):
+    def number(node, constants):  # (not a builtin the compiler wrote: reversed, range)
         return isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) \
-            and node.id in constants
+            and node.id in constants and not hasanno(node, Anno.BUILTIN)
 
     def fold(node, constants):
         nonlocal changed

@@ -214,6 +214,8 @@ def _recomputed(loop: Loop, saved: list[str], ctx) -> tuple[list[str], list]:
     if not order:
         return saved, []
     kept = [n for n in saved if n not in needed]
+    if any(counter in A.load_names(s.value) for s in order) and counter not in kept:
+        kept.insert(0, counter)  # (the adjoint loop's own target then, or a tape entry)
     if kept == [counter]:  # the counter alone: the adjoint loop walks the range back
         kept = []
     return kept, order
