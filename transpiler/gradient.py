@@ -87,7 +87,8 @@ class GradientFunction:
         functions = kinds[-1] if kinds and isinstance(kinds[-1], Functions) else \
             defaults_left(fn, len(kinds))  # (positional numbers and arrays only)
         scalars = frozenset(p for p, k in zip(params, kinds, strict=False) if k == _NUMBER)
-        arrays = {p: k for p, k in zip(params, kinds, strict=False) if type(k) is ArrayKind}
+        arrays = {p: ArrayKind(k[0], np.dtype(k[1]).str)
+                  for p, k in zip(params, kinds, strict=False) if type(k) is tuple}
         key = (self._wrt, self._mode, self._options, scalars, frozenset(arrays.items())) + (
             (objects,) if objects else ()) + ((functions,) if functions else ())
         compiled = cache.get_or_compile(fn, key, lambda: compile_function(
@@ -227,31 +228,22 @@ class ArrayKind(NamedTuple):
     dtype: str  # np.dtype.str, e.g. '<f8'
 
 
-_ARRAY_KINDS: dict[tuple, ArrayKind] = {}  # (ndim, dtype) -> its one ArrayKind
-
-
-def _array_kind(a: np.ndarray) -> ArrayKind:
-    key = (a.ndim, a.dtype.str)
-    kind = _ARRAY_KINDS.get(key)
-    if kind is None:  # (a few dozen at most: a dict, not a cache of arrays)
-        kind = _ARRAY_KINDS.setdefault(key, ArrayKind(*key))
-    return kind
 
 _VARIANTS = 64  # variants one gradient keeps at hand (more: in the compile cache)
 
 
 def kinds_of(fn, args: tuple, kwargs: dict) -> tuple:
     """The variant key: for each positional argument, whether it is a Python number, a NumPy
-    array (its ``ArrayKind``: ndim and dtype) or anything else (none, the general variant,
-    when keywords are passed), then, if the
+    array (``(ndim, dtype.char)``, the variant's ``ArrayKind``) or anything else (none, the
+    general variant, when keywords are passed), then, if the
     call gives any parameter an object, the set of those (arguments.objects_in, which also
     refuses array types of their own), then the functions it gives (function_args)."""
     if kwargs:
         kinds: tuple = ()
     else:
         kinds = tuple(_NUMBER if type(a) is float or type(a) is int else
-                      _array_kind(a) if type(a) is np.ndarray and not a.dtype.hasobject
-                      else _OTHER for a in args)
+                      (a.ndim, a.dtype.char) if type(a) is np.ndarray and not a.dtype.hasobject
+                      else _OTHER for a in args)  # (an array's kind: its ndim and dtype)
         if _OTHER not in kinds:
             return kinds
     objects = objects_in(fn, args, kwargs)
