@@ -349,7 +349,7 @@ def test_a_fill_loop_writes_in_place_and_its_adjoint_adds_into_one_buffer():
             for i in _t3:
                 _t4 = x[i]
                 _t5 = np.sin(_t4)
-                _t6 = x[i]
+                _t6 = _t4
                 _t7 = _t5 * _t6
                 y[i] = _t7
                 _tape.append((i, _t5))
@@ -361,15 +361,14 @@ def test_a_fill_loop_writes_in_place_and_its_adjoint_adds_into_one_buffer():
             by_1 = rt.owned(by_1)
             for i, _t5 in reversed(_tape):
                 _t4 = x[i]
-                _t6 = x[i]
+                _t6 = _t4
                 # grad of: y[i] = np.sin(x[i]) * x[i]
                 b_t7 = by_1[i]
                 by_1[i] = 0.0
                 b_t5 = b_t7 * _t6
                 b_t6 = b_t7 * _t5
-                bx[i] += b_t6
                 b_t4 = b_t5 * np.cos(_t4)
-                bx[i] += b_t4
+                bx[i] += b_t6 + b_t4
             return rt.grad_like(bx, x)
     """)
 
@@ -386,10 +385,8 @@ def test_a_fill_loop_in_forward_mode_writes_its_tangent_in_place():
                 d_t4 = dx[i]
                 _t5 = np.sin(_t4)
                 d_t5 = d_t4 * np.cos(_t4)
-                _t6 = x[i]
-                d_t6 = dx[i]
-                _t7 = _t5 * _t6
-                d_t7 = d_t5 * _t6 + _t5 * d_t6
+                _t7 = _t5 * _t4
+                d_t7 = d_t5 * _t4 + _t5 * d_t4
                 y[i] = _t7
                 dy_1[i] = d_t7
             _t8 = np.sum(y)
@@ -426,8 +423,7 @@ def test_a_stencil_in_a_time_loop_reads_like_a_hand_written_adjoint():
                 for i in _t3:
                     _t4 = u_1[i]
                     _t5 = u_1[i + 1]
-                    _t6 = u_1[i]
-                    _t7 = 2.0 * _t6
+                    _t7 = 2.0 * _t4
                     _t8 = _t5 - _t7
                     _t9 = u_1[i - 1]
                     _t10 = _t8 + _t9
@@ -569,7 +565,7 @@ def test_a_thomas_solve_saves_three_numbers_per_step_and_recomputes_the_rest():
             _t13 = c[i]
             _t14 = _t13 / m
             _t15 = d[i]
-            _t16 = a[i]
+            _t16 = _t10
             _t18 = _t16 * _t17
             _t19 = _t15 - _t18
             _t20 = _t19 / m

@@ -12,6 +12,9 @@ fixed point, then plain returns.
 - An assignment whose name is not live afterwards (liveness through branches and loops) and
   whose value has no side effects goes (calls count as side-effect free only when they are rule
   functions, rule helpers or non-differentiable queries; ``print`` and unknown calls stay).
+- An element read again (``t2 = x[i]`` after ``t1 = x[i]``, nothing written between) is the
+  first one's copy; two updates of one element with nothing reading the array between,
+  ``bx[i] += a`` ... ``bx[i] += b``, become one (``bx[i] += a + b``), as a person writes them.
 - A test computed for an ``if`` of its line and read by it alone moves into it
   (``if x.ndim != 1:``, as written), in every variant.
 - A ``# grad of:`` comment whose block became empty goes.
@@ -52,7 +55,7 @@ def optimize(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     # release can free it right after its last use (fusing would keep operands alive longer)
     arrays = ctx is not None and bool(ctx.arrays)
     for _ in range(_MAX_ROUNDS):
-        changed = _propagate_copies(fn) | _propagate_constants(fn, ctx)
+        changed = _propagate_copies(fn) | _propagate_constants(fn, ctx) | _reads_once(fn)
         if not arrays:
             changed |= _fuse(fn, ctx) | _fold_negations(fn)
         changed |= _eliminate_dead_code(fn)
@@ -60,6 +63,7 @@ def optimize(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
         if not changed:
             break
     _fuse_tests(fn)
+    _join_element_updates(fn.body)
     _drop_float_conversions(fn, ctx)
     return fn
 
@@ -163,6 +167,91 @@ def _propagate_constants(fn, ctx) -> bool:
 
     block(fn.body)
     return changed
+
+
+def _element(value) -> bool:
+    """``x[i]``, ``x[i + 1, j]``: a subscript of a name by names, numbers and arithmetic."""
+    return isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and all(
+        isinstance(n, (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Tuple))
+        for n in A.walk(value.slice))
+
+
+def _writes(stmt) -> bool:
+    """Whether ``stmt`` may change an array's elements (a subscript store, a call)."""
+    return isinstance(stmt, gast.AugAssign) or any(
+        isinstance(t, gast.Subscript) for t in getattr(stmt, "targets", ())) or any(
+        isinstance(n, gast.Call) and not _pure(n) for n in A.walk(stmt))
+
+
+def _reads_once(fn) -> bool:
+    """``t2 = x[i]`` after ``t1 = x[i]`` in one block, no write of any array's elements and
+    no rebinding of what the read reads between: ``t2 = t1`` (copy propagation removes it)."""
+    changed = False
+    blocks = [fn.body]
+    while blocks:
+        stmts = blocks.pop()
+        seen: dict[str, tuple[str, set[str]]] = {}  # dumped read -> (its name, what it reads)
+        for stmt in stmts:
+            for field in ("body", "orelse"):
+                if isinstance(getattr(stmt, field, None), list):
+                    blocks.append(getattr(stmt, field))
+            if isinstance(stmt, (gast.If, gast.For, gast.While)) or _writes(stmt):
+                seen.clear()
+                continue
+            target = A.target_name(stmt)
+            stored = {n.id for t in getattr(stmt, "targets", ()) for n in A.walk(t)
+                      if isinstance(n, gast.Name)}
+            if target is not None and _element(stmt.value):
+                key = gast.dump(stmt.value)
+                if key in seen and seen[key][0] != target:
+                    stmt.value = A.name(seen[key][0])
+                    changed = True
+                else:
+                    seen = {k: v for k, v in seen.items() if not (stored & (v[1] | {v[0]}))}
+                    if target not in A.load_names(stmt.value):
+                        seen[key] = (target, set(A.load_names(stmt.value)))
+                    continue
+            seen = {k: v for k, v in seen.items() if not (stored & (v[1] | {v[0]}))}
+    return changed
+
+
+def _join_element_updates(stmts: list) -> None:
+    """``g[i] += a`` ... ``g[i] += b`` in one block, nothing between reading ``g``, writing
+    any array's elements or rebinding what ``a`` or the index reads: ``g[i] += a + b``."""
+    for stmt in stmts:
+        for field in ("body", "orelse"):
+            if isinstance(getattr(stmt, field, None), list):
+                _join_element_updates(getattr(stmt, field))
+    i = 0
+    while i < len(stmts):
+        first = stmts[i]
+        if not (isinstance(first, gast.AugAssign) and isinstance(first.op, gast.Add)
+                and isinstance(first.target, gast.Subscript)
+                and isinstance(first.target.value, gast.Name)):
+            i += 1
+            continue
+        array, key = first.target.value.id, gast.dump(first.target.slice)
+        index_reads = set(A.load_names(first.target.slice))
+        for k in range(i + 1, len(stmts)):
+            nxt = stmts[k]
+            if isinstance(nxt, gast.AugAssign) and isinstance(nxt.op, gast.Add) \
+                    and isinstance(nxt.target, gast.Subscript) \
+                    and isinstance(nxt.target.value, gast.Name) \
+                    and nxt.target.value.id == array and gast.dump(nxt.target.slice) == key \
+                    and array not in A.load_names(nxt.value):
+                nxt.value = gast.BinOp(left=first.value, op=gast.Add(), right=nxt.value)
+                del stmts[i]
+                break
+            names = {n.id for n in A.walk(nxt) if isinstance(n, gast.Name)}
+            stored = {n.id for n in A.walk(nxt) if isinstance(n, gast.Name)
+                      and isinstance(n.ctx, gast.Store)}
+            if array in names or stored & (index_reads | set(A.load_names(first.value))) \
+                    or isinstance(nxt, (gast.If, gast.For, gast.While, gast.Return)) \
+                    or _writes(nxt):  # (a's value is read later: nothing it reads may change)
+                i += 1
+                break
+        else:
+            i += 1
 
 
 def _round_trips(stmts: list) -> bool:
