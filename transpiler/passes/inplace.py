@@ -17,10 +17,18 @@ flow-insensitive closure over the loop's statements: a copy ``a = b``, a view (`
 call that may return its argument) or a site rewritten here joins them; arithmetic, element
 reads of known rank (``x[i]`` of a 1-D array) and allocations (``np.zeros``, ``.copy()``,
 ``rt.unindex``) start a new array. A class holding a name the loop does not assign (a
-parameter, a value from before the loop that stays live), a value pushed on a tape or passed to
-a call that may keep it, or a value no allocation here made (``rt.unreduce``'s read-only
-broadcast) is left as it was. An array carried into the loop gets one copy before the loop
-(``by_1 = rt.owned(by_1)``), unless it was just made there and nothing else refers to it.
+parameter, a value from before the loop that stays live), a value passed to a call that may
+keep it, or a value no allocation here made (``rt.unreduce``'s read-only broadcast) is left as
+it was. An array carried into the loop gets one copy before the loop (``by_1 =
+rt.owned(by_1)``), unless it was just made there and nothing else refers to it.
+
+Where only the adjoint still reads the old array (a loop's tape holds it, or a read after the
+loop: ``s = s + np.sum(y * y)`` beside ``y[i] = ...``), the write is made in place anyway and,
+as Tapenade does, only what it overwrites is saved: ``_overwritten.append((y, i, y[i]))``
+before it, and at its mirror in the adjoint (the RESTORE marker the reverse pass left there)
+``_array, _index, _old = _overwritten.pop(); _array[_index] = _old`` puts it back. The adjoint
+then reads every array, at the mirror of each statement, as the primal had it there. The stack
+is the function's own list, whose pushes and pops nest as the loops do.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ import runtime
 from transpiler import ast_util as A
 from transpiler.analysis.scalars import selects_once
 from transpiler.anno import Anno, getanno, hasanno, setanno
+from transpiler.passes import tape
 
 _FRESH_CALLS = frozenset({np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like,
                           np.empty_like, np.full_like, np.copy, np.array, runtime.unindex,
@@ -43,13 +52,16 @@ _LOOPS = (gast.For, gast.While)
 
 def inplace(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     if not isinstance(fn, gast.FunctionDef):  # a split pair: its halves share residuals
-        return fn
+        return _expand(fn)
     if not any(_may_be_site(s) for s in _statements(fn.body)):
-        return fn  # (no element write, no gradient of one)
+        return _expand(fn)  # (no element write, no gradient of one)
     rewriter = _InPlace(fn, ctx)
     for loop in (n for n in A.walk(fn) if isinstance(n, _LOOPS)):  # outer loops first: an
         rewriter.region(loop, loop.body)  # inner loop's sites are its own
     rewriter.region(fn, fn.body)  # and what runs once
+    if rewriter.stack is not None:
+        fn.body.insert(0, gast.copy_location(
+            A.assign(rewriter.stack, gast.List(elts=[], ctx=gast.Load())), fn.body[0]))
     return _expand(fn)
 
 
@@ -60,6 +72,12 @@ class _InPlace:
         self.variables: dict[str, str] = {}  # derivative name -> its variable
         self.live_out: dict = {}
         _liveness(fn.body, set(), self.live_out, self.rt)
+        # the RESTORE markers at the mirrors of the writes (reverse mode), and the liveness of
+        # the primal alone (what the adjoint reads is put back before it reads it)
+        self.restores = {id(getanno(s, Anno.RESTORE)): s for s in _statements(fn.body)
+                         if hasanno(s, Anno.RESTORE)}
+        self.primal_live: dict | None = None
+        self.stack: str | None = None  # the stack of overwritten values, once one is needed
 
     # --- what is known of a name ---
 
@@ -115,17 +133,63 @@ class _InPlace:
         for stmt in sites:
             kind, old, new = self.site(stmt)
             members = classes.members(old)
-            if classes.spoiled(old):
-                continue
-            if any(n != new and n in self.live_out.get(id(stmt), ()) for n in members):
-                continue
             entering = members & carried
             if any(n in bound[1] and n not in bound[0] for n in entering):
                 continue  # bound before the loop on some paths only: no copy can be made
+            if classes.spoiled(old) or any(n != new and n in self.live_out.get(id(stmt), ())
+                                           for n in members):
+                if not (kind == "write" and owner is not self.fn
+                        and self.restorable(stmt, old, new, members, classes)):
+                    continue
+                self.save(stmt, new)  # the adjoint reads the old values: put them back there
             copies |= entering & bound[0]
             self.rewrite(stmt, kind)
         if copies:
             self.own_before(owner, sorted(copies), classes)
+
+    def restorable(self, stmt, old: str, new: str, members: set[str], classes) -> bool:
+        """Whether the write may be made in place, the overwritten elements saved and put back
+        at its mirror in the adjoint (Tapenade's way): only the adjoint reads the old array
+        (a tape holding it, a read after the loop), not the primal, and the adjoint loop has
+        the write's RESTORE marker."""
+        if id(getanno(stmt, Anno.WRITE_COPY)) not in self.restores \
+                or classes.spoiled(old, but=classes.pushed):
+            return False
+        if self.primal_live is None:
+            self.primal_live = {}
+            primal = self.fn.body[:_first_adjoint(self.fn.body)]
+            _liveness(primal, _reads(self.fn.body[-1], self.rt), self.primal_live, self.rt,
+                      pushes=False)
+        if any(n != new and n in self.primal_live.get(id(stmt), ()) for n in members):
+            return False
+        return not members & _reads(self.fn.body[-1], self.rt)  # (returned: never put back)
+
+    def save(self, stmt, new: str) -> None:
+        """``_overwritten.append((y, i, y[i]))`` before the write; its RESTORE marker becomes
+        ``_a, _i, _v = _overwritten.pop(); _a[_i] = _v`` (the stack is the function's: pushes
+        and pops nest as the loops do)."""
+        block = _block_of(self.fn.body, stmt)
+        write = block[block.index(stmt) + 1]
+        index = write.targets[0].slice
+        if self.stack is None:
+            self.stack = self.ctx.namer.fresh("_overwritten")
+        part = gast.Subscript(value=A.name(new), slice=A.copy_node(index), ctx=gast.Load())
+        if not self.element(part):  # (a slice, a row: a view, which the write would change)
+            part = A.call(A.attr(A.name(self.ctx.bind("np", np)), "copy"), part)
+            setanno(part, Anno.FUNC, np.copy)
+        entry = gast.Tuple(elts=[A.name(new), A.index_expression(index), part], ctx=gast.Load())
+        push = gast.Expr(value=A.call(A.attr(A.name(self.stack), "append"), entry))
+        setanno(write, Anno.BEFORE, getanno(write, Anno.BEFORE, [])
+                + [gast.copy_location(push, write)])
+        marker = self.restores[id(getanno(stmt, Anno.WRITE_COPY))]
+        names = [self.ctx.namer.fresh(n) for n in ("_array", "_index", "_old")]
+        pop = A.assign(gast.Tuple(elts=[A.name(n, store=True) for n in names],
+                                  ctx=gast.Store()), A.call(A.attr(A.name(self.stack), "pop")))
+        put = gast.Assign(targets=[gast.Subscript(value=A.name(names[0]),
+                                                  slice=A.name(names[1]), ctx=gast.Store())],
+                          value=A.name(names[2]), type_comment=None)
+        setanno(marker, Anno.REPLACE, [gast.copy_location(s, marker) for s in (
+            A.comment("put back what the write overwrote"), pop, put)])
 
     def site(self, stmt):
         """``(kind, old, new)`` of a statement this pass may rewrite, or None."""
@@ -176,10 +240,13 @@ class _InPlace:
                 if isinstance(n, gast.Name) and not self.scalar(n.id):
                     classes.spoil(n.id)  # an element of a sequence (a row of an array)
         elif isinstance(stmt, gast.Expr):
+            pushed = tape.push_of(stmt) is not None
             for name in A.load_names(stmt.value):  # tape.append(v), print(v): may keep it
                 if not self.scalar(name) and not _shape_only(stmt.value, name, self.rt):
                     classes.add(name)
                     classes.spoil(name)
+                    if pushed:  # (read by the adjoint: fine once the writes are undone)
+                        classes.pushed.add(name)
 
     def held(self, value) -> list[str] | None:
         """The names whose array ``value`` may be (or be a view of); None if it may be an
@@ -304,9 +371,15 @@ def _expand(fn: gast.FunctionDef) -> gast.FunctionDef:
         for stmt in stmts:
             for field in ("body", "orelse"):
                 if isinstance(getattr(stmt, field, None), list):
-                    setattr(stmt, field, block(getattr(stmt, field)))
+                    kept = block(getattr(stmt, field))
+                    setattr(stmt, field, kept or ([gast.Pass()] if field == "body"
+                                                  and getattr(stmt, field) else kept))
             out.extend(getanno(stmt, Anno.BEFORE, []))
-            out.append(getanno(stmt, Anno.REPLACE, stmt))
+            replaced = getanno(stmt, Anno.REPLACE, stmt)
+            if isinstance(replaced, list):
+                out.extend(replaced)
+            elif not hasanno(replaced, Anno.RESTORE):  # (a marker left as it was goes)
+                out.append(replaced)
         return out
 
     fn.body = block(fn.body)
@@ -322,6 +395,7 @@ class _Classes:
     def __init__(self):
         self.parent: dict[str, str] = {}
         self.bad: set[str] = set()  # names that spoil their class
+        self.pushed: set[str] = set()  # of those, the ones pushed on a loop's tape
 
     def add(self, name: str) -> None:
         self.parent.setdefault(name, name)
@@ -347,22 +421,25 @@ class _Classes:
         root = self.find(name)
         return {n for n in self.parent if self.find(n) == root}
 
-    def spoiled(self, name: str) -> bool:
-        return any(n in self.bad for n in self.members(name))
+    def spoiled(self, name: str, but: set[str] = frozenset()) -> bool:
+        """Whether the class is spoiled by a name, not counting those in ``but``."""
+        return any(n in self.bad and n not in but for n in self.members(name))
 
 
 # --- liveness over the whole function ---
 
-def _liveness(stmts: list, live: set[str], out: dict, rt: str) -> set[str]:
+def _liveness(stmts: list, live: set[str], out: dict, rt: str,
+              pushes: bool = True) -> set[str]:
     """Names live before ``stmts`` given those live after; ``out[id(stmt)]`` gets each simple
     statement's live-out set, ``out[("in", id(loop))]`` each loop's live-in. A name read only
     for its shape (``rt.shape_of(y)``, ``rt.unindex(p, y, i)``) is not live there: writing
-    elements keeps it."""
+    elements keeps it. Without ``pushes``, a loop tape's push reads nothing (the adjoint reads
+    what it keeps, at the mirror of where the primal read it)."""
     live = set(live)
     for stmt in reversed(stmts):
         if isinstance(stmt, gast.If):
-            body = _liveness(stmt.body, live, out, rt)
-            orelse = _liveness(stmt.orelse, live, out, rt)
+            body = _liveness(stmt.body, live, out, rt, pushes)
+            orelse = _liveness(stmt.orelse, live, out, rt, pushes)
             live = body | orelse | _reads(stmt.test, rt)
         elif isinstance(stmt, _LOOPS):
             header = _reads(stmt.iter if isinstance(stmt, gast.For) else stmt.test, rt)
@@ -371,19 +448,20 @@ def _liveness(stmts: list, live: set[str], out: dict, rt: str) -> set[str]:
             around = live | header
             while True:  # the body's live-out holds its own live-in (the next iteration)
                 scratch: dict = {}
-                inside = _liveness(stmt.body, around, scratch, rt) - target
+                inside = _liveness(stmt.body, around, scratch, rt, pushes) - target
                 if inside <= around:
                     break
                 around |= inside
-            inside = _liveness(stmt.body, around, out, rt) - target
+            inside = _liveness(stmt.body, around, out, rt, pushes) - target
             out[("in", id(stmt))] = around | inside
             live = around | inside
-            _liveness(stmt.orelse, live, out, rt)
+            _liveness(stmt.orelse, live, out, rt, pushes)
         else:
             out[id(stmt)] = set(live)
             stored = {n.id for t in _targets(stmt) for n in A.walk(t)
                       if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-            live = (live - stored) | _reads(stmt, rt)
+            if pushes or tape.push_of(stmt) is None:
+                live = (live - stored) | _reads(stmt, rt)
     return live
 
 
@@ -454,6 +532,13 @@ def _block_of(stmts: list, target):
 def _stores_in(stmts: list) -> set[str]:
     return {n.id for s in stmts for n in A.walk(s) if isinstance(n, gast.Name)
             and isinstance(n.ctx, gast.Store)}
+
+
+def _first_adjoint(body: list) -> int:
+    """The index of the first statement of the adjoint in a gradient's body (its first
+    ``# grad of:`` comment); the primal is what comes before."""
+    return next((i for i, s in enumerate(body)
+                 if str(getanno(s, Anno.COMMENT, "")).startswith("grad of:")), len(body))
 
 
 def _may_be_site(stmt) -> bool:

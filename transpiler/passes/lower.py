@@ -366,7 +366,7 @@ def write(stmt) -> list:
     target = A.target_name(stmt)
     array, index, value = stmt.value.args
     copy = A.assign(target, A.call(A.attr(array, "copy")), like=stmt)
-    setanno(copy, Anno.WRITE_COPY)
+    setanno(copy, Anno.WRITE_COPY, stmt)  # (the write it came from: its adjoint's RESTORE)
     put = gast.Assign(targets=[gast.Subscript(value=A.name(target), slice=index,
                                               ctx=gast.Store())], value=value, type_comment=None)
     return [copy, gast.copy_location(put, stmt)]

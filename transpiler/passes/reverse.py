@@ -35,7 +35,7 @@ from transpiler.context import Mode
 from transpiler.errors import error_at
 from transpiler.naming import function_name
 from transpiler.passes import contexts, tape
-from transpiler.passes.lower import Lowering, refuse_discarded_calls
+from transpiler.passes.lower import Lowering, is_setitem, refuse_discarded_calls
 from transpiler.passes.ssa import stored_names
 from transpiler.rules.registry import ADJOINTS
 from transpiler.templates import instantiate
@@ -165,6 +165,8 @@ class _Reverse(Lowering):
 
     def simple(self, stmt) -> tuple[list, list]:
         adjoint = [gast.copy_location(s, stmt) for s in self.derivatives(stmt) or []]
+        if is_setitem(stmt):  # where passes/inplace.py may put the overwritten values back
+            adjoint.append(marker(Anno.RESTORE, stmt, stmt))
         return self.primal_of(stmt), adjoint
 
     def branch(self, stmt: gast.If) -> tuple[list, list]:
