@@ -28,10 +28,10 @@ class Anno(enum.Enum):
     VERSIONS = "On the function: each SSA name -> the user variable it versions (ssa)."
     CLOSURE = "Marks the functools.partial lift makes of a closure: its keywords are read late."
     WRITE_COPY = "Marks 'y_1 = y.copy()' that an element write 'y_1[i] = v' follows (lower.write)."
-    RESTORE = ("Marks a placeholder at the mirror of an element write (its SSA statement): where "
-               "passes/inplace.py may put the overwritten values back; it never reaches the output.")
+    RESTORE = ("Marks a placeholder at the mirror of an element write (its SSA statement): "
+               "where passes/inplace.py may put the overwritten values back (else dropped).")
     BEFORE = "Statements passes/inplace.py puts before a statement (spliced in by its expand)."
-    REPLACE = "The statement passes/inplace.py puts in place of a statement (spliced by expand)."
+    REPLACE = "The statement(s) passes/inplace.py puts in place of a statement (spliced by expand)."
     KNOWN = ("On a Call of a user function: (parameter, function, number of bound positional "
              "arguments, bound keywords) for each parameter given a known function (functions).")
 
