@@ -157,10 +157,15 @@ class _InPlace:
             return False
         if self.primal_live is None:
             self.primal_live = {}
-            primal = self.fn.body[:_first_adjoint(self.fn.body)]
-            _liveness(primal, _reads(self.fn.body[-1], self.rt), self.primal_live, self.rt,
-                      pushes=False)
-        if any(n != new and n in self.primal_live.get(id(stmt), ()) for n in members):
+            start = _first_adjoint(self.fn.body)
+            _liveness(self.fn.body[:start], _reads(self.fn.body[-1], self.rt), self.primal_live,
+                      self.rt, pushes=False)
+            # what the adjoint binds to a primal array (bx = rt.unbroadcast(y, x), a view of
+            # it): such a name would see the values put back
+            self.adjoint_aliases = {n for s in _statements(self.fn.body[start:])
+                                    if isinstance(s, gast.Assign) for n in self.aliases(s.value)}
+        if any(n != new and n in self.primal_live.get(id(stmt), ()) for n in members) \
+                or members & self.adjoint_aliases:
             return False
         return not members & _reads(self.fn.body[-1], self.rt)  # (returned: never put back)
 
@@ -247,6 +252,12 @@ class _InPlace:
                     classes.spoil(name)
                     if pushed:  # (read by the adjoint: fine once the writes are undone)
                         classes.pushed.add(name)
+
+    def aliases(self, value) -> list[str]:
+        """The names whose array ``value`` may be, or share memory with."""
+        held = self.held(value)
+        return held if held is not None else [n for n in _reads(value, self.rt)
+                                              if not self.scalar(n)]
 
     def held(self, value) -> list[str] | None:
         """The names whose array ``value`` may be (or be a view of); None if it may be an

@@ -165,7 +165,7 @@ class _Reverse(Lowering):
 
     def simple(self, stmt) -> tuple[list, list]:
         adjoint = [gast.copy_location(s, stmt) for s in self.derivatives(stmt) or []]
-        if is_setitem(stmt):  # where passes/inplace.py may put the overwritten values back
+        if adjoint and is_setitem(stmt):  # where passes/inplace.py may put back what it wrote
             adjoint.append(marker(Anno.RESTORE, stmt, stmt))
         return self.primal_of(stmt), adjoint
 
