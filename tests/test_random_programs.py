@@ -133,6 +133,11 @@ class Gen:
         if names and r.random() < 0.85:
             return r.choice(names)
         if kind == NF:
+            vectors = [n for n, k in sc.vars.items() if k == V3]
+            if vectors and sc.ints and r.random() < 0.25:  # an element by the counter: x[i]
+                self.features.add("element-read")
+                a, i = r.choice(vectors), r.choice(sc.ints)
+                return r.choice([f"{a}[{i} % 3]", f"{a}[({i} + 1) % 3]", f"{a}[2 - {i} % 3]"])
             arrays = [n for n, k in sc.vars.items() if k in ARRAYS]
             if arrays and r.random() < 0.7:
                 a = r.choice(arrays)

@@ -483,6 +483,59 @@ def complex_copy_written(x, c):
     return np.sum(x * np.real(z))
 
 
+# --- writes whose old array the adjoint reads: saved element by element and put back ---
+
+def whole_read_in_a_branch(x, a):
+    y = x * 1.0
+    s = 0.0
+    for i in range(len(x)):
+        if y[i] > 0.0:
+            y[i] = np.sin(y[i]) * a
+        s = s + np.sum(y * y * a)
+    return s
+
+
+def whole_read_in_an_inner_loop(x, a):
+    y = x * 1.0
+    s = 0.0
+    for t in range(3):
+        for i in range(1, len(x)):
+            y[i] = y[i - 1] * a + np.cos(y[i])
+            s = s + np.dot(y, x)
+    return s
+
+
+def whole_read_in_a_while_with_break(x, a):
+    y = x * 1.0
+    s = 0.0
+    i = 0
+    while i < len(x):
+        y[i] = y[i] * a - 0.1
+        s = s + np.sum(np.tanh(y))
+        if s > 2.0:
+            break
+        i = i + 1
+    return s
+
+
+def product_with_the_written_array_after_the_loop(x, a):
+    y = x * 1.0
+    s = 0.0
+    for i in range(len(x)):
+        y[i] = np.exp(0.3 * y[i]) * a
+        s = s + np.sum(y ** 2)
+    return s + np.sum(x * y)
+
+
+def slice_write_read_whole_each_step(u, r):
+    u = u * 1.0
+    s = 0.0
+    for t in range(4):
+        u[1:-1] = u[1:-1] + r * (u[2:] - u[:-2]) ** 2
+        s = s + np.sum(np.sin(u))
+    return s
+
+
 _X = np.array([0.3, -0.7, 1.1, 0.45, -0.2, 0.8, -1.3])
 _X8 = np.array([0.4, 0.9, -0.3, 0.6, 0.75, -0.5, 0.2, 0.35])
 _M = _rng.uniform(-1.0, 1.0, (3, 4))
@@ -505,6 +558,12 @@ CASES = {
     "copy_before_writes": (copy_before_writes, (_X,), (0,)),
     "old_element_then_write": (old_element_then_write, (_X, 0.7), (0, 1)),
     "whole_read_inside_loop": (whole_read_inside_loop, (_X, 0.7), (0, 1)),
+    "whole_read_in_a_branch": (whole_read_in_a_branch, (_X, 0.7), (0, 1)),
+    "whole_read_in_an_inner_loop": (whole_read_in_an_inner_loop, (_X, 0.6), (0, 1)),
+    "whole_read_in_a_while_with_break": (whole_read_in_a_while_with_break, (_X, 0.9), (0, 1)),
+    "product_with_the_written_array_after_the_loop": (
+        product_with_the_written_array_after_the_loop, (_X, 0.7), (0, 1)),
+    "slice_write_read_whole_each_step": (slice_write_read_whole_each_step, (_X8, 0.3), (0, 1)),
     "whole_read_before_loop": (whole_read_before_loop, (_X, 0.7), (0, 1)),
     "element_read_before_loop": (element_read_before_loop, (_X,), (0,)),
     "time_loop_same_elements": (time_loop_same_elements, (_X,), (0,)),
@@ -546,7 +605,8 @@ CASES = {
 # The cases whose Hessian-vector products are checked too.
 HVP = ("fill_zeros", "nonlinear_read_modify_write", "recurrence", "thomas", "heat_stencil",
        "rosenbrock_elements", "old_element_then_write", "write_into_argument",
-       "slice_write_time_loop")
+       "slice_write_time_loop", "whole_read_inside_loop", "whole_read_in_a_branch",
+       "slice_write_read_whole_each_step")
 
 # Constructs that may be refused (a TranspileError at the line of the write) or give NumPy's
 # numbers, never other numbers: name -> (function, args, wrt, the source text of the write,
