@@ -111,11 +111,26 @@ def written(g, index):
         return part
     if _basic(index):
         return part.copy() if isinstance(part, np.ndarray) else part
-    positions = np.arange(np.size(g)).reshape(np.shape(g))[index].ravel()
+    return np.where(_last_writes(np.shape(g), index), part, 0)
+
+
+def unwritten(d, like, index):
+    """The transpose of ``written(g, index)``: ``d`` spread back to ``like``'s shape, each
+    element from its last write."""
+    if isinstance(like, CONTAINERS) or _basic(index):
+        return unindex(d, like, index)
+    return unindex(np.where(_last_writes(np.shape(like), index), d, 0), like, index)
+
+
+def _last_writes(shape: tuple, index):
+    """For ``a[index]`` of an array of ``shape``: True where the element selected is the last
+    selection of its position (what ``a[index] = v`` keeps of ``v``)."""
+    selected = np.arange(int(np.prod(shape))).reshape(shape)[index]
+    positions = selected.ravel()
     last = np.zeros(positions.size, dtype=bool)
     _, first_of_reversed = np.unique(positions[::-1], return_index=True)
     last[positions.size - 1 - first_of_reversed] = True
-    return np.where(last.reshape(np.shape(part)), part, 0)
+    return last.reshape(np.shape(selected))
 
 
 def zero_index(g, index):

@@ -53,6 +53,26 @@ def tan_zero_index(ans, g, index):
     d[ans] = rt.zero_index(d[g], index)
 
 
+@adjoint(rt.written)  # g[index], each element from its last write: linear in g
+def adj_written(ans, g, index):
+    d[g] = rt.unwritten(d[ans], g, index)
+
+
+@tangent(rt.written)
+def tan_written(ans, g, index):
+    d[ans] = rt.written(d[g], index)
+
+
+@adjoint(rt.unwritten)  # its transpose
+def adj_unwritten(ans, d, like, index):
+    d[d] = rt.written(d[ans], index)
+
+
+@tangent(rt.unwritten)
+def tan_unwritten(ans, d, like, index):
+    d[ans] = rt.unwritten(d[d], like, index)
+
+
 # The product adjoints are bilinear: <u, Ma(g, b)> = <g, u @ b> gives both partials.
 @adjoint(rt.matmul_adjoint_a)
 def adj_matmul_adjoint_a(ans, g, a, b):
