@@ -451,8 +451,7 @@ def test_a_stencil_in_a_time_loop_reads_like_a_hand_written_adjoint():
                     ba = ba + b_t12 * _t10
                     b_t10 = b_t12 * a
                     bu_1[i - 1] += b_t10
-                    b_t7 = -b_t10
-                    b_t6 = b_t7 * 2.0
+                    b_t6 = b_t10 * -2.0
                     bu_1[i] += b_t6
                     bu_1[i + 1] += b_t10
                     bu_1[i] += b_t12

@@ -14,7 +14,9 @@ fixed point, then plain returns.
   functions, rule helpers or non-differentiable queries; ``print`` and unknown calls stay).
 - An element read again (``t2 = x[i]`` after ``t1 = x[i]``, nothing written between) is the
   first one's copy; two updates of one element with nothing reading the array between,
-  ``bx[i] += a`` ... ``bx[i] += b``, become one (``bx[i] += a + b``), as a person writes them.
+  ``bx[i] += a`` ... ``bx[i] += b``, become one (``bx[i] += a + b``), as a person writes them;
+  ``t = -y`` read only as ``t * 2.0`` next is ``y * -2.0``; an adjoint's ``c = np.copy(g[s])``,
+  ``g[s] = 0.0`` ... ``g[s] += c`` with only additions into ``g`` between keeps ``g[s]``.
 - A test computed for an ``if`` of its line and read by it alone moves into it
   (``if x.ndim != 1:``, as written), in every variant.
 - A ``# grad of:`` comment whose block became empty goes.
@@ -35,6 +37,7 @@ from __future__ import annotations
 from collections import Counter
 
 import gast
+import numpy as np
 
 import runtime
 from transpiler import ast_util as A
@@ -64,6 +67,8 @@ def optimize(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
             break
     _fuse_tests(fn)
     _join_element_updates(fn.body)
+    _negated_factors(fn)
+    _kept_in_place(fn.body)
     _drop_float_conversions(fn, ctx)
     return fn
 
@@ -213,6 +218,84 @@ def _reads_once(fn) -> bool:
                     continue
             seen = {k: v for k, v in seen.items() if not (stored & (v[1] | {v[0]}))}
     return changed
+
+
+def _kept_in_place(stmts: list) -> None:
+    """``c = np.copy(g[s]); g[s] = 0.0`` ... ``g[s] += c``, with only additions into ``g``
+    (``g[...] += e``, ``e`` not reading ``g``) between: the zeroing and the adding back go
+    (the sums are the same; ``g[s]`` keeps its value instead of leaving and coming back)."""
+    for stmt in stmts:
+        for field in ("body", "orelse"):
+            if isinstance(getattr(stmt, field, None), list):
+                _kept_in_place(getattr(stmt, field))
+    i = 0
+    while i + 1 < len(stmts):
+        copy, zero = stmts[i], stmts[i + 1]
+        c = A.target_name(copy)
+        part = copy.value.args[0] if c is not None and isinstance(copy.value, gast.Call) \
+            and getanno(copy.value, Anno.FUNC) is np.copy and len(copy.value.args) == 1 \
+            and not copy.value.keywords else None
+        if not (isinstance(part, gast.Subscript) and isinstance(part.value, gast.Name)
+                and isinstance(zero, gast.Assign) and len(zero.targets) == 1
+                and isinstance(zero.targets[0], gast.Subscript)
+                and gast.dump(zero.targets[0]).replace("Store", "Load") == gast.dump(part)
+                and isinstance(zero.value, gast.Constant) and zero.value.value == 0.0):
+            i += 1
+            continue
+        g, key = part.value.id, gast.dump(part.slice)
+        fixed = {g, c} | set(A.load_names(part.slice))
+        for k in range(i + 2, len(stmts)):
+            nxt = stmts[k]
+            adds = isinstance(nxt, gast.AugAssign) and isinstance(nxt.op, gast.Add) \
+                and isinstance(nxt.target, gast.Subscript) \
+                and isinstance(nxt.target.value, gast.Name) and nxt.target.value.id == g
+            if adds and gast.dump(nxt.target.slice) == key and isinstance(nxt.value, gast.Name) \
+                    and nxt.value.id == c:
+                del stmts[k]
+                del stmts[i + 1]
+                break
+            stored = {n.id for n in A.walk(nxt) if isinstance(n, gast.Name)
+                      and isinstance(n.ctx, gast.Store)}
+            reads_g = g in A.load_names(nxt.value if adds else nxt)
+            if (adds and reads_g) or (not adds and (reads_g or _writes(nxt))) \
+                    or stored & fixed or isinstance(nxt, (gast.If, gast.For, gast.While)):
+                break
+        i += 1
+
+
+def _negated_factors(fn) -> None:
+    """``t = -y`` read only by the next statement, ``u = t * c`` (``c`` a number):
+    ``u = y * -c`` (the same number: a sign moves onto the constant; an array operation
+    fewer)."""
+    names = [n for n in A.walk(fn) if isinstance(n, gast.Name)]
+    stores = Counter(n.id for n in names if not isinstance(n.ctx, gast.Load))
+    loads = Counter(n.id for n in names if isinstance(n.ctx, gast.Load))
+    blocks = [fn.body]
+    while blocks:
+        stmts = blocks.pop()
+        blocks += [getattr(s, f) for s in stmts for f in ("body", "orelse")
+                   if isinstance(getattr(s, f, None), list)]
+        i = 0
+        while i + 1 < len(stmts):
+            first, nxt = stmts[i], stmts[i + 1]
+            t = A.target_name(first)
+            value = nxt.value if isinstance(nxt, gast.Assign) else None
+            if t is not None and stores[t] == 1 and loads[t] == 1 \
+                    and isinstance(first.value, gast.UnaryOp) \
+                    and isinstance(first.value.op, gast.USub) \
+                    and isinstance(first.value.operand, gast.Name) \
+                    and isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult):
+                for side, other in (("left", "right"), ("right", "left")):
+                    here, there = getattr(value, side), getattr(value, other)
+                    if isinstance(here, gast.Name) and here.id == t and is_number(there):
+                        setattr(value, side, first.value.operand)
+                        setattr(value, other, A.const(-there.value))
+                        del stmts[i]
+                        break
+                else:
+                    i += 1
+                continue
+            i += 1
 
 
 def _join_element_updates(stmts: list) -> None:
