@@ -4,7 +4,7 @@ The lowering keeps every value: an element write ``y_2 = <setitem>(y_1, i, v)`` 
 ``y_2 = y_1.copy(); y_2[i] = v``, the adjoint zeroes the overwritten part of a gradient in a
 copy (``by_1 = rt.zero_index(by_2, i)``) and adds an element's gradient into a new array
 (``bx = bx + rt.unindex(p, x, i)``). In a loop each costs the whole array per element. This
-pass rewrites them, inside loops, as what a person writes by hand::
+pass rewrites them (in each loop, then in what runs once) as what a person writes by hand::
 
     y_2 = y_1; y_2[i] = v                  # (optimize then reads: y_1[i] = v)
     by_2[i] = 0.0; by_1 = by_2
