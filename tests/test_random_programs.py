@@ -841,8 +841,12 @@ def _robust_estimates(f, args, i, j, v):
 
 def ill_conditioned(f, args, grads) -> bool:
     """Finite differences cannot judge: an entry of the gradient is huge (values far beyond
-    the result's size, lost to rounding), or estimates with different steps disagree."""
+    the result's size, lost to rounding), estimates with different steps disagree, or the
+    function holds a value so large that O(1) terms beside it are lost (``s + x - x`` with
+    ``x`` near 1e82 has finite differences 0 in ``s``; the gradient is still 1)."""
     if any(np.any(np.abs(np.asarray(g, dtype=float)) > 1e6) for g in grads):
+        return True
+    if _largest_local(f, args) > 1e12:
         return True
     for i, j, v in _entries(args):
         with np.errstate(all="ignore"):
@@ -850,6 +854,38 @@ def ill_conditioned(f, args, grads) -> bool:
         if max(est) - min(est) > 1e-5 + 1e-3 * max(abs(e) for e in est):
             return True
     return False
+
+
+def _largest_local(f, args) -> float:
+    """The largest magnitude a float (or float array) local of ``f`` (or of what it calls) takes
+    in a run, seen line by line with a trace function."""
+    largest = 0.0
+
+    def trace(frame, event, arg):
+        nonlocal largest
+        if event in ("line", "return"):
+            for v in list(frame.f_locals.values()):
+                try:
+                    if isinstance(v, (float, np.floating)) or (
+                            isinstance(v, np.ndarray) and v.dtype.kind == "f" and v.size):
+                        with np.errstate(all="ignore"):
+                            m = float(np.nanmax(np.abs(v)))
+                        largest = max(largest, m if np.isfinite(m) else np.inf)
+                except (TypeError, ValueError):
+                    pass
+        return trace
+
+    old = sys.gettrace()
+    sys.settrace(trace)
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            f(*copy.deepcopy(args))
+    except Exception:  # noqa: BLE001 (the run is only looked at)
+        pass
+    finally:
+        sys.settrace(old)
+    return largest
 
 
 def confirmed_mismatch(f, args, grads, rtol=1e-4, atol=1e-6) -> str | None:
