@@ -147,3 +147,48 @@ def test_an_array_bound_on_some_paths_before_a_loop_that_writes_it(scale):
     f = make(BOUND_ON_SOME_PATHS, name="f")
     check_grad(f, scale * np.array([-0.646, 0.009, 1.257]), np.array([-1.115, 0.733, 1.111]),
                wrt=(0, 1))
+
+
+# Seed 477 (quick suite, NumPy 2.5): a tuple's gradient holds the gradient it was given, here a
+# read-only broadcast (rt.unreduce); its element became x's gradient, which an integer-array
+# read then added into in place: "array to perform in place operation on is read-only". A
+# container's gradient from rt.unindex is no new array (passes/inplace.py).
+CONTAINER_GRADIENT_THEN_INDEX_ARRAY_READ = """
+def f(x, y, z):
+    for i1 in range(0):
+        y *= y
+        for i2 in range(1):
+            w3 = np.ones((2, 3))
+            w3[i1 % 2] = ((-z) + np.where(np.sum(z) > 0.2, i1, z.mean()))
+            if w3[1][2] < 0.5:
+                break
+        w4 = np.copy(x)
+        w4[i1 % 3] += (np.mean(z) / 0.5)
+    w5 = np.ones(3)
+    w5[-1] = ((y * y) ** 3)
+    a6 = np.abs(np.mean(w5))
+    xs8 = ((+z[1:]), np.where(y > 0.0, x[[0, 2]], y),)
+    k7 = xs8[0] * xs8[-1]
+    p11 = (np.sum(np.where(a6 > 0.0, a6, k7) ** 2), x * 1.0)
+    u9, u10 = p11
+    if (np.arctan(y) / (1.0 + y * y)) <= 0.5:
+        xs13 = (sum([(u9 ** 3) for t14 in (np.array([[1.0], [-0.5]]) * z)]),
+                np.sum(w5[w5 > 0.1]), a6 * 1.0,)
+        k12 = xs13[0] * xs13[-1]
+        s15 = (np.array([[1.0], [-0.5]]) * w5)
+    else:
+        q18 = (u9 * np.array([0.5, -1.0, 2.0]))
+        for i16, e17 in zip(q18, z):
+            k7 = k7 * 0.9 + (k7 * (y * a6))
+            if ((y + float(e17)) > 0.5 and w5.mean() < 0.5):
+                break
+        else:
+            u9 = u9 + (-1.2)
+    return np.sum(k7) + np.sum(u10) + np.sum(w5) + (-np.tanh(a6))
+"""
+
+
+def test_a_containers_gradient_is_not_written_in_place():
+    from transpiler import check_grad
+    f = make(CONTAINER_GRADIENT_THEN_INDEX_ARRAY_READ, name="f")
+    check_grad(f, np.array([0.169, 0.874, -0.273]), -1.364, np.array([-0.495, -0.59, -0.247]))

@@ -43,9 +43,11 @@ from transpiler.anno import Anno, getanno, hasanno, setanno
 from transpiler.passes import tape
 
 _FRESH_CALLS = frozenset({np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like,
-                          np.empty_like, np.full_like, np.copy, np.array, runtime.unindex,
-                          runtime.zero_index, runtime.zeros_like_grad, runtime.zero_tangent,
-                          runtime.written})
+                          np.empty_like, np.full_like, np.copy, np.array,
+                          runtime.zeros_like_grad, runtime.zero_tangent})
+# new arrays when what they spread or select is an array; for a tuple, list or dict a container
+# holding the gradient it was given (unindex, written) or entries of the old one (zero_index)
+_FRESH_FOR_ARRAYS = {runtime.unindex: 1, runtime.zero_index: 0, runtime.written: 0}
 _PASSING = frozenset({runtime.unbroadcast})  # the first argument itself, or a new array
 _LOOPS = (gast.For, gast.While)
 
@@ -282,6 +284,15 @@ class _InPlace:
             if isinstance(value.func, gast.Attribute) and value.func.attr == "copy" \
                     and not value.args and func is None:
                 fresh = True
+            try:
+                shaped = _FRESH_FOR_ARRAYS.get(func)
+            except TypeError:  # (an unhashable callable)
+                shaped = None
+            if shaped is not None and len(value.args) > shaped:
+                like = value.args[shaped]
+                if isinstance(like, gast.Name) and self.rank(like.id):
+                    return []
+                return None  # (a container's entries may be the gradients it was given)
             if fresh:
                 return []
             if passing:
