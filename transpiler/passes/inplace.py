@@ -41,6 +41,7 @@ from transpiler import ast_util as A
 from transpiler.analysis.scalars import selects_once
 from transpiler.anno import Anno, getanno, hasanno, setanno
 from transpiler.passes import tape
+from transpiler.passes.ssa import stored_names
 
 _FRESH_CALLS = frozenset({np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like,
                           np.empty_like, np.full_like, np.copy, np.array,
@@ -118,7 +119,7 @@ class _InPlace:
         if not sites:
             return
         classes = _Classes()
-        assigned = _stores_in(body) | ({owner.target.id} if isinstance(owner, gast.For)
+        assigned = stored_names(body) | ({owner.target.id} if isinstance(owner, gast.For)
                                        and isinstance(owner.target, gast.Name) else set())
         for stmt in _statements(body):
             self.record(stmt, classes)
@@ -337,14 +338,14 @@ class _InPlace:
             for i, stmt in enumerate(stmts):
                 if stmt is loop:
                     always.update(A.assigned_always(stmts[:i]))
-                    maybe.update(_stores_in(stmts[:i]))
+                    maybe.update(stored_names(stmts[:i]))
                     return True
                 for field in ("body", "orelse"):
                     block = getattr(stmt, field, None)
                     if isinstance(block, list) and path(block):
                         always.update(A.assigned_always(stmts[:i]))
-                        maybe.update(_stores_in(stmts[:i + 1]) if isinstance(stmt, _LOOPS)
-                                     else _stores_in(stmts[:i]))
+                        maybe.update(stored_names(stmts[:i + 1]) if isinstance(stmt, _LOOPS)
+                                     else stored_names(stmts[:i]))
                         return True
             return False
 
@@ -549,11 +550,6 @@ def _block_of(stmts: list, target):
                 if found is not None:
                     return found
     return None
-
-
-def _stores_in(stmts: list) -> set[str]:
-    return {n.id for s in stmts for n in A.walk(s) if isinstance(n, gast.Name)
-            and isinstance(n.ctx, gast.Store)}
 
 
 def _first_adjoint(body: list) -> int:

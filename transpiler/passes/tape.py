@@ -192,7 +192,7 @@ def _recomputed(loop: Loop, saved: list[str], ctx) -> tuple[list[str], list]:
     for s in loop.primal:  # (top level: run on every iteration up to an exit)
         name = A.target_name(s)
         if name is None or name not in scalars or name in carried \
-                or assigned_twice(loop.primal, name) or not _cheap(s.value, scalars):
+                or _assigned_twice(loop.primal, name) or not _cheap(s.value):
             continue
         reads = set(A.load_names(s.value))
         if all(r == counter or r in recomputable or (r in wanted and r in scalars)
@@ -221,12 +221,12 @@ def _recomputed(loop: Loop, saved: list[str], ctx) -> tuple[list[str], list]:
     return kept, order
 
 
-def assigned_twice(stmts: list, name: str) -> bool:
+def _assigned_twice(stmts: list, name: str) -> bool:
     return sum(1 for s in stmts for n in A.walk(s) if isinstance(n, gast.Name)
                and n.id == name and isinstance(n.ctx, gast.Store)) > 1
 
 
-def _cheap(value, scalars) -> bool:
+def _cheap(value) -> bool:
     """A number computed by one operation of the interpreter: arithmetic of names and
     constants, an element of an array."""
     if isinstance(value, (gast.Name, gast.Constant)):
