@@ -4,22 +4,25 @@ from __future__ import annotations
 
 import inspect
 
+from transpiler.backends import check_backend
 from transpiler.context import Options
 from transpiler.gradient import BoundGradient, GradientFunction
 from transpiler.higher import GradientOfGradient
 
 
 def _decorator(mode: str):
-    def make(f=None, wrt=0, *, optimize: bool = True):
+    def make(f=None, wrt=0, *, optimize: bool = True, backend: str = "python"):
         if f is None:
-            return lambda g: make(g, wrt, optimize=optimize)
+            return lambda g: make(g, wrt, optimize=optimize, backend=backend)
         if not callable(f):
             raise TypeError(f"{mode} expects a function, got {f!r}")
+        check_backend(backend)
+        options = Options(optimize, backend=backend)
         if isinstance(f, GradientFunction) and f.mode == "grad":  # grad(grad(f))
-            return GradientOfGradient(f, wrt, mode, Options(optimize))
+            return GradientOfGradient(f, wrt, mode, options)
         if inspect.ismethod(f) and inspect.isfunction(f.__func__):
-            return BoundGradient(f, wrt, mode, Options(optimize))
-        return GradientFunction(f, wrt, mode, Options(optimize))
+            return BoundGradient(f, wrt, mode, options)
+        return GradientFunction(f, wrt, mode, options)
 
     make.__name__ = mode
     return make
@@ -29,7 +32,8 @@ grad = _decorator("grad")
 grad.__doc__ = """Gradient of a scalar-valued ``f`` with respect to argument(s) ``wrt``.
 
 ``wrt`` is a position, a parameter name, or a tuple of those (then a tuple of gradients is
-returned). Use as ``grad(f)``, ``@grad`` or ``@grad(wrt=(0, 1))``.
+returned). Use as ``grad(f)``, ``@grad`` or ``@grad(wrt=(0, 1))``. ``backend="numba"``
+compiles the generated code with Numba (``"auto"``: where Numba can; see the README).
 """
 value_and_grad = _decorator("value_and_grad")
 value_and_grad.__doc__ = """Like grad, returning ``(f(*args), gradient)`` from one call."""

@@ -131,9 +131,14 @@ class GradientFunction:
         return self.compiled_for(*args, **kwargs).source
 
     def compiled_for(self, *args, **kwargs) -> Compiled:
-        """The compiled variant a call with these arguments runs (compiling it if needed)."""
+        """The compiled variant a call with these arguments runs (compiling it if needed; with
+        Numba, for these arguments' types, so that its ``.backend`` says which code runs)."""
         kinds = kinds_of(self.__wrapped__, args, kwargs)
-        return self._variants.get(kinds) or self._compile(kinds)
+        compiled = self._variants.get(kinds) or self._compile(kinds)
+        native = getattr(compiled.function, "compile_for", None)
+        if native is not None and not kwargs:
+            native(*args)
+        return compiled
 
     def __call__(self, *args, **kwargs):
         return self._call(*args, **kwargs)

@@ -13,6 +13,7 @@ import numpy as np
 
 from transpiler import cache
 from transpiler.arguments import differentiable
+from transpiler.backends import check_backend
 from transpiler.context import Options
 from transpiler.emit import note_origin
 from transpiler.gradient import GradientFunction, check_function, kinds_of
@@ -41,17 +42,18 @@ class ForwardFunction(GradientFunction):
             raise
 
 
-def forward(f=None, wrt=0, *, optimize: bool = True):
+def forward(f=None, wrt=0, *, optimize: bool = True, backend: str = "python"):
     """Forward mode of ``f`` with respect to argument(s) ``wrt``: ``forward(f)(x, dx=v)`` is
     ``(f(x), J v)``. Use as ``forward(f)``, ``@forward`` or ``@forward(wrt=(0, 1))``."""
     if f is None:
-        return lambda g: forward(g, wrt, optimize=optimize)
+        return lambda g: forward(g, wrt, optimize=optimize, backend=backend)
     if not callable(f):
         raise TypeError(f"forward expects a function, got {f!r}")
-    return ForwardFunction(f, wrt, Options(optimize))
+    check_backend(backend)
+    return ForwardFunction(f, wrt, Options(optimize, backend=backend))
 
 
-def jvp(f, args, tangents, optimize: bool = True):
+def jvp(f, args, tangents, optimize: bool = True, backend: str = "python"):
     """``(f(*args), tangent)``: the Jacobian of ``f`` at ``args`` times ``tangents`` (one per
     positional argument, shaped like it; None, or an integer argument, means "held fixed")."""
     check_function(f)
@@ -77,7 +79,8 @@ def jvp(f, args, tangents, optimize: bool = True):
                             "tangent; pass None for it")
         _same_shape(p, a, t)
         active.append(p)
-    options = Options(optimize)
+    check_backend(backend)
+    options = Options(optimize, backend=backend)
     key = ("forward", tuple(active), options)
     with cache.LOCK:
         function = cache.lookup(f, key)

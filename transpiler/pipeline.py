@@ -88,6 +88,12 @@ class Compiled:
     snapshots: tuple = ()  # (global name, object) the code was compiled against
     callees: tuple = ()  # the compiled callees it calls (calls.SplitFunction, TangentFunction)
 
+    @property
+    def backend(self) -> str:
+        """Which code runs: ``"python"``, or ``"numba"`` (``backend="auto"``: ``"python"`` once
+        Numba refused it; ``compiled_for`` compiles for its arguments to tell)."""
+        return getattr(self.function, "backend", "python")
+
     def stale(self, fn) -> bool:
         """Whether a global the code, or a callee's, was compiled against now names another
         object (calls with floats check only the code's own, in the backend's fast_path)."""
@@ -127,7 +133,7 @@ def compile_function(fn, wrt: tuple[str, ...], mode: Mode | str, options: Option
         if debug:
             print(f"--- after: {description} ---\n{emit.to_source(node)}", file=sys.stderr)
     backend = backend_for(options)
-    source = backend.source(node)
+    source = backend.source(node, ctx.bindings)
     label = f"<{mode} of {fn.__qualname__} at {filename}:{fn.__code__.co_firstlineno}>"
     defs = node.body if isinstance(node, gast.Module) else [node]
     functions = backend.load(source, [d.name for d in defs], label, fn, ctx.bindings)

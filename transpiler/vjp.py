@@ -18,13 +18,14 @@ from transpiler import pipeline
 from transpiler.api import grad
 from transpiler.arguments import differentiable, objects_in
 from transpiler.calls import split_pair
+from transpiler.backends import check_backend
 from transpiler.context import Options
 from transpiler.function_args import functions_in, known
 from transpiler.gradient import check_function, refuse_shared_memory
 from transpiler.jvp import ForwardFunction, jvp
 
 
-def vjp(f, *args, optimize: bool = True):
+def vjp(f, *args, optimize: bool = True, backend: str = "python"):
     """``(value, pullback)``: ``pullback(seed)`` returns one gradient per positional argument
     (JAX's convention), None for an argument that cannot be differentiated (an int, a bool).
     ``f`` may return a scalar, an array or a tuple (then ``seed`` is a tuple)."""
@@ -37,7 +38,9 @@ def vjp(f, *args, optimize: bool = True):
     objects = objects_in(f, args, {})  # (refusing array types of their own)
     active = tuple(p for p, a in zip(params, args, strict=True)
                    if type(a) is float or differentiable(a))
-    pair = split_pair(pipeline.compile_function, f, active, Options(optimize), called=False,
+    check_backend(backend)
+    pair = split_pair(pipeline.compile_function, f, active, Options(optimize, backend=backend),
+                      called=False,
                       objects=objects, known=known(functions_in(f, args, {}) or ()))
     if pair.written:
         refuse_shared_memory(f, pair.written, args, {})

@@ -13,8 +13,9 @@ from transpiler.emit import note_origin
 NAME = "python"
 
 
-def source(tree) -> str:
-    """The text of the compiler's final tree, as the code this backend runs."""
+def source(tree, bindings: dict) -> str:
+    """The text of the compiler's final tree, as the code this backend runs (``bindings``: the
+    values it refers to by name, which a backend may add to)."""
     return emit.to_source(tree)
 
 

@@ -1,0 +1,322 @@
+"""Numba implementations of the runtime helpers that element loops, scalar loops and array code
+call, for gradients compiled with ``numba.njit`` (``backend="numba"``).
+
+Imported only by the Numba backend: it imports Numba, the rest of the runtime never does. Each
+helper keeps its one NumPy definition in its family's module; what is here says how Numba runs
+it for the types Numba gives it (numbers and arrays), chosen when the code is compiled as the
+NumPy version chooses at run time. A helper given a type it has no implementation for here (a
+tuple, list or dict gradient, an integer-array index into a 2-D array) is a typing error,
+which the backend reports as a ``TranspileError`` at the user's line.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import types
+from numba.extending import overload
+
+from runtime import arrays, broadcast, containers, linalg, objects
+
+
+def _number(t) -> bool:
+    return isinstance(t, (types.Number, types.Boolean))
+
+
+def _float_dtype(t):
+    """The dtype of a gradient of an array of Numba type ``t``: its own if floating, else
+    float64."""
+    return t.dtype if isinstance(t.dtype, types.Float) else types.float64
+
+
+def _basic(index) -> bool:
+    """An index that selects a view (as ``broadcast._basic``): ints and slices."""
+    parts = index.types if isinstance(index, types.BaseTuple) else (index,)
+    return all(isinstance(p, (types.Integer, types.SliceType)) for p in parts)
+
+
+def _int_vector(index) -> bool:
+    return isinstance(index, types.Array) and index.ndim == 1 \
+        and isinstance(index.dtype, types.Integer)
+
+
+@overload(broadcast.unbroadcast)
+def _unbroadcast(g, like):
+    if _number(like):
+        if isinstance(g, types.Array):
+            return lambda g, like: g.sum()
+        return lambda g, like: g
+    if isinstance(like, types.Array):
+        if _number(g):
+            return lambda g, like: np.full(like.shape, g)
+        if isinstance(g, types.Array) and g.ndim >= like.ndim:
+            return lambda g, like: g if g.shape == like.shape else _sum_to(g, like.shape)
+    return None
+
+
+def _sum_to(g, shape):
+    """``g`` summed over its leading axes and the axes where ``shape`` has length 1."""
+    out = np.zeros(shape, dtype=g.dtype)
+    flat, values = out.ravel(), g.ravel()
+    extra = g.ndim - len(shape)
+    for p in range(values.size):
+        rest, offset, stride = p, 0, 1
+        for d in range(g.ndim - 1, extra - 1, -1):
+            k = d - extra
+            i = rest % g.shape[d]
+            rest //= g.shape[d]
+            if shape[k] != 1:
+                offset += i * stride
+            stride *= shape[k]
+        flat[offset] += values[p]
+    return out
+
+
+@overload(broadcast.unreduce)
+def _unreduce(g, like, axis=None, keepdims=False):
+    none = axis is None or isinstance(axis, (types.NoneType, types.Omitted))
+    if _number(like):
+        return lambda g, like, axis=None, keepdims=False: g
+    if isinstance(like, types.Array) and none and _number(g):
+        return lambda g, like, axis=None, keepdims=False: np.full(like.shape, g)
+    if isinstance(like, types.Array) and like.ndim == 1 and isinstance(g, types.Array) \
+            and g.ndim == 1:  # (a reduction of a vector over axis 0 with keepdims)
+        return lambda g, like, axis=None, keepdims=False: np.full(like.shape, g[0])
+    return None
+
+
+@overload(broadcast.seed)
+def _seed(out):
+    if _number(out):
+        return lambda out: 1.0
+    if isinstance(out, types.Array):
+        def seed(out):
+            if out.size != 1:
+                raise TypeError("grad needs a function returning a scalar")
+            return np.ones_like(out)
+        return seed
+    return None
+
+
+@overload(broadcast.zeros_like_grad)
+def _zeros_like_grad(x):
+    if _number(x) or isinstance(x, types.Optional) and _number(x.type):
+        return lambda x: 0.0
+    if isinstance(x, types.Array):
+        dtype = _float_dtype(x)
+        return lambda x: np.zeros(x.shape, dtype=dtype)
+    return None
+
+
+@overload(broadcast.zero_tangent)
+def _zero_tangent(x):
+    return _zeros_like_grad(x)
+
+
+@overload(broadcast.grad_like)
+def _grad_like(g, x):
+    if isinstance(x, types.Array):
+        dtype = x.dtype
+        if _number(g):
+            return lambda g, x: np.full(x.shape, g, dtype=dtype)
+        if isinstance(g, types.Array) and g.dtype == x.dtype and g.ndim == x.ndim:
+            return lambda g, x: g if g.shape == x.shape else np.broadcast_to(g, x.shape).copy()
+        if isinstance(g, types.Array):
+            return lambda g, x: np.broadcast_to(g, x.shape).astype(dtype)
+    if _number(x) and not isinstance(x, types.Complex):
+        if isinstance(g, types.Array):
+            return lambda g, x: float(g.ravel()[0])
+        if _number(g):
+            return lambda g, x: float(g)
+    return None
+
+
+@overload(broadcast.tangent_like)
+def _tangent_like(t, value):
+    if isinstance(value, types.Array) and not isinstance(value.dtype, types.Float):
+        return lambda t, value: np.broadcast_to(t, value.shape).astype(np.float64)
+    if _number(value) and not isinstance(value, types.Float):
+        return lambda t, value: float(t)
+    return _grad_like(t, value)
+
+
+@overload(objects.owned)
+def _owned(obj):
+    if isinstance(obj, types.Array):
+        return lambda obj: obj.copy()
+    if _number(obj):
+        return lambda obj: obj
+    return None
+
+
+@overload(broadcast.unindex)
+def _unindex(g, like, index):
+    if not isinstance(like, types.Array):
+        return None
+    dtype = _float_dtype(like)
+    if _basic(index):
+        def unindex(g, like, index):
+            out = np.zeros(like.shape, dtype=dtype)
+            out[index] = g
+            return out
+        return unindex
+    if _int_vector(index) and like.ndim == 1:
+        def unindex_at(g, like, index):
+            out = np.zeros(like.shape, dtype=dtype)
+            _add_at(out, index, g)
+            return out
+        return unindex_at
+    return None
+
+
+def _add_at(out, index, part):
+    """``np.add.at(out, index, part)`` for a 1-D ``out`` and integer vector ``index``."""
+    parts = np.broadcast_to(np.asarray(part), index.shape)
+    for k in range(index.size):
+        out[index[k]] += parts[k]
+
+
+def _last_writes(n, index):
+    """Which entries of ``index`` (an integer vector into a length-``n`` axis) are the last
+    write of their element (as ``broadcast._last_writes``)."""
+    last = np.ones(index.size, dtype=np.bool_)
+    seen = np.zeros(n, dtype=np.bool_)
+    for k in range(index.size - 1, -1, -1):
+        j = index[k] % n
+        last[k] = not seen[j]
+        seen[j] = True
+    return last
+
+
+@overload(broadcast.written)
+def _written(g, index):
+    if isinstance(g, types.Array) and g.ndim == 1 and _int_vector(index):
+        def written_at(g, index):
+            return np.where(_last_writes(g.size, index), g[index], 0.0)
+        return written_at
+    if isinstance(g, types.Array) and _basic(index):
+        if len(index.types if isinstance(index, types.BaseTuple) else (index,)) >= g.ndim \
+                and not any(isinstance(p, types.SliceType) for p in (
+                    index.types if isinstance(index, types.BaseTuple) else (index,))):
+            return lambda g, index: g[index]  # (an element)
+        return lambda g, index: g[index].copy()
+    return None
+
+
+@overload(broadcast.unwritten)
+def _unwritten(d, like, index):
+    if isinstance(like, types.Array) and _basic(index):
+        return lambda d, like, index: broadcast.unindex(d, like, index)
+    if isinstance(like, types.Array) and like.ndim == 1 and _int_vector(index):
+        def unwritten_at(d, like, index):
+            part = np.broadcast_to(np.asarray(d), index.shape)
+            return broadcast.unindex(np.where(_last_writes(like.size, index), part, 0.0), like,
+                                     index)
+        return unwritten_at
+    return None
+
+
+@overload(broadcast.zero_index)
+def _zero_index(g, index):
+    if isinstance(g, types.Array):
+        dtype = _float_dtype(g)
+
+        def zero_index(g, index):
+            out = g.astype(dtype)
+            out[index] = 0
+            return out
+        return zero_index
+    return None
+
+
+@overload(broadcast.add_into)
+def _add_into(g, index, part):
+    if not isinstance(g, types.Array):
+        return None
+    if _basic(index):
+        def add_into(g, index, part):
+            g[index] += part
+            return g
+        return add_into
+    if isinstance(index, types.Array) and isinstance(index.dtype, types.Boolean):
+        def add_into_mask(g, index, part):
+            g[index] = g[index] + part
+            return g
+        return add_into_mask
+    if _int_vector(index) and g.ndim == 1:
+        def add_into_at(g, index, part):
+            _add_at(g, index, part)
+            return g
+        return add_into_at
+    return None
+
+
+@overload(arrays.shape_of)
+def _shape_of(x):
+    return lambda x: x  # (an array itself: Numba has no ShapeOf)
+
+
+@overload(containers.cotangent)
+def _cotangent(ct, value):
+    if isinstance(value, types.Array) and isinstance(ct, types.UniTuple) \
+            and isinstance(ct.dtype, types.Array):
+        return lambda ct, value: np.stack(ct)
+    if not isinstance(ct, (types.BaseTuple, types.List)):
+        return lambda ct, value: ct
+    return None
+
+
+@overload(containers.appended)
+def _appended(items, item):
+    if isinstance(items, types.List):
+        def appended(items, item):
+            out = list(items)
+            out.append(item)
+            return out
+        return appended
+    return None
+
+
+@overload(containers.sequence)
+def _sequence(items):
+    if isinstance(items, (types.Array, types.List, types.BaseTuple, types.RangeType)):
+        return lambda items: items
+    return None
+
+
+@overload(linalg.matmul_adjoint_a)
+def _matmul_adjoint_a(g, a, b):
+    if all(isinstance(t, types.Array) for t in (g, a, b)):
+        if a.ndim == 2 and b.ndim == 2:
+            return lambda g, a, b: g @ b.T
+        if a.ndim == 2 and b.ndim == 1:  # g: (n,) = (a @ b)
+            return lambda g, a, b: np.outer(g, b)
+        if a.ndim == 1 and b.ndim == 2:  # g: (m,)
+            return lambda g, a, b: b @ g
+        if a.ndim == 1 and b.ndim == 1:
+            return lambda g, a, b: g * b
+    return None
+
+
+@overload(linalg.matmul_adjoint_b)
+def _matmul_adjoint_b(g, a, b):
+    if all(isinstance(t, types.Array) for t in (a, b)):
+        if a.ndim == 2 and b.ndim == 2:
+            return lambda g, a, b: a.T @ g
+        if a.ndim == 2 and b.ndim == 1:
+            return lambda g, a, b: a.T @ g
+        if a.ndim == 1 and b.ndim == 2:
+            return lambda g, a, b: np.outer(a, g)
+        if a.ndim == 1 and b.ndim == 1:
+            return lambda g, a, b: g * a
+    return None
+
+
+def _private(fn):
+    """A helper of this module, compiled where its callers are."""
+    from numba import njit
+    return njit(fn)
+
+
+_sum_to = _private(_sum_to)
+_last_writes = _private(_last_writes)
+_add_at = _private(_add_at)

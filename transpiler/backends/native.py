@@ -1,0 +1,302 @@
+"""The Numba backend: the generated source in the subset of Python that ``numba.njit`` compiles
+in nopython mode, each function compiled once per argument types on its first call.
+
+``source`` rewrites the final tree where the Python backend's spelling is not Numba's:
+
+- ``for entry in reversed(_tape):`` (Numba has no ``reversed`` of a list) becomes an index loop
+  over the tape, ``for _tape_index in range(len(_tape) - 1, -1, -1): entry =
+  _tape[_tape_index]`` (of a range, ``entry = r.start + r_index * r.step``: Numba cannot index
+  a range);
+- ``del`` statements go (Numba refuses them, and frees what is dead itself);
+- a call of a compiled callee, ``helper_vjp.forward(a)`` (an attribute of a Python object,
+  which Numba cannot call) becomes a call of a name bound to the callee's own compiled function,
+  ``helper_vjp_forward(a)``.
+
+``load`` wraps each function in a :class:`NativeFunction`, which runs the compiled code and
+turns Numba's refusal (a call it does not support, a value of no Numba type) into a
+``TranspileError`` at the user's line, or, for ``backend="auto"``, runs the Python function
+instead. The runtime helpers the generated code calls get their Numba implementations from
+``runtime.native``, registered when this backend is first used.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import inspect
+import os
+import re
+import types
+
+import gast
+import numpy as np
+
+from transpiler import emit
+from transpiler.backends import python
+from transpiler.calls import SplitFunction, TangentFunction
+from transpiler.errors import TranspileError
+
+INSTALL = 'pip install "transpiler[numba]" (or pip install numba)'
+HINT = 'use backend="python" (or backend="auto", which runs the Python gradient where Numba ' \
+       'cannot compile it)'
+_CALLEE_PARTS = {SplitFunction: ("forward", "backward"), TangentFunction: ("call",)}
+
+
+def numba_module():
+    """``numba`` (its runtime helpers registered), or an ImportError that says how to get it."""
+    try:
+        import numba
+    except ImportError:
+        raise ImportError(f'backend="numba" needs Numba, which is not installed: {INSTALL}') \
+            from None
+    import runtime.native  # noqa: F401  (registers the helpers' Numba implementations)
+    return numba
+
+
+def available() -> bool:
+    try:
+        numba_module()
+    except ImportError:
+        return False
+    return True
+
+
+class Backend:
+    """``backend="numba"`` (``fallback=False``: what Numba cannot compile is refused) or
+    ``backend="auto"`` (``fallback=True``: it runs as Python)."""
+
+    def __init__(self, name: str, fallback: bool):
+        self.NAME, self.fallback = name, fallback
+
+    def source(self, tree, bindings: dict) -> str:
+        if self.fallback and not available():
+            return python.source(tree, bindings)
+        _Rewrite(bindings).visit(tree)
+        return emit.to_source(tree)
+
+    def load(self, text: str, names: list[str], label: str, fn, bindings: dict) -> list:
+        functions = emit.load(text, names, label, fn, bindings)
+        if self.fallback and not available():
+            return functions
+        numba = numba_module()
+        njit = functools.partial(numba.njit, boundscheck=True)
+        return [NativeFunction(f, njit, self.fallback, fn) for f in functions]
+
+    def fast_path(self, fn, compiled, count: int, keywords: frozenset, slow):
+        return python.fast_path(fn, compiled, count, keywords, slow)
+
+
+class NativeFunction:
+    """A generated function compiled by Numba on its first call (per argument types).
+
+    ``.backend`` says which code runs: ``"numba"``, or ``"python"`` once Numba refused it under
+    ``backend="auto"``. Numba's refusal is a ``TranspileError`` naming the user's line the
+    refused statement came from; errors of the computation itself pass unchanged."""
+
+    def __init__(self, python_function, njit, fallback: bool, fn):
+        self.python, self.fallback, self.fn = python_function, fallback, fn
+        self.__name__ = python_function.__name__
+        self.__code__ = code = python_function.__code__
+        self.backend = "numba"
+        self.reason = ""  # why Numba refused it (backend="auto" then runs the Python function)
+        self._signature = None
+        if code.co_kwonlyargcount:  # (Numba has no keyword-only parameters: all positional)
+            self._signature = inspect.signature(python_function)
+            python_function = types.FunctionType(
+                code.replace(co_argcount=code.co_argcount + code.co_kwonlyargcount,
+                             co_kwonlyargcount=0),
+                python_function.__globals__, python_function.__name__, None,
+                python_function.__closure__)
+        self.native = self._run = njit(python_function)
+
+    def __call__(self, *args, **kwargs):
+        try:
+            if self._run is self.python:
+                return self.python(*args, **kwargs)
+            for a in args:
+                if type(a) is np.ndarray and a.dtype.kind == "f" and a.dtype.char != "d":
+                    raise _NotFloat64(a.dtype)
+            if self._signature is not None:
+                bound = self._signature.bind(*args, **kwargs)
+                bound.apply_defaults()
+                args, kwargs = (*bound.args, *bound.kwargs.values()), {}
+            return self._run(*args, **kwargs)
+        except Exception as e:
+            if not _refused(e):
+                raise
+            if not self.fallback:
+                raise self.refusal(e) from None
+            self._run, self.backend, self.reason = self.python, "python", _reason(str(e))
+            return self.python(*args, **kwargs)
+
+    def compile_for(self, *args) -> None:
+        """Compile for these arguments' types without running (``.backend`` then says which
+        code a call with them runs)."""
+        if self._run is self.python or self._signature is not None:
+            return
+        try:
+            for a in args:
+                if type(a) is np.ndarray and a.dtype.kind == "f" and a.dtype.char != "d":
+                    raise _NotFloat64(a.dtype)
+            self.native.compile(tuple(self.native.typeof_pyval(a) for a in args))
+        except Exception as e:
+            if not _refused(e):
+                raise
+            if not self.fallback:
+                raise self.refusal(e) from None
+            self._run, self.backend, self.reason = self.python, "python", _reason(str(e))
+
+    def refusal(self, e: Exception) -> TranspileError:
+        """Numba's refusal of this code, at the user's line the refused statement came from."""
+        text = str(e)
+        where = None
+        for m in re.finditer(r'File "([^"]+)", line (\d+)', text):
+            where = emit.origin_of(m[1], int(m[2])) or where
+            if where:
+                break
+        code = self.fn.__code__
+        filename, line = (where[0], where[1]) if where else (code.co_filename,
+                                                              code.co_firstlineno)
+        return TranspileError(f"Numba cannot compile the gradient of {self.fn.__qualname__}: "
+                              f"{_reason(text)}", filename, line, hint=HINT)
+
+    def __repr__(self) -> str:
+        return f"<{self.backend} function {self.__name__}>"
+
+
+class _NotFloat64(Exception):
+    """A floating array other than float64: Numba's type promotion is not NumPy's there (a
+    float32 array times a Python float is float64 in Numba, float32 in NumPy), so the numbers
+    and types would not be the Python gradient's."""
+
+    def __init__(self, dtype):
+        super().__init__(f"an argument is a {dtype} array: Numba promotes {dtype} arithmetic "
+                         "otherwise than NumPy, so only float64 arrays are compiled")
+
+
+def _refused(e: Exception) -> bool:
+    """Whether ``e`` is Numba refusing to compile (its errors, or any raised inside Numba's own
+    code), not an error of the computation the compiled code ran."""
+    from numba.core.errors import NumbaError
+    if isinstance(e, (NumbaError, _NotFloat64)):
+        return True
+    if isinstance(e, TypeError) and re.fullmatch(r"expected .+, got None", str(e)):
+        return True  # (a value Numba typed as optional was None where it is used)
+    if isinstance(e, NotImplementedError) and str(e) == "incompatible shape for array":
+        return True  # (a reshape Numba cannot do without a copy)
+    tb = e.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename.startswith(_NUMBA_DIR):
+            return True
+        tb = tb.tb_next
+    return False
+
+
+_NUMBA_DIR = os.path.dirname(importlib.util.find_spec("numba").origin) + os.sep \
+    if importlib.util.find_spec("numba") else "<no numba>"
+
+
+def _reason(text: str) -> str:
+    """The line of Numba's message that says what it could not do."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", text)
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith(("Failed in", "During:", "File ", "No implementation",
+                                         "- Resolution failure", "There are")):
+            return line.rstrip(":.")[:300]
+    return "Numba's type inference failed"
+
+
+class _Rewrite(gast.NodeTransformer):
+    """The rewrites of the module docstring, in place."""
+
+    def __init__(self, bindings: dict):
+        self.bindings = bindings
+        self.ranges: set[str] = set()  # names bound to range(...) (Numba cannot index a range)
+
+    def visit_FunctionDef(self, node):
+        self.ranges = {n.targets[0].id for n in gast.walk(node)
+                       if isinstance(n, gast.Assign) and len(n.targets) == 1
+                       and isinstance(n.targets[0], gast.Name) and isinstance(n.value, gast.Call)
+                       and isinstance(n.value.func, gast.Name) and n.value.func.id == "range"}
+        self.generic_visit(node)
+        return node
+
+    def visit_Delete(self, node):
+        """Numba frees what it no longer needs itself (and refuses ``del``)."""
+        return gast.Pass() if all(isinstance(t, gast.Name) for t in node.targets) else node
+
+    def visit_For(self, node):
+        self.generic_visit(node)
+        it = node.iter
+        if not (isinstance(it, gast.Call) and isinstance(it.func, gast.Name)
+                and it.func.id == "reversed" and len(it.args) == 1 and not it.keywords):
+            return node
+        seq, count = it.args[0], None
+        if isinstance(seq, gast.Subscript) and isinstance(seq.slice, gast.Slice) \
+                and seq.slice.lower is None and seq.slice.step is None and seq.slice.upper:
+            seq, count = seq.value, seq.slice.upper  # reversed(_t1[:_n])
+        if not isinstance(seq, gast.Name):
+            return node
+        index = f"{seq.id}_index"
+        count = count or gast.Call(_load("len"), [_load(seq.id)], [])
+        minus_one = gast.UnaryOp(gast.USub(), gast.Constant(1, None))
+        node.iter = gast.Call(_load("range"), [
+            gast.BinOp(count, gast.Sub(), gast.Constant(1, None)), minus_one, minus_one], [])
+        if seq.id in self.ranges:  # the range's entry: start + index * step
+            entry = gast.BinOp(gast.Attribute(_load(seq.id), "start", gast.Load()), gast.Add(),
+                               gast.BinOp(_load(index), gast.Mult(),
+                                          gast.Attribute(_load(seq.id), "step", gast.Load())))
+        else:
+            entry = gast.Subscript(_load(seq.id), _load(index), gast.Load())
+        first = gast.copy_location(gast.Assign([node.target], entry, None), node)
+        node.target = gast.Name(index, gast.Store(), None, None)
+        node.body = [first, *node.body]
+        return node
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        for k in node.keywords:  # dtype=float: Numba takes NumPy's types only
+            if k.arg == "dtype" and isinstance(k.value, gast.Name) and k.value.id in _DTYPES:
+                name = f"_{_DTYPES[k.value.id].__name__}"
+                self.bindings[name] = _DTYPES[k.value.id]
+                k.value = _load(name)
+        f = node.func
+        if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name):
+            callee = self.bindings.get(f.value.id)
+            parts = _CALLEE_PARTS.get(type(callee), ())
+            if f.attr in parts and getattr(callee, f.attr) is not None:
+                name = f"{f.value.id}_{f.attr}"
+                compiled = getattr(callee, f.attr)
+                self.bindings[name] = getattr(compiled, "native", compiled)
+                node.func = _load(name)
+                if node.keywords:
+                    _positional(node, getattr(compiled, "python", compiled))
+        return node
+
+
+_DTYPES = {"float": np.float64, "int": np.int64, "bool": np.bool_, "complex": np.complex128}
+
+
+def _positional(call, function) -> None:
+    """Pass ``call``'s keyword arguments by position (Numba's callee takes its keyword-only
+    parameters by position too), with the defaults of those not passed (numbers only: otherwise
+    the call is left for Numba to refuse)."""
+    params = list(inspect.signature(function).parameters.values())
+    given = {k.arg: k.value for k in call.keywords}
+    if None in given or any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        return
+    args = list(call.args)
+    for p in params[len(args):]:
+        if p.name in given:
+            args.append(given.pop(p.name))
+        elif type(p.default) in (int, float, bool):
+            args.append(gast.Constant(p.default, None))
+        else:
+            return
+    if not given:
+        call.args, call.keywords = args, []
+
+
+def _load(name: str):
+    return gast.Name(name, gast.Load(), None, None)
