@@ -78,9 +78,18 @@ def _unreduce(g, like, axis=None, keepdims=False):
         return lambda g, like, axis=None, keepdims=False: g
     if isinstance(like, types.Array) and none and _number(g):
         return lambda g, like, axis=None, keepdims=False: np.full(like.shape, g)
-    if isinstance(like, types.Array) and like.ndim == 1 and isinstance(g, types.Array) \
-            and g.ndim == 1:  # (a reduction of a vector over axis 0 with keepdims)
-        return lambda g, like, axis=None, keepdims=False: np.full(like.shape, g[0])
+    kept = isinstance(keepdims, types.BooleanLiteral) and keepdims.literal_value
+    if isinstance(like, types.Array) and isinstance(axis, types.Integer) \
+            and isinstance(g, types.Array):
+        if kept or g.ndim == like.ndim:
+            return lambda g, like, axis=None, keepdims=False: \
+                np.broadcast_to(g, like.shape).copy()
+        if g.ndim == like.ndim - 1:
+            return lambda g, like, axis=None, keepdims=False: np.broadcast_to(
+                np.expand_dims(g, axis % like.ndim), like.shape).copy()
+    if isinstance(like, types.Array) and isinstance(axis, types.Integer) and _number(g) \
+            and like.ndim == 1:
+        return lambda g, like, axis=None, keepdims=False: np.full(like.shape, g)
     return None
 
 
@@ -159,6 +168,15 @@ def _unindex(g, like, index):
             out[index] = g
             return out
         return unindex
+    kept = _without_newaxis(index)
+    if kept:
+        return _compiled(f"""
+def unindex_newaxis(g, like, index):
+    out = np.zeros(like.shape, dtype=dtype)
+    selected = {kept}
+    out[selected] = np.ascontiguousarray(g).reshape(out[selected].shape)
+    return out
+""", dtype=dtype)
     if _int_vector(index) and like.ndim == 1:
         def unindex_at(g, like, index):
             out = np.zeros(like.shape, dtype=dtype)
@@ -166,6 +184,27 @@ def _unindex(g, like, index):
             return out
         return unindex_at
     return None
+
+
+def _without_newaxis(index) -> str:
+    """For an index tuple of ints, slices and None (a new axis, which selects nothing), the
+    source of the tuple without its None parts; "" for any other index."""
+    parts = index.types if isinstance(index, types.BaseTuple) else ()
+    if not any(isinstance(p, types.NoneType) for p in parts) or not all(
+            isinstance(p, (types.Integer, types.SliceType, types.NoneType)) for p in parts):
+        return ""
+    return "(" + "".join(f"index[{k}], " for k, p in enumerate(parts)
+                         if not isinstance(p, types.NoneType)) + ")"
+
+
+def _compiled(source: str, **names):
+    """The one function ``source`` defines, seeing NumPy and ``names``: an implementation whose
+    code depends on the types (which parts of an index tuple to keep)."""
+    namespace = {"np": np, **names}
+    exec(source, namespace)
+    (function,) = (v for k, v in namespace.items() if k not in names and k != "np"
+                   and callable(v) and not k.startswith("__"))
+    return function
 
 
 def _add_at(out, index, part):
@@ -237,6 +276,16 @@ def _add_into(g, index, part):
             g[index] += part
             return g
         return add_into
+    kept = _without_newaxis(index)
+    if kept:
+        return _compiled(f"""
+def add_into_newaxis(g, index, part):
+    selected = {kept}
+    view = g[selected]
+    view += {"np.ascontiguousarray(part).reshape(view.shape)"
+             if isinstance(part, types.Array) else "part"}
+    return g
+""")
     if isinstance(index, types.Array) and isinstance(index.dtype, types.Boolean):
         def add_into_mask(g, index, part):
             g[index] = g[index] + part

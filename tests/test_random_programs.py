@@ -38,6 +38,12 @@ is not counted either: refusals are reported by message. Crashes (exceptions fro
 the generated code) and wrong numbers count, in either mode. Reduced bugs the tester found live
 in ``tests/test_random_regressions.py``.
 
+``TRANSPILER_SOAK_BACKEND=numba`` (see ``BACKEND``; slow, for soaks: Numba compiles every
+program) also runs every program the Python backend got right with ``backend="numba"``: the
+gradient for all arguments and ``jvp`` along the forward check's tangent must equal the Python
+backend's to 1e-12 relative, with the same types, shapes and dtypes. Numba refusing
+(TranspileError) is counted and reported by message; a crash or a different number fails.
+
 ``TRANSPILER_GEN_DISABLE=ifexp,return`` (see ``DISABLE``) switches generator constructs off, to
 look past a known bug; ``--shrink`` reduces a failing program by deleting statements and
 simplifying expressions while it keeps failing the same way. A soak of 1000 programs or more
@@ -46,6 +52,8 @@ prints a progress line every 500 programs and each failure as it is found.
     python -m pytest tests/test_random_programs.py                      # 200 programs
     TRANSPILER_SOAK=3000 python -m pytest tests/test_random_programs.py -k soak -s
     TRANSPILER_SOAK=3000 TRANSPILER_SOAK_SEED=50000 python tests/test_random_programs.py
+    TRANSPILER_SOAK_BACKEND=numba TRANSPILER_SOAK=600 python -m pytest \
+        tests/test_random_programs.py::test_soak -s          # and the same under Numba
     python tests/test_random_programs.py --seed 1234 [--shrink]   # one program and its verdict
 """
 
@@ -1000,6 +1008,9 @@ class Outcome:
     status: str          # ok, skip, refused, crash, mismatch
     detail: str = ""
     kind: str = ""       # for failures: fd, opt-vs-noopt, wrt, variant, mutation, crash
+    # with BACKEND "numba", on a program checked: "grad" and "jvp" -> "" (compared with the
+    # Python backend's results) or Numba's refusal message
+    numba: dict = field(default_factory=dict)
 
     @property
     def failed(self) -> bool:
@@ -1121,7 +1132,10 @@ def _check_program(source: str, args: tuple) -> Outcome:
         return Outcome("refused", _refusal(exc))
     except Exception as exc:
         return _crash("cross-check", exc)
-    return _check_forward(source, f, args, grads[True])
+    outcome = _check_forward(source, f, args, grads[True])
+    if BACKEND == "numba" and outcome.status == "ok":
+        return _check_numba(f, args, grads[True])
+    return outcome
 
 
 def _refusal(exc: TranspileError) -> str:
@@ -1225,6 +1239,88 @@ DOT_RTOL = 1e-9  # forward tangent vs reverse gradient . tangent, relative to th
 # The share of programs with several arguments whose forward mode is also run with one tangent
 # alone: all of them in a soak or a single seed's check, some in the default run (time).
 ONE_TANGENT_SHARE = 0.3
+
+
+# --------------------------------------------------------------------------------------------
+# The Numba backend, on programs the Python backend got right: the same numbers.
+
+# TRANSPILER_SOAK_BACKEND=numba also differentiates every program checked with backend="numba"
+BACKEND = os.environ.get("TRANSPILER_SOAK_BACKEND", "python") or "python"
+if BACKEND not in ("python", "numba"):
+    raise ValueError(f"TRANSPILER_SOAK_BACKEND={BACKEND!r}: expected numba (or python)")
+NUMBA_RTOL, NUMBA_ATOL = 1e-12, 1e-300
+
+
+def _numba_differs(python, native) -> str | None:
+    """None when Numba's result equals the Python backend's (the same type, shape and dtype;
+    the numbers to ``NUMBA_RTOL``), else how they differ. A NumPy scalar from the Python backend
+    may come back a Python float (Numba returns its float64 scalars as floats)."""
+    if isinstance(python, np.ndarray):
+        if not isinstance(native, np.ndarray) or native.shape != python.shape \
+                or native.dtype != python.dtype:
+            return (f"an array of shape {python.shape} and dtype {python.dtype} from Python, "
+                    f"{type(native).__name__} {np.shape(native)} "
+                    f"{getattr(native, 'dtype', '')} from Numba")
+    elif type(python) is float:
+        if type(native) is not float:
+            return f"a float from Python, a {type(native).__name__} from Numba"
+    elif not isinstance(native, (float, np.floating)) or np.ndim(native) != 0:
+        return f"a {type(python).__name__} from Python, a {type(native).__name__} from Numba"
+    a, b = np.asarray(python, float), np.asarray(native, float)
+    if np.array_equal(a, b, equal_nan=True) or bool(np.all(
+            np.abs(a - b) <= NUMBA_ATOL + NUMBA_RTOL * np.maximum(np.abs(a), np.abs(b)))):
+        return None
+    return f"{python!r} from Python, {native!r} from Numba"
+
+
+def _check_numba(f, args: tuple, grads: tuple) -> Outcome:
+    """``backend="numba"`` on a program the Python backend got right: ``grad`` for all arguments
+    and ``jvp`` along the forward check's tangent give the Python backend's results and leave
+    the arguments and tangents alone. Numba refusing (TranspileError) is no failure: ``numba``
+    holds the refusal."""
+    wrt = tuple(range(len(args)))
+    v = tangents_for(args)
+    saved, saved_v = copy.deepcopy(args), copy.deepcopy(v)
+    python = {"grad": grads}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        python["jvp"] = jvp(f, args, v)
+    calls = {"grad": lambda: grad(f, wrt=wrt, backend="numba"),
+             "jvp": lambda: jvp(f, args, v, backend="numba")}
+    numba = {}
+    for part, call in calls.items():
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # (Numba's performance warnings)
+                if part == "grad":
+                    df = call()
+                    native = df(*args)
+                    backend = df.compiled_for(*args).backend
+                    if backend != "numba":
+                        return Outcome("mismatch", f"numba grad: backend='numba' runs "
+                                                   f"{backend!r} code", "numba-backend")
+                else:
+                    native = call()
+        except TranspileError as exc:
+            numba[part] = f"{part}: {_refusal(exc)}"
+            continue
+        except Exception as exc:
+            return _crash(f"numba {part}", exc)
+        if not all(_close(a, b) for a, b in zip(saved, args, strict=True)) or \
+                not all(_close(a, b) for a, b in zip(saved_v, v, strict=True)):
+            return Outcome("mismatch", f"numba {part}: an argument or tangent was modified",
+                           "numba-mutation")
+        names = [f"gradient {i}" for i in wrt] if part == "grad" else ["value", "tangent"]
+        if not (isinstance(native, tuple) and len(native) == len(names)):
+            return Outcome("mismatch", f"numba {part}: {native!r}, not {len(names)} results",
+                           f"numba-{part}")
+        for name, a, b in zip(names, python[part], native, strict=True):
+            why = _numba_differs(a, b)
+            if why is not None:
+                return Outcome("mismatch", f"numba {part}: the {name} differs: {why}",
+                               f"numba-{part}")
+        numba[part] = ""
+    return Outcome("ok", numba=numba)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1358,6 +1454,11 @@ class Report:
     skipped: dict = field(default_factory=dict)
     refused: dict = field(default_factory=dict)
     failures: list = field(default_factory=list)   # (seed, source, args, outcome)
+    # BACKEND "numba": programs whose grad and jvp were both compared, those with a refusal
+    numba_compared: int = 0
+    numba_refusing: int = 0
+    numba_refused: dict = field(default_factory=dict)  # Numba's refusal -> count
+    numba_parts: dict = field(default_factory=dict)    # "grad compared", "jvp refused" -> count
 
     def add(self, seed, source, args, outcome: Outcome) -> None:
         self.generated += 1
@@ -1368,6 +1469,15 @@ class Report:
             self.refused[outcome.detail] = self.refused.get(outcome.detail, 0) + 1
         else:
             self.checked += 1
+            if outcome.numba:
+                refusals = [m for m in outcome.numba.values() if m]
+                self.numba_compared += not refusals
+                self.numba_refusing += bool(refusals)
+                for m in refusals:
+                    self.numba_refused[m] = self.numba_refused.get(m, 0) + 1
+                for part, m in outcome.numba.items():
+                    key = f"{part} {'refused' if m else 'compared'}"
+                    self.numba_parts[key] = self.numba_parts.get(key, 0) + 1
             if outcome.failed:
                 self.failures.append((seed, source, args, outcome))
 
@@ -1430,7 +1540,8 @@ def soak(n: int, seed0: int, shrink_first: bool = True) -> Report:
     global ONE_TANGENT_SHARE
     ONE_TANGENT_SHARE = 1.0
     t0 = time.time()
-    report = run(range(seed0, seed0 + 50 * n), target=n, progress=500 if n >= 1000 else 0)
+    every = 100 if BACKEND == "numba" else 500 if n >= 1000 else 0  # (Numba: seconds each)
+    report = run(range(seed0, seed0 + 50 * n), target=n, progress=every)
     elapsed = time.time() - t0
     print(f"\n{report.checked} programs, {len(report.failures)} disagreements "
           f"(seeds {seed0}..., {report.generated} generated, "
@@ -1440,6 +1551,13 @@ def soak(n: int, seed0: int, shrink_first: bool = True) -> Report:
         print("generator constructs disabled:", ",".join(sorted(DISABLE)))
     print("skipped:", _tally(report.skipped))
     print("refused:", _tally(report.refused))
+    if BACKEND == "numba":
+        parts = ", ".join(f"{k} {v}" for k, v in sorted(report.numba_parts.items()))
+        print(f"numba: {report.numba_compared} programs compared under Numba (grad and jvp), "
+              f"{report.numba_refusing} refused by Numba ({parts})")
+        print("numba refused, most frequent first:")
+        for message, count in list(_tally(report.numba_refused).items())[:15]:
+            print(f"  {count:4d}  {message[:150]}")
     groups: dict = {}
     for seed, _, _, o in report.failures:
         key = _signature(o) if o.kind == "crash" else (o.kind,)

@@ -114,7 +114,7 @@ def _gradient(args) -> tuple:
     make = forward if args.mode == "forward" else \
         value_and_grad if getattr(args, "value", False) else grad
     try:
-        gradient = make(fn, wrt=wrt)
+        gradient = make(fn, wrt=wrt, backend=getattr(args, "backend", "python"))
     except TranspileError as e:
         raise Failure(str(e)) from e
     return module, fn, gradient, example
@@ -180,7 +180,7 @@ def _export(args) -> int:
     compiled = _compiled(gradient, example)
     header = _header(args, fn, compiled, gradient.wrt)
     try:
-        text = export_module(compiled, header)
+        text = export_module(compiled, header, args.backend)
     except ExportError as e:
         raise Failure(f"cannot export {fn.__name__}: {e}") from e
     if args.output == "-":
@@ -207,6 +207,8 @@ def _header(args, fn, compiled, wrt: tuple[str, ...]) -> str:
         command.append("--value")
     if args.args is not None:
         command += ["--args", args.args]
+    if args.backend != "python":
+        command += ["--backend", args.backend]
     what = "forward mode (value and tangent)" if args.mode == "forward" else \
         "value and gradient" if args.value else "gradient"
     variant = (f"the variant for arguments like ({args.args})" if args.args is not None
@@ -351,6 +353,9 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("-o", "--output", required=True, metavar="OUT.py",
                         help="the file to write ('-' for stdout)")
     export.add_argument("--value", action="store_true", help="value_and_grad instead of grad")
+    export.add_argument("--backend", choices=("python", "numba"), default="python",
+                        help="numba: the module's functions are compiled with "
+                             "@numba.njit(cache=True) (the module then imports numba)")
     export.set_defaults(run=_export)
 
     check = commands.add_parser(

@@ -34,10 +34,17 @@ class ExportError(Exception):
     """Something the gradient refers to cannot be written into a standalone module."""
 
 
-def export_module(compiled, header: str) -> str:
+def export_module(compiled, header: str, backend: str = "python") -> str:
     """The text of a standalone module defining ``compiled.function`` (a Compiled of grad or
-    value_and_grad), with ``header`` (comment lines) on top."""
-    return _Exporter().run(compiled.function, compiled.source, compiled.written, header)
+    value_and_grad), with ``header`` (comment lines) on top. ``backend="numba"`` (a variant
+    compiled with that backend): every function is compiled with ``numba.njit(cache=True)``."""
+    exporter = _Exporter(backend == "numba", compiled.callees)
+    return exporter.run(_python(compiled.function), compiled.source, compiled.written, header)
+
+
+def _python(function):
+    """The Python function behind a generated one (the Numba backend wraps it)."""
+    return getattr(function, "python", function)
 
 
 class _Unit:
@@ -51,11 +58,26 @@ class _Unit:
 
 
 class _Exporter:
-    def __init__(self):
+    def __init__(self, native: bool = False, callees: tuple = ()):
         self.names: dict[tuple, str] = {}  # what a top-level name stands for -> the name
         self.taken: set[str] = set()
         self.units: list[_Unit] = []
         self.pairs: dict[int, tuple[_Unit, str]] = {}  # id(pair) -> (its unit, class name)
+        self.native = native  # Numba: functions compiled with numba.njit(cache=True)
+        # the Numba backend calls a callee's compiled function by a name of its own: the
+        # compiled function -> (its pair, the function)
+        self.compiled: dict[int, tuple] = {}
+        todo, seen = list(callees), set()
+        while todo:
+            pair = todo.pop()
+            if id(pair) in seen:
+                continue
+            seen.add(id(pair))
+            for part in ("forward", "backward", "call"):
+                function = getattr(pair, part, None)
+                if hasattr(function, "native"):
+                    self.compiled[id(function.native)] = (pair, function.python)
+            todo.extend(pair.callees)
 
     def run(self, function, source: str, written: frozenset, header: str) -> str:
         main = _Unit([function], source)
@@ -105,7 +127,11 @@ class _Exporter:
             else:
                 raise ExportError(f"the gradient reads the global '{name}', which "
                                   f"{module_globals.get('__name__')} does not define")
-            if what[0] == "pair":
+            if what[0] == "compiled":  # (Numba) a callee's function, by its own name
+                pair, function = self.compiled[what[1]]
+                self.pair_name(pair, name.rsplit("_", 1)[0])  # (helper_vjp_forward: helper_vjp)
+                self.rename(unit, name, self.claim(("def", id(function)), function.__name__))
+            elif what[0] == "pair":
                 self.rename(unit, name, self.pair_name(cells[name], name))
             elif what[0] == "lifted":
                 self.rename(unit, name, self.lifted_name(cells[name], name))
@@ -123,8 +149,8 @@ class _Exporter:
     def pair_name(self, pair: SplitFunction | TangentFunction, preferred: str) -> str:
         if id(pair) not in self.pairs:
             name = self.claim(("pair", id(pair)), preferred)
-            functions = [pair.call] if isinstance(pair, TangentFunction) else [pair.forward,
-                                                                             pair.backward]
+            functions = [_python(pair.call)] if isinstance(pair, TangentFunction) else [
+                _python(pair.forward), _python(pair.backward)]
             unit = _Unit(functions, pair.source, pair)
             self.pairs[id(pair)] = (unit, name)
             self.units.append(unit)
@@ -144,6 +170,8 @@ class _Exporter:
 
     def what(self, value, name: str, module_globals: dict, closure: bool) -> tuple:
         """What the generated code's ``name`` stands for, as something an import can give."""
+        if id(value) in self.compiled:
+            return ("compiled", id(value))
         if isinstance(value, (SplitFunction, TangentFunction)):
             if getattr(value, "forward", None) is None and getattr(value, "call", None) is None:
                 raise ExportError(f"'{name}' is still being compiled")
@@ -183,6 +211,8 @@ class _Exporter:
                     what[2] if name == what[2] else f"{what[2]} as {name}")
         if aliases:
             imports.append("import builtins")
+        if self.native:
+            imports += ["import numba", "import runtime.native  # the runtime's helpers in Numba"]
         out = [header.rstrip("\n"), ""]
         out += sorted(imports, key=lambda line: line.split()[1])
         if froms:
@@ -193,8 +223,8 @@ class _Exporter:
         out += aliases
         function = main.functions[0]
         main_name = self.names[("def", function.__name__)]
-        out += ["", "", _rename(main.source, main.renames).rstrip()]
-        out += _defaults(main_name, function)
+        out += ["", "", self.code(main, main.source, main.renames)]
+        out += self.defaults(main_name, function)
         if written:
             out += [""] + textwrap.wrap(
                 f"{main_name} writes into a private copy of {', '.join(sorted(written))}: do "
@@ -203,14 +233,15 @@ class _Exporter:
                 initial_indent="# ", subsequent_indent="# ")
         for unit in self.units[1:]:
             if unit.pair is None:  # a lifted function
-                out += ["", "", _rename(unit.source, unit.renames).rstrip()]
-                out += _defaults(self.names[("def", id(unit.functions[0]))], unit.functions[0])
+                out += ["", "", self.code(unit, unit.source, unit.renames)]
+                out += self.defaults(self.names[("def", id(unit.functions[0]))],
+                                     unit.functions[0])
                 continue
             _, name = self.pairs[id(unit.pair)]
             if isinstance(unit.pair, TangentFunction):
                 call = self.names[("def", id(unit.functions[0]))]
-                out += ["", "", _rename(unit.source, unit.renames).rstrip()]
-                out += _defaults(call, unit.functions[0])
+                out += ["", "", self.code(unit, unit.source, unit.renames)]
+                out += self.defaults(call, unit.functions[0])
                 helper = (f"{unit.functions[0].__globals__.get('__name__')}."
                           f"{unit.functions[0].__name__.removeprefix('tangent_')}")
                 out += ["", "", f"class {name}:",
@@ -220,8 +251,8 @@ class _Exporter:
                         f"    call = staticmethod({call})"]
                 continue
             forward, backward = (self.names[("def", id(f))] for f in unit.functions)
-            out += ["", "", _rename(unit.source, unit.renames).rstrip()]
-            out += _defaults(forward, unit.functions[0])
+            out += ["", "", self.code(unit, unit.source, unit.renames)]
+            out += self.defaults(forward, unit.functions[0])
             helper = (f"{unit.functions[0].__globals__.get('__name__')}."
                       f"{unit.functions[0].__name__.removesuffix('_forward')}")
             out += ["", "", f"class {name}:",
@@ -235,6 +266,31 @@ class _Exporter:
         return "\n".join(out) + "\n"
 
 
+    def code(self, unit: _Unit, source: str, renames: dict) -> str:
+        """A unit's source, renamed; with Numba, each function without default values decorated
+        with ``@numba.njit`` (the others are compiled after their defaults are set)."""
+        text = _rename(source, renames).rstrip()
+        if not self.native:
+            return text
+        for function in unit.functions:
+            if function.__code__.co_kwonlyargcount:
+                raise ExportError(f"{function.__name__} has keyword-only parameters, which "
+                                  "Numba does not compile (forward mode's tangents are "
+                                  "keyword-only): export it with --backend python")
+        plain = {self.names[("def", id(f))] if ("def", id(f)) in self.names else f.__name__
+                 for f in unit.functions if not f.__defaults__}
+        return re.sub(r"^def (\w+)", lambda m: f"{_NJIT}\n{m[0]}" if m[1] in plain else m[0],
+                      text, flags=re.M)
+
+    def defaults(self, name: str, function) -> list[str]:
+        out = _defaults(name, function)
+        if self.native and function.__defaults__:
+            out.append(f"{name} = numba.njit({name}, {_NJIT_OPTIONS})")
+        return out
+
+
+_NJIT_OPTIONS = "cache=True, boundscheck=True"
+_NJIT = f"@numba.njit({_NJIT_OPTIONS})"
 _MISSING = object()
 _LIFTED = re.compile(r"<\w+, defined in .*:\d+>")  # passes/lift.py's name for a lifted function
 

@@ -17,8 +17,8 @@ import runtime as rt
 from transpiler import pipeline
 from transpiler.api import grad
 from transpiler.arguments import differentiable, objects_in
-from transpiler.calls import split_pair
 from transpiler.backends import check_backend
+from transpiler.calls import split_pair
 from transpiler.context import Options
 from transpiler.function_args import functions_in, known
 from transpiler.gradient import check_function, refuse_shared_memory
