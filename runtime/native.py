@@ -49,8 +49,13 @@ def _unbroadcast(g, like):
         if _number(g):
             return lambda g, like: np.full(like.shape, g)
         if isinstance(g, types.Array) and g.ndim >= like.ndim:
-            return lambda g, like: g if g.shape == like.shape else _sum_to(g, like.shape)
+            return lambda g, like: _same_shape(g, like) if g.ndim == like.ndim else _sum_to(
+                g, like.shape)
     return None
+
+
+def _same_shape(g, like):
+    return g if g.shape == like.shape else _sum_to(g, like.shape)
 
 
 def _sum_to(g, shape):
@@ -132,7 +137,7 @@ def _grad_like(g, x):
         if isinstance(g, types.Array):
             return lambda g, x: np.broadcast_to(g, x.shape).astype(dtype)
     if _number(x) and not isinstance(x, types.Complex):
-        if isinstance(g, types.Array):
+        if isinstance(g, types.Array) and g.ndim == 0:  # (as NumPy: only a 0-d array)
             return lambda g, x: float(g.ravel()[0])
         if _number(g):
             return lambda g, x: float(g)
@@ -367,5 +372,6 @@ def _private(fn):
 
 
 _sum_to = _private(_sum_to)
+_same_shape = _private(_same_shape)
 _last_writes = _private(_last_writes)
 _add_at = _private(_add_at)

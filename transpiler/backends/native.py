@@ -132,7 +132,8 @@ class NativeFunction:
     def compile_for(self, *args) -> None:
         """Compile for these arguments' types without running (``.backend`` then says which
         code a call with them runs)."""
-        if self._run is self.python or self._signature is not None:
+        if self._run is self.python or self._signature is not None \
+                or len(args) != self.__code__.co_argcount:  # (defaults: the call compiles)
             return
         try:
             for a in args:
@@ -184,6 +185,8 @@ def _refused(e: Exception) -> bool:
         return True  # (a value Numba typed as optional was None where it is used)
     if isinstance(e, NotImplementedError) and str(e) == "incompatible shape for array":
         return True  # (a reshape Numba cannot do without a copy)
+    if isinstance(e, SystemError) and "cannot convert native" in str(e.__context__):
+        return True  # (a result with no Python form, such as a range in a vjp's residuals)
     tb = e.__traceback__
     while tb is not None:
         if tb.tb_frame.f_code.co_filename.startswith(_NUMBA_DIR):
@@ -198,6 +201,8 @@ _NUMBA_DIR = os.path.dirname(importlib.util.find_spec("numba").origin) + os.sep 
 
 def _reason(text: str) -> str:
     """The line of Numba's message that says what it could not do."""
+    if text.endswith("returned a result with an exception set"):
+        return "a value it returns has no Python form in Numba (a range, say)"
     text = re.sub(r"\x1b\[[0-9;]*m", "", text)
     for line in text.splitlines():
         line = line.strip()

@@ -1,0 +1,388 @@
+"""The Numba backend (``backend="numba"`` and ``"auto"``): transpiler/backends/native.py and the
+runtime helpers' Numba implementations (runtime/native.py).
+
+1. Gradients, values and tangents from Numba equal the Python backend's to 1e-12 (relative), in
+   the same types and shapes, on a focused set of the test corpus (scalar loops, element loops,
+   callees, branches; each costs a Numba compile); the caller's arrays are never written.
+   ``TRANSPILER_NUMBA_CORPUS=1`` runs the whole corpus: every case agrees or is refused with a
+   ``TranspileError``, never another error or another number.
+2. Honest limits: what Numba cannot compile is a ``TranspileError`` at the user's line with the
+   hint ``backend="python"``; ``backend="auto"`` runs Python there and ``.backend`` says so;
+   without Numba, ``backend="numba"`` is an ImportError saying how to install it.
+3. The generated source, the export (``--backend numba``, run without the compiler), bounds
+   checks, and each runtime helper's Numba implementation against its NumPy definition.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import math
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import runtime as rt
+from transpiler import TranspileError, grad, jvp, value_and_grad, vjp
+from transpiler.backends import native
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+RTOL = 1e-12
+
+FOCUSED = [
+    "control_flow.branch_scalar_true", "control_flow.for_range_bounds_step",
+    "control_flow.break_in_for", "control_flow.nested_loops", "control_flow.while_array_state",
+    "control_flow.early_return_taken", "control_flow.newton_sqrt", "control_flow.rk4_oscillator",
+    "elements.fill_zeros", "elements.fill_2d", "elements.recurrence", "elements.thomas",
+    "elements.heat_stencil", "elements.cumulative_product", "elements.write_into_argument",
+    "elements.index_array_write_repeated", "elements.while_writes",
+    "calls.helper_in_loop_tuple_state", "scientific.rk4_solve", "scientific.piecewise_high",
+    "arrays.matrix_indexing",
+]
+MODULES = ("arrays", "calls", "containers", "control_flow", "elements", "functions",
+           "scientific", "statements")
+
+
+def _case(name: str):
+    module, key = name.split(".")
+    fn, args, wrt = importlib.import_module(f"tests.corpus.{module}").CASES[key][:3]
+    return fn, args, wrt
+
+
+def _leaves(value) -> list:
+    if isinstance(value, (tuple, list)):
+        return [leaf for v in value for leaf in _leaves(v)]
+    if isinstance(value, dict):
+        return [leaf for k in sorted(value) for leaf in _leaves(value[k])]
+    return [value]
+
+
+def _same(got, expected, what: str) -> None:
+    """Equal to RTOL, and of the same kinds: a float for a float, an array of the same shape
+    and dtype for an array."""
+    got, expected = _leaves(got), _leaves(expected)
+    assert len(got) == len(expected), what
+    for g, e in zip(got, expected, strict=True):
+        if isinstance(e, np.ndarray):
+            assert type(g) is np.ndarray and g.shape == e.shape and g.dtype == e.dtype, \
+                (what, g, e)
+        else:
+            assert isinstance(g, float) == isinstance(e, float), (what, type(g), type(e))
+        np.testing.assert_allclose(np.asarray(g, float), np.asarray(e, float), rtol=RTOL,
+                                   atol=1e-300, err_msg=what)
+
+
+def _agrees_or_refused(name: str, strict: bool) -> str:
+    """'agrees' or 'refused' (a TranspileError), for grad of corpus case ``name``."""
+    fn, args, wrt = _case(name)
+    expected = grad(fn, wrt=wrt)(*copy.deepcopy(args))
+    given = copy.deepcopy(args)
+    gradient = grad(fn, wrt=wrt, backend="numba")
+    try:
+        got = gradient(*given)
+    except TranspileError as e:
+        assert not strict, f"{name} refused: {e}"
+        assert "hint: " in str(e) and 'backend="python"' in str(e)
+        return "refused"
+    _same(got, expected, name)
+    for a, b in zip(given, args, strict=True):  # the caller's values are never written
+        if isinstance(b, np.ndarray):
+            np.testing.assert_array_equal(a, b)
+    assert gradient.compiled_for(*args).backend == "numba"
+    return "agrees"
+
+
+@pytest.mark.parametrize("name", FOCUSED)
+def test_focused_corpus_agrees(name):
+    assert _agrees_or_refused(name, strict=True) == "agrees"
+
+
+@pytest.mark.skipif(not os.environ.get("TRANSPILER_NUMBA_CORPUS"),
+                    reason="set TRANSPILER_NUMBA_CORPUS=1 (compiles the whole corpus)")
+def test_whole_corpus_agrees_or_is_refused():
+    verdicts = {}
+    for module in MODULES:
+        for key, case in importlib.import_module(f"tests.corpus.{module}").CASES.items():
+            try:
+                grad(case[0], wrt=case[2])(*copy.deepcopy(case[1]))
+            except Exception:
+                continue  # (a case for the Python backend's own refusals)
+            verdicts[f"{module}.{key}"] = _agrees_or_refused(f"{module}.{key}", strict=False)
+    counts = {v: sum(1 for x in verdicts.values() if x == v) for v in ("agrees", "refused")}
+    print(f"\nNumba backend over the corpus: {counts}")
+    assert counts["agrees"] >= 100
+
+
+# --- other entry points -------------------------------------------------------------------------
+
+def test_value_and_grad_jvp_and_vjp_agree():
+    fn, args, wrt = _case("elements.thomas")
+    _same(value_and_grad(fn, wrt=wrt, backend="numba")(*args),
+          value_and_grad(fn, wrt=wrt)(*args), "value_and_grad")
+    tangents = tuple(np.linspace(-1.0, 1.0, np.size(a)).reshape(np.shape(a)) for a in args)
+    _same(jvp(fn, args, tangents, backend="numba"), jvp(fn, args, tangents), "jvp")
+    fn, args, _ = _case("elements.recurrence")
+    value, pullback = vjp(fn, *args, backend="numba")
+    expected_value, expected_pullback = vjp(fn, *args)
+    _same((value, pullback(1.0)), (expected_value, expected_pullback(1.0)), "vjp")
+
+
+def rk4(k, c, x0):
+    x, v, dt = x0, 0.0, 0.01
+    for _ in range(200):
+        a1 = -k * x - c * v
+        x2, v2 = x + 0.5 * dt * v, v + 0.5 * dt * a1
+        a2 = -k * x2 - c * v2
+        x3, v3 = x + 0.5 * dt * v2, v + 0.5 * dt * a2
+        a3 = -k * x3 - c * v3
+        x4, v4 = x + dt * v3, v + dt * a3
+        a4 = -k * x4 - c * v4
+        x = x + dt / 6.0 * (v + 2.0 * v2 + 2.0 * v3 + v4)
+        v = v + dt / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4)
+    return x * x + v * v
+
+
+def test_scalar_loop_gets_floats_and_the_decorator_form():
+    decorated = grad(wrt=(0, 1, 2), backend="numba")(rk4)
+    got = decorated(1.3, 0.2, 0.9)
+    assert all(type(g) is float for g in got)
+    _same(got, grad(rk4, wrt=(0, 1, 2))(1.3, 0.2, 0.9), "rk4")
+    assert decorated(1.3, 0.2, 0.9) == got  # the fast path of float calls
+    source = decorated.source_for(1.3, 0.2, 0.9)
+    assert "for _tape_index in range(len(_tape) - 1, -1, -1):" in source
+    assert "reversed(" not in source
+
+
+# --- honest limits ------------------------------------------------------------------------------
+
+def uses_gamma(x):
+    y = x * x
+    return math.lgamma(y) + np.sum(np.sin(y))  # the line Numba refuses (math.lgamma's adjoint)
+
+
+def holds_mixed_dict(x):
+    state = {"scale": x, "steps": 3, "name": "run"}
+    return np.sum(state["scale"] * x) * state["steps"]
+
+
+def _line(fn, text: str) -> int:
+    lines = pathlib.Path(__file__).read_text().splitlines()
+    start = fn.__code__.co_firstlineno
+    return next(i for i, line in enumerate(lines, 1) if i >= start and text in line)
+
+
+def test_refusal_names_the_users_line_with_a_hint():
+    with pytest.raises(TranspileError) as info:
+        grad(holds_mixed_dict, backend="numba")(np.ones(3))
+    err = info.value
+    assert err.filename == __file__
+    assert _line(holds_mixed_dict, "def holds_mixed_dict") <= err.lineno \
+        <= _line(holds_mixed_dict, "return np.sum")
+    text = str(err)
+    assert "Numba cannot compile the gradient of holds_mixed_dict" in text
+    assert 'hint: use backend="python"' in text
+    assert "Failed in nopython mode" not in text and "During:" not in text
+
+
+def test_auto_runs_python_where_numba_refuses_and_says_so():
+    x = np.array([0.3, 0.7])
+    auto = grad(holds_mixed_dict, backend="auto")
+    np.testing.assert_array_equal(auto(x), grad(holds_mixed_dict)(x))
+    assert auto.compiled_for(x).backend == "python"
+    assert auto.compiled_for(x).function.reason  # why Numba refused it
+    fast = grad(rk4, wrt=0, backend="auto")
+    assert fast.compiled_for(1.0, 0.1, 1.0).backend == "numba"
+    assert fast(1.0, 0.1, 1.0) == pytest.approx(grad(rk4)(1.0, 0.1, 1.0), rel=RTOL)
+
+
+def scaled_sum(x, a):
+    return np.sum(np.sin(x) * a)
+
+
+def test_float32_arrays_are_refused_not_promoted():
+    x = np.linspace(0.1, 0.9, 4).astype(np.float32)
+    with pytest.raises(TranspileError, match="float32"):
+        grad(scaled_sum, backend="numba")(x, 0.5)
+    got = grad(scaled_sum, backend="auto")(x, 0.5)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, grad(scaled_sum)(x, 0.5))
+
+
+def reads_past_the_end(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s = s + x[i + 1] * x[i]
+    return s
+
+
+def test_an_index_out_of_range_raises_not_reads_garbage():
+    with pytest.raises(IndexError):
+        grad(reads_past_the_end, backend="numba")(np.ones(4))
+
+
+def test_without_numba_an_import_error_says_how_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "numba", None)  # import numba now raises ImportError
+    with pytest.raises(ImportError, match="pip install"):
+        grad(scaled_sum, backend="numba")
+    assert not native.available()
+
+    def fresh(x, a):  # (a function no earlier test compiled: auto picks Python now)
+        return np.sum(np.cos(x) * a)
+
+    auto = grad(fresh, backend="auto")
+    x = np.ones(3)
+    np.testing.assert_array_equal(auto(x, 2.0), grad(fresh)(x, 2.0))
+    assert auto.compiled_for(x, 2.0).backend == "python"
+
+
+def test_unknown_backend_is_a_value_error():
+    with pytest.raises(ValueError, match="unknown backend 'fortran'"):
+        grad(scaled_sum, backend="fortran")
+
+
+# --- export ---------------------------------------------------------------------------------------
+
+SIMULATION = '''
+import numpy as np
+
+
+def step(x, v, k):
+    a = -k * x
+    return x + 0.01 * v, v + 0.01 * a
+
+
+def energy(x0, k, damping=0.1):
+    x, v = x0, 0.0
+    for _ in range(100):
+        x, v = step(x, v, k)
+        v = v - damping * 0.01 * v
+    return x * x + v * v
+
+
+def fill(x):
+    y = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        y[i] = np.sin(x[i]) * x[i]
+    return np.sum(y)
+'''
+
+STANDALONE = '''
+import sys
+import numpy as np
+import energy_grad, fill_grad
+g = energy_grad.grad_energy(0.5, 2.0)
+h = fill_grad.grad_fill(np.linspace(0.0, 1.0, 5))
+assert not [m for m in sys.modules if m == "transpiler" or m.startswith("transpiler.")]
+print(repr(g), repr(h.tolist()))
+'''
+
+
+def test_export_with_numba_runs_without_the_compiler(tmp_path):
+    (tmp_path / "sim_native.py").write_text(SIMULATION)
+    out = tmp_path / "out"
+    out.mkdir()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(tmp_path)])}
+    for target, name, args in (("energy", "energy_grad.py", "0.5, 2.0"),
+                               ("fill", "fill_grad.py", "np.ones(3)")):
+        made = subprocess.run([sys.executable, "-m", "transpiler", "export",
+                               f"sim_native.py:{target}", "--wrt", "0,1" if target == "energy"
+                               else "0", "--args", args, "--backend", "numba",
+                               "-o", str(out / name)],
+                              cwd=tmp_path, capture_output=True, text=True, env=env, timeout=120)
+        assert made.returncode == 0, made.stderr
+    text = (out / "energy_grad.py").read_text()
+    assert "import numba\n" in text
+    assert "grad_energy = numba.njit(grad_energy, cache=True" in text  # (it has a default)
+    assert "@numba.njit(cache=True, boundscheck=True)\ndef grad_fill(x):" in (
+        out / "fill_grad.py").read_text()
+    assert "--backend numba" in text and "import transpiler" not in text
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(out), str(ROOT), str(tmp_path)])}
+    runs = [subprocess.run([sys.executable, "-c", STANDALONE], cwd=tmp_path, capture_output=True,
+                           text=True, env=env, timeout=120) for _ in range(2)]
+    assert all(r.returncode == 0 for r in runs), runs[0].stderr + runs[1].stderr
+    assert runs[0].stdout == runs[1].stdout  # the second run loads Numba's cache
+    assert list((out / "__pycache__").glob("*.nbi"))  # what cache=True keeps on disk
+    sys.path.insert(0, str(tmp_path))
+    try:
+        sim = importlib.import_module("sim_native")
+        expected = (grad(sim.energy, wrt=(0, 1))(0.5, 2.0),
+                    grad(sim.fill)(np.linspace(0.0, 1.0, 5)).tolist())
+    finally:
+        sys.path.remove(str(tmp_path))
+    g_text, h_text = runs[0].stdout.strip().split(") ", 1)
+    got = (eval(g_text + ")", {}), eval(h_text, {}))
+    _same(got, expected, "exported")
+
+
+def test_export_refuses_keyword_only_parameters_under_numba(tmp_path):
+    (tmp_path / "sim_kw.py").write_text(SIMULATION)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(tmp_path)])}
+    made = subprocess.run([sys.executable, "-m", "transpiler", "export", "sim_kw.py:fill",
+                           "--mode", "forward", "--args", "np.ones(3)", "--backend", "numba",
+                           "-o", str(tmp_path / "f.py")],
+                          cwd=tmp_path, capture_output=True, text=True, env=env, timeout=120)
+    assert made.returncode == 1 and "keyword-only" in made.stderr
+    assert "Traceback" not in made.stderr
+
+
+# --- the runtime helpers' Numba implementations, against their NumPy definitions ---------------
+
+def _njit(source: str):
+    import numba
+    namespace = {"rt": rt, "np": np}
+    exec(textwrap.dedent(source), namespace)
+    return numba.njit(namespace["helper"])
+
+
+HELPERS = {
+    "unbroadcast to a row": ("def helper(g, like): return rt.unbroadcast(g, like)",
+                             (np.arange(6.0).reshape(2, 3), np.ones((1, 3)))),
+    "unbroadcast leading axes": ("def helper(g, like): return rt.unbroadcast(g, like)",
+                                 (np.arange(24.0).reshape(2, 3, 4), np.ones((3, 1)))),
+    "unbroadcast to a float": ("def helper(g, like): return rt.unbroadcast(g, like)",
+                               (np.arange(3.0), 2.0)),
+    "unreduce over an axis": ("def helper(g, like): return rt.unreduce(g, like, -1)",
+                              (np.arange(2.0), np.ones((2, 3)))),
+    "unreduce of all": ("def helper(g, like): return rt.unreduce(g, like)", (2.5, np.ones(3))),
+    "written, repeated index": ("def helper(g, i): return rt.written(g, i)",
+                                (np.arange(1.0, 5.0), np.array([1, 3, 1, -1]))),
+    "unwritten, repeated index": ("def helper(d, like, i): return rt.unwritten(d, like, i)",
+                                  (np.arange(1.0, 5.0), np.ones(5), np.array([1, 3, 1, -2]))),
+    "unindex, repeated index": ("def helper(g, like, i): return rt.unindex(g, like, i)",
+                                (np.arange(1.0, 4.0), np.ones(4), np.array([0, 2, 0]))),
+    "unindex, new axis": ("def helper(g, like): return rt.unindex(g, like, (slice(None), None))",
+                          (np.arange(3.0).reshape(3, 1), np.ones(3))),
+    "add_into, slice": ("def helper(g, p): return rt.add_into(g.copy(), slice(1, 3), p)",
+                        (np.ones(4), np.array([2.0, 3.0]))),
+    "add_into, mask": ("def helper(g, m, p): return rt.add_into(g.copy(), m, p)",
+                       (np.ones(3), np.array([True, False, True]), np.array([2.0, 3.0]))),
+    "zero_index": ("def helper(g): return rt.zero_index(g, 1)", (np.arange(3.0),)),
+    "zeros_like_grad of ints": ("def helper(x): return rt.zeros_like_grad(x)",
+                                (np.arange(3),)),
+    "grad_like of a scalar": ("def helper(g, x): return rt.grad_like(g, x)", (2.0, np.ones(3))),
+    "grad_like to a float": ("def helper(g, x): return rt.grad_like(g, x)", (2, 1.0)),
+    "matmul_adjoint_a": ("def helper(g, a, b): return rt.matmul_adjoint_a(g, a, b)",
+                         (np.ones(2), np.arange(6.0).reshape(2, 3), np.arange(3.0))),
+    "matmul_adjoint_b": ("def helper(g, a, b): return rt.matmul_adjoint_b(g, a, b)",
+                         (np.ones((2, 4)), np.arange(6.0).reshape(2, 3),
+                          np.arange(12.0).reshape(3, 4))),
+    "cotangent of unpacked rows": ("def helper(a, b, v): return rt.cotangent((a, b), v)",
+                                   (np.ones(2), np.zeros(2), np.ones((2, 2)))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HELPERS))
+def test_runtime_helper_matches_its_numpy_definition(name):
+    source, args = HELPERS[name]
+    namespace = {"rt": rt, "np": np}
+    exec(source, namespace)
+    expected = namespace["helper"](*copy.deepcopy(args))
+    got = _njit(source)(*copy.deepcopy(args))
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(expected))
+    assert np.shape(got) == np.shape(expected)
+    assert isinstance(got, float) == isinstance(expected, float)
