@@ -24,6 +24,7 @@ class GradientOfGradient:
 
     def __call__(self, *args, **kwargs):
         gradient = self._inner.compiled_for(*args, **kwargs).function
+        gradient = getattr(gradient, "python", gradient)  # (Numba's: its Python source)
         numbers = all(type(args[p]) is float for p in self._positions if 0 <= p < len(args))
         key = (id(gradient), numbers)
         made = self._made.get(key)

@@ -133,10 +133,11 @@ def hvp(f, wrt: int = 0, optimize: bool = True):
         if known is not None and known[0] is f.__code__ and not known[1].stale(f):
             return known[2](*xs, **{known[3]: v})  # checked on the first call of these types
         inner = gradient.compiled_for(*xs)
-        product = made.get(id(inner.function))
-        if product is None or product.__wrapped__ is not inner.function:
-            product = made[id(inner.function)] = ForwardFunction(inner.function, wrt,
-                                                                 Options(optimize, False))
+        function = getattr(inner.function, "python", inner.function)  # (Numba's: its source)
+        product = made.get(id(function))
+        if product is None or product.__wrapped__ is not function:
+            product = made[id(function)] = ForwardFunction(function, wrt,
+                                                           Options(optimize, False))
         name = product.tangent_names[product.wrt[0]]
         result = product(*xs, **{name: v})
         if key is not None:
