@@ -211,6 +211,8 @@ def test_float32_arrays_are_refused_not_promoted():
     got = grad(scaled_sum, backend="auto")(x, 0.5)
     assert got.dtype == np.float32
     np.testing.assert_array_equal(got, grad(scaled_sum)(x, 0.5))
+    with pytest.raises(TranspileError, match="float32"):  # (a float32 scalar is one too)
+        grad(scaled_sum, wrt=1, backend="numba")(x.astype(float), np.float32(0.5))
 
 
 def reads_past_the_end(x):

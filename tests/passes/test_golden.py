@@ -373,6 +373,30 @@ def test_a_fill_loop_writes_in_place_and_its_adjoint_adds_into_one_buffer():
     """)
 
 
+def test_a_fill_loop_for_numba_walks_its_tape_by_index():
+    x = np.linspace(0.1, 1.0, 6)
+    source = grad(make(FILL_LOOP), backend="numba").source_for(x)
+    expect_source(textwrap.dedent(source[source.index("    # grad of: return"):]), """
+            # grad of: return np.sum(y)
+            by_1 = rt.unreduce(1.0, y)
+            # grad of: for i in range(x.shape[0]):
+            bx = rt.zeros_like_grad(x)
+            by_1 = rt.owned(by_1)
+            for _tape_index in range(len(_tape) - 1, -1, -1):
+                i, _t5 = _tape[_tape_index]
+                _t4 = x[i]
+                _t6 = _t4
+                # grad of: y[i] = np.sin(x[i]) * x[i]
+                b_t7 = by_1[i]
+                by_1[i] = 0.0
+                b_t5 = b_t7 * _t6
+                b_t6 = b_t7 * _t5
+                b_t4 = b_t5 * np.cos(_t4)
+                bx[i] += b_t6 + b_t4
+            return rt.grad_like(bx, x)
+    """)
+
+
 def test_a_fill_loop_in_forward_mode_writes_its_tangent_in_place():
     x = np.linspace(0.1, 1.0, 6)
     expect_source(forward(make(FILL_LOOP)).source_for(x, dx=x), """

@@ -113,9 +113,7 @@ class NativeFunction:
         try:
             if self._run is self.python:
                 return self.python(*args, **kwargs)
-            for a in args:
-                if type(a) is np.ndarray and a.dtype.kind == "f" and a.dtype.char != "d":
-                    raise _NotFloat64(a.dtype)
+            _float64_only(args)
             if self._signature is not None:
                 bound = self._signature.bind(*args, **kwargs)
                 bound.apply_defaults()
@@ -136,9 +134,7 @@ class NativeFunction:
                 or len(args) != self.__code__.co_argcount:  # (defaults: the call compiles)
             return
         try:
-            for a in args:
-                if type(a) is np.ndarray and a.dtype.kind == "f" and a.dtype.char != "d":
-                    raise _NotFloat64(a.dtype)
+            _float64_only(args)
             self.native.compile(tuple(self.native.typeof_pyval(a) for a in args))
         except Exception as e:
             if not _refused(e):
@@ -171,8 +167,21 @@ class _NotFloat64(Exception):
     and types would not be the Python gradient's."""
 
     def __init__(self, dtype):
-        super().__init__(f"an argument is a {dtype} array: Numba promotes {dtype} arithmetic "
-                         "otherwise than NumPy, so only float64 arrays are compiled")
+        super().__init__(f"an argument is of dtype {dtype}: Numba promotes {dtype} arithmetic "
+                         "otherwise than NumPy, so only float64 values are compiled")
+
+
+def _float64_only(values) -> None:
+    """Refuse floating arrays and NumPy scalars other than float64, in tuples and lists too."""
+    for a in values:
+        kind = type(a)
+        if kind is float or kind is int:
+            continue
+        if kind is tuple or kind is list:
+            _float64_only(a)
+        elif isinstance(a, (np.ndarray, np.generic)) and a.dtype.kind == "f" \
+                and a.dtype.char != "d":
+            raise _NotFloat64(a.dtype)
 
 
 def _refused(e: Exception) -> bool:
@@ -225,11 +234,14 @@ class _Rewrite(gast.NodeTransformer):
                        and isinstance(n.targets[0], gast.Name) and isinstance(n.value, gast.Call)
                        and isinstance(n.value.func, gast.Name) and n.value.func.id == "range"}
         self.generic_visit(node)
+        for block in gast.walk(node):  # (a block whose only statement was a del)
+            if hasattr(block, "body") and isinstance(block.body, list) and not block.body:
+                block.body = [gast.Pass()]
         return node
 
     def visit_Delete(self, node):
         """Numba frees what it no longer needs itself (and refuses ``del``)."""
-        return gast.Pass() if all(isinstance(t, gast.Name) for t in node.targets) else node
+        return None if all(isinstance(t, gast.Name) for t in node.targets) else node
 
     def visit_For(self, node):
         self.generic_visit(node)
