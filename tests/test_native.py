@@ -153,9 +153,29 @@ def test_scalar_loop_gets_floats_and_the_decorator_form():
     assert all(type(g) is float for g in got)
     _same(got, grad(rk4, wrt=(0, 1, 2))(1.3, 0.2, 0.9), "rk4")
     assert decorated(1.3, 0.2, 0.9) == got  # the fast path of float calls
-    source = decorated.source_for(1.3, 0.2, 0.9)
-    assert "for _tape_index in range(len(_tape) - 1, -1, -1):" in source
-    assert "reversed(" not in source
+    source = decorated.source_for(1.3, 0.2, 0.9)  # a range loop: one array per saved number
+    assert "    _tape_x2 = np.empty(_tape_n, np.float64)\n" in source
+    assert "        _tape_x2[_tape_k] = x2\n" in source
+    assert "    for _tape_k in range(_tape_n - 1, -1, -1):\n        v2 = _tape_v2[_tape_k]" \
+        in source
+    assert "reversed(" not in source and "append" not in source
+
+
+def newton(a, b):
+    x = 1.0
+    fx = x * x * x + a * x - b
+    while abs(fx) > 1e-12:
+        x = x - fx / (3.0 * x * x + a)
+        fx = x * x * x + a * x - b
+    return x
+
+
+def test_a_while_loop_keeps_a_list_walked_by_index():
+    gradient = grad(newton, wrt=(0, 1), backend="numba")
+    _same(gradient(2.0, 5.0), grad(newton, wrt=(0, 1))(2.0, 5.0), "newton")
+    source = gradient.source_for(2.0, 5.0)
+    assert "_tape.append((" in source and "reversed(" not in source
+    assert "    for _tape_index in range(len(_tape) - 1, -1, -1):\n" in source
 
 
 # --- honest limits ------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ variant is printed, loaded and called directly is the backend's (``backends/``).
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from typing import NamedTuple
 
@@ -62,6 +63,7 @@ class GradientFunction:
         self.__qualname__ = f"{mode}({fn.__qualname__})"
         self.__doc__ = fn.__doc__
         self.__module__ = fn.__module__
+        self._given_wrt = wrt
         self._wrt, positions, self._single = normalise_wrt(fn, wrt)
         self._checks = tuple(zip(self._wrt, positions, strict=True))
         self._mode, self._options = mode, options
@@ -72,6 +74,19 @@ class GradientFunction:
     def wrt(self) -> tuple[str, ...]:
         """The names of the parameters differentiated with respect to."""
         return self._wrt
+
+    @property
+    def backend(self) -> str:
+        """The backend asked for: ``"python"``, ``"numba"`` or ``"auto"``."""
+        return self._options.backend
+
+    def on_backend(self, backend: str) -> GradientFunction:
+        """The same gradient compiled by another backend (``grad(grad(f))`` differentiates the
+        Python code of a gradient compiled with Numba)."""
+        if backend == self._options.backend:
+            return self
+        return GradientFunction(self.__wrapped__, self._given_wrt, self._mode,
+                                dataclasses.replace(self._options, backend=backend))
 
     @property
     def mode(self) -> str:

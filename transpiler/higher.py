@@ -12,10 +12,12 @@ from transpiler.jvp import ForwardFunction
 class GradientOfGradient:
     """``grad(grad(f))``: the derivative of a generated gradient. With respect to Python-number
     arguments it runs the gradient in forward mode (one tangent per argument, so loops are
-    fine); with respect to arrays it differentiates the gradient in reverse mode again."""
+    fine); with respect to arrays it differentiates the gradient in reverse mode again. What
+    it differentiates is the Python backend's code of the gradient (the outer derivative is
+    compiled by the backend it was asked for)."""
 
     def __init__(self, inner, wrt, mode: str, options: Options):
-        self._inner, self._mode, self._options = inner, mode, options
+        self._inner, self._mode, self._options = inner.on_backend("python"), mode, options
         fn = inner.__wrapped__
         self._wrt, self._positions, self._single = normalise_wrt(fn, wrt)
         self.__name__ = f"{mode}_{inner.__name__}"
@@ -23,8 +25,7 @@ class GradientOfGradient:
         self._made: dict = {}  # id of a generated gradient -> what differentiates it
 
     def __call__(self, *args, **kwargs):
-        gradient = self._inner.compiled_for(*args, **kwargs).function
-        gradient = getattr(gradient, "python", gradient)  # (Numba's: its Python source)
+        gradient = self._inner.compiled_for(*args, **kwargs).function  # (Python's source)
         numbers = all(type(args[p]) is float for p in self._positions if 0 <= p < len(args))
         key = (id(gradient), numbers)
         made = self._made.get(key)

@@ -40,8 +40,8 @@ def vjp(f, *args, optimize: bool = True, backend: str = "python"):
                    if type(a) is float or differentiable(a))
     check_backend(backend)
     pair = split_pair(pipeline.compile_function, f, active, Options(optimize, backend=backend),
-                      called=False,
-                      objects=objects, known=known(functions_in(f, args, {}) or ()))
+                      called=False, objects=objects,
+                      known=known(functions_in(f, args, {}) or ()))
     if pair.written:
         refuse_shared_memory(f, pair.written, args, {})
     value, residuals = pair.forward(*args)
@@ -133,11 +133,10 @@ def hvp(f, wrt: int = 0, optimize: bool = True):
         if known is not None and known[0] is f.__code__ and not known[1].stale(f):
             return known[2](*xs, **{known[3]: v})  # checked on the first call of these types
         inner = gradient.compiled_for(*xs)
-        function = getattr(inner.function, "python", inner.function)  # (Numba's: its source)
-        product = made.get(id(function))
-        if product is None or product.__wrapped__ is not function:
-            product = made[id(function)] = ForwardFunction(function, wrt,
-                                                           Options(optimize, False))
+        product = made.get(id(inner.function))
+        if product is None or product.__wrapped__ is not inner.function:
+            product = made[id(inner.function)] = ForwardFunction(inner.function, wrt,
+                                                                 Options(optimize, False))
         name = product.tangent_names[product.wrt[0]]
         result = product(*xs, **{name: v})
         if key is not None:

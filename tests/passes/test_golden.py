@@ -373,17 +373,33 @@ def test_a_fill_loop_writes_in_place_and_its_adjoint_adds_into_one_buffer():
     """)
 
 
-def test_a_fill_loop_for_numba_walks_its_tape_by_index():
+def test_a_fill_loop_for_numba_saves_into_preallocated_arrays():
     x = np.linspace(0.1, 1.0, 6)
-    source = grad(make(FILL_LOOP), backend="numba").source_for(x)
-    expect_source(textwrap.dedent(source[source.index("    # grad of: return"):]), """
+    expect_source(grad(make(FILL_LOOP), backend="numba").source_for(x), """
+        def grad_fill(x):
+            _t1 = x.shape
+            _t2 = _t1[0]
+            y = np.zeros(_t2)
+            _t3 = range(x.shape[0])
+            _tape_n = len(_t3)
+            _tape_t5 = np.empty(_tape_n, np.float64)
+            _tape_k = 0
+            for i in _t3:
+                _t4 = x[i]
+                _t5 = np.sin(_t4)
+                _t6 = _t4
+                _t7 = _t5 * _t6
+                y[i] = _t7
+                _tape_t5[_tape_k] = _t5
+                _tape_k = _tape_k + 1
             # grad of: return np.sum(y)
             by_1 = rt.unreduce(1.0, y)
             # grad of: for i in range(x.shape[0]):
             bx = rt.zeros_like_grad(x)
             by_1 = rt.owned(by_1)
-            for _tape_index in range(len(_tape) - 1, -1, -1):
-                i, _t5 = _tape[_tape_index]
+            for _tape_k in range(_tape_n - 1, -1, -1):
+                i = _t3.start + _tape_k * _t3.step
+                _t5 = _tape_t5[_tape_k]
                 _t4 = x[i]
                 _t6 = _t4
                 # grad of: y[i] = np.sin(x[i]) * x[i]

@@ -137,6 +137,11 @@ class _Reverse(Lowering):
         self.looped = frozenset(n for s in primal for loop in A.walk(s)
                                 if isinstance(loop, (gast.For, gast.While))
                                 for n in stored_names(loop.body) | stored_names([loop]))
+        self.ranges = frozenset(a.targets[0].id for s in primal for a in A.walk(s)
+                                if isinstance(a, gast.Assign) and isinstance(a.value, gast.Call)
+                                and isinstance(a.value.func, gast.Name)
+                                and a.value.func.id == "range"
+                                and isinstance(a.targets[0], gast.Name))
 
     def grad_of(self, var: str) -> str | None:
         return self.ctx.namer.grad(var) if var in self.active else None
@@ -206,7 +211,7 @@ class _Reverse(Lowering):
             stmt.body = p_main + p_copies + exit_
             return [stmt], []
         made = tape.plan(tape.Loop(stmt, copies, exit_, p_main + p_copies, a_copies + a_main,
-                                   self.looped), self.ctx, self.shapes)
+                                   self.looped, self.ranges), self.ctx, self.shapes)
         # gradients accumulated across iterations exist before the adjoint loop
         carried = [A.target_name(c) for c in copies]
         loaded = {n for s in body for n in A.load_names(s)}
@@ -217,7 +222,8 @@ class _Reverse(Lowering):
         # the restores read the carried value before the loop header overwrites it with the
         # iteration's own: once before the adjoint loop, then at the end of each iteration
         adjoint = gast.For(target=made.target, iter=made.header,
-                           body=made.recompute + a_copies + a_main + made.restores + zeros,
+                           body=made.entries + made.recompute + a_copies + a_main
+                           + made.restores + zeros,
                            orelse=[], type_comment=None)
         restores = [A.copy_node(r) for r in made.restores]
         return made.before + [stmt], zeros + restores + [gast.copy_location(adjoint, stmt)]

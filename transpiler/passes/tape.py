@@ -3,6 +3,11 @@
 The reverse pass builds a loop's primal and adjoint bodies; ``plan`` decides the rest, with the
 first strategy of ``STRATEGIES`` that applies to the loop:
 
+- ``Preallocated`` (the Numba backend only): a ``for`` not left early whose saved values are
+  all numbers saves each in a NumPy array of its own, allocated before the loop at the trip
+  count and written at the iteration's index; the adjoint loop runs the indices backwards and
+  reads the entries there (a range's counter is computed from the index, not saved). An array per value is what compiled code reads and writes fastest
+  (a list of tuples costs an append and a tuple per iteration).
 - ``Taped``: the adjoint of an iteration reads values the iteration assigns. They are saved, one
   entry per iteration, on a tape of the loop's own, and the adjoint loop walks it backwards,
   the entries becoming its loop variables. A value read only for a shape that every iteration
@@ -13,8 +18,7 @@ first strategy of ``STRATEGIES`` that applies to the loop:
 - ``Counted``: anything else that saves nothing (a ``while``, a ``for`` left by ``break``):
   the primal counts its trips, and the adjoint loop runs that many times.
 
-A new strategy (checkpointing, preallocated tapes for a native backend) is one more class here,
-placed before the ones it overrides.
+A new strategy (checkpointing) is one more class here, placed before the ones it overrides.
 
 The form (documented here, and read back only through this module's readers, when forward mode
 differentiates a generated gradient again)::
@@ -33,6 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import gast
+import numpy
 
 import runtime
 from transpiler import ast_util as A
@@ -49,6 +54,7 @@ class Loop:
     primal: list  # the primal statements of the body (main part, then copies)
     adjoint: list  # the adjoint statements of one iteration (copies' first, then main's)
     looped: frozenset = frozenset()  # every name some loop of the function assigns
+    ranges: frozenset = frozenset()  # the names the function binds to range(...)
 
 
 @dataclass
@@ -59,7 +65,8 @@ class Plan:
     push: list = field(default_factory=list)  # in the primal body, before the copies
     counter: list = field(default_factory=list)  # at the end of the primal body
     restores: list = field(default_factory=list)  # at the end of each adjoint iteration
-    recompute: list = field(default_factory=list)  # at the start of each adjoint iteration
+    entries: list = field(default_factory=list)  # at the start of each adjoint iteration
+    recompute: list = field(default_factory=list)  # after the entries
     target: object = None  # the adjoint loop's target
     header: object = None  # the adjoint loop's iterable
 
@@ -70,7 +77,7 @@ def plan(loop: Loop, ctx, shapes) -> Plan:
     saved, shape_only, restores = _saved(loop, ctx, shapes)
     saved, recompute = _recomputed(loop, saved, ctx)
     for strategy in STRATEGIES:
-        if strategy.applies(loop, saved):
+        if strategy.applies(loop, saved, ctx):
             made = strategy.plan(loop, saved, shape_only, ctx)
             made.restores, made.recompute = restores, recompute
             made.before += _unbound(loop, saved)  # the strategy's own statements first
@@ -78,8 +85,94 @@ def plan(loop: Loop, ctx, shapes) -> Plan:
     raise AssertionError("the last strategy applies to every loop")
 
 
+class Preallocated:
+    def applies(self, loop: Loop, saved: list[str], ctx) -> bool:
+        stmt = loop.stmt
+        return ctx.options.backend == "numba" and bool(saved) and isinstance(stmt, gast.For) \
+            and not loop.exit_ and isinstance(stmt.iter, gast.Name) \
+            and all(n in ctx.facts.scalars or n == stmt.target.id for n in saved) \
+            and not _unbound(loop, saved)
+
+    def plan(self, loop: Loop, saved: list[str], shape_only: set[str], ctx) -> Plan:
+        stmt = loop.stmt
+        np_ = ctx.bind("np", numpy)
+        tape = ctx.namer.fresh("_tape")
+        count, index = f"{tape}_n", f"{tape}_k"
+        ctx.namer.taken.update((count, index))
+        kinds = _kinds(loop, ctx)
+        before = [A.assign(count, A.call(A.builtin("len"), A.name(stmt.iter.id)), like=stmt)]
+        push, entries = [], []
+        for name in saved:
+            if name == stmt.target.id and stmt.iter.id in loop.ranges:  # start + k * step
+                r = stmt.iter.id
+                entries.append(A.assign(name, gast.BinOp(
+                    left=A.attr(A.name(r), "start"), op=gast.Add(), right=gast.BinOp(
+                        left=A.name(index), op=gast.Mult(), right=A.attr(A.name(r), "step"))),
+                    like=stmt))
+                continue
+            column = ctx.namer.fresh(f"{tape}_{name.lstrip('_')}")
+            dtype = A.dotted(f"{np_}.{kinds.get(name, 'float64')}")
+            before.append(A.assign(column, A.call(A.dotted(f"{np_}.empty"), A.name(count),
+                                                  dtype), like=stmt))
+            push.append(gast.copy_location(gast.Assign(
+                targets=[gast.Subscript(value=A.name(column), slice=A.name(index),
+                                        ctx=gast.Store())],
+                value=A.name(name), type_comment=None), stmt))
+            entries.append(A.assign(name, gast.Subscript(value=A.name(column),
+                                                         slice=A.name(index), ctx=gast.Load()),
+                                    like=stmt))
+        before.append(A.assign(index, A.const(0), like=stmt))
+        counter = [A.assign(index, gast.BinOp(left=A.name(index), op=gast.Add(),
+                                              right=A.const(1)), like=stmt)]
+        minus_one = gast.UnaryOp(op=gast.USub(), operand=A.const(1))
+        header = A.call(A.builtin("range"), gast.BinOp(left=A.name(count), op=gast.Sub(),
+                                                       right=A.const(1)),
+                        minus_one, A.copy_node(minus_one))
+        return Plan(before=before, push=push, counter=counter, entries=entries,
+                    target=A.name(index, store=True), header=header)
+
+
+def _kinds(loop: Loop, ctx) -> dict[str, str]:
+    """The NumPy type of the saved numbers that are certainly integers (the counter of a
+    ``range``, integer arithmetic of those) or booleans (comparisons); the others are saved as
+    float64, which holds a float, a boolean or a small integer exactly (Numba refuses a
+    complex one)."""
+    stmt = loop.stmt
+    kinds: dict[str, str] = {}
+    if stmt.iter.id in loop.ranges:
+        kinds[stmt.target.id] = "int64"
+    changed = True
+    while changed:  # (an integer made from integers made earlier in the body)
+        changed = False
+        for s in loop.primal:
+            name = A.target_name(s)
+            if name is None or name in kinds or not isinstance(s, gast.Assign):
+                continue
+            kind = _kind(s.value, kinds)
+            if kind is not None and not _assigned_twice(loop.primal, name):
+                kinds[name], changed = kind, True
+    return kinds
+
+
+def _kind(value, kinds: dict) -> str | None:
+    if isinstance(value, (gast.Compare, gast.BoolOp)) or (
+            isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.Not)):
+        return "bool_"
+    if isinstance(value, gast.Constant) and type(value.value) is int:
+        return "int64"
+    if isinstance(value, gast.Name):
+        return kinds.get(value.id) if kinds.get(value.id) == "int64" else None
+    if isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Sub, gast.Mult,
+                                                               gast.FloorDiv, gast.Mod)):
+        if _kind(value.left, kinds) == "int64" and _kind(value.right, kinds) == "int64":
+            return "int64"
+    if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
+        return "int64" if _kind(value.operand, kinds) == "int64" else None
+    return None
+
+
 class Taped:
-    def applies(self, loop: Loop, saved: list[str]) -> bool:
+    def applies(self, loop: Loop, saved: list[str], ctx) -> bool:
         return bool(saved)
 
     def plan(self, loop: Loop, saved: list[str], shape_only: set[str], ctx) -> Plan:
@@ -101,7 +194,7 @@ class Taped:
 
 
 class ReversedRange:
-    def applies(self, loop: Loop, saved: list[str]) -> bool:
+    def applies(self, loop: Loop, saved: list[str], ctx) -> bool:
         return isinstance(loop.stmt, gast.For) and not loop.exit_
 
     def plan(self, loop: Loop, saved: list[str], shape_only: set[str], ctx) -> Plan:
@@ -111,7 +204,7 @@ class ReversedRange:
 
 
 class Counted:
-    def applies(self, loop: Loop, saved: list[str]) -> bool:
+    def applies(self, loop: Loop, saved: list[str], ctx) -> bool:
         return True
 
     def plan(self, loop: Loop, saved: list[str], shape_only: set[str], ctx) -> Plan:
@@ -131,7 +224,7 @@ class Counted:
                     target=target, header=header)
 
 
-STRATEGIES = (Taped(), ReversedRange(), Counted())
+STRATEGIES = (Preallocated(), Taped(), ReversedRange(), Counted())
 
 
 def _unbound(loop: Loop, saved: list[str]) -> list:
@@ -249,7 +342,11 @@ def _exposed_reads(stmts: list) -> set[str]:
     for stmt in stmts:
         if isinstance(stmt, gast.For):
             bound = {n.id for n in A.walk(stmt.target) if isinstance(n, gast.Name)}
-            out |= set(A.load_names(stmt.iter)) | (_exposed_reads(stmt.body) - bound)
+            body = list(stmt.body)
+            while body and isinstance(body[0], gast.Assign) and A.target_name(body[0]):
+                out |= set(A.load_names(body[0].value)) - bound  # (an entry read back first)
+                bound.add(A.target_name(body.pop(0)))
+            out |= set(A.load_names(stmt.iter)) | (_exposed_reads(body) - bound)
             out |= _exposed_reads(stmt.orelse)
         elif isinstance(stmt, (gast.If, gast.While)):
             out |= set(A.load_names(stmt.test))
