@@ -6,8 +6,9 @@ first strategy of ``STRATEGIES`` that applies to the loop:
 - ``Preallocated`` (the Numba backend only): a ``for`` not left early whose saved values are
   all numbers saves each in a NumPy array of its own, allocated before the loop at the trip
   count and written at the iteration's index; the adjoint loop runs the indices backwards and
-  reads the entries there (a range's counter is computed from the index, not saved). An array per value is what compiled code reads and writes fastest
-  (a list of tuples costs an append and a tuple per iteration).
+  reads the entries there (a range's counter is computed from the index, not saved). An array
+  per value is what compiled code reads and writes fastest (a list of tuples costs an append
+  and a tuple per iteration).
 - ``Taped``: the adjoint of an iteration reads values the iteration assigns. They are saved, one
   entry per iteration, on a tape of the loop's own, and the adjoint loop walks it backwards,
   the entries becoming its loop variables. A value read only for a shape that every iteration
