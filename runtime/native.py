@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 from numba import types
-from numba.extending import overload
+from numba.extending import overload, register_jitable
 
-from runtime import arrays, broadcast, containers, linalg, objects
+from runtime import arrays, broadcast, containers, linalg, objects, reductions, special
 
 
 def _number(t) -> bool:
@@ -113,7 +113,8 @@ def _seed(out):
 
 @overload(broadcast.zeros_like_grad)
 def _zeros_like_grad(x):
-    if _number(x) or isinstance(x, types.Optional) and _number(x.type):
+    if _number(x) or isinstance(x, types.NoneType) \
+            or isinstance(x, types.Optional) and _number(x.type):
         return lambda x: 0.0
     if isinstance(x, types.Array):
         dtype = _float_dtype(x)
@@ -150,7 +151,50 @@ def _tangent_like(t, value):
         return lambda t, value: np.broadcast_to(t, value.shape).astype(np.float64)
     if _number(value) and not isinstance(value, types.Float):
         return lambda t, value: float(t)
-    return _grad_like(t, value)
+    like = _grad_like(t, value)
+    if like is None:
+        return None
+    like = _private(like)
+    return lambda t, value: like(t, value)
+
+
+@overload(broadcast.broadcast_like)
+def _broadcast_like(d, g):
+    if _number(g):
+        return lambda d, g: d
+    if isinstance(g, types.Array):
+        if _number(d):
+            return lambda d, g: np.full(g.shape, d)
+        if isinstance(d, types.Array) and d.ndim == g.ndim:
+            return lambda d, g: np.ascontiguousarray(d) if d.shape == g.shape else \
+                np.broadcast_to(d, g.shape).copy()
+        if isinstance(d, types.Array):
+            return lambda d, g: np.broadcast_to(d, g.shape).copy()
+    return None
+
+
+@overload(containers.sequence_tangent)
+def _sequence_tangent(t, items):
+    if not isinstance(items, types.DictType):
+        return lambda t, items: t
+    return None
+
+
+@overload(containers.unsequence)
+def _unsequence(g, items):
+    if not isinstance(items, types.DictType):
+        return lambda g, items: g
+    return None
+
+
+@overload(reductions.unsum)
+def _unsum(g, items):
+    if isinstance(items, types.Array):
+        return lambda g, items: broadcast.unreduce(g, items, 0)
+    return None
+
+
+register_jitable(special.balanced_eq)  # (its NumPy definition compiles as it is)
 
 
 @overload(objects.owned)
@@ -167,28 +211,7 @@ def _unindex(g, like, index):
     if not isinstance(like, types.Array):
         return None
     dtype = _float_dtype(like)
-    if _basic(index):
-        def unindex(g, like, index):
-            out = np.zeros(like.shape, dtype=dtype)
-            out[index] = g
-            return out
-        return unindex
-    kept = _without_newaxis(index)
-    if kept:
-        return _compiled(f"""
-def unindex_newaxis(g, like, index):
-    out = np.zeros(like.shape, dtype=dtype)
-    selected = {kept}
-    out[selected] = np.ascontiguousarray(g).reshape(out[selected].shape)
-    return out
-""", dtype=dtype)
-    if _int_vector(index) and like.ndim == 1:
-        def unindex_at(g, like, index):
-            out = np.zeros(like.shape, dtype=dtype)
-            _add_at(out, index, g)
-            return out
-        return unindex_at
-    return None
+    return lambda g, like, index: broadcast.add_into(np.zeros(like.shape, dtype=dtype), index, g)
 
 
 def _without_newaxis(index) -> str:
@@ -212,13 +235,6 @@ def _compiled(source: str, **names):
     return function
 
 
-def _add_at(out, index, part):
-    """``np.add.at(out, index, part)`` for a 1-D ``out`` and integer vector ``index``."""
-    parts = np.broadcast_to(np.asarray(part), index.shape)
-    for k in range(index.size):
-        out[index[k]] += parts[k]
-
-
 def _last_writes(n, index):
     """Which entries of ``index`` (an integer vector into a length-``n`` axis) are the last
     write of their element (as ``broadcast._last_writes``)."""
@@ -233,16 +249,14 @@ def _last_writes(n, index):
 
 @overload(broadcast.written)
 def _written(g, index):
-    if isinstance(g, types.Array) and g.ndim == 1 and _int_vector(index):
-        def written_at(g, index):
-            return np.where(_last_writes(g.size, index), g[index], 0.0)
-        return written_at
     if isinstance(g, types.Array) and _basic(index):
         if len(index.types if isinstance(index, types.BaseTuple) else (index,)) >= g.ndim \
                 and not any(isinstance(p, types.SliceType) for p in (
                     index.types if isinstance(index, types.BaseTuple) else (index,))):
             return lambda g, index: g[index]  # (an element)
         return lambda g, index: g[index].copy()
+    if isinstance(g, types.Array):
+        return _written_vector(index)
     return None
 
 
@@ -250,12 +264,8 @@ def _written(g, index):
 def _unwritten(d, like, index):
     if isinstance(like, types.Array) and _basic(index):
         return lambda d, like, index: broadcast.unindex(d, like, index)
-    if isinstance(like, types.Array) and like.ndim == 1 and _int_vector(index):
-        def unwritten_at(d, like, index):
-            part = np.broadcast_to(np.asarray(d), index.shape)
-            return broadcast.unindex(np.where(_last_writes(like.size, index), part, 0.0), like,
-                                     index)
-        return unwritten_at
+    if isinstance(like, types.Array):
+        return _unwritten_vector(like, index)
     return None
 
 
@@ -296,12 +306,85 @@ def add_into_newaxis(g, index, part):
             g[index] = g[index] + part
             return g
         return add_into_mask
-    if _int_vector(index) and g.ndim == 1:
-        def add_into_at(g, index, part):
-            _add_at(g, index, part)
-            return g
-        return add_into_at
-    return None
+    return _add_into_vector(index)
+
+
+def _vector_index(index):
+    """For an index of one integer vector, alone or in a tuple of ints and slices: the source
+    lines that bind ``vector`` and ``shape`` (the selection's) in a function of ``g`` and
+    ``index``, the vector's axis of ``g`` and of the selection, and a function giving the
+    source of the index with an entry in the vector's place. None for any other index."""
+    parts = list(index.types) if isinstance(index, types.BaseTuple) else [index]
+    vectors = [k for k, p in enumerate(parts) if _int_vector(p)]
+    if len(vectors) != 1 or not all(isinstance(p, (types.Integer, types.SliceType))
+                                    for k, p in enumerate(parts) if k != vectors[0]):
+        return None
+    (j,) = vectors
+    axis = sum(isinstance(p, types.SliceType) for p in parts[:j])
+    names = [f"index[{k}]" for k in range(len(parts))] \
+        if isinstance(index, types.BaseTuple) else ["index"]
+
+    def at(entry: str) -> str:
+        return ", ".join(entry if k == j else n for k, n in enumerate(names)) + ","
+    lines = (f"    vector = {names[j]}\n"
+             f"    view = np.asarray(g[{at('0')}])\n"
+             f"    shape = view.shape[:{axis}] + (vector.size,) + view.shape[{axis}:]\n")
+    return lines, j, axis, at
+
+
+def _add_into_vector(index):
+    """``np.add.at(g, index, part)`` for an index of one integer vector (``_vector_index``):
+    the selected entries one by one (an entry selected twice gets both parts)."""
+    found = _vector_index(index)
+    if found is None:
+        return None
+    lines, _, axis, at = found
+    return _compiled(f"""
+def add_into_at(g, index, part):
+{lines}    parts = np.broadcast_to(np.asarray(part), shape)
+    for k in range(vector.size):
+        g[{at("vector[k]")}] += parts[{":, " * axis}k]
+    return g
+""")
+
+
+def _written_vector(index):
+    """``broadcast.written`` for an index of one integer vector: the selection, with zeros
+    where an entry is selected again later (only its last write reached the array)."""
+    found = _vector_index(index)
+    if found is None:
+        return None
+    lines, j, axis, at = found
+    return _compiled(f"""
+def written_at(g, index):
+{lines}    last = _last_writes(g.shape[{j}], vector)
+    out = np.zeros(shape, dtype=g.dtype)
+    for k in range(vector.size):
+        if last[k]:
+            out[{":, " * axis}k] = g[{at("vector[k]")}]
+    return out
+""", _last_writes=_last_writes)
+
+
+def _unwritten_vector(like, index):
+    """``broadcast.unwritten`` for an index of one integer vector: the parts of the last writes
+    of each entry, in an array like ``like``."""
+    found = _vector_index(index)
+    if found is None:
+        return None
+    lines, j, axis, at = found
+    dtype = _float_dtype(like)
+    return _compiled(f"""
+def unwritten_at(d, like, index):
+    g = like
+{lines}    last = _last_writes(g.shape[{j}], vector)
+    parts = np.broadcast_to(np.asarray(d), shape)
+    out = np.zeros(like.shape, dtype=dtype)
+    for k in range(vector.size):
+        if last[k]:
+            out[{at("vector[k]")}] += parts[{":, " * axis}k]
+    return out
+""", _last_writes=_last_writes, dtype=dtype)
 
 
 @overload(arrays.shape_of)
@@ -374,4 +457,3 @@ def _private(fn):
 _sum_to = _private(_sum_to)
 _same_shape = _private(_same_shape)
 _last_writes = _private(_last_writes)
-_add_at = _private(_add_at)

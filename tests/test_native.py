@@ -28,6 +28,7 @@ import numpy as np
 import pytest
 
 import runtime as rt
+from tests.benchmarks.bench_grad import newton_cubic
 from transpiler import TranspileError, grad, jvp, value_and_grad, vjp
 from transpiler.backends import native
 
@@ -161,18 +162,9 @@ def test_scalar_loop_gets_floats_and_the_decorator_form():
     assert "reversed(" not in source and "append" not in source
 
 
-def newton(a, b):
-    x = 1.0
-    fx = x * x * x + a * x - b
-    while abs(fx) > 1e-12:
-        x = x - fx / (3.0 * x * x + a)
-        fx = x * x * x + a * x - b
-    return x
-
-
 def test_a_while_loop_keeps_a_list_walked_by_index():
-    gradient = grad(newton, wrt=(0, 1), backend="numba")
-    _same(gradient(2.0, 5.0), grad(newton, wrt=(0, 1))(2.0, 5.0), "newton")
+    gradient = grad(newton_cubic, wrt=(0, 1), backend="numba")
+    _same(gradient(2.0, 5.0), grad(newton_cubic, wrt=(0, 1))(2.0, 5.0), "newton")
     source = gradient.source_for(2.0, 5.0)
     assert "_tape.append((" in source and "reversed(" not in source
     assert "    for _tape_index in range(len(_tape) - 1, -1, -1):\n" in source
@@ -207,6 +199,13 @@ def test_refusal_names_the_users_line_with_a_hint():
     assert "Numba cannot compile the gradient of holds_mixed_dict" in text
     assert 'hint: use backend="python"' in text
     assert "Failed in nopython mode" not in text and "During:" not in text
+
+
+def test_forward_mode_refusal_speaks_of_the_tangent():
+    with pytest.raises(TranspileError) as info:
+        jvp(holds_mixed_dict, (np.ones(3),), (np.ones(3),), backend="numba")
+    assert "Numba cannot compile the tangent of holds_mixed_dict" in str(info.value)
+    assert info.value.filename == __file__
 
 
 def test_auto_runs_python_where_numba_refuses_and_says_so():
@@ -384,6 +383,32 @@ HELPERS = {
     "add_into, mask": ("def helper(g, m, p): return rt.add_into(g.copy(), m, p)",
                        (np.ones(3), np.array([True, False, True]), np.array([2.0, 3.0]))),
     "zero_index": ("def helper(g): return rt.zero_index(g, 1)", (np.arange(3.0),)),
+    "written, a vector in a tuple": (
+        "def helper(g, i): return rt.written(g, (slice(None), i))",
+        (np.arange(12.0).reshape(3, 4), np.array([1, 3, 1]))),
+    "written, a vector after an int": ("def helper(g, i): return rt.written(g, (1, i))",
+                                       (np.arange(12.0).reshape(3, 4), np.array([2, 0, 2]))),
+    "unwritten, a vector in a tuple": (
+        "def helper(d, like, i): return rt.unwritten(d, like, (i, slice(1, 3)))",
+        (np.arange(6.0).reshape(3, 2), np.ones((4, 3)), np.array([0, 3, 0]))),
+    "unindex, a vector in a tuple": (
+        "def helper(g, like, i): return rt.unindex(g, like, (slice(None), i))",
+        (np.arange(6.0).reshape(2, 3), np.ones((2, 4)), np.array([3, 0, 3]))),
+    "add_into, a vector on 2-D": ("def helper(g, i, p): return rt.add_into(g.copy(), i, p)",
+                                  (np.ones((3, 2)), np.array([2, 2, 0]), 1.5)),
+    "broadcast_like, a row": ("def helper(d, g): return rt.broadcast_like(d, g)",
+                              (np.arange(3.0), np.ones((2, 3)))),
+    "broadcast_like, a float": ("def helper(d, g): return rt.broadcast_like(d, g)",
+                                (2.0, np.ones(3))),
+    "balanced_eq, a tie": ("def helper(x, z, y): return rt.balanced_eq(x, z, y)",
+                           (np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.5, 3.0]),
+                            np.array([0.0, 2.5, 3.0]))),
+    "tangent_like of floats": ("def helper(t, v): return rt.tangent_like(t, v)", (2.0, 1.0)),
+    "zeros_like_grad of None": ("def helper(x): return rt.zeros_like_grad(x)", (None,)),
+    "unsum of an array": ("def helper(g, items): return rt.unsum(g, items)",
+                          (np.arange(3.0), np.ones((2, 3)))),
+    "sequence_tangent of an array": ("def helper(t, s): return rt.sequence_tangent(t, s)",
+                                     (np.arange(3.0), np.ones(3))),
     "zeros_like_grad of ints": ("def helper(x): return rt.zeros_like_grad(x)",
                                 (np.arange(3),)),
     "grad_like of a scalar": ("def helper(g, x): return rt.grad_like(g, x)", (2.0, np.ones(3))),

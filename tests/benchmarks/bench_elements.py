@@ -56,6 +56,7 @@ from tests.benchmarks.bench_grad import (
     assert_fd,
     assert_same_grad,
     measure_group,
+    print_header,
 )
 from transpiler import grad
 
@@ -443,13 +444,11 @@ def print_workload(r: WorkloadResult) -> None:
 
 
 def print_summary(all_results: list) -> None:
-    print("\nsummary (best-of per call; ratios from one side-by-side group per row; growth: "
-          f"ratio at {SIZES[-1]} / ratio at {SIZES[0]})")
-    header = (f"  {'workload':11s} {'n':>5s} {'primal':>11s} {'ours':>11s} {'hand':>11s} "
-              f"{'ours/primal':>12s} {'hand/primal':>12s} {'ours/hand':>10s} {'growth':>7s} "
-              f"{'peak ours':>13s}")
-    print(header)
-    print("  " + "-" * (len(header) - 2))
+    print_header("summary (best-of per call; ratios from one side-by-side group per row; "
+                 f"growth: ratio at {SIZES[-1]} / ratio at {SIZES[0]})",
+                 f"  {'workload':11s} {'n':>5s} {'primal':>11s} {'ours':>11s} {'hand':>11s} "
+                 f"{'ours/primal':>12s} {'hand/primal':>12s} {'ours/hand':>10s} {'growth':>7s} "
+                 f"{'peak ours':>13s}")
     for r in all_results:
         key = r.workload.key
         if r.failure:

@@ -394,11 +394,8 @@ PRIMAL, OURS, HAND = "primal (NumPy)", "ours: grad", "hand-written adjoint"
 def print_table(title, names, results, skipped, ours_name=OURS, hand_name=HAND):
     """One section's table; ``results`` from measure_group, ``skipped``: [(name, reason)]."""
     base, hand = results[PRIMAL][1], results[hand_name][1]
-    print(f"\n{title}")
-    header = (f"  {'':26s} {'best ms':>10s} {'median ms':>10s} {'best/primal':>12s} "
-              f"{'best/hand':>10s}")
-    print(header)
-    print("  " + "-" * (len(header) - 2))
+    print_header(title, f"  {'':26s} {'best ms':>10s} {'median ms':>10s} {'best/primal':>12s} "
+                        f"{'best/hand':>10s}")
     for name in names:
         med, best = results[name]
         print(f"  {name:26s} {best * 1e3:10.3f} {med * 1e3:10.3f} {best / base:12.2f} "
@@ -661,6 +658,13 @@ def _ratio(x: float) -> str:
     return f"{x:.0f}x" if x >= 100 else f"{x:.2f}x"
 
 
+def print_header(title: str, header: str) -> None:
+    """A table's title, its column header and a rule under it."""
+    print(f"\n{title}")
+    print(header)
+    print("  " + "-" * (len(header) - 2))
+
+
 def _fmt_time(seconds: float) -> str:
     """A time with its own unit, so rows from microseconds to seconds share one column."""
     if seconds < 1e-3:
@@ -677,11 +681,8 @@ def print_peer_table(title, results, counts, skipped, primal, ours_rows, notes=(
     names = list(results)
     base = results[primal][1]
     ref_ours = results[ours_rows[0][0]][1]
-    print(f"\n{title}")
-    header = (f"  {'':34s} {'best':>11s} {'median':>11s} {'best/primal':>12s} "
-              f"{'best/ours':>10s} {'repeats':>8s}")
-    print(header)
-    print("  " + "-" * (len(header) - 2))
+    print_header(title, f"  {'':34s} {'best':>11s} {'median':>11s} {'best/primal':>12s} "
+                        f"{'best/ours':>10s} {'repeats':>8s}")
     for name in names:
         med, best = results[name]
         print(f"  {name:34s} {_fmt_time(best)} {_fmt_time(med)} {best / base:12.2f} "

@@ -73,6 +73,7 @@ from tests.benchmarks.bench_grad import (
     measure_group,
     newton_cubic,
     newton_cubic_analytic,
+    print_header,
     rk4,
 )
 from transpiler import TranspileError, cache, grad
@@ -458,13 +459,12 @@ def _targets(r: CaseResult) -> list:
 
 
 def print_summary(all_results: list) -> None:
-    print("\nsummary (best-of per call; ratios from one side-by-side group per workload; first "
-          "call: grad(..., backend=\"numba\") and its first call, here / in a fresh process)")
-    header = (f"  {'workload':10s} {'n':>5s} {'primal':>11s} {'njit primal':>11s} "
-              f"{'grad python':>11s} {'grad numba':>11s} {'nb/primal':>10s} {'nb/njit':>8s} "
-              f"{'nb/python':>10s} {'first call':>17s}")
-    print(header)
-    print("  " + "-" * (len(header) - 2))
+    print_header("summary (best-of per call; ratios from one side-by-side group per workload; "
+                 "first call: grad(..., backend=\"numba\") and its first call, here / in a fresh "
+                 "process)",
+                 f"  {'workload':10s} {'n':>5s} {'primal':>11s} {'njit primal':>11s} "
+                 f"{'grad python':>11s} {'grad numba':>11s} {'nb/primal':>10s} {'nb/njit':>8s} "
+                 f"{'nb/python':>10s} {'first call':>17s}")
     for r in all_results:
         key = r.case.key
         if r.refused:

@@ -107,7 +107,7 @@ class NativeFunction:
                              co_kwonlyargcount=0),
                 python_function.__globals__, python_function.__name__, None,
                 python_function.__closure__)
-        self.native = self._run = njit(python_function)
+        self.native = self._run = njit(_with_compiled_helpers(python_function, njit, {}))
 
     def __call__(self, *args, **kwargs):
         try:
@@ -120,11 +120,7 @@ class NativeFunction:
                 args, kwargs = (*bound.args, *bound.kwargs.values()), {}
             return self._run(*args, **kwargs)
         except Exception as e:
-            if not _refused(e):
-                raise
-            if not self.fallback:
-                raise self.refusal(e) from None
-            self._run, self.backend, self.reason = self.python, "python", _reason(str(e))
+            self._fall_back(e)
             return self.python(*args, **kwargs)
 
     def compile_for(self, *args) -> None:
@@ -137,11 +133,16 @@ class NativeFunction:
             _float64_only(args)
             self.native.compile(tuple(self.native.typeof_pyval(a) for a in args))
         except Exception as e:
-            if not _refused(e):
-                raise
-            if not self.fallback:
-                raise self.refusal(e) from None
-            self._run, self.backend, self.reason = self.python, "python", _reason(str(e))
+            self._fall_back(e)
+
+    def _fall_back(self, e: Exception) -> None:
+        """Re-raise ``e`` unless Numba refused the code; then raise the refusal, or under
+        ``backend="auto"`` switch to the Python function."""
+        if not _refused(e):
+            raise e
+        if not self.fallback:
+            raise self.refusal(e) from None
+        self._run, self.backend, self.reason = self.python, "python", _reason(str(e))
 
     def refusal(self, e: Exception) -> TranspileError:
         """Numba's refusal of this code, at the user's line the refused statement came from."""
@@ -154,11 +155,65 @@ class NativeFunction:
         code = self.fn.__code__
         filename, line = (where[0], where[1]) if where else (code.co_filename,
                                                               code.co_firstlineno)
-        return TranspileError(f"Numba cannot compile the gradient of {self.fn.__qualname__}: "
+        return TranspileError(f"Numba cannot compile the {self.kind} of {self.fn.__qualname__}: "
                               f"{_reason(text)}", filename, line, hint=HINT)
+
+    @property
+    def kind(self) -> str:
+        """What the code computes, for messages: a gradient, or a tangent (forward mode)."""
+        return "tangent" if self.__name__.startswith("jvp_") else "gradient"
 
     def __repr__(self) -> str:
         return f"<{self.backend} function {self.__name__}>"
+
+
+def _with_compiled_helpers(function, njit, done: dict):
+    """``function`` seeing, in place of the plain Python functions it calls by a global or free
+    name (the user's helpers called without differentiating them), their Numba-compiled
+    versions, which see theirs in turn. Globals and cells are copies (the user's are never
+    written): Numba takes a global's value when it compiles anyway."""
+    code, scope = function.__code__, function.__globals__
+    cells = dict(zip(code.co_freevars, function.__closure__ or (), strict=True))
+    names = _global_names(code)
+    globals_ = {name: scope[name] for name in names if _plain_helper(scope.get(name))}
+    free = {name: cell.cell_contents for name, cell in cells.items()
+            if _plain_helper(_contents(cell))}
+    if not globals_ and not free:
+        return function
+
+    def compiled(helper):
+        if helper not in done:
+            done[helper] = helper  # (recursion: compiled as the plain function)
+            done[helper] = njit(_with_compiled_helpers(helper, njit, done))
+        return done[helper]
+
+    scope = {**scope, **{name: compiled(h) for name, h in globals_.items()}}
+    closure = tuple(types.CellType(compiled(free[name])) if name in free else cells[name]
+                    for name in code.co_freevars)
+    return types.FunctionType(code, scope, function.__name__, function.__defaults__,
+                              closure or None)
+
+
+def _contents(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # (an empty cell)
+        return None
+
+
+def _global_names(code) -> set[str]:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _global_names(const)
+    return names
+
+
+def _plain_helper(value) -> bool:
+    """A function of the user's own, in plain Python (not NumPy's, SciPy's or the runtime's)."""
+    module = getattr(value, "__module__", None) or ""
+    return isinstance(value, types.FunctionType) and not hasattr(value, "py_func") \
+        and module.partition(".")[0] not in ("numpy", "scipy", "runtime", "transpiler")
 
 
 class _NotFloat64(Exception):
@@ -227,8 +282,10 @@ class _Rewrite(gast.NodeTransformer):
     def __init__(self, bindings: dict):
         self.bindings = bindings
         self.ranges: set[str] = set()  # names bound to range(...) (Numba cannot index a range)
+        self.index_lists: set[str] = set()  # names of lists of ints used only as indices
 
     def visit_FunctionDef(self, node):
+        self.index_lists = _index_lists(node)
         self.ranges = {n.targets[0].id for n in gast.walk(node)
                        if isinstance(n, gast.Assign) and len(n.targets) == 1
                        and isinstance(n.targets[0], gast.Name) and isinstance(n.value, gast.Call)
@@ -271,6 +328,15 @@ class _Rewrite(gast.NodeTransformer):
         node.body = [first, *node.body]
         return node
 
+    def visit_Assign(self, node):
+        """``_t1 = [0, 2]`` -> ``_t1 = np.array([0, 2])`` where ``_t1`` is only an index (Numba
+        indexes by arrays, not lists)."""
+        if len(node.targets) == 1 and getattr(node.targets[0], "id", None) in self.index_lists:
+            self.bindings.setdefault("np", np)
+            node.value = gast.Call(gast.Attribute(_load("np"), "array", gast.Load()),
+                                   [node.value], [])
+        return self.generic_visit(node)
+
     def visit_Call(self, node):
         self.generic_visit(node)
         for k in node.keywords:  # dtype=float: Numba takes NumPy's types only
@@ -290,6 +356,38 @@ class _Rewrite(gast.NodeTransformer):
                 if node.keywords:
                     _positional(node, getattr(compiled, "python", compiled))
         return node
+
+
+def _index_lists(function) -> set[str]:
+    """The names assigned once a list of int constants and read only as (part of) an index: a
+    subscript's, or one passed to a runtime helper."""
+    lists, stores, parents = set(), {}, {}
+    for node in gast.walk(function):
+        for child in gast.iter_child_nodes(node):
+            parents[child] = node
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], gast.Name) and isinstance(node.value, gast.List) \
+                and node.value.elts and all(isinstance(e, gast.Constant)
+                                            and type(e.value) is int for e in node.value.elts):
+            lists.add(node.targets[0].id)
+
+    def index_use(name) -> bool:
+        up = parents.get(name)
+        if isinstance(up, gast.Tuple):
+            name, up = up, parents.get(up)
+        if isinstance(up, gast.Subscript):
+            return up.slice is name
+        return isinstance(up, gast.Call) and name in up.args \
+            and isinstance(up.func, gast.Attribute) and getattr(up.func.value, "id", "") == "rt"
+
+    lists = {n for n in lists if stores[n] == 1}
+    for node in gast.walk(function):
+        if isinstance(node, gast.Name) and node.id in lists \
+                and isinstance(node.ctx, gast.Load) and not index_use(node):
+            lists.discard(node.id)
+    return lists
 
 
 _DTYPES = {"float": np.float64, "int": np.int64, "bool": np.bool_, "complex": np.complex128}
