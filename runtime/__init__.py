@@ -16,6 +16,8 @@ family's adjoint helpers next to their tangents:
 - ``linalg``: products and ``numpy.linalg`` (``matmul_adjoint_a``, ``solve_adjoint``...);
 - ``special``: elementwise partials that do not fit in a template (``digamma``...);
 - ``custom``: what ``stop_gradient``, ``on_gradient`` and ``black_box`` compile to;
+- ``checkpoint``: the scheduler a checkpointed loop's gradient runs (``checkpoint_forward``,
+  ``checkpoint_reverse``);
 - ``contexts``: what a ``with`` block's manager runs under (``unsuppressed``).
 
 ``<name>_tangent`` is the tangent (forward mode) of ``<name>``: of a NumPy function
@@ -44,6 +46,7 @@ from runtime.broadcast import (
     zero_tangent,
     zeros_like_grad,
 )
+from runtime.checkpoint import checkpoint_forward, checkpoint_reverse, checkpointed_loop
 from runtime.containers import (
     appended,
     cotangent,
@@ -293,6 +296,9 @@ __all__ = [
     "broadcast_arrays_tangent",
     "broadcast_like",
     "cast_tangent",
+    "checkpoint_forward",
+    "checkpoint_reverse",
+    "checkpointed_loop",
     "cholesky_adjoint",
     "cholesky_adjoint_tangent",
     "cholesky_tangent",

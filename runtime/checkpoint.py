@@ -23,6 +23,8 @@ import operator
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from runtime.broadcast import zeros_like_grad
+
 Step = Callable[[Any, Any], tuple[Any, bool]]
 StepAdjoint = Callable[[Any, Any, Any], Any]
 
@@ -66,11 +68,10 @@ def checkpoint(iterable, snapshots: int | None = None, every: int | None = None)
     """The loop marker: in the plain function it returns `iterable` unchanged (validating the
     arguments: exactly one of snapshots/every, each a positive int; snapshots >= 1).
 
-    ``snapshots=s`` reverses the loop by the binomial schedule with ``s`` stored states (the
-    iterable then needs a length); ``every=k`` keeps the state before every ``k``-th step."""
-    snapshots, every = _mode(snapshots, every)
-    if snapshots is not None and not hasattr(iterable, "__len__"):
-        _sized(iterable)  # raises the TypeError that the gradient would raise
+    ``snapshots=s`` reverses the loop by the binomial schedule with ``s`` stored states (its
+    gradient then needs the trip count: a range, or a sequence, which the compiler walks by
+    index); ``every=k`` keeps the state before every ``k``-th step."""
+    _mode(snapshots, every)
     return iterable
 
 
@@ -358,3 +359,53 @@ def schedule(n: int, snapshots: int) -> list[tuple[str, int]]:
     if n:
         _unwind(trace, _descend(trace, n, snapshots))
     return trace.actions
+
+
+# --- the calls the compiler makes of a marked loop (transpiler/passes/checkpoint.py) ---
+
+
+def checkpointed_loop(step, items, *state, snapshots=None, every=None, written=()):
+    """The plain loop: ``done, *state = step(item, *state)`` for each item, until ``done`` (the
+    body's ``break``); the final state."""
+    for item in items:
+        done, *state = step(item, *state)
+        if done:
+            break
+    return tuple(state)
+
+
+def _plain(step, written: tuple):
+    """``step`` in the scheduler's convention, ``(item, state) -> (state, done)``, given fresh
+    copies of the state's entries it writes into (``written``), so no snapshot changes."""
+    def advance(item, state):
+        if written:
+            state = tuple(s.copy() if i in written and hasattr(s, "copy") else s
+                          for i, s in enumerate(state))
+        done, *out = step(item, *state)
+        return tuple(out), done
+    return advance
+
+
+def checkpoint_forward(step, items, state: tuple, snapshots=None, every=None, written=()):
+    """The primal of a checkpointed loop: the final state, and what ``checkpoint_reverse`` needs
+    (the scheduler's snapshots, the plain step, the options)."""
+    final, sweep = forward(_plain(step, written), items, tuple(state), snapshots, every)
+    return final, (sweep, step, written, snapshots, every)
+
+
+def checkpoint_reverse(pair, saved, cotangent: tuple, active: tuple):
+    """The adjoint of a checkpointed loop: the cotangents of the ``active`` entries of the
+    initial state, from the final state's ``cotangent``. Each step is rerun taping by the
+    step's compiled forward (``pair.forward``) and reversed by its backward."""
+    sweep, step, written, _, _ = saved
+
+    def step_adjoint(item, state, ct):
+        _, residuals = pair.forward(item, *state)
+        grads = pair.backward(residuals, (0.0, *ct))
+        out = [zeros_like_grad(s) for s in state]
+        for k, i in enumerate(active):
+            out[i] = grads[k]
+        return tuple(out)
+
+    first = reverse(_plain(step, written), step_adjoint, sweep, tuple(cotangent))
+    return tuple(first[i] for i in active)

@@ -136,3 +136,10 @@ def test_sample_writes_a_png_when_asked(stem, tmp_path):
     assert result.returncode == 0, result.stderr
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert f"plot written to {png}" in result.stdout
+
+
+def test_long_simulation_checkpoints_in_bounded_memory():
+    out = _output("long_simulation")
+    assert "taped whole:" in out and "snapshots" in out and "tape " in out
+    assert _number(r"largest relative difference (\S+)", out) <= 1e-12
+    assert _number(r"checkpointed \S+ MB \((\S+)x\)", out) <= 0.1

@@ -6,6 +6,7 @@
 """
 
 from runtime import on_gradient, stop_gradient
+from runtime.checkpoint import checkpoint
 from transpiler import rules  # noqa: F401  (registers the built-in rules)
 from transpiler.api import grad, value_and_grad
 from transpiler.checking import check_grad
@@ -17,6 +18,6 @@ from transpiler.rules.nondiff import nondifferentiable
 from transpiler.rules.registry import adjoint, d, tangent
 from transpiler.vjp import hessian, hvp, jacobian, vjp
 
-__all__ = ["NoRuleError", "TranspileError", "adjoint", "black_box", "check_grad", "d", "forward",
-           "grad", "hessian", "hvp", "jacobian", "jvp", "nondifferentiable", "on_gradient",
-           "stop_gradient", "supported", "tangent", "value_and_grad", "vjp"]
+__all__ = ["NoRuleError", "TranspileError", "adjoint", "black_box", "check_grad", "checkpoint",
+           "d", "forward", "grad", "hessian", "hvp", "jacobian", "jvp", "nondifferentiable",
+           "on_gradient", "stop_gradient", "supported", "tangent", "value_and_grad", "vjp"]

@@ -1,4 +1,5 @@
-"""Command line: ``python -m transpiler {show,export,check,coverage}``; ``--help`` on each.
+"""Command line: ``python -m transpiler {show,export,check,memory,coverage}``; ``--help`` on
+each.
 
 Exit codes: 0 success; 1 the operation failed (a TranspileError, a gradient that disagrees with
 finite differences, a function that raised, something that cannot be exported); 2 a usage error
@@ -274,6 +275,21 @@ def _check(args) -> int:
     return 0
 
 
+def _memory(args) -> int:
+    if args.mode == "forward":
+        raise UsageError("memory reports what reverse mode stores; forward mode stores nothing")
+    module, fn = _load(args.target)
+    example = _arguments(args.args, fn, module)
+    try:
+        gradient = grad(fn, wrt=_wrt(args.wrt, fn), checkpoint=not args.no_checkpoint)
+        print(gradient.memory(*example))
+    except TranspileError as e:
+        raise Failure(str(e)) from e
+    except Exception as e:
+        raise Failure(f"{fn.__name__} raised {type(e).__name__}: {e}") from e
+    return 0
+
+
 def _forward_gradient(fn, example: tuple, position: int):
     """The gradient for argument ``position`` by forward mode: one tangent per element."""
     x = example[position]
@@ -367,6 +383,18 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--rtol", type=float, default=1e-5, help="relative tolerance (1e-5)")
     check.add_argument("--atol", type=float, default=1e-6, help="absolute tolerance (1e-6)")
     check.set_defaults(run=_check)
+
+    memory = commands.add_parser(
+        "memory", help="print what the gradient stores for its reverse sweep, by source line",
+        description="Run FUNCTION's gradient on --args once and print, for each line of "
+                    "FUNCTION that stores values for the reverse sweep (a loop's tape, a "
+                    "checkpointed loop's snapshots), the bytes per iteration, the iterations "
+                    "and the total.",
+        epilog="example: python -m transpiler memory sim.py:loss --args \"np.ones(1000), 0.1\"")
+    target(memory, args_help.format("the call to measure (required)"), required=True)
+    memory.add_argument("--no-checkpoint", action="store_true",
+                        help="tape loops marked checkpoint(...) whole, as if unmarked")
+    memory.set_defaults(run=_memory)
 
     coverage = commands.add_parser(
         "coverage", help="print the functions with rules (markdown)",

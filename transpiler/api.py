@@ -11,13 +11,15 @@ from transpiler.higher import GradientOfGradient
 
 
 def _decorator(mode: str):
-    def make(f=None, wrt=0, *, optimize: bool = True, backend: str = "python"):
+    def make(f=None, wrt=0, *, optimize: bool = True, backend: str = "python",
+             checkpoint: bool = True):
         if f is None:
-            return lambda g: make(g, wrt, optimize=optimize, backend=backend)
+            return lambda g: make(g, wrt, optimize=optimize, backend=backend,
+                                  checkpoint=checkpoint)
         if not callable(f):
             raise TypeError(f"{mode} expects a function, got {f!r}")
         check_backend(backend)
-        options = Options(optimize, backend=backend)
+        options = Options(optimize, backend=backend, checkpoint=bool(checkpoint))
         if isinstance(f, GradientFunction) and f.mode == "grad":  # grad(grad(f))
             return GradientOfGradient(f, wrt, mode, options)
         if inspect.ismethod(f) and inspect.isfunction(f.__func__):
@@ -34,6 +36,7 @@ grad.__doc__ = """Gradient of a scalar-valued ``f`` with respect to argument(s) 
 ``wrt`` is a position, a parameter name, or a tuple of those (then a tuple of gradients is
 returned). Use as ``grad(f)``, ``@grad`` or ``@grad(wrt=(0, 1))``. ``backend="numba"``
 compiles the generated code with Numba (``"auto"``: where Numba can; see the README).
+``checkpoint=False`` tapes loops marked ``checkpoint(...)`` whole, as if unmarked.
 """
 value_and_grad = _decorator("value_and_grad")
 value_and_grad.__doc__ = """Like grad, returning ``(f(*args), gradient)`` from one call."""

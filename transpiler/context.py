@@ -36,6 +36,7 @@ class Options:
     optimize: bool = True
     value: bool = True  # forward mode: return the value with the tangent (hvp: the tangent)
     backend: str = "python"  # the module of transpiler/backends/ that prints, loads and calls
+    checkpoint: bool = True  # reverse marked loops by checkpointing (off: tape them whole)
 
 
 @dataclass

@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from runtime.objects import is_object
-from transpiler import cache
+from transpiler import cache, memory
 from transpiler.arguments import differentiable, objects_in
 from transpiler.backends import backend_for
 from transpiler.context import Options
@@ -83,10 +83,15 @@ class GradientFunction:
     def on_backend(self, backend: str) -> GradientFunction:
         """The same gradient compiled by another backend (``grad(grad(f))`` differentiates the
         Python code of a gradient compiled with Numba)."""
-        if backend == self._options.backend:
+        return self.with_options(backend=backend)
+
+    def with_options(self, **changes) -> GradientFunction:
+        """The same gradient compiled with other options (``context.Options``): a gradient
+        differentiated again is the Python backend's, with checkpointed loops taped whole."""
+        options = dataclasses.replace(self._options, **changes)
+        if options == self._options:
             return self
-        return GradientFunction(self.__wrapped__, self._given_wrt, self._mode,
-                                dataclasses.replace(self._options, backend=backend))
+        return GradientFunction(self.__wrapped__, self._given_wrt, self._mode, options)
 
     @property
     def mode(self) -> str:
@@ -154,6 +159,13 @@ class GradientFunction:
         if native is not None and not kwargs:
             native(*args)
         return compiled
+
+    def memory(self, *args, **kwargs):
+        """What the gradient of this call stores for its reverse sweep, by source line
+        (``transpiler.memory.MemoryReport``; ``str()`` prints it as a table). Runs it once."""
+        compiled = self._checked(kinds_of(self.__wrapped__, args, kwargs), args, kwargs)
+        return memory.report(self.__wrapped__.__qualname__, compiled.function,
+                             compiled.source, args, kwargs)
 
     def __call__(self, *args, **kwargs):
         return self._call(*args, **kwargs)

@@ -14,10 +14,11 @@ class GradientOfGradient:
     arguments it runs the gradient in forward mode (one tangent per argument, so loops are
     fine); with respect to arrays it differentiates the gradient in reverse mode again. What
     it differentiates is the Python backend's code of the gradient (the outer derivative is
-    compiled by the backend it was asked for)."""
+    compiled by the backend it was asked for), with checkpointed loops taped whole."""
 
     def __init__(self, inner, wrt, mode: str, options: Options):
-        self._inner, self._mode, self._options = inner.on_backend("python"), mode, options
+        self._inner = inner.with_options(backend="python", checkpoint=False)
+        self._mode, self._options = mode, options
         fn = inner.__wrapped__
         self._wrt, self._positions, self._single = normalise_wrt(fn, wrt)
         self.__name__ = f"{mode}_{inner.__name__}"

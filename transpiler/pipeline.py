@@ -22,6 +22,7 @@ from transpiler.naming import Namer
 from transpiler.passes import (
     anf,
     check_writes,
+    checkpoint,
     contexts,
     desugar,
     finalize,
@@ -44,6 +45,7 @@ from transpiler.passes import (
 )
 
 FRONT: tuple[tuple[str, Callable], ...] = (
+    ("checkpointed loops as calls of a step function", checkpoint.checkpoint),
     ("reject unsupported syntax", validate.validate),
     ("inline small helpers", inline.inline),
     ("lift functions defined inside", lift.lift),

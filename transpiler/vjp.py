@@ -119,7 +119,7 @@ def hvp(f, wrt: int = 0, optimize: bool = True):
     along ``v`` (forward over reverse; one gradient's cost, a few times over)."""
     if not isinstance(wrt, int) or isinstance(wrt, bool):
         raise TypeError(f"hvp: wrt must be a position, got {wrt!r}")
-    gradient = grad(f, wrt=wrt, optimize=optimize)
+    gradient = grad(f, wrt=wrt, optimize=optimize, checkpoint=False)  # (loops taped whole)
     made: dict = {}  # id of a generated gradient -> its forward mode
     ready: dict = {}  # argument types -> (f's code, compiled gradient, function, tangent name)
 

@@ -35,6 +35,7 @@ import gast
 
 from transpiler import ast_util as A
 from transpiler.anno import Anno, getanno, hasanno, setanno
+from transpiler.passes.checkpoint import is_checkpointed_loop
 from transpiler.rules.registry import is_user_function
 
 _OPERATIONS = (gast.BinOp, gast.UnaryOp, gast.Call, gast.Attribute, gast.Subscript)
@@ -119,7 +120,8 @@ class _ANF:
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], (gast.Tuple, gast.List)) \
                 and _mentions(stmt.value, self.varying) \
                 and not isinstance(stmt.value, (gast.Tuple, gast.List)) \
-                and not is_user_function(getanno(stmt.value, Anno.FUNC)):
+                and not is_user_function(getanno(stmt.value, Anno.FUNC)) \
+                and not is_checkpointed_loop(stmt.value):
             return self.unpack(stmt)  # a, b = pair -> a = pair[0]; b = pair[1]
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], (gast.Tuple, gast.List)) \
                 and isinstance(stmt.value, gast.Call) and _mentions(stmt.value, self.varying):

@@ -55,7 +55,7 @@ def _block(stmts: list, ctx) -> list:
         before, stmt = _Comprehensions(ctx).lower(stmt)
         body.extend(_block(before, ctx) if before else [])
         if isinstance(stmt, gast.For) and not _over_range(stmt.iter):
-            before, stmt = _index_loop(stmt, ctx)
+            before, stmt = index_loop(stmt, ctx)
             body.extend(before)
         if isinstance(stmt, (gast.If, gast.For, gast.While)):
             stmt.body = _block(stmt.body, ctx) or [gast.Pass()]
@@ -216,7 +216,7 @@ def _walked(source, ctx):
     return gast.copy_location(call, source)
 
 
-def _index_loop(stmt: gast.For, ctx) -> tuple[list, gast.For]:
+def index_loop(stmt: gast.For, ctx) -> tuple[list, gast.For]:
     """``for v in xs:`` -> ``_s = rt.sequence(xs)`` / ``for _i in range(len(_s)):`` /
     ``v = _s[_i]`` (``rt.sequence`` lists a dict's keys; ``d.items()`` becomes ``rt.items(d)``)."""
     index = ctx.namer.fresh("_i")

@@ -37,6 +37,7 @@ from transpiler.analysis.activity import SHAPE_ATTRIBUTES
 from transpiler.analysis.reporting import only_reports
 from transpiler.anno import Anno, getanno, setanno
 from transpiler.errors import TranspileError, error_at
+from transpiler.passes.checkpoint import is_checkpointed_loop
 from transpiler.passes.functions import bound_names
 from transpiler.passes.stars import vararg_names
 from transpiler.rules.methods import METHODS, PACKED
@@ -80,6 +81,8 @@ class Lowering:
         if not any(t in self.active for t in targets):
             return None
         target = stmt.targets[0]
+        if is_checkpointed_loop(stmt.value):
+            return self.checkpointed_loop(stmt)
         func, value = user_callee(stmt.value)
         if func is not None:
             return self.user_call(func, value, target, stmt)
@@ -87,6 +90,12 @@ class Lowering:
             raise error_at(stmt, self.ctx, "unpacking a differentiated value is not supported yet",
                            "assign each element separately")
         return self.assignment(target.id, value, stmt)
+
+    def checkpointed_loop(self, stmt) -> list:
+        """``u, D = checkpointed_loop(step, items, u, D, ...)`` (passes/checkpoint.py): only
+        reverse mode makes these."""
+        raise error_at(stmt, self.ctx, f"a checkpointed loop has no {self.derivative} here",
+                       "remove the checkpoint marker")
 
     # --- values ---
 

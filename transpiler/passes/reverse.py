@@ -19,6 +19,7 @@ The dispatch by statement and value kind, rule binding and user calls are passes
 
 from __future__ import annotations
 
+import inspect
 import linecache
 from collections import Counter
 
@@ -263,6 +264,53 @@ class _Reverse(Lowering):
         for i, p in enumerate(active):
             adjoint.append(self._partial(self.grad_of(arguments[p].id), gast.Subscript(
                 value=A.name(pieces), slice=A.const(i), ctx=gast.Load())))
+        return adjoint + [marker(Anno.RESET, g, stmt) for g in grads if g]
+
+    def checkpointed_loop(self, stmt) -> list:
+        """``u, D = checkpointed_loop(step, items, u, D, ...)`` (passes/checkpoint.py): the
+        primal runs the loop keeping the scheduler's snapshots of the state, the adjoint
+        reverses it a step at a time through the step's forward/backward pair."""
+        call, outputs = stmt.value, stmt.targets[0].elts
+        step, items, *state = call.args
+        function = self.ctx.bindings[step.id]
+        params = list(inspect.signature(function).parameters)[1:]
+        active = [i for i, (a, o) in enumerate(zip(state, outputs, strict=True))
+                  if o.id in self.active or (isinstance(a, gast.Name) and a.id in self.active)]
+        # (called=False: the step may write into its state, on copies of its own, since the
+        # scheduler hands it states it keeps)
+        pair = split_pair(self.ctx.compile_callee, function, tuple(params[i] for i in active),
+                          self.ctx.options, called=False)
+        rt = self.ctx.bind("rt", runtime)
+        sweep = self.ctx.namer.fresh("_sweep")
+        lhs = gast.Tuple(elts=[gast.Tuple(elts=[A.copy_node(o) for o in outputs],
+                                          ctx=gast.Store()), A.name(sweep, store=True)],
+                         ctx=gast.Store())
+        forward = gast.Call(func=A.dotted(f"{rt}.checkpoint_forward"), args=[
+            step, items, gast.Tuple(elts=state, ctx=gast.Load())], keywords=call.keywords)
+        (option,) = [k for k in call.keywords if k.arg in ("snapshots", "every")]
+        names = ", ".join(o.id for o in outputs)
+        kept = f"at most {gast.unparse(option.value)} snapshots of ({names}), binomial schedule" \
+            if option.arg == "snapshots" else \
+            f"a snapshot of ({names}) every {gast.unparse(option.value)} steps"
+        notes = [A.comment(f"checkpointed loop: {kept}; {step.id} recomputes the steps "
+                           "between")]
+        self.primal_for[id(stmt)] = [*notes, gast.copy_location(gast.Assign(
+            targets=[lhs], value=forward, type_comment=None), stmt)]
+        grads = [self.grad_of(o.id) for o in outputs]
+        zeros = [marker(Anno.ZERO, (g, o.id), stmt)
+                 for g, o in zip(grads, outputs, strict=True) if g]
+        seed = [A.name(g) if g else A.call(A.dotted(f"{rt}.zeros_like_grad"), A.name(o.id))
+                for g, o in zip(grads, outputs, strict=True)]
+        pieces = self.ctx.namer.fresh("_g")
+        name = self.ctx.bind(f"{function_name(function)}_vjp", pair)
+        backward = A.call(A.dotted(f"{rt}.checkpoint_reverse"), A.name(name), A.name(sweep),
+                          gast.Tuple(elts=seed, ctx=gast.Load()),
+                          gast.Tuple(elts=[A.const(i) for i in active], ctx=gast.Load()))
+        adjoint = zeros + [A.assign(pieces, backward)]
+        for k, i in enumerate(active):
+            if isinstance(state[i], gast.Name) and self.grad_of(state[i].id):
+                adjoint.append(self._partial(self.grad_of(state[i].id), gast.Subscript(
+                    value=A.name(pieces), slice=A.const(k), ctx=gast.Load())))
         return adjoint + [marker(Anno.RESET, g, stmt) for g in grads if g]
 
     def before(self, target: str, value) -> list | None:

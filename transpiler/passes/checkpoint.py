@@ -1,0 +1,299 @@
+"""Loops marked ``for step in checkpoint(items, snapshots=s)`` (or ``every=k``) as calls of a
+step function, reversed by the runtime's checkpointing scheduler.
+
+In reverse mode the loop
+
+    for step in checkpoint(range(n), snapshots=16):
+        u = u + dt * (D * laplacian(u) + u * (1.0 - u))
+
+becomes a function of one step and of the loop's state (every variable of ``f`` the body
+reads or writes), and one call that runs it over the items:
+
+    def _checkpoint_step_12(_item, u, D):
+        step = _item
+        u = u + dt * (D * laplacian(u) + u * (1.0 - u))
+        return False, u, D
+    u, D = checkpointed_loop(_checkpoint_step_12, range(n), u, D, snapshots=16, written=())
+
+(``break`` in the body returns ``True``; ``continue`` returns ``False`` early). The step is
+lifted like any function defined inside (passes/lift.py) and differentiated as a callee; the
+reverse pass calls the scheduler on it (runtime/checkpoint.py), which keeps at most ``s``
+states, recomputes the others from them, and tapes one step at a time. ``written`` lists the
+state's positions the body writes into (``u[i] = ...``, ``u += ...``): the scheduler hands the
+plain step copies of those, so no kept state is changed. In forward mode (which needs no tape),
+and with ``Options.checkpoint`` off, the marker is dropped: ``for step in range(n):``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import types
+
+import gast
+
+from runtime import checkpoint as scheduler
+from transpiler import ast_util as A
+from transpiler.anno import Anno, getanno, setanno
+from transpiler.context import Mode
+from transpiler.errors import error_at
+from transpiler.passes.desugar import index_loop
+
+_PURE_MODULES = ("numpy", "math", "scipy", "cmath", "builtins")
+
+
+def checkpoint(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
+    loops = [n for n in A.walk(fn) if isinstance(n, gast.For) and _marker(n.iter, ctx)]
+    if not loops:
+        return fn
+    lift = ctx.mode not in (Mode.JVP, Mode.TANGENT) and ctx.options.checkpoint
+    for loop in loops:
+        if any(inner is not loop and isinstance(inner, gast.For) and _marker(inner.iter, ctx)
+               for inner in A.walk(loop)):
+            raise error_at(loop, ctx, "a checkpointed loop inside a checkpointed loop is not "
+                           "supported", "mark only the outer loop")
+    local = _locals(fn, ctx)
+    for loop in loops:
+        options = _options(loop.iter, ctx)
+        if lift and ctx.options.backend == "numba":
+            raise error_at(loop, ctx, "Numba cannot compile a checkpointed loop's gradient (its "
+                           "scheduler runs in Python)", 'use backend="auto" (the gradient then '
+                           'runs as Python) or grad(..., checkpoint=False)')
+        if not lift:
+            loop.iter = loop.iter.args[0]
+            continue
+        before = []
+        items = loop.iter.args[0]
+        if not _over_range(items) and _names(A.walk(items)) & local:
+            # over the function's data (x, enumerate(x), zip(a, b)): by index, so the data is
+            # the loop's state and its gradient flows
+            plain = gast.copy_location(gast.For(target=loop.target, iter=items, body=loop.body,
+                                                orelse=loop.orelse, type_comment=None), loop)
+            before, indexed = index_loop(plain, ctx)
+            loop.target, loop.body = indexed.target, indexed.body
+            loop.iter.args[0] = indexed.iter
+        _replace(fn, loop, before + _lifted(fn, loop, options, ctx, before))
+    return fn
+
+
+def _over_range(node) -> bool:
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+        and node.func.id == "range"
+
+
+def _locals(fn, ctx) -> set[str]:
+    """The function's parameters and assigned names (and the variables it closes over)."""
+    return {n.id for n in A.walk(fn) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, (gast.Store, gast.Param))} | set(ctx.fn.__code__.co_freevars)
+
+
+def is_checkpointed_loop(value) -> bool:
+    """Whether ``value`` (an assigned value) is the call this pass made of a marked loop."""
+    return isinstance(value, gast.Call) \
+        and getanno(value, Anno.FUNC) is scheduler.checkpointed_loop
+
+
+def _evaluate(node, ctx):
+    """The object a name or dotted name of the user's function refers to (None: not known)."""
+    if isinstance(node, gast.Name):
+        try:
+            return ctx.lookup(node.id)
+        except (AttributeError, KeyError, ValueError):
+            return None
+    if isinstance(node, gast.Attribute):
+        base = _evaluate(node.value, ctx)
+        return getattr(base, node.attr, None) if base is not None else None
+    return None
+
+
+def _marker(node, ctx) -> bool:
+    return isinstance(node, gast.Call) and _evaluate(node.func, ctx) is scheduler.checkpoint
+
+
+def _options(call: gast.Call, ctx) -> dict:
+    """The marker's arguments: its iterable and exactly one of ``snapshots=`` / ``every=``, a
+    positive integer constant or a variable of the function."""
+    if len(call.args) != 1 or any(k.arg not in ("snapshots", "every") for k in call.keywords) \
+            or len(call.keywords) != 1:
+        raise error_at(call, ctx, "checkpoint takes the loop's iterable and one of snapshots= "
+                       "or every=", "for step in checkpoint(range(n), snapshots=16):")
+    (keyword,) = call.keywords
+    value = keyword.value
+    if isinstance(value, gast.Constant) and not (
+            type(value.value) is int and value.value >= 1):
+        raise error_at(call, ctx, f"checkpoint: {keyword.arg} must be a positive int, got "
+                       f"{value.value!r}", f"{keyword.arg}=16")
+    return {keyword.arg: value}
+
+
+def _lifted(fn, loop: gast.For, options: dict, ctx, before: list) -> list:
+    """The step function's definition and the call running it, for ``loop``."""
+    if loop.orelse:
+        raise error_at(loop, ctx, "a checkpointed loop with an 'else' clause is not supported",
+                       "move the else clause after the loop, testing a flag set by break")
+    for node in _own_nodes(loop.body):
+        if isinstance(node, (gast.Return, gast.Yield, gast.YieldFrom)):
+            raise error_at(node, ctx, "'return' inside a checkpointed loop is not supported",
+                           "break out of the loop and return after it")
+        if isinstance(node, (gast.Global, gast.Nonlocal)):
+            raise error_at(node, ctx, f"'{type(node).__name__.lower()}' inside a checkpointed "
+                           "loop is not supported", "pass the value in and out as a variable")
+    state = _state(fn, loop, ctx, before)
+    line = loop.lineno
+    step = ctx.namer.fresh(f"_checkpoint_step_{line}")
+    item = ctx.namer.fresh("_item")
+    flag = lambda done: gast.Return(value=gast.Tuple(  # noqa: E731
+        elts=[A.const(done)] + [A.name(n) for n in state], ctx=gast.Load()))
+    body = [gast.copy_location(gast.Assign(targets=[A.copy_node(loop.target)],
+                                           value=A.name(item), type_comment=None), loop)]
+    body += [_exits(A.copy_node(s), flag) for s in loop.body]
+    body.append(gast.copy_location(flag(False), loop.body[-1]))
+    args = gast.arguments(args=[gast.Name(n, gast.Param(), None, None) for n in (item, *state)],
+                          posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                          kwarg=None, defaults=[])
+    definition = gast.copy_location(gast.FunctionDef(
+        name=step, args=args, body=body, decorator_list=[], returns=None, type_comment=None,
+        type_params=[]), loop)
+    written = tuple(i for i, n in enumerate(state) if n in _written_into(loop.body, ctx))
+    keywords = [gast.keyword(arg=k, value=v) for k, v in options.items()]
+    keywords.append(gast.keyword(arg="written", value=gast.Tuple(
+        elts=[A.const(i) for i in written], ctx=gast.Load())))
+    call = gast.Call(func=A.name(ctx.bind("checkpointed_loop", scheduler.checkpointed_loop)),
+                     args=[A.name(step), loop.iter.args[0]] + [A.name(n) for n in state],
+                     keywords=keywords)
+    setanno(call, Anno.FUNC, scheduler.checkpointed_loop)
+    setanno(call, Anno.ORIGIN, loop)
+    target = gast.Tuple(elts=[A.name(n, store=True) for n in state], ctx=gast.Store())
+    run = gast.copy_location(gast.Assign(targets=[target], value=call, type_comment=None), loop)
+    setanno(run, Anno.ORIGIN, loop)
+    bound = _bound_before(fn, loop) | {t.id for s in before for t in s.targets}
+    unbound = [n for n in state if n not in bound]
+    initial = [gast.copy_location(A.assign(n, A.const(None)), loop) for n in unbound]
+    return [definition, *initial, run]
+
+
+def _own_nodes(stmts: list):
+    """The nodes of ``stmts``, not descending into functions defined there."""
+    todo = list(stmts)
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, (gast.FunctionDef, gast.Lambda)):
+            todo.extend(gast.iter_child_nodes(node))
+
+
+def _exits(stmt, flag):
+    """``break`` -> ``return True, *state``; ``continue`` -> ``return False, *state`` (those of
+    the marked loop, not of loops inside it)."""
+    if isinstance(stmt, gast.Break):
+        return gast.copy_location(flag(True), stmt)
+    if isinstance(stmt, gast.Continue):
+        return gast.copy_location(flag(False), stmt)
+    if isinstance(stmt, (gast.For, gast.While, gast.FunctionDef)):
+        return stmt
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(stmt, field, None)
+        if isinstance(block, list):
+            setattr(stmt, field, [_exits(s, flag) for s in block])
+    for handler in getattr(stmt, "handlers", ()) or ():
+        handler.body = [_exits(s, flag) for s in handler.body]
+    return stmt
+
+
+def _names(nodes) -> set[str]:
+    return {n.id for n in nodes if isinstance(n, gast.Name)}
+
+
+def _state(fn, loop: gast.For, ctx, before: list) -> list[str]:
+    """The loop's state: the variables of ``fn`` the body (or the loop variable) uses that
+    ``fn`` also uses outside the loop (or ``before`` it, the sequences it walks), in order of
+    first appearance."""
+    inside = {id(n) for n in A.walk(loop)}
+    outside = _names(n for n in A.walk(fn) if id(n) not in inside) \
+        | _names(n for s in before for n in A.walk(s)) \
+        | {a.id for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs} \
+        | set(ctx.fn.__code__.co_freevars)
+    if fn.args.vararg:
+        outside.add(fn.args.vararg.id)
+    if fn.args.kwarg:
+        outside.add(fn.args.kwarg.id)
+    local = _locals(fn, ctx) | _names(n for s in before for n in A.walk(s))
+    seen: list[str] = []
+    for n in _ordered([loop.target, *loop.body]):
+        if isinstance(n, gast.Name) and n.id in outside and n.id in local and n.id not in seen:
+            seen.append(n.id)
+    return seen
+
+
+def _ordered(stmts: list):
+    """The nodes of ``stmts`` in source order (not inside functions defined there)."""
+    for stmt in stmts:
+        yield from _preorder(stmt)
+
+
+def _preorder(node):
+    yield node
+    if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+        return
+    for child in gast.iter_child_nodes(node):
+        yield from _preorder(child)
+
+
+def _bound_before(fn, loop) -> set[str]:
+    """The variables bound before ``loop`` in source order (parameters, and names stored by
+    statements that come earlier), which the call can pass in."""
+    bound = {a.id for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}
+    bound |= {a.id for a in (fn.args.vararg, fn.args.kwarg) if a is not None}
+    for node in _ordered(fn.body):
+        if node is loop:
+            break
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            bound.add(node.id)
+    return bound
+
+
+def _written_into(body: list, ctx) -> set[str]:
+    """Variables the body may write into (not just rebind): ``a[i] = v``, ``a.x = v``,
+    ``a += v``, ``a.fill(0)``, ``f(..., out=a)``, or passing ``a`` to a function of the
+    user's (which may write into its argument)."""
+    written = set()
+    for node in _own_nodes(body):
+        if isinstance(node, (gast.Subscript, gast.Attribute)) and isinstance(node.ctx, gast.Store):
+            written |= _names(A.walk(node.value))
+        elif isinstance(node, gast.AugAssign):
+            written |= _names(A.walk(node.target))
+        elif isinstance(node, gast.Call):
+            if isinstance(node.func, gast.Attribute):
+                written |= _names(A.walk(node.func.value))  # (a method may write its receiver)
+            for k in node.keywords:
+                if k.arg == "out":
+                    written |= _names(A.walk(k.value))
+            if not _pure(node.func, ctx):
+                written |= _names(a for arg in node.args for a in A.walk(arg))
+    return written
+
+
+def _pure(func, ctx) -> bool:
+    """Whether a call of ``func`` writes into no argument (NumPy's, math's, builtins')."""
+    obj = _evaluate(func, ctx)
+    if obj is None:
+        return False
+    if isinstance(obj, types.ModuleType):
+        return obj.__name__.partition(".")[0] in _PURE_MODULES
+    module = getattr(obj, "__module__", None) or ""
+    return module.partition(".")[0] in _PURE_MODULES or obj in vars(builtins).values() \
+        or module.startswith("numpy") or type(obj).__module__.startswith("numpy")
+
+
+def _replace(fn, loop, stmts: list) -> None:
+    for node in A.walk(fn):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and any(s is loop for s in block):
+                i = next(i for i, s in enumerate(block) if s is loop)
+                block[i:i + 1] = stmts
+                return
+        for handler in getattr(node, "handlers", ()) or ():
+            if any(s is loop for s in handler.body):
+                i = next(i for i, s in enumerate(handler.body) if s is loop)
+                handler.body[i:i + 1] = stmts
+                return
