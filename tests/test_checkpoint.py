@@ -358,7 +358,7 @@ def test_the_report_of_a_checkpointed_loop_shows_its_snapshots():
     assert set(rows) == {"snapshots", "one step"}
     assert rows["snapshots"].iterations == 8
     assert rows["snapshots"].total_bytes >= 8 * u0.nbytes
-    assert rows["snapshots"].line == _line_of(long_run, "for step in checkpoint")
+    assert rows["snapshots"].line == _line_of(long_run, "in checkpoint(range(n), snapshots=8)")
     peak = _peak(gradient, u0, 0.2, n)
     assert report.total_bytes <= 1.3 * peak  # (besides: the backward's own temporaries)
     whole = grad(long_run, wrt=(0, 1), checkpoint=False).memory(u0, 0.2, n)
