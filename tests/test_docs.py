@@ -116,3 +116,12 @@ def test_readme_dataclass_example_is_what_the_compiler_prints():
     assert grad(f).source_for(p, 1.0, 2.0) == shown.strip()
     assert repr(grad(f)(p, 1.0, 2.0)) == "Oscillator(k=0.5, c=2.0, name='spring')"
     assert "`Oscillator(k=0.5, c=2.0, name='spring')`" in README
+
+
+def test_readme_checkpoint_example_is_what_the_compiler_prints():
+    from transpiler import checkpoint
+    blocks = re.findall(r"```python\n(.*?)```", README, re.S)
+    user = next(b for b in blocks if b.startswith("def loss(u0, D):"))
+    shown = next(b for b in blocks if b.startswith("def grad_loss(u0, D):"))
+    f = make(user, checkpoint=checkpoint)
+    assert grad(f, wrt=(0, 1)).source_for(np.ones(4), 0.2) == shown.strip()

@@ -646,3 +646,32 @@ def test_a_thomas_solve_saves_three_numbers_per_step_and_recomputes_the_rest():
         bc[0] += b_t2
         return rt.grad_like(ba, a), rt.grad_like(bb, b), rt.grad_like(bc, c), rt.grad_like(bd, d)
     """)
+
+
+def test_a_checkpointed_loop_that_writes_into_its_state():
+    from transpiler import checkpoint
+    f = make("""
+def relax(x, a):
+    u = x.copy()
+    for k in checkpoint(range(10), every=3):
+        u[0] = u[0] * a
+        u += 0.1 * np.sin(u)
+    return np.sum(u * u)
+""", checkpoint=checkpoint)
+    expect_source(grad(f, wrt=(0, 1)).source_for(np.ones(4), 0.2), """
+        def grad_relax(x, a):
+            u = x.copy()
+            _t1 = range(10)
+            # checkpointed loop: a snapshot of (u_1, a_1) every 3 steps; _checkpoint_step_3_1 recomputes the steps between
+            (u_1, a_1), _sweep = rt.checkpoint_forward(_checkpoint_step_3_1, _t1, (u, a), every=3, written=(0,))
+            del u
+            _t2 = u_1 * u_1
+            # grad of: return np.sum(u * u)
+            b_t2 = rt.unreduce(1.0, _t2)
+            bu_1 = b_t2 * 2.0 * u_1
+            # grad of: for k in checkpoint(range(10), every=3):
+            _g = rt.checkpoint_reverse(_checkpoint_step_3_vjp, _sweep, (bu_1, rt.zeros_like_grad(a_1)), (0, 1))
+            bu = _g[0]
+            ba = _g[1]
+            return rt.grad_like(bu, x), float(ba)
+    """)  # noqa: E501
