@@ -10,7 +10,8 @@ segment is re-run, storing all its states, when it is reversed.
 The compiler lifts the loop body into a step function, so the scheduler only sees callables and
 opaque states: ``step(item, state) -> (state, done)`` runs one iteration (``done`` is the body's
 ``break``) and ``step_adjoint(item, state, cotangent)`` reruns one iteration taping and returns
-the cotangent of its input state. States are never copied, compared or mutated.
+the cotangent of its input state. The scheduler never copies, compares or mutates a state;
+the calls the compiler makes (at the end) hand the step copies of the entries it writes into.
 
 Counting: a snapshot is a state the scheduler keeps for later; the initial state is one of them.
 Besides its snapshots the scheduler holds one live state: the one being advanced, and between
@@ -19,9 +20,12 @@ Besides its snapshots the scheduler holds one live state: the one being advanced
 
 from __future__ import annotations
 
+import copy
 import operator
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
+
+import numpy as np
 
 from runtime.broadcast import zeros_like_grad
 
@@ -376,14 +380,18 @@ def checkpointed_loop(step, items, *state, snapshots=None, every=None, written=(
 
 def _plain(step, written: tuple):
     """``step`` in the scheduler's convention, ``(item, state) -> (state, done)``, given fresh
-    copies of the state's entries it writes into (``written``), so no snapshot changes."""
+    copies of the state's entries it writes into (``written``), so no snapshot changes: an
+    array's copy, a deep copy of anything else (an object whose array field it writes into)."""
     def advance(item, state):
         if written:
-            state = tuple(s.copy() if i in written and hasattr(s, "copy") else s
-                          for i, s in enumerate(state))
+            state = tuple(_fresh(s) if i in written else s for i, s in enumerate(state))
         done, *out = step(item, *state)
         return tuple(out), done
     return advance
+
+
+def _fresh(value):
+    return value.copy() if type(value) is np.ndarray else copy.deepcopy(value)
 
 
 def checkpoint_forward(step, items, state: tuple, snapshots=None, every=None, written=()):

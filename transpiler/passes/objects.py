@@ -40,6 +40,7 @@ from transpiler.analysis.activity import SHAPE_ATTRIBUTES
 from transpiler.anno import Anno, getanno, setanno
 from transpiler.errors import error_at
 from transpiler.frontend import parse_function
+from transpiler.passes.checkpoint import is_checkpointed_loop
 from transpiler.rules.methods import METHODS
 from transpiler.rules.nondiff import NONDIFF
 from transpiler.rules.registry import ADJOINTS, TANGENTS, is_user_function
@@ -106,6 +107,10 @@ def _types(fn, ctx) -> dict[str, type]:
         if isinstance(node, gast.Assign) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], gast.Name):
             values.setdefault(node.targets[0].id, []).append(node.value)
+        elif isinstance(node, gast.Assign) and is_checkpointed_loop(node.value):
+            for t, v in zip(node.targets[0].elts, node.value.args[2:], strict=True):
+                if not (isinstance(v, gast.Name) and v.id == t.id):  # (a state keeps its class)
+                    values.setdefault(t.id, []).append(v)
         elif isinstance(node, (gast.Assign, gast.AugAssign, gast.For, gast.comprehension,
                                gast.withitem, gast.NamedExpr)):
             targets = node.targets if isinstance(node, gast.Assign) else [
@@ -235,6 +240,12 @@ def _expression(node, known: dict, ctx):
         func = getanno(node, Anno.FUNC)
         if getanno(node, Anno.CLASSES) is None:  # what a call of your function knows
             _known_arguments(node, func, known)
+        if is_checkpointed_loop(node) and isinstance(node.args[0], gast.Name):
+            step = ctx.bindings.get(node.args[0].id)  # (its state: the step's parameters)
+            if step is not None:
+                classes = _argument_classes(step, node.args[1:], [], known)
+                if classes:
+                    setanno(node, Anno.CLASSES, classes)
         if func is dataclasses.replace and len(node.args) == 1:
             return _replaced(node, node.args[0], ctx)
         if user_class(func) and _record(func, ctx, node):

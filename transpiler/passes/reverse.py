@@ -278,8 +278,11 @@ class _Reverse(Lowering):
                   if o.id in self.active or (isinstance(a, gast.Name) and a.id in self.active)]
         # (called=False: the step may write into its state, on copies of its own, since the
         # scheduler hands it states it keeps)
+        classes = frozenset((getanno(call, Anno.CLASSES) or {}).items())  # passes/objects.py
+        objects = frozenset(p for p, node in zip(params, state, strict=True)
+                            if self.ctx.facts.receivers.may_be_object(node)) | classes
         pair = split_pair(self.ctx.compile_callee, function, tuple(params[i] for i in active),
-                          self.ctx.options, called=False)
+                          self.ctx.options, called=False, objects=objects)
         rt = self.ctx.bind("rt", runtime)
         sweep = self.ctx.namer.fresh("_sweep")
         lhs = gast.Tuple(elts=[gast.Tuple(elts=[A.copy_node(o) for o in outputs],
