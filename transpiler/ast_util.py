@@ -44,6 +44,16 @@ def comment(text: str) -> gast.Expr:
     return node
 
 
+def own_nodes(stmts: list):
+    """The nodes of ``stmts``, those of functions defined inside left out."""
+    stack = list(stmts)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (gast.FunctionDef, gast.Lambda)):
+            stack.extend(gast.iter_child_nodes(node))
+
+
 def walk(node):
     """Every node under ``node`` (itself included), depth first, as a list (faster to build
     than to yield one by one, and than ``ast.walk``). Expression contexts (``Load``/``Store``

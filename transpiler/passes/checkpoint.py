@@ -130,7 +130,7 @@ def _lifted(fn, loop: gast.For, options: dict, ctx, before: list) -> list:
     if loop.orelse:
         raise error_at(loop, ctx, "a checkpointed loop with an 'else' clause is not supported",
                        "move the else clause after the loop, testing a flag set by break")
-    for node in _own_nodes(loop.body):
+    for node in A.own_nodes(loop.body):
         if isinstance(node, (gast.Return, gast.Yield, gast.YieldFrom)):
             raise error_at(node, ctx, "'return' inside a checkpointed loop is not supported",
                            "break out of the loop and return after it")
@@ -169,16 +169,6 @@ def _lifted(fn, loop: gast.For, options: dict, ctx, before: list) -> list:
     unbound = [n for n in state if n not in bound]
     initial = [gast.copy_location(A.assign(n, A.const(None)), loop) for n in unbound]
     return [definition, *initial, run]
-
-
-def _own_nodes(stmts: list):
-    """The nodes of ``stmts``, not descending into functions defined there."""
-    todo = list(stmts)
-    while todo:
-        node = todo.pop()
-        yield node
-        if not isinstance(node, (gast.FunctionDef, gast.Lambda)):
-            todo.extend(gast.iter_child_nodes(node))
 
 
 def _exits(stmt, flag):
@@ -256,7 +246,7 @@ def _written_into(body: list, ctx) -> set[str]:
     ``a += v``, ``a.fill(0)``, ``f(..., out=a)``, or passing ``a`` to a function of the
     user's (which may write into its argument)."""
     written = set()
-    for node in _own_nodes(body):
+    for node in A.own_nodes(body):
         if isinstance(node, (gast.Subscript, gast.Attribute)) and isinstance(node.ctx, gast.Store):
             written |= _names(A.walk(node.value))
         elif isinstance(node, gast.AugAssign):

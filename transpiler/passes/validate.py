@@ -73,20 +73,10 @@ def validate(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
         raise error_at(body[-1] if body else fn, ctx, "the function may end without "
                        "'return <value>'", "return the scalar whose gradient you want on every "
                        "path (or raise where there is none)")
-    if not any(isinstance(n, gast.Return) for n in _own_nodes(body)):
+    if not any(isinstance(n, gast.Return) for n in A.own_nodes(body)):
         raise error_at(fn, ctx, "the function never returns a value",
                        "return the scalar whose gradient you want")
     return fn
-
-
-def _own_nodes(body: list):
-    """The nodes of ``body``, those of functions defined inside left out."""
-    stack = list(body)
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (gast.FunctionDef, gast.Lambda)):
-            stack.extend(gast.iter_child_nodes(node))
 
 
 _ITERATORS = frozenset({"range", "enumerate", "zip", "reversed"})
