@@ -433,3 +433,33 @@ def test_runtime_helper_matches_its_numpy_definition(name):
     np.testing.assert_array_equal(np.asarray(got), np.asarray(expected))
     assert np.shape(got) == np.shape(expected)
     assert isinstance(got, float) == isinstance(expected, float)
+
+
+def scaled(a):
+    return a * 2.0
+
+
+def offset(p, c=0.5):
+    return scaled(np.sum(p)) + c
+
+
+def list_indices_and_a_plain_helper(x, y):
+    k = offset(np.ones(3))  # (on constants: called, not differentiated)
+    z = x[[0, 2, 0]] * k
+    w = np.copy(y)
+    w[0, [0, 1]] = z[:2]
+    return np.sum(z * z) + np.sum(w ** 2) + np.sum(y[:, [1, 0]])
+
+
+def test_list_indices_and_the_users_plain_helpers_compile():
+    x, y = np.array([1.0, 2.0, 3.0]), np.arange(6.0).reshape(2, 3)
+    gradient = grad(list_indices_and_a_plain_helper, wrt=(0, 1), backend="numba")
+    _same(gradient(x, y), grad(list_indices_and_a_plain_helper, wrt=(0, 1))(x, y), "lists")
+    assert gradient.compiled_for(x, y).backend == "numba"
+    source = gradient.source_for(x, y)
+    assert "_t1 = np.array([0, 2, 0])" in source and "k = scaled(" in source  # (offset inlined)
+    value, tangent = jvp(list_indices_and_a_plain_helper, (x, y), (x, y), backend="numba")
+    want = jvp(list_indices_and_a_plain_helper, (x, y), (x, y))
+    assert value == pytest.approx(want[0], rel=1e-12)
+    assert tangent == pytest.approx(want[1], rel=1e-12)
+    assert offset.__globals__["scaled"] is scaled  # (the user's module is not changed)
