@@ -662,8 +662,8 @@ def relax(x, a):
         def grad_relax(x, a):
             u = x.copy()
             _t1 = range(10)
-            # checkpointed loop: a snapshot of (u_1, a_1) every 3 steps; _checkpoint_step_3_1 recomputes the steps between
-            (u_1, a_1), _sweep = rt.checkpoint_forward(_checkpoint_step_3_1, _t1, (u, a), every=3, written=(0,))
+            # checkpointed loop: a snapshot of (u_1, a_1) every 3 steps; _checkpoint_step_3 recomputes the steps between
+            (u_1, a_1), _sweep = rt.checkpoint_forward(_checkpoint_step_3, _t1, (u, a), every=3, written=(0,))
             del u
             _t2 = u_1 * u_1
             # grad of: return np.sum(u * u)

@@ -139,7 +139,9 @@ def _lifted(fn, loop: gast.For, options: dict, ctx, before: list) -> list:
                            "loop is not supported", "pass the value in and out as a variable")
     state = _state(fn, loop, ctx, before)
     line = loop.lineno
-    step = ctx.namer.fresh(f"_checkpoint_step_{line}")
+    step = f"_checkpoint_step_{line}"  # (lift.py binds it under this name when it is free)
+    if step in ctx.namer.taken:
+        step = ctx.namer.fresh(step)
     item = ctx.namer.fresh("_item")
     flag = lambda done: gast.Return(value=gast.Tuple(  # noqa: E731
         elts=[A.const(done)] + [A.name(n) for n in state], ctx=gast.Load()))
