@@ -34,6 +34,10 @@ def _basic(index) -> bool:
     return all(isinstance(p, (types.Integer, types.SliceType)) for p in parts)
 
 
+def _mask(index) -> bool:
+    return isinstance(index, types.Array) and isinstance(index.dtype, types.Boolean)
+
+
 def _int_vector(index) -> bool:
     return isinstance(index, types.Array) and index.ndim == 1 \
         and isinstance(index.dtype, types.Integer)
@@ -255,6 +259,8 @@ def _written(g, index):
                     index.types if isinstance(index, types.BaseTuple) else (index,))):
             return lambda g, index: g[index]  # (an element)
         return lambda g, index: g[index].copy()
+    if isinstance(g, types.Array) and _mask(index):
+        return lambda g, index: g[index]  # (a mask selects each element once: a copy)
     if isinstance(g, types.Array):
         return _written_vector(index)
     return None
@@ -262,7 +268,7 @@ def _written(g, index):
 
 @overload(broadcast.unwritten)
 def _unwritten(d, like, index):
-    if isinstance(like, types.Array) and _basic(index):
+    if isinstance(like, types.Array) and (_basic(index) or _mask(index)):
         return lambda d, like, index: broadcast.unindex(d, like, index)
     if isinstance(like, types.Array):
         return _unwritten_vector(like, index)
@@ -301,7 +307,7 @@ def add_into_newaxis(g, index, part):
              if isinstance(part, types.Array) else "part"}
     return g
 """)
-    if isinstance(index, types.Array) and isinstance(index.dtype, types.Boolean):
+    if _mask(index):
         def add_into_mask(g, index, part):
             g[index] = g[index] + part
             return g
@@ -410,6 +416,13 @@ def _appended(items, item):
             out.append(item)
             return out
         return appended
+    return None
+
+
+@overload(containers.unappend)
+def _unappend(g, n=1):
+    if isinstance(g, (types.List, types.Array)):
+        return lambda g, n=1: g[:len(g) - n]
     return None
 
 

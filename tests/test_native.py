@@ -383,6 +383,11 @@ HELPERS = {
     "add_into, mask": ("def helper(g, m, p): return rt.add_into(g.copy(), m, p)",
                        (np.ones(3), np.array([True, False, True]), np.array([2.0, 3.0]))),
     "zero_index": ("def helper(g): return rt.zero_index(g, 1)", (np.arange(3.0),)),
+    "written, a mask": ("def helper(g, m): return rt.written(g, m)",
+                        (np.arange(4.0), np.array([True, False, True, True]))),
+    "unwritten, a mask": ("def helper(d, like, m): return rt.unwritten(d, like, m)",
+                          (np.arange(2.0), np.ones(3), np.array([True, False, True]))),
+    "unappend of an array": ("def helper(g): return rt.unappend(g, 2)", (np.arange(5.0),)),
     "written, a vector in a tuple": (
         "def helper(g, i): return rt.written(g, (slice(None), i))",
         (np.arange(12.0).reshape(3, 4), np.array([1, 3, 1]))),
