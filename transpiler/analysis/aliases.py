@@ -46,6 +46,7 @@ from transpiler.anno import Anno, getanno, hasanno
 from transpiler.context import Context, Mode
 from transpiler.errors import TranspileError
 from transpiler.frontend import parse_function
+from transpiler.passes.checkpoint import is_checkpointed_loop
 from transpiler.passes.resolve import resolve
 from transpiler.rules.registry import is_user_function
 
@@ -289,6 +290,10 @@ class Aliases:
             mine = self.loops.setdefault(id(stmt), {})
             for loop, walked in loops:
                 mine[id(loop)] = (loop, mine.get(id(loop), (loop, frozenset()))[1] | walked)
+        if isinstance(stmt, gast.Assign) and is_checkpointed_loop(stmt.value):
+            for state in states:
+                self.checkpointed(stmt, state)
+            return states
         if isinstance(stmt, gast.Assign):
             for state in states:
                 objs = self.row(stmt, state) if id(stmt) in self.walks else None
@@ -353,6 +358,28 @@ class Aliases:
             self.parents[obj] = self.parents.get(obj, frozenset()) | base
         self.note(site, ARRAY, None if ndim is None else ndim - 1)
         return frozenset({site})
+
+    def checkpointed(self, stmt, state: State) -> None:
+        """``u, D = checkpointed_loop(step, items, u, D, ...)`` (passes/checkpoint.py): each
+        entry of the state may be what the step returns for it after any number of steps."""
+        call, targets = stmt.value, stmt.targets[0].elts
+        self.value(call.args[1], state, stmt)
+        current = [self.value(a, state, stmt) for a in call.args[2:]]
+        step = self.ctx.bindings.get(call.args[0].id)
+        for _ in range(len(current) + 2):  # (the state's entries pass among each other)
+            returned = self.returns(step, call, [frozenset(), *current], {}, state) \
+                if step is not None else None
+            if returned is None:  # not followed: any of them, or anything they reach
+                everything = frozenset().union(*current)
+                current = [self.reach(state, everything) | everything | {GLOBAL}] * len(current)
+                break
+            grown = [c | self.elements_of(state, returned, i + 1)
+                     for i, c in enumerate(current)]
+            if grown == current:
+                break
+            current = grown
+        for target, objs in zip(targets, current, strict=True):
+            self.bind(target, objs, state)
 
     def bind(self, target, objs: frozenset, state: State) -> None:
         if isinstance(target, gast.Name):

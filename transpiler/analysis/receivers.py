@@ -39,6 +39,7 @@ from transpiler.arguments import defaults_holding_objects, holds_objects
 from transpiler.context import Context, Mode
 from transpiler.errors import TranspileError
 from transpiler.frontend import parse_function
+from transpiler.passes.checkpoint import is_checkpointed_loop
 from transpiler.passes.functions import bound_names, functions
 from transpiler.passes.resolve import resolve
 from transpiler.rules.nondiff import NONDIFF
@@ -84,7 +85,11 @@ class Receivers:
                        and isinstance(n.ctx, (gast.Store, gast.Param))}
         edges = []
         for node in nodes:
-            if isinstance(node, gast.Assign):
+            if isinstance(node, gast.Assign) and is_checkpointed_loop(node.value):
+                for target, value in zip(node.targets[0].elts, node.value.args[2:],
+                                         strict=True):  # (a loop's state keeps its kind)
+                    edges.append(({target.id}, value))
+            elif isinstance(node, gast.Assign):
                 targets = {n.id for t in node.targets for n in A.walk(t)
                            if isinstance(n, gast.Name)}
                 edges.append((targets, node.value))
