@@ -262,26 +262,10 @@ def test_memory_stays_within_the_snapshots():
     assert marked < 0.1 * whole
 
 
-def returns_inside(x):
-    for _k in checkpoint(range(3), snapshots=2):
-        if x > 1.0:
-            return x
-        x = x * 2.0
-    return x
-
-
 def nested_markers(x):
     for _k in checkpoint(range(3), snapshots=2):
         for _j in checkpoint(range(3), snapshots=2):
             x = x * 1.1
-    return x
-
-
-def loop_else(x):
-    for _k in checkpoint(range(3), snapshots=2):
-        x = x * 2.0
-    else:
-        x = x + 1.0
     return x
 
 
@@ -292,9 +276,7 @@ def no_snapshots(x):
 
 
 @pytest.mark.parametrize("f, words", [
-    (returns_inside, "'return' inside a checkpointed loop"),
     (nested_markers, "checkpointed loop inside a checkpointed loop"),
-    (loop_else, "'else' clause"),
     (no_snapshots, "snapshots must be a positive int"),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_refusals_name_the_line(f, words):
@@ -463,3 +445,36 @@ def test_a_state_that_may_be_the_argument_after_the_loop_is_not_written():
     for marked in (True, False):
         with pytest.raises(TranspileError, match="would also change 'x'"):
             grad(swaps_then_writes, checkpoint=marked)(X)
+
+
+def returns_from_inside(x, a):
+    u = x.copy()
+    for k in checkpoint(range(30), snapshots=3):
+        u = np.tanh(u * a + 0.1 * k)
+        for j in range(2):
+            if np.sum(u) > 2.5 + j:
+                return np.sum(u * u) * a
+    return np.sum(u)
+
+
+def else_after_no_break(x, a):
+    u = x.copy()
+    for _k in checkpoint(range(12), every=5):
+        u = u * a + 0.1
+        if np.max(u) > 3.0:
+            break
+    else:
+        u = u * 2.0
+    return np.sum(u * x)
+
+
+@pytest.mark.parametrize("f", [returns_from_inside, else_after_no_break],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("a", [0.4, 0.9, 1.6])
+def test_return_and_else_in_a_checkpointed_loop(f, a):
+    got = grad(f, wrt=(0, 1))(X, a)
+    whole = grad(f, wrt=(0, 1), checkpoint=False)(X, a)
+    np.testing.assert_allclose(got[0], whole[0], rtol=1e-12, atol=1e-300)
+    assert got[1] == pytest.approx(whole[1], rel=1e-12)
+    assert value_and_grad(f, wrt=(0, 1))(X, a)[0] == f(X, a)
+    check_grad(f, X, a, wrt=(0, 1), rtol=1e-5, atol=1e-7)

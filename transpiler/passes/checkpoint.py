@@ -126,29 +126,39 @@ def _options(call: gast.Call, ctx) -> dict:
 
 
 def _lifted(fn, loop: gast.For, options: dict, ctx, before: list) -> list:
-    """The step function's definition and the call running it, for ``loop``."""
-    if loop.orelse:
-        raise error_at(loop, ctx, "a checkpointed loop with an 'else' clause is not supported",
-                       "move the else clause after the loop, testing a flag set by break")
+    """The step function's definition and the call running it, for ``loop``.
+
+    A ``return`` in the body sets a flag and a value (two more entries of the state) and ends
+    the loop; after the call, ``if flag: return value``. An ``else:`` clause runs after the
+    call unless a ``break`` set a flag of its own."""
     for node in A.own_nodes(loop.body):
-        if isinstance(node, (gast.Return, gast.Yield, gast.YieldFrom)):
-            raise error_at(node, ctx, "'return' inside a checkpointed loop is not supported",
-                           "break out of the loop and return after it")
+        if isinstance(node, (gast.Yield, gast.YieldFrom)):
+            raise error_at(node, ctx, "'yield' inside a checkpointed loop is not supported",
+                           "collect the values in a list")
         if isinstance(node, (gast.Global, gast.Nonlocal)):
             raise error_at(node, ctx, f"'{type(node).__name__.lower()}' inside a checkpointed "
                            "loop is not supported", "pass the value in and out as a variable")
-    state = _state(fn, loop, ctx, before)
     line = loop.lineno
+    exits = {}  # "returned", "value", "broke": the names of the flags the body sets
+    if any(isinstance(n, gast.Return) for n in A.own_nodes(loop.body)):
+        exits["returned"] = ctx.namer.fresh(f"_returned_{line}")
+        exits["value"] = ctx.namer.fresh(f"_value_{line}")
+    if loop.orelse:
+        exits["broke"] = ctx.namer.fresh(f"_broke_{line}")
+    state = _state(fn, loop, ctx, before) + list(exits.values())
     step = f"_checkpoint_step_{line}"  # (lift.py binds it under this name when it is free)
     if step in ctx.namer.taken:
         step = ctx.namer.fresh(step)
     item = ctx.namer.fresh("_item")
-    flag = lambda done: gast.Return(value=gast.Tuple(  # noqa: E731
-        elts=[A.const(done)] + [A.name(n) for n in state], ctx=gast.Load()))
+
+    def leave(done: bool, like) -> gast.Return:
+        return gast.copy_location(gast.Return(value=gast.Tuple(
+            elts=[A.const(done)] + [A.name(n) for n in state], ctx=gast.Load())), like)
+
     body = [gast.copy_location(gast.Assign(targets=[A.copy_node(loop.target)],
                                            value=A.name(item), type_comment=None), loop)]
-    body += [_exits(A.copy_node(s), flag) for s in loop.body]
-    body.append(gast.copy_location(flag(False), loop.body[-1]))
+    body += [e for s in loop.body for e in _exits(A.copy_node(s), leave, exits, True)]
+    body.append(leave(False, loop.body[-1]))
     args = gast.arguments(args=[gast.Name(n, gast.Param(), None, None) for n in (item, *state)],
                           posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
                           kwarg=None, defaults=[])
@@ -168,27 +178,46 @@ def _lifted(fn, loop: gast.For, options: dict, ctx, before: list) -> list:
     run = gast.copy_location(gast.Assign(targets=[target], value=call, type_comment=None), loop)
     setanno(run, Anno.ORIGIN, loop)
     bound = _bound_before(fn, loop) | {t.id for s in before for t in s.targets}
-    unbound = [n for n in state if n not in bound]
-    initial = [gast.copy_location(A.assign(n, A.const(None)), loop) for n in unbound]
-    return [definition, *initial, run]
+    flags = {exits.get("returned"), exits.get("broke")}
+    initial = [gast.copy_location(A.assign(n, A.const(False if n in flags else None)), loop)
+               for n in state if n not in bound]  # (flags start down; the rest unbound)
+    after = []
+    if "returned" in exits:
+        after.append(gast.If(test=A.name(exits["returned"]), body=[
+            gast.Return(value=A.name(exits["value"]))], orelse=[]))
+    if "broke" in exits:
+        after.append(gast.If(test=gast.UnaryOp(op=gast.Not(), operand=A.name(exits["broke"])),
+                             body=loop.orelse, orelse=[]))
+    for node in (n for a in after for n in A.walk(a)):
+        if isinstance(node, (gast.stmt, gast.expr)) and not hasattr(node, "lineno"):
+            gast.copy_location(node, loop)
+    return [definition, *initial, run, *after]
 
 
-def _exits(stmt, flag):
-    """``break`` -> ``return True, *state``; ``continue`` -> ``return False, *state`` (those of
-    the marked loop, not of loops inside it)."""
-    if isinstance(stmt, gast.Break):
-        return gast.copy_location(flag(True), stmt)
-    if isinstance(stmt, gast.Continue):
-        return gast.copy_location(flag(False), stmt)
-    if isinstance(stmt, (gast.For, gast.While, gast.FunctionDef)):
-        return stmt
+def _exits(stmt, leave, exits: dict, top: bool) -> list:
+    """The statements ``stmt`` becomes in the step function: ``break`` -> ``return True,
+    *state``; ``continue`` -> ``return False, *state`` (those of the marked loop, not of loops
+    inside it: ``top``); ``return v`` -> the flag and the value set, then ``return True,
+    *state`` (at any depth)."""
+    if isinstance(stmt, gast.Break) and top:
+        flag = [A.assign(exits["broke"], A.const(True))] if "broke" in exits else []
+        return [gast.copy_location(s, stmt) for s in flag] + [leave(True, stmt)]
+    if isinstance(stmt, gast.Continue) and top:
+        return [leave(False, stmt)]
+    if isinstance(stmt, gast.Return):
+        value = stmt.value if stmt.value is not None else A.const(None)
+        sets = [A.assign(exits["returned"], A.const(True)), A.assign(exits["value"], value)]
+        return [gast.copy_location(s, stmt) for s in sets] + [leave(True, stmt)]
+    if isinstance(stmt, gast.FunctionDef):
+        return [stmt]
+    inner = top and not isinstance(stmt, (gast.For, gast.While))
     for field in ("body", "orelse", "finalbody"):
         block = getattr(stmt, field, None)
         if isinstance(block, list):
-            setattr(stmt, field, [_exits(s, flag) for s in block])
+            setattr(stmt, field, [e for s in block for e in _exits(s, leave, exits, inner)])
     for handler in getattr(stmt, "handlers", ()) or ():
-        handler.body = [_exits(s, flag) for s in handler.body]
-    return stmt
+        handler.body = [e for s in handler.body for e in _exits(s, leave, exits, inner)]
+    return [stmt]
 
 
 def _names(nodes) -> set[str]:
