@@ -44,16 +44,29 @@ gradient for all arguments and ``jvp`` along the forward check's tangent must eq
 backend's to 1e-12 relative, with the same types, shapes and dtypes. Numba refusing
 (TranspileError) is counted and reported by message; a crash or a different number fails.
 
+``TRANSPILER_SOAK_CHECKPOINT=1`` (see ``CHECKPOINT``) also marks, in every program the Python
+backend got right, each outermost ``for`` loop of ``f`` and of its helpers
+``checkpoint(ITER, snapshots=S)`` or ``checkpoint(ITER, every=K)`` (S, K in 1..3, drawn from the
+arguments; ``snapshots=`` only over a ``range`` or the function's data; see ``mark_loops``):
+``grad`` and ``value_and_grad`` of the marked variant must give the unmarked program's gradients
+(the same types, shapes and dtypes, the numbers to 1e-10) and f's value, leaving the arguments
+alone. The marked variant refused (TranspileError: a marked loop inside a marked loop, a
+write the loop's state makes look shared, ...) is counted and reported by message; a crash or a different number fails, and
+a failure prints the marked variant too.
+
 ``TRANSPILER_GEN_DISABLE=ifexp,return`` (see ``DISABLE``) switches generator constructs off, to
 look past a known bug; ``--shrink`` reduces a failing program by deleting statements and
 simplifying expressions while it keeps failing the same way. A soak of 1000 programs or more
-prints a progress line every 500 programs and each failure as it is found.
+(any soak with Numba or checkpointing) prints a progress line every 500 programs (100) and each
+failure as it is found.
 
     python -m pytest tests/test_random_programs.py                      # 200 programs
     TRANSPILER_SOAK=3000 python -m pytest tests/test_random_programs.py -k soak -s
     TRANSPILER_SOAK=3000 TRANSPILER_SOAK_SEED=50000 python tests/test_random_programs.py
     TRANSPILER_SOAK_BACKEND=numba TRANSPILER_SOAK=600 python -m pytest \
         tests/test_random_programs.py::test_soak -s          # and the same under Numba
+    TRANSPILER_SOAK_CHECKPOINT=1 TRANSPILER_SOAK=300 python -m pytest \
+        tests/test_random_programs.py::test_soak -s          # and with the loops checkpointed
     python tests/test_random_programs.py --seed 1234 [--shrink]   # one program and its verdict
 """
 
@@ -61,6 +74,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import dataclasses
 import math
 import os
 import random
@@ -80,7 +94,14 @@ if __package__ in (None, ""):  # run as a script
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from tests.util import make  # noqa: E402
-from transpiler import TranspileError, check_grad, grad, jvp  # noqa: E402
+from transpiler import (  # noqa: E402
+    TranspileError,
+    check_grad,
+    checkpoint,
+    grad,
+    jvp,
+    value_and_grad,
+)
 
 # --------------------------------------------------------------------------------------------
 # Kinds of values the generator tracks: a Python float, a NumPy scalar, and arrays of shape
@@ -1011,6 +1032,11 @@ class Outcome:
     # with BACKEND "numba", on a program checked: "grad" and "jvp" -> "" (compared with the
     # Python backend's results) or Numba's refusal message
     numba: dict = field(default_factory=dict)
+    # with CHECKPOINT, on a program checked: "compared", "no loops" (nothing to mark) or
+    # "refused" (then ``checkpoint_refusal`` holds the message)
+    checkpoint: str = ""
+    checkpoint_refusal: str = ""
+    marked: str = ""     # the marked variant's source, when the checkpoint check ran
 
     @property
     def failed(self) -> bool:
@@ -1134,7 +1160,9 @@ def _check_program(source: str, args: tuple) -> Outcome:
         return _crash("cross-check", exc)
     outcome = _check_forward(source, f, args, grads[True])
     if BACKEND == "numba" and outcome.status == "ok":
-        return _check_numba(f, args, grads[True])
+        outcome = _check_numba(f, args, grads[True])
+    if CHECKPOINT and outcome.status == "ok":
+        outcome = _check_checkpoint(source, f, args, grads[True], outcome)
     return outcome
 
 
@@ -1324,6 +1352,122 @@ def _check_numba(f, args: tuple, grads: tuple) -> Outcome:
 
 
 # --------------------------------------------------------------------------------------------
+# Checkpointed loops, on programs the Python backend got right: the marked variant's gradient
+# is the unmarked program's.
+
+# TRANSPILER_SOAK_CHECKPOINT=1 also differentiates every program checked with its outermost
+# for loops marked checkpoint(...)
+CHECKPOINT = os.environ.get("TRANSPILER_SOAK_CHECKPOINT", "") not in ("", "0")
+CHECKPOINT_COUNTS = (1, 2, 3)  # the snapshots= and every= the marked variants use
+
+
+class _MarkLoops(ast.NodeTransformer):
+    """Wraps the iterable of every outermost ``for`` loop (one inside no other loop) of every
+    function in ``checkpoint(ITER, snapshots=S)`` or ``checkpoint(ITER, every=K)``. The choice
+    is drawn per function from ``seed`` (the arguments: it stays put while a program is shrunk);
+    ``snapshots=`` needs a trip count, so it marks only a ``range(...)`` or the function's data
+    (which the compiler walks by index)."""
+
+    def __init__(self, seed: str):
+        self.seed = seed
+        self.marked = 0
+        self.rng = random.Random(seed)
+        self.data: set[str] = set()
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.FunctionDef:
+        self.rng = random.Random(f"{self.seed} {node.name}")
+        self.data = {a.arg for a in node.args.args} | {
+            n.id for n in ast.walk(node)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        self.generic_visit(node)
+        return node
+
+    def visit_For(self, node: ast.For) -> ast.For:
+        # (not visiting the body: a loop inside this one stays unmarked)
+        mode = self.rng.choice(["snapshots", "every"])
+        count = self.rng.choice(CHECKPOINT_COUNTS)
+        it = node.iter
+        over_range = isinstance(it, ast.Call) and isinstance(it.func, ast.Name) \
+            and it.func.id == "range"
+        over_data = any(isinstance(n, ast.Name) and n.id in self.data for n in ast.walk(it))
+        if not (over_range or over_data):
+            mode = "every"
+        node.iter = ast.Call(ast.Name("checkpoint", ast.Load()), [it],
+                             [ast.keyword(mode, ast.Constant(count))])
+        self.marked += 1
+        return node
+
+    def visit_While(self, node: ast.While) -> ast.While:
+        return node  # its for loops are inside another loop
+
+
+def mark_loops(source: str, args: tuple) -> tuple[str, int]:
+    """The program with its outermost ``for`` loops marked ``checkpoint(...)``, and how many
+    loops it marked."""
+    marker = _MarkLoops(repr(args))
+    tree = ast.fix_missing_locations(marker.visit(ast.parse(source)))
+    return ast.unparse(tree) + "\n", marker.marked
+
+
+def _checkpoint_differs(plain, marked) -> str | None:
+    """None when the marked variant's result is the unmarked program's: the same type (and shape
+    and dtype for an array), the numbers to 1e-10 relative (1e-12 absolute near zero)."""
+    if type(marked) is not type(plain):
+        return f"a {type(plain).__name__} unmarked, a {type(marked).__name__} marked"
+    if isinstance(plain, np.ndarray) and (plain.shape != marked.shape
+                                          or plain.dtype != marked.dtype):
+        return (f"shape {plain.shape} and dtype {plain.dtype} unmarked, shape {marked.shape} "
+                f"and dtype {marked.dtype} marked")
+    if np.shape(plain) != np.shape(marked) or not _close(plain, marked):
+        return f"{plain!r} unmarked, {marked!r} marked"
+    return None
+
+
+def _check_checkpoint(source: str, f, args: tuple, grads: tuple, outcome: Outcome) -> Outcome:
+    """The program with its outermost for loops marked (``mark_loops``), on a program the Python
+    backend got right: ``grad`` for all arguments gives ``grads`` (the unmarked program's) and
+    ``value_and_grad`` gives f's value, leaving the arguments alone. The marked variant refused
+    (TranspileError) is no failure: ``outcome`` comes back with the refusal."""
+    marked, count = mark_loops(source, args)
+    if not count:
+        return dataclasses.replace(outcome, checkpoint="no loops")
+    wrt = tuple(range(len(args)))
+    saved = copy.deepcopy(args)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        expected = f(*copy.deepcopy(args))
+    try:
+        g = make(marked, name="f", checkpoint=checkpoint)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            results = {"grad": grad(g, wrt=wrt)(*args)}
+            if not all(_close(a, b) for a, b in zip(saved, args, strict=True)):
+                return Outcome("mismatch", "checkpoint grad: an argument was modified",
+                               "checkpoint-mutation", marked=marked)
+            results["value_and_grad"] = value_and_grad(g, wrt=wrt)(*args)
+    except TranspileError as exc:
+        return dataclasses.replace(outcome, checkpoint="refused",
+                                   checkpoint_refusal=_refusal(exc), marked=marked)
+    except Exception as exc:
+        return dataclasses.replace(_crash("checkpoint", exc), marked=marked)
+    if not all(_close(a, b) for a, b in zip(saved, args, strict=True)):
+        return Outcome("mismatch", "checkpoint value_and_grad: an argument was modified",
+                       "checkpoint-mutation", marked=marked)
+    value, gradients = results["value_and_grad"]
+    checks = [(f"grad: gradient {i}", grads[i], results["grad"][i]) for i in wrt]
+    checks += [(f"value_and_grad: gradient {i}", grads[i], gradients[i]) for i in wrt]
+    for name, a, b in checks:
+        why = _checkpoint_differs(a, b)
+        if why is not None:
+            return Outcome("mismatch", f"checkpoint {name} differs: {why}", "checkpoint-grad",
+                           marked=marked)
+    if type(value) is not type(expected) or not np.array_equal(value, expected):
+        return Outcome("mismatch", f"checkpoint value_and_grad: the value {value!r}, f gives "
+                                   f"{expected!r}", "checkpoint-value", marked=marked)
+    return dataclasses.replace(outcome, checkpoint="compared", marked=marked)
+
+
+# --------------------------------------------------------------------------------------------
 # Shrinking a failing program: delete statements, pick one branch, replace sub-expressions by
 # one of their operands, while the failure keeps its kind.
 
@@ -1459,6 +1603,11 @@ class Report:
     numba_refusing: int = 0
     numba_refused: dict = field(default_factory=dict)  # Numba's refusal -> count
     numba_parts: dict = field(default_factory=dict)    # "grad compared", "jvp refused" -> count
+    # CHECKPOINT: programs compared with their loops marked, marked variants refused (by
+    # message), programs with no for loop to mark
+    checkpoint_compared: int = 0
+    checkpoint_refused: dict = field(default_factory=dict)
+    checkpoint_no_loops: int = 0
 
     def add(self, seed, source, args, outcome: Outcome) -> None:
         self.generated += 1
@@ -1478,6 +1627,13 @@ class Report:
                 for part, m in outcome.numba.items():
                     key = f"{part} {'refused' if m else 'compared'}"
                     self.numba_parts[key] = self.numba_parts.get(key, 0) + 1
+            if outcome.checkpoint == "compared":
+                self.checkpoint_compared += 1
+            elif outcome.checkpoint == "no loops":
+                self.checkpoint_no_loops += 1
+            elif outcome.checkpoint == "refused":
+                m = outcome.checkpoint_refusal
+                self.checkpoint_refused[m] = self.checkpoint_refused.get(m, 0) + 1
             if outcome.failed:
                 self.failures.append((seed, source, args, outcome))
 
@@ -1505,8 +1661,10 @@ def run(seeds, target: int | None = None, report: Report | None = None,
 
 
 def describe(seed, source, args, outcome: Outcome) -> str:
+    marked = f"--- marked (checkpoint) ---\n{outcome.marked}" if outcome.failed \
+        and outcome.marked else ""
     return (f"seed {seed}: {outcome.kind}: {outcome.detail}\nargs = {args!r}\n"
-            f"--- source ---\n{source}")
+            f"--- source ---\n{source}{marked}")
 
 
 # The default run checks 200 programs: chunk c takes the first PER_CHUNK programs of seeds
@@ -1540,7 +1698,7 @@ def soak(n: int, seed0: int, shrink_first: bool = True) -> Report:
     global ONE_TANGENT_SHARE
     ONE_TANGENT_SHARE = 1.0
     t0 = time.time()
-    every = 100 if BACKEND == "numba" else 500 if n >= 1000 else 0  # (Numba: seconds each)
+    every = 100 if BACKEND == "numba" or CHECKPOINT else 500 if n >= 1000 else 0  # (slower)
     report = run(range(seed0, seed0 + 50 * n), target=n, progress=every)
     elapsed = time.time() - t0
     print(f"\n{report.checked} programs, {len(report.failures)} disagreements "
@@ -1558,6 +1716,14 @@ def soak(n: int, seed0: int, shrink_first: bool = True) -> Report:
         print("numba refused, most frequent first:")
         for message, count in list(_tally(report.numba_refused).items())[:15]:
             print(f"  {count:4d}  {message[:150]}")
+    if CHECKPOINT:
+        print(f"checkpoint: {report.checkpoint_compared} programs compared under checkpointing "
+              f"(grad and value_and_grad), {sum(report.checkpoint_refused.values())} refused "
+              f"with their loops marked, {report.checkpoint_no_loops} without a for loop to "
+              f"mark (not compared)")
+        print("checkpoint refused, most frequent first:")
+        for message, count in list(_tally(report.checkpoint_refused).items())[:15]:
+            print(f"  {count:4d}  {message[:150]}")
     groups: dict = {}
     for seed, _, _, o in report.failures:
         key = _signature(o) if o.kind == "crash" else (o.kind,)
@@ -1569,7 +1735,10 @@ def soak(n: int, seed0: int, shrink_first: bool = True) -> Report:
         seed, source, args, outcome = report.failures[0]
         print("first failure:\n" + describe(seed, source, args, outcome))
         if shrink_first:
-            print("--- shrunk ---\n" + shrink(source, args, outcome))
+            small = shrink(source, args, outcome)
+            print("--- shrunk ---\n" + small)
+            if outcome.marked:
+                print("--- shrunk, marked (checkpoint) ---\n" + mark_loops(small, args)[0])
     return report
 
 
@@ -1588,7 +1757,10 @@ if __name__ == "__main__":
         out = check_program(src, a)
         print(out)
         if (out.failed or out.status == "refused") and "--shrink" in sys.argv:
-            print(shrink(src, a, out))
+            small = shrink(src, a, out)
+            print(small)
+            if out.marked:
+                print(mark_loops(small, a)[0])
     else:
         soak(int(os.environ.get("TRANSPILER_SOAK", "200")),
              int(os.environ.get("TRANSPILER_SOAK_SEED", "100000")))
