@@ -478,3 +478,30 @@ def test_return_and_else_in_a_checkpointed_loop(f, a):
     assert got[1] == pytest.approx(whole[1], rel=1e-12)
     assert value_and_grad(f, wrt=(0, 1))(X, a)[0] == f(X, a)
     check_grad(f, X, a, wrt=(0, 1), rtol=1e-5, atol=1e-7)
+
+
+def options_from_the_caller(x, a, s, k):
+    u = x.copy()
+    for _k in checkpoint(range(9), snapshots=s, every=k):
+        u = np.sin(u) * a
+    return np.sum(u)
+
+
+def test_snapshots_or_every_from_variables():
+    whole = grad(options_from_the_caller, wrt=(0, 1), checkpoint=False)(X, A, 2, None)
+    for s, k in ((2, None), (None, 3)):
+        got = grad(options_from_the_caller, wrt=(0, 1))(X, A, s, k)
+        np.testing.assert_allclose(got[0], whole[0], rtol=1e-12)
+    with pytest.raises(ValueError, match="exactly one"):
+        grad(options_from_the_caller, wrt=(0, 1))(X, A, 2, 3)
+
+
+def both_none(x):
+    for _k in checkpoint(range(3), snapshots=None):
+        x = x * 2.0
+    return x
+
+
+def test_a_marker_without_a_count_is_refused():
+    with pytest.raises(TranspileError, match="one of snapshots= or every="):
+        grad(both_none)(0.5)

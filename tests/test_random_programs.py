@@ -51,8 +51,8 @@ arguments; ``snapshots=`` only over a ``range`` or the function's data; see ``ma
 ``grad`` and ``value_and_grad`` of the marked variant must give the unmarked program's gradients
 (the same types, shapes and dtypes, the numbers to 1e-10) and f's value, leaving the arguments
 alone. The marked variant refused (TranspileError: a marked loop inside a marked loop, a
-write the loop's state makes look shared, ...) is counted and reported by message; a crash or a different number fails, and
-a failure prints the marked variant too.
+write the loop's state makes look shared, ...) is counted and reported by message; a crash or
+a different number fails, and a failure prints the marked variant too.
 
 ``TRANSPILER_GEN_DISABLE=ifexp,return`` (see ``DISABLE``) switches generator constructs off, to
 look past a known bug; ``--shrink`` reduces a failing program by deleting statements and

@@ -28,22 +28,13 @@ TARGET_MEMORY, TARGET_TIME, TARGET_REPORT = 0.10, 3.0, 0.30
 
 def make(steps: int, snapshots: int | None = None, every: int | None = None):
     """The loop over ``steps`` steps, marked ``checkpoint(..., snapshots=)`` or ``every=``."""
-    if every is None:
-        def reaction_diffusion(u0, D):
-            u = u0
-            for step in checkpoint(range(steps), snapshots=snapshots):
-                lap = np.roll(u, 1) - 2.0 * u + np.roll(u, -1)
-                u = u + 0.1 * (D * lap + u * (1.0 - u))
-            return np.sum(u * u)
-        return reaction_diffusion
-
-    def reaction_diffusion_every(u0, D):
+    def reaction_diffusion(u0, D):
         u = u0
-        for step in checkpoint(range(steps), every=every):
+        for step in checkpoint(range(steps), snapshots=snapshots, every=every):
             lap = np.roll(u, 1) - 2.0 * u + np.roll(u, -1)
             u = u + 0.1 * (D * lap + u * (1.0 - u))
         return np.sum(u * u)
-    return reaction_diffusion_every
+    return reaction_diffusion
 
 
 def _peak(gradient, args) -> tuple[int, tuple]:

@@ -110,19 +110,21 @@ def _marker(node, ctx) -> bool:
 
 
 def _options(call: gast.Call, ctx) -> dict:
-    """The marker's arguments: its iterable and exactly one of ``snapshots=`` / ``every=``, a
-    positive integer constant or a variable of the function."""
-    if len(call.args) != 1 or any(k.arg not in ("snapshots", "every") for k in call.keywords) \
-            or len(call.keywords) != 1:
+    """The marker's arguments: its iterable and ``snapshots=`` or ``every=`` (each a positive
+    integer constant or a variable; both may be given when one of them is None at run time,
+    which the runtime checks)."""
+    given = {k.arg: k.value for k in call.keywords}
+    constants = {k: v.value for k, v in given.items() if isinstance(v, gast.Constant)}
+    nones = [k for k, v in constants.items() if v is None]
+    if len(call.args) != 1 or not given or set(given) - {"snapshots", "every"} \
+            or len(nones) == len(given) or len(constants) == 2 and not nones:
         raise error_at(call, ctx, "checkpoint takes the loop's iterable and one of snapshots= "
                        "or every=", "for step in checkpoint(range(n), snapshots=16):")
-    (keyword,) = call.keywords
-    value = keyword.value
-    if isinstance(value, gast.Constant) and not (
-            type(value.value) is int and value.value >= 1):
-        raise error_at(call, ctx, f"checkpoint: {keyword.arg} must be a positive int, got "
-                       f"{value.value!r}", f"{keyword.arg}=16")
-    return {keyword.arg: value}
+    for name, value in constants.items():
+        if value is not None and not (type(value) is int and value >= 1):
+            raise error_at(call, ctx, f"checkpoint: {name} must be a positive int, got "
+                           f"{value!r}", f"{name}=16")
+    return given
 
 
 def _lifted(fn, loop: gast.For, options: dict, ctx, before: list) -> list:

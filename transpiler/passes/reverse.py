@@ -290,11 +290,13 @@ class _Reverse(Lowering):
                          ctx=gast.Store())
         forward = gast.Call(func=A.dotted(f"{rt}.checkpoint_forward"), args=[
             step, items, gast.Tuple(elts=state, ctx=gast.Load())], keywords=call.keywords)
-        (option,) = [k for k in call.keywords if k.arg in ("snapshots", "every")]
         names = ", ".join(o.id for o in outputs)
-        kept = f"at most {gast.unparse(option.value)} snapshots of ({names}), binomial schedule" \
-            if option.arg == "snapshots" else \
-            f"a snapshot of ({names}) every {gast.unparse(option.value)} steps"
+        kept = " or ".join(
+            f"at most {gast.unparse(k.value)} snapshots of ({names}), binomial schedule"
+            if k.arg == "snapshots" else
+            f"a snapshot of ({names}) every {gast.unparse(k.value)} steps"
+            for k in call.keywords if k.arg in ("snapshots", "every")
+            and not (isinstance(k.value, gast.Constant) and k.value.value is None))
         notes = [A.comment(f"checkpointed loop: {kept}; {step.id} recomputes the steps "
                            "between")]
         self.primal_for[id(stmt)] = [*notes, gast.copy_location(gast.Assign(
