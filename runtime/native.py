@@ -198,7 +198,26 @@ def _unsum(g, items):
     return None
 
 
-register_jitable(special.balanced_eq)  # (its NumPy definition compiles as it is)
+register_jitable(special.balanced_eq)
+
+
+def astype_like(x, like):
+    """``x.astype(like.dtype, copy=False)``, spelled so that ``like`` (and ``x``) may be a
+    number, as a NumPy scalar of the Python backend is in Numba (the backend's rewrite)."""
+    return np.asarray(x).astype(np.result_type(like), copy=False)
+
+
+@overload(astype_like)
+def _astype_like(x, like):
+    if isinstance(like, types.Float):
+        if _number(x):
+            return lambda x, like: float(x)
+        if isinstance(x, types.Array):
+            return lambda x, like: x.astype(np.float64)
+    if isinstance(like, types.Array) and isinstance(x, types.Array):
+        dtype = like.dtype
+        return lambda x, like: x.astype(dtype)
+    return None  # (its NumPy definition compiles as it is)
 
 
 @overload(objects.owned)

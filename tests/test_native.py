@@ -29,7 +29,7 @@ import pytest
 
 import runtime as rt
 from tests.benchmarks.bench_grad import newton_cubic
-from transpiler import TranspileError, grad, jvp, value_and_grad, vjp
+from transpiler import TranspileError, forward, grad, jvp, value_and_grad, vjp
 from transpiler.backends import native
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -468,3 +468,20 @@ def test_list_indices_and_the_users_plain_helpers_compile():
     assert value == pytest.approx(want[0], rel=1e-12)
     assert tangent == pytest.approx(want[1], rel=1e-12)
     assert offset.__globals__["scaled"] is scaled  # (the user's module is not changed)
+
+
+def maximum_of_numbers(x, y):
+    s = np.maximum(np.sum(x), y)  # (a NumPy scalar in Python, a float in Numba)
+    return s * 2.0 + np.sum(np.maximum(x, y * 0.5))
+
+
+def test_casts_of_numpy_scalars_compile():
+    x, y = np.array([0.2, 0.9, 0.4]), 1.1
+    _same(grad(maximum_of_numbers, wrt=(0, 1), backend="numba")(x, y),
+          grad(maximum_of_numbers, wrt=(0, 1))(x, y), "maximum")
+    value, tangent = jvp(maximum_of_numbers, (x, y), (x, 1.0), backend="numba")
+    want = jvp(maximum_of_numbers, (x, y), (x, 1.0))
+    assert value == pytest.approx(want[0], rel=1e-12)
+    assert tangent == pytest.approx(want[1], rel=1e-12)
+    source = forward(maximum_of_numbers, wrt=(0, 1), backend="numba").source_for(x, y, dx=x, dy=1.0)
+    assert "astype_like(" in source and ".astype(" not in source

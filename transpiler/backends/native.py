@@ -8,6 +8,8 @@ in nopython mode, each function compiled once per argument types on its first ca
   _tape[_tape_index]`` (of a range, ``entry = r.start + r_index * r.step``: Numba cannot index
   a range);
 - ``del`` statements go (Numba refuses them, and frees what is dead itself);
+- ``x.astype(y.dtype, copy=False)`` becomes ``astype_like(x, y)`` (``y`` may be a number in
+  Numba where NumPy has a scalar);
 - a call of a compiled callee, ``helper_vjp.forward(a)`` (an attribute of a Python object,
   which Numba cannot call) becomes a call of a name bound to the callee's own compiled function,
   ``helper_vjp_forward(a)``.
@@ -345,6 +347,12 @@ class _Rewrite(gast.NodeTransformer):
                 self.bindings[name] = _DTYPES[k.value.id]
                 k.value = _load(name)
         f = node.func
+        if isinstance(f, gast.Attribute) and f.attr == "astype" and len(node.args) == 1 \
+                and isinstance(node.args[0], gast.Attribute) and node.args[0].attr == "dtype":
+            from runtime.native import astype_like  # (a NumPy scalar is a number in Numba)
+            self.bindings["astype_like"] = astype_like
+            return gast.copy_location(gast.Call(_load("astype_like"), [
+                f.value, node.args[0].value], []), node)
         if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name):
             callee = self.bindings.get(f.value.id)
             parts = _CALLEE_PARTS.get(type(callee), ())
