@@ -447,7 +447,9 @@ def _unappend(g, n=1):
 
 @overload(containers.sequence)
 def _sequence(items):
-    if isinstance(items, (types.Array, types.List, types.BaseTuple, types.RangeType)):
+    if isinstance(items, types.RangeType):  # (Numba cannot index a range: its numbers)
+        return lambda items: np.arange(items.start, items.stop, items.step)
+    if isinstance(items, (types.Array, types.List, types.BaseTuple)):
         return lambda items: items
     return None
 

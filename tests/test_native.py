@@ -383,6 +383,7 @@ HELPERS = {
     "add_into, mask": ("def helper(g, m, p): return rt.add_into(g.copy(), m, p)",
                        (np.ones(3), np.array([True, False, True]), np.array([2.0, 3.0]))),
     "zero_index": ("def helper(g): return rt.zero_index(g, 1)", (np.arange(3.0),)),
+    "sequence of a range": ("def helper(n): return rt.sequence(range(1, n, 2))[1]", (7,)),
     "written, a mask": ("def helper(g, m): return rt.written(g, m)",
                         (np.arange(4.0), np.array([True, False, True, True]))),
     "unwritten, a mask": ("def helper(d, like, m): return rt.unwritten(d, like, m)",
