@@ -195,7 +195,26 @@ def _unsequence(g, items):
 def _unsum(g, items):
     if isinstance(items, types.Array):
         return lambda g, items: broadcast.unreduce(g, items, 0)
+    if isinstance(items, types.List):
+        return lambda g, items: [broadcast.unbroadcast(g, item) for item in items]
     return None
+
+
+def builtin_sum(items):
+    """The builtin ``sum(items)`` (the backend's rewrite: Numba's adds numbers only)."""
+    return sum(items)
+
+
+@overload(builtin_sum)
+def _builtin_sum(items):
+    if isinstance(items, types.List) and isinstance(items.dtype, types.Array):
+        def sum_of_arrays(items):  # (0 + a + b + ...: an empty list sums to 0)
+            total = 0.0 + items[0]
+            for k in range(1, len(items)):
+                total = total + items[k]
+            return total
+        return sum_of_arrays
+    return lambda items: sum(items)
 
 
 register_jitable(special.balanced_eq)

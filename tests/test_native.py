@@ -486,3 +486,19 @@ def test_casts_of_numpy_scalars_compile():
     assert tangent == pytest.approx(want[1], rel=1e-12)
     source = forward(maximum_of_numbers, wrt=(0, 1), backend="numba").source_for(x, y, dx=x, dy=1.0)
     assert "astype_like(" in source and ".astype(" not in source
+
+
+def sums_a_list_of_arrays(x, y):
+    xs = [x * 2.0, np.sin(x)]
+    xs.append(x * y)
+    k = sum(xs) + sum([y, 2.0 * y])
+    return np.sum(k * k)
+
+
+def test_the_builtin_sum_of_a_list_of_arrays_compiles():
+    x, y = np.array([0.2, 0.9, 0.4]), 1.1
+    gradient = grad(sums_a_list_of_arrays, wrt=(0, 1), backend="numba")
+    _same(gradient(x, y), grad(sums_a_list_of_arrays, wrt=(0, 1))(x, y), "sum")
+    assert "builtin_sum(xs_1)" in gradient.source_for(x, y)
+    value, tangent = jvp(sums_a_list_of_arrays, (x, y), (x, 1.0), backend="numba")
+    assert tangent == pytest.approx(jvp(sums_a_list_of_arrays, (x, y), (x, 1.0))[1], rel=1e-12)

@@ -8,6 +8,7 @@ in nopython mode, each function compiled once per argument types on its first ca
   _tape[_tape_index]`` (of a range, ``entry = r.start + r_index * r.step``: Numba cannot index
   a range);
 - ``del`` statements go (Numba refuses them, and frees what is dead itself);
+- the builtin ``sum(xs)`` becomes ``builtin_sum(xs)``, which adds a list of arrays too;
 - ``x.astype(y.dtype, copy=False)`` becomes ``astype_like(x, y)`` (``y`` may be a number in
   Numba where NumPy has a scalar);
 - a call of a compiled callee, ``helper_vjp.forward(a)`` (an attribute of a Python object,
@@ -347,6 +348,12 @@ class _Rewrite(gast.NodeTransformer):
                 self.bindings[name] = _DTYPES[k.value.id]
                 k.value = _load(name)
         f = node.func
+        if isinstance(f, gast.Name) and f.id == "sum" and len(node.args) == 1 \
+                and not node.keywords and self.bindings.get("sum", sum) is sum:
+            from runtime.native import builtin_sum  # (Numba's sum adds numbers only)
+            self.bindings["builtin_sum"] = builtin_sum
+            node.func = _load("builtin_sum")
+            return node
         if isinstance(f, gast.Attribute) and f.attr == "astype" and len(node.args) == 1 \
                 and isinstance(node.args[0], gast.Attribute) and node.args[0].attr == "dtype":
             from runtime.native import astype_like  # (a NumPy scalar is a number in Numba)
