@@ -200,6 +200,16 @@ def _unsum(g, items):
     return None
 
 
+def range_item(r, i):
+    """``r[i]`` of a range (the backend's rewrite: Numba cannot index a range)."""
+    n = len(r)
+    if i < 0:
+        i += n
+    if i < 0 or i >= n:
+        raise IndexError("range object index out of range")
+    return r.start + i * r.step
+
+
 def builtin_sum(items):
     """The builtin ``sum(items)`` (the backend's rewrite: Numba's adds numbers only)."""
     return sum(items)
@@ -510,3 +520,4 @@ def _private(fn):
 _sum_to = _private(_sum_to)
 _same_shape = _private(_same_shape)
 _last_writes = _private(_last_writes)
+range_item = _private(range_item)

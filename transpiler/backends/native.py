@@ -8,6 +8,7 @@ in nopython mode, each function compiled once per argument types on its first ca
   _tape[_tape_index]`` (of a range, ``entry = r.start + r_index * r.step``: Numba cannot index
   a range);
 - ``del`` statements go (Numba refuses them, and frees what is dead itself);
+- ``r[i]`` of a range becomes ``range_item(r, i)``;
 - the builtin ``sum(xs)`` becomes ``builtin_sum(xs)``, which adds a list of arrays too;
 - ``x.astype(y.dtype, copy=False)`` becomes ``astype_like(x, y)`` (``y`` may be a number in
   Numba where NumPy has a scalar);
@@ -329,6 +330,18 @@ class _Rewrite(gast.NodeTransformer):
         first = gast.copy_location(gast.Assign([node.target], entry, None), node)
         node.target = gast.Name(index, gast.Store(), None, None)
         node.body = [first, *node.body]
+        return node
+
+    def visit_Subscript(self, node):
+        """``r[i]`` of a range -> ``range_item(r, i)`` (Numba cannot index a range)."""
+        self.generic_visit(node)
+        if isinstance(node.value, gast.Name) and node.value.id in self.ranges \
+                and isinstance(node.ctx, gast.Load) \
+                and not isinstance(node.slice, (gast.Slice, gast.Tuple)):
+            from runtime.native import range_item
+            self.bindings["range_item"] = range_item
+            return gast.copy_location(gast.Call(_load("range_item"), [node.value, node.slice],
+                                                []), node)
         return node
 
     def visit_Assign(self, node):
