@@ -502,3 +502,18 @@ def test_the_builtin_sum_of_a_list_of_arrays_compiles():
     assert "builtin_sum(xs_1)" in gradient.source_for(x, y)
     value, tangent = jvp(sums_a_list_of_arrays, (x, y), (x, 1.0), backend="numba")
     assert tangent == pytest.approx(jvp(sums_a_list_of_arrays, (x, y), (x, 1.0))[1], rel=1e-12)
+
+
+def indexes_a_range(x):
+    r = range(1, 7, 2)
+    s = 0.0
+    for k in range(3):
+        s = s + x[k] * r[k] + r[-1]
+    return s
+
+
+def test_a_range_indexed_by_number_compiles():
+    x = np.array([0.2, 0.9, 0.4])
+    gradient = grad(indexes_a_range, backend="numba")
+    _same(gradient(x), grad(indexes_a_range)(x), "range")
+    assert "range_item(r, k)" in gradient.source_for(x)
