@@ -369,13 +369,15 @@ def schedule(n: int, snapshots: int) -> list[tuple[str, int]]:
 
 
 def checkpointed_loop(step, items, *state, snapshots=None, every=None, written=()):
-    """The plain loop: ``done, *state = step(item, *state)`` for each item, until ``done`` (the
-    body's ``break``); the final state."""
+    """The plain loop, where no gradient flows through it: ``state, done = advance(item,
+    state)`` for each item until ``done`` (the body's ``break``); the final state. The step is
+    given copies of what it writes into (an entry may be an argument's array)."""
+    advance, state = _plain(step, written), tuple(state)
     for item in items:
-        done, *state = step(item, *state)
+        state, done = advance(item, state)
         if done:
             break
-    return tuple(state)
+    return state
 
 
 def _plain(step, written: tuple):
@@ -408,7 +410,8 @@ def checkpoint_reverse(pair, saved, cotangent: tuple, active: tuple):
     sweep, step, written, _, _ = saved
 
     def step_adjoint(item, state, ct):
-        _, residuals = pair.forward(item, *state)
+        _, residuals = pair.forward(item, *(_fresh(s) if i in written else s
+                                            for i, s in enumerate(state)))
         grads = pair.backward(residuals, (0.0, *ct))
         out = [zeros_like_grad(s) for s in state]
         for k, i in enumerate(active):

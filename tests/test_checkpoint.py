@@ -505,3 +505,17 @@ def both_none(x):
 def test_a_marker_without_a_count_is_refused():
     with pytest.raises(TranspileError, match="one of snapshots= or every="):
         grad(both_none)(0.5)
+
+
+def writes_into_an_argument_it_does_not_differentiate(x, y, z):
+    _p, q = 1.0, 0.5
+    for _i, _e in checkpoint(zip(z, z), every=3):  # noqa: B905
+        z[:] = 1.0
+    return q * x
+
+
+def test_a_loop_without_gradient_leaves_the_arguments_alone():
+    z = X.copy()
+    assert grad(writes_into_an_argument_it_does_not_differentiate, wrt=(0, 1, 2))(
+        0.1, 0.2, z)[0] == 0.5
+    np.testing.assert_array_equal(z, X)
