@@ -517,3 +517,16 @@ def test_a_range_indexed_by_number_compiles():
     gradient = grad(indexes_a_range, backend="numba")
     _same(gradient(x), grad(indexes_a_range)(x), "range")
     assert "range_item(r, k)" in gradient.source_for(x)
+
+
+def means_over_an_axis(x):
+    return np.sum(np.mean(x, axis=0) ** 2) + np.sum(np.mean(x * x, axis=-1))
+
+
+def test_a_mean_over_an_axis_compiles():
+    x = np.arange(6.0).reshape(2, 3) * 0.3
+    gradient = grad(means_over_an_axis, backend="numba")
+    _same(gradient(x), grad(means_over_an_axis)(x), "mean")
+    code = [line for line in gradient.source_for(x).splitlines() if "#" not in line]
+    assert not any("np.mean(" in line for line in code)
+    assert any("np.sum(x, axis=0) / x.shape[0]" in line for line in code)

@@ -8,7 +8,8 @@ in nopython mode, each function compiled once per argument types on its first ca
   _tape[_tape_index]`` (of a range, ``entry = r.start + r_index * r.step``: Numba cannot index
   a range);
 - ``del`` statements go (Numba refuses them, and frees what is dead itself);
-- ``r[i]`` of a range becomes ``range_item(r, i)``;
+- ``r[i]`` of a range becomes ``range_item(r, i)``; ``np.mean(x, axis=k)`` becomes
+  ``np.sum(x, axis=k) / x.shape[k]`` (Numba's mean takes no axis);
 - the builtin ``sum(xs)`` becomes ``builtin_sum(xs)``, which adds a list of arrays too;
 - ``x.astype(y.dtype, copy=False)`` becomes ``astype_like(x, y)`` (``y`` may be a number in
   Numba where NumPy has a scalar);
@@ -367,6 +368,17 @@ class _Rewrite(gast.NodeTransformer):
             self.bindings["builtin_sum"] = builtin_sum
             node.func = _load("builtin_sum")
             return node
+        if isinstance(f, gast.Attribute) and f.attr == "mean" and isinstance(f.value, gast.Name) \
+                and self.bindings.get(f.value.id) is np and len(node.args) == 1 \
+                and isinstance(node.args[0], gast.Name) and [k.arg for k in node.keywords] \
+                == ["axis"] and isinstance(node.keywords[0].value, gast.Constant) \
+                and type(node.keywords[0].value.value) is int:  # (Numba's mean has no axis)
+            x, axis = node.args[0], node.keywords[0].value
+            total = gast.Call(gast.Attribute(_load(f.value.id), "sum", gast.Load()), [x],
+                              node.keywords)
+            count = gast.Subscript(gast.Attribute(_load(x.id), "shape", gast.Load()),
+                                   gast.Constant(axis.value, None), gast.Load())
+            return gast.copy_location(gast.BinOp(total, gast.Div(), count), node)
         if isinstance(f, gast.Attribute) and f.attr == "astype" and len(node.args) == 1 \
                 and isinstance(node.args[0], gast.Attribute) and node.args[0].attr == "dtype":
             from runtime.native import astype_like  # (a NumPy scalar is a number in Numba)
