@@ -15,7 +15,7 @@ import numpy as np
 from numba import types
 from numba.extending import overload, register_jitable
 
-from runtime import arrays, broadcast, containers, linalg, objects, reductions, special
+from runtime import arrays, broadcast, containers, linalg, objects, reductions, shapes, special
 
 
 def _number(t) -> bool:
@@ -208,6 +208,43 @@ def range_item(r, i):
     if i < 0 or i >= n:
         raise IndexError("range object index out of range")
     return r.start + i * r.step
+
+
+def concatenate_list(items):
+    """``np.concatenate(items)`` (the backend's rewrite: Numba joins tuples, not lists)."""
+    return np.concatenate(items)
+
+
+@overload(concatenate_list)
+def _concatenate_list(items):
+    if isinstance(items, types.List) and isinstance(items.dtype, types.Array):
+        def join(items):
+            n = 0
+            for a in items:
+                n += a.shape[0]
+            out = np.empty((n,) + items[0].shape[1:], dtype=items[0].dtype)
+            k = 0
+            for a in items:
+                out[k:k + a.shape[0]] = a
+                k += a.shape[0]
+            return out
+        return join
+    return lambda items: np.concatenate(items)
+
+
+@overload(shapes.unconcatenate)
+def _unconcatenate(g, arrays, axis=0):
+    value = axis.value if isinstance(axis, types.Omitted) else \
+        getattr(axis, "literal_value", axis)  # (an axis Numba knows when it compiles)
+    if isinstance(arrays, types.List) and isinstance(g, types.Array) and value == 0:
+        def split(g, arrays, axis=0):
+            pieces, k = [], 0
+            for a in arrays:
+                pieces.append(g[k:k + a.shape[0]].copy())
+                k += a.shape[0]
+            return pieces
+        return split
+    return None
 
 
 def builtin_sum(items):

@@ -530,3 +530,17 @@ def test_a_mean_over_an_axis_compiles():
     code = [line for line in gradient.source_for(x).splitlines() if "#" not in line]
     assert not any("np.mean(" in line for line in code)
     assert any("np.sum(x, axis=0) / x.shape[0]" in line for line in code)
+
+
+def concatenates_a_list(x, y):
+    xs = [x * 2.0, np.sin(x)]
+    xs.append(x * y)
+    k = np.concatenate(xs)
+    return np.sum(k * k)
+
+
+def test_a_list_of_arrays_concatenated_compiles():
+    x, y = np.array([0.2, 0.9, 0.4]), 1.1
+    gradient = grad(concatenates_a_list, wrt=(0, 1), backend="numba")
+    _same(gradient(x, y), grad(concatenates_a_list, wrt=(0, 1))(x, y), "concatenate")
+    assert gradient.compiled_for(x, y).backend == "numba"

@@ -8,6 +8,7 @@ in nopython mode, each function compiled once per argument types on its first ca
   _tape[_tape_index]`` (of a range, ``entry = r.start + r_index * r.step``: Numba cannot index
   a range);
 - ``del`` statements go (Numba refuses them, and frees what is dead itself);
+- ``np.concatenate(xs)`` becomes ``concatenate_list(xs)`` (Numba joins tuples, not lists);
 - ``r[i]`` of a range becomes ``range_item(r, i)``; ``np.mean(x, axis=k)`` becomes
   ``np.sum(x, axis=k) / x.shape[k]`` (Numba's mean takes no axis);
 - the builtin ``sum(xs)`` becomes ``builtin_sum(xs)``, which adds a list of arrays too;
@@ -368,6 +369,13 @@ class _Rewrite(gast.NodeTransformer):
             self.bindings["builtin_sum"] = builtin_sum
             node.func = _load("builtin_sum")
             return node
+        if isinstance(f, gast.Attribute) and f.attr == "concatenate" \
+                and isinstance(f.value, gast.Name) and self.bindings.get(f.value.id) is np \
+                and len(node.args) == 1 and not node.keywords \
+                and isinstance(node.args[0], gast.Name):  # (Numba joins tuples, not lists)
+            from runtime.native import concatenate_list
+            self.bindings["concatenate_list"] = concatenate_list
+            return gast.copy_location(gast.Call(_load("concatenate_list"), node.args, []), node)
         if isinstance(f, gast.Attribute) and f.attr == "mean" and isinstance(f.value, gast.Name) \
                 and self.bindings.get(f.value.id) is np and len(node.args) == 1 \
                 and isinstance(node.args[0], gast.Name) and [k.arg for k in node.keywords] \
