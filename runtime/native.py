@@ -164,8 +164,8 @@ def _tangent_like(t, value):
 
 @overload(broadcast.broadcast_like)
 def _broadcast_like(d, g):
-    if _number(g):
-        return lambda d, g: d
+    if _number(g) or isinstance(g, types.Array) and g.ndim == 0:
+        return lambda d, g: d  # (the same shape; Numba cannot broadcast to ())
     if isinstance(g, types.Array):
         if _number(d):
             return lambda d, g: np.full(g.shape, d)

@@ -406,6 +406,8 @@ HELPERS = {
                               (np.arange(3.0), np.ones((2, 3)))),
     "broadcast_like, a float": ("def helper(d, g): return rt.broadcast_like(d, g)",
                                 (2.0, np.ones(3))),
+    "broadcast_like, 0-d": ("def helper(d, g): return rt.broadcast_like(d, g)",
+                            (np.array(2.0), np.array(1.0))),
     "balanced_eq, a tie": ("def helper(x, z, y): return rt.balanced_eq(x, z, y)",
                            (np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.5, 3.0]),
                             np.array([0.0, 2.5, 3.0]))),
@@ -544,3 +546,17 @@ def test_a_list_of_arrays_concatenated_compiles():
     gradient = grad(concatenates_a_list, wrt=(0, 1), backend="numba")
     _same(gradient(x, y), grad(concatenates_a_list, wrt=(0, 1))(x, y), "concatenate")
     assert gradient.compiled_for(x, y).backend == "numba"
+
+
+def where_of_numbers(x, y, z):
+    a = np.where(y > -0.3, z.mean(), x)  # (a 0-d array)
+    return a + x
+
+
+def test_zero_dimensional_values_in_forward_mode_compile():
+    args = (0.3, 0.2, np.array([0.1, 0.5, 0.9]))
+    tangents = (1.0, 1.0, args[2])
+    got = jvp(where_of_numbers, args, tangents, backend="numba")
+    want = jvp(where_of_numbers, args, tangents)
+    assert got == (pytest.approx(float(want[0]), rel=1e-12),
+                   pytest.approx(float(want[1]), rel=1e-12))
