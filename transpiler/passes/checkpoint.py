@@ -26,7 +26,6 @@ and with ``Options.checkpoint`` off, the marker is dropped: ``for step in range(
 
 from __future__ import annotations
 
-import builtins
 import types
 
 import gast
@@ -36,7 +35,7 @@ from transpiler import ast_util as A
 from transpiler.anno import Anno, getanno, setanno
 from transpiler.context import Mode
 from transpiler.errors import error_at
-from transpiler.passes.desugar import index_loop
+from transpiler.passes.desugar import index_loop, over_range
 
 _PURE_MODULES = ("numpy", "math", "scipy", "cmath", "builtins")
 
@@ -63,7 +62,7 @@ def checkpoint(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
             continue
         before = []
         items = loop.iter.args[0]
-        if not _over_range(items) and _names(A.walk(items)) & local:
+        if not over_range(items) and _names(A.walk(items)) & local:
             # over the function's data (x, enumerate(x), zip(a, b)): by index, so the data is
             # the loop's state and its gradient flows
             plain = gast.copy_location(gast.For(target=loop.target, iter=items, body=loop.body,
@@ -73,11 +72,6 @@ def checkpoint(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
             loop.iter.args[0] = indexed.iter
         _replace(fn, loop, before + _lifted(fn, loop, options, ctx, before))
     return fn
-
-
-def _over_range(node) -> bool:
-    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
-        and node.func.id == "range"
 
 
 def _locals(fn, ctx) -> set[str]:
@@ -302,9 +296,8 @@ def _pure(func, ctx) -> bool:
         return False
     if isinstance(obj, types.ModuleType):
         return obj.__name__.partition(".")[0] in _PURE_MODULES
-    module = getattr(obj, "__module__", None) or ""
-    return module.partition(".")[0] in _PURE_MODULES or obj in vars(builtins).values() \
-        or module.startswith("numpy") or type(obj).__module__.startswith("numpy")
+    module = getattr(obj, "__module__", None) or type(obj).__module__
+    return module.partition(".")[0] in _PURE_MODULES
 
 
 def _replace(fn, loop, stmts: list) -> None:

@@ -54,7 +54,7 @@ def _block(stmts: list, ctx) -> list:
     for stmt in stmts:
         before, stmt = _Comprehensions(ctx).lower(stmt)
         body.extend(_block(before, ctx) if before else [])
-        if isinstance(stmt, gast.For) and not _over_range(stmt.iter):
+        if isinstance(stmt, gast.For) and not over_range(stmt.iter):
             before, stmt = index_loop(stmt, ctx)
             body.extend(before)
         if isinstance(stmt, (gast.If, gast.For, gast.While)):
@@ -190,7 +190,8 @@ class _Comprehensions(gast.NodeTransformer):
         return A.name(result)
 
 
-def _over_range(node) -> bool:
+def over_range(node) -> bool:
+    """Whether a loop's iterable is a ``range(...)`` call (desugar leaves those loops be)."""
     return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
         and node.func.id == "range"
 
