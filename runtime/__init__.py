@@ -29,6 +29,7 @@ Imports run one way, without cycles: ``arrays`` <- ``containers`` <- ``broadcast
 from runtime.arrays import (
     ShapeOf,
     shape_of,
+    size,
 )
 from runtime.broadcast import (
     add_into,
@@ -442,6 +443,7 @@ __all__ = [
     "shape_of",
     "sinc_grad",
     "sinc_second",
+    "size",
     "slogdet_adjoint",
     "slogdet_adjoint_tangent",
     "slogdet_tangent",
@@ -498,6 +500,7 @@ __all__ = [
     "untrace",
     "unvalues",
     "unwith_field",
+    "unwritten",
     "values",
     "values_tangent",
     "var_grad",
@@ -510,7 +513,6 @@ __all__ = [
     "vector_norm_tangent",
     "with_field",
     "with_field_tangent",
-    "unwritten",
     "written",
     "zero_index",
     "zero_tangent",

@@ -1,11 +1,14 @@
 """What the runtime takes for an array, and which namespace its operations come from.
 
-Every other runtime module asks here instead of deciding for itself: ``is_array`` (an array, not a
-number, a container or a ``ShapeOf``), ``namespace`` (the module whose functions operate on an
-array: NumPy, the only one today) and ``asarray`` (a value as an array of that namespace). An
-array library of another kind (Dask, CuPy) changes this module, not every helper. The helpers'
-fast paths that test ``type(x) is np.ndarray`` exactly stay as they are: they are the common
-case, kept cheap, and everything else takes the general path.
+Every other runtime module asks here instead of deciding for itself: ``is_array`` (an array of
+any library that takes part in NumPy's dispatch, NumPy, Dask or CuPy; not a number, a container
+or a ``ShapeOf``), ``namespace`` (the module whose functions operate on an array), ``asarray``
+(a value as an array, never converting another library's array to NumPy), ``zeros`` and
+``array_copy`` (new arrays in the namespace of an existing one) and ``is_lazy`` (a Dask
+collection, whose elements are computed only when asked). A gradient thus mirrors its
+argument: NumPy in, NumPy out; Dask in, Dask (lazy) out. The helpers' fast paths that test
+``type(x) is np.ndarray`` exactly stay as they are: they are the common case, kept cheap, and
+everything else takes the general path.
 
 Also the two stand-ins the helpers meet in place of an array: ``ShapeOf`` (an array's shape and
 dtype without its data, what the tape saves of a value the adjoint reads only for its shape) and
@@ -15,24 +18,81 @@ the Python zero a gradient or tangent is when nothing flowed into it (``is_zero`
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 
 
 def namespace(*values):
-    """The array module whose functions operate on ``values``: NumPy."""
+    """The array module whose functions operate on ``values``: that of the first array among
+    them that is not NumPy's (``dask.array`` for a Dask array, ``cupy`` for a CuPy array), else
+    NumPy."""
+    for x in values:
+        if type(x) is not np.ndarray and is_array(x):
+            return _module_of(x)
     return np
 
 
+def _module_of(x):
+    """The module that made array ``x``: the array API's ``__array_namespace__`` where ``x``
+    has one, else its package (``dask.array.core.Array`` -> ``dask.array``)."""
+    own = getattr(x, "__array_namespace__", None)
+    if own is not None:
+        return own()
+    package = type(x).__module__.split(".")
+    module = sys.modules.get(".".join(package[:2])) if package[0] == "dask" else None
+    return module or sys.modules.get(package[0], np)
+
+
 def is_array(x) -> bool:
-    """True for an array (of the array namespace, subclasses included)."""
-    return isinstance(x, np.ndarray)
+    """True for an array: NumPy's (subclasses included) or another library's that takes part
+    in NumPy's dispatch (``__array_function__``: Dask, CuPy); not a NumPy scalar."""
+    return isinstance(x, np.ndarray) or (
+        hasattr(type(x), "__array_function__") and hasattr(x, "shape")
+        and hasattr(x, "dtype") and not isinstance(x, np.generic))
 
 
-# ``x`` as an array of its namespace (no copy when it already is one of ``dtype``). NumPy's own
-# function, not a wrapper that asks ``namespace``: the helpers call it on every gradient, and a
-# second namespace changes this line.
-asarray = np.asarray
+def is_lazy(x) -> bool:
+    """True for a value whose elements are not computed yet (a Dask collection)."""
+    return hasattr(type(x), "__dask_graph__")
+
+
+def asarray(x):
+    """``x`` as an array: an array of any namespace as it is (NumPy never converts a Dask or
+    CuPy array behind its back here), anything else through ``np.asarray``."""
+    return x if type(x) is np.ndarray or is_array(x) else np.asarray(x)
+
+
+def zeros(shape: tuple, dtype, like=None):
+    """Zeros of ``shape`` and ``dtype`` in the namespace of ``like`` (a Dask ``like`` gives
+    Dask zeros chunked like it where the shapes agree)."""
+    if like is None or type(like) is np.ndarray or not is_array(like):
+        return np.zeros(shape, dtype=dtype)
+    return _module_of(like).zeros_like(like, dtype=dtype, shape=shape)
+
+
+def array_copy(x, dtype=None):
+    """A writable copy of ``x`` (of ``dtype``) in its own namespace."""
+    if type(x) is np.ndarray or not is_array(x):
+        return np.array(x, dtype=dtype, copy=True)
+    return x.astype(dtype or x.dtype, copy=True)
+
+
+def as_like(g, x, dtype=None):
+    """``g`` as a new array of ``x``'s namespace, shape and dtype (or ``dtype``), chunked like
+    ``x`` when ``x`` is a Dask array: the gradient of an argument of another library."""
+    module = _module_of(x)
+    out = module.broadcast_to(module.asarray(g), x.shape).astype(dtype or x.dtype)
+    chunks = getattr(x, "chunks", None)
+    if chunks is not None and out.chunks != chunks:
+        out = out.rechunk(chunks)
+    return out.copy() if out is g else out
+
+
+def size(x) -> int:
+    """``np.size(x)`` from the shape, for every namespace (Dask does not implement
+    ``np.size``)."""
+    return math.prod(np.shape(x))
 
 
 def is_zero(x) -> bool:

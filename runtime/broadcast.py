@@ -14,7 +14,18 @@ import math
 
 import numpy as np
 
-from runtime.arrays import ShapeOf, asarray, float_dtype, is_array, is_zero
+from runtime.arrays import (
+    ShapeOf,
+    array_copy,
+    as_like,
+    asarray,
+    float_dtype,
+    is_array,
+    is_lazy,
+    is_zero,
+    size,
+    zeros,
+)
 from runtime.containers import CONTAINERS, unindex_container, zero_entry, zeros_of
 from runtime.objects import GradFields, gradient_object, is_object
 
@@ -34,7 +45,7 @@ def unbroadcast(g, like):
         if g.shape == like.shape:  # the common case, kept cheap
             return g
     elif kind in _SCALARS or isinstance(like, np.generic):  # a number, or a NumPy scalar
-        if type(g) is not np.ndarray:
+        if not is_array(g):
             return g
         return g.sum() if g.ndim else g
     if isinstance(like, CONTAINERS):
@@ -93,13 +104,23 @@ def unindex(g, like, index):
     if isinstance(like, CONTAINERS):
         return unindex_container(g, like, index)
     kind = getattr(like, "dtype", None)
-    out = np.zeros(np.shape(like), dtype=np.result_type(g, kind if kind is not None and
-                                                         kind.kind == "f" else float))
+    out = zeros(np.shape(like), np.result_type(g, kind if kind is not None and kind.kind == "f"
+                                               else float), like=_foreign(like, g))
     if _basic(index):
         out[index] = g
-    else:
+    elif type(out) is np.ndarray:
         np.add.at(out, index, g)
+    else:
+        raise TypeError(f"the gradient of indexing a {type(out).__name__} with an integer array "
+                        "(which may select an element twice) is computed with np.add.at, which "
+                        "only NumPy has; index with slices or a boolean mask, or use NumPy arrays")
     return out
+
+
+def _foreign(*values):
+    """The first of ``values`` that is an array of another library than NumPy (None if none
+    is): the array whose namespace new arrays are made in."""
+    return next((v for v in values if type(v) is not np.ndarray and is_array(v)), None)
 
 
 def written(g, index):
@@ -110,7 +131,7 @@ def written(g, index):
     if isinstance(g, CONTAINERS):
         return part
     if _basic(index):
-        return part.copy() if isinstance(part, np.ndarray) else part
+        return array_copy(part) if is_array(part) else part
     return np.where(_last_writes(np.shape(g), index), part, 0)
 
 
@@ -142,7 +163,7 @@ def zero_index(g, index):
         return zero_entry(g, index)
     else:
         kind = getattr(g, "dtype", np.dtype(float))
-        out = np.array(g, dtype=kind if kind.kind == "f" else float, copy=True)
+        out = array_copy(g, kind if kind.kind == "f" else np.dtype(float))
     out[index] = 0
     return out
 
@@ -159,6 +180,8 @@ def add_into(g, index, part):
         else:
             np.add.at(g, index, part)
         return g
+    if is_array(g):  # (another library's array: no in-place update)
+        return g + unindex(part, g, index)
     return g + unindex_container(part, g, index)
 
 
@@ -190,8 +213,7 @@ def seed(out):
     if type(out) is complex or getattr(getattr(out, "dtype", None), "kind", "") == "c":
         raise TypeError("grad needs a real-valued function, but it returned a complex value; "
                         "complex numbers are not supported")
-    size = np.size(out)
-    if size != 1 or isinstance(out, (tuple, list, dict)):
+    if (size(out) if is_array(out) else np.size(out)) != 1 or isinstance(out, (tuple, list, dict)):
         kind = type(out).__name__
         shape = f" of shape {np.shape(out)}" if hasattr(out, "shape") else ""
         raise TypeError(
@@ -206,8 +228,8 @@ def seed(out):
 def zeros_like_grad(x):
     """A zero gradient mirroring ``x``: 0.0 for a scalar, else a float array of ``x``'s shape
     (or a gradient container for a tuple, list or dict)."""
-    if isinstance(x, (np.ndarray, ShapeOf)):
-        return np.zeros(x.shape, dtype=x.dtype if x.dtype.kind == "f" else float)
+    if isinstance(x, (np.ndarray, ShapeOf)) or is_array(x):
+        return zeros(x.shape, x.dtype if x.dtype.kind == "f" else float, like=_foreign(x))
     if isinstance(x, CONTAINERS):
         return zeros_of(x)
     return 0.0
@@ -226,8 +248,19 @@ def grad_like(g, x):
     """Return gradient ``g`` shaped and typed like its argument ``x``.
 
     A float argument gets a float, an array gets a fresh writable array of the same shape and
-    dtype (float32 in, float32 out). Gradients that are broadcast views are materialised.
+    dtype (float32 in, float32 out). Gradients that are broadcast views are materialised. An
+    array of another library gets an array of its own (a Dask array a lazy Dask array); a lazy
+    gradient of a NumPy array or a number stays lazy, of the right shape and dtype, for the
+    caller to compute together with the rest (``arrays.concrete``).
     """
+    if type(x) is not np.ndarray and is_array(x):
+        _refuse_complex(g)
+        return as_like(g, x)
+    if is_lazy(g):
+        _refuse_complex(g)
+        if is_array(x):
+            return np.broadcast_to(g, x.shape).astype(x.dtype)
+        return g
     if is_array(x):
         if type(g) is not np.ndarray or g.dtype != x.dtype or not g.flags.writeable:
             _refuse_complex(g)
@@ -271,6 +304,8 @@ def tangent_like(t, value):
     if isinstance(value, dict):
         return {k: tangent_like(t[k], v) for k, v in value.items()}
     if is_array(value) and value.dtype.kind != "f":
+        if type(value) is not np.ndarray:
+            return as_like(t, value, float)
         return np.array(np.broadcast_to(t, value.shape), dtype=float)
     if isinstance(value, (bool, int, np.integer, np.bool_)):
         return float(t)
@@ -281,7 +316,7 @@ def tangent_array(t, like):
     """Tangent ``t`` as an array of ``like``'s shape (a Python zero becomes zeros)."""
     shape = np.shape(like)
     if is_zero(t):
-        return np.zeros(shape, dtype=float_dtype(like))
+        return zeros(shape, float_dtype(like), like=_foreign(like))
     t = asarray(t)
     return t if t.shape == shape else np.broadcast_to(t, shape)
 

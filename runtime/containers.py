@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.arrays import is_array, is_zero
+from runtime.arrays import is_array, is_zero, zeros
 
 
 class _ElementwiseSum:
@@ -58,7 +58,7 @@ def zeros_of(x):
     if isinstance(x, tuple):
         return GradTuple(zeros_of(v) for v in x)
     if is_array(x):
-        return np.zeros(x.shape, dtype=x.dtype if x.dtype.kind == "f" else float)
+        return zeros(x.shape, x.dtype if x.dtype.kind == "f" else float, like=x)
     return 0.0
 
 

@@ -115,6 +115,15 @@ def _seed(out):
     return None
 
 
+@overload(arrays.size)
+def _size(x):
+    if isinstance(x, types.Array):
+        return lambda x: x.size
+    if _number(x):
+        return lambda x: 1
+    return None
+
+
 @overload(broadcast.zeros_like_grad)
 def _zeros_like_grad(x):
     if _number(x) or isinstance(x, types.NoneType) \

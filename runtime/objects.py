@@ -20,7 +20,7 @@ import types
 
 import numpy as np
 
-from runtime.arrays import is_array, is_zero
+from runtime.arrays import is_array, is_zero, zeros
 from runtime.containers import CONTAINERS, GradTuple, unindex_container
 
 
@@ -45,7 +45,7 @@ def is_object(x) -> bool:
     if isinstance(x, tuple):
         return hasattr(type(x), "_fields")
     if isinstance(x, (float, int, complex, str, bytes, list, dict, np.ndarray, np.generic,
-                      type, types.ModuleType)) or x is None or callable(x):
+                      type, types.ModuleType)) or x is None or callable(x) or is_array(x):
         return False
     return hasattr(x, "__dict__") or hasattr(type(x), "__slots__")
 
@@ -127,7 +127,7 @@ def field_tangent(t, obj, name):
 def zeros_like_field(value):
     """The zero gradient of a field's value: zeros of an array's shape, else 0.0."""
     if is_array(value):
-        return np.zeros(value.shape, dtype=value.dtype if value.dtype.kind == "f" else float)
+        return zeros(value.shape, value.dtype if value.dtype.kind == "f" else float, like=value)
     return 0.0
 
 

@@ -28,6 +28,7 @@ import inspect
 
 import numpy as np
 
+from runtime.arrays import is_array
 from runtime.objects import differentiable_value, is_object
 from transpiler.rules.methods import METHODS
 
@@ -110,7 +111,7 @@ def holds_objects(value, where: str) -> bool:
         if overrides(t):
             refuse_array_type(value, where)
         return value.dtype.hasobject
-    return not isinstance(value, np.generic)
+    return not (isinstance(value, np.generic) or is_array(value))  # (a Dask, CuPy array: data)
 
 
 _CONTAINERS = frozenset({tuple, list, dict})
@@ -181,6 +182,6 @@ def differentiable(value) -> bool:
         return all(type(v) is float or differentiable(v) for v in value)
     if isinstance(value, dict):
         return all(type(v) is float or differentiable(v) for v in value.values())
-    if isinstance(value, (np.ndarray, np.floating)):
+    if isinstance(value, (np.ndarray, np.floating)) or is_array(value):
         return value.dtype.kind == "f"
     return False

@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from runtime import lazy
 from runtime.objects import is_object
 from transpiler import cache, memory
 from transpiler.arguments import differentiable, objects_in
@@ -172,16 +173,37 @@ class GradientFunction:
 
     def _call(self, *args, **kwargs):
         compiled = self._checked(kinds_of(self.__wrapped__, args, kwargs), args, kwargs)
+        lazy_in = lazy.any_lazy(args) or (bool(kwargs) and lazy.any_lazy(kwargs.values()))
         try:
-            result = compiled.function(*args, **kwargs)
+            if lazy_in:
+                with lazy.no_fallbacks():
+                    result = compiled.function(*args, **kwargs)
+            else:
+                result = compiled.function(*args, **kwargs)
         except Exception as e:
             note_origin(e)
             raise
+        if lazy_in or lazy.any_lazy(result if isinstance(result, tuple) else (result,)):
+            result = self._concrete(result, args, kwargs)
         if self._single:
             return result
         if self._mode == "value_and_grad":
             return result[0], result[1] if len(self._wrt) > 1 else (result[1],)
         return result if len(self._wrt) > 1 else (result,)
+
+    def _concrete(self, result, args: tuple, kwargs: dict):
+        """``result`` with what must be concrete computed in one pass (``runtime.lazy``): the
+        gradient of each argument that is not lazy and the value, unless every argument
+        differentiated is lazy."""
+        likes = []
+        for name, pos in self._checks:
+            value = args[pos] if 0 <= pos < len(args) else kwargs.get(name, MISSING)
+            likes.append(_default(self.__wrapped__, name, pos) if value is MISSING else value)
+        grads = tuple(likes) if len(likes) > 1 else likes[0]
+        if self._mode != "value_and_grad":
+            return lazy.concrete(result, grads)
+        value = lazy.LAZY if all(lazy.is_lazy(v) for v in likes) else lazy.CONCRETE
+        return lazy.concrete(result, (value, grads))
 
     def _checked(self, kinds: tuple, args: tuple, kwargs: dict) -> Compiled:
         """The variant for ``kinds``, (re)compiled if needed, once the arguments pass the

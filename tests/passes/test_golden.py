@@ -69,7 +69,7 @@ def test_reassignment_keeps_old_values_and_accumulates():
             x_2 = x_1 - _t2
             _t3 = np.mean(x_2)
             # grad of: return np.mean(x)
-            bx_2 = rt.unreduce(1.0 * (np.size(_t3) / max(np.size(x_2), 1)), x_2)
+            bx_2 = rt.unreduce(1.0 * (rt.size(_t3) / max(rt.size(x_2), 1)), x_2)
             # grad of: x = x - x * x
             b_t2 = rt.unbroadcast(-bx_2, _t2)
             bx_1 = rt.unbroadcast(bx_2, x_1) + b_t2 * 2.0 * x_1

@@ -542,13 +542,13 @@ def tan_sum(ans, a, axis=None, dtype=None, *, keepdims=False):
 @adjoint(np.mean)
 def adj_mean(ans, a, axis=None, dtype=None, *, keepdims=False):
     # scaled before it is spread: one multiplication per result, not per element
-    d[a] = rt.unreduce(d[ans] * (np.size(ans) / max(np.size(a), 1)), a, axis, keepdims)
+    d[a] = rt.unreduce(d[ans] * (rt.size(ans) / max(rt.size(a), 1)), a, axis, keepdims)
 
 
 @tangent(np.mean)
 def tan_mean(ans, a, axis=None, dtype=None, *, keepdims=False):
     d[ans] = np.sum(d[a], axis=axis, dtype=dtype, keepdims=keepdims) * (
-        np.size(ans) / max(np.size(a), 1))
+        rt.size(ans) / max(rt.size(a), 1))
 
 
 # --- linear algebra ---
