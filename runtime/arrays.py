@@ -57,10 +57,13 @@ def is_lazy(x) -> bool:
     return hasattr(type(x), "__dask_graph__")
 
 
-def asarray(x):
-    """``x`` as an array: an array of any namespace as it is (NumPy never converts a Dask or
-    CuPy array behind its back here), anything else through ``np.asarray``."""
-    return x if type(x) is np.ndarray or is_array(x) else np.asarray(x)
+def asarray(x, dtype=None):
+    """``x`` as an array (of ``dtype``): an array of another library than NumPy stays one of
+    its own (NumPy would convert a Dask or CuPy array behind its back), anything else goes
+    through ``np.asarray``."""
+    if isinstance(x, np.ndarray) or not is_array(x):
+        return np.asarray(x, dtype=dtype)
+    return x if dtype is None or x.dtype == dtype else x.astype(dtype)
 
 
 def zeros(shape: tuple, dtype, like=None):
