@@ -28,7 +28,7 @@ NONDIFF: set = {
     rt.keys,  # a dict's keys
     rt.stop_gradient,  # transpiler.stop_gradient(x): the value, with no gradient
     rt.seed, rt.zeros_like_grad, rt.zero_tangent,  # ones and zeros shaped like a value
-    rt.shape_of, rt.balanced_eq,  # a stand-in for a shape on a tape; a tie mask
+    rt.shape_of, rt.balanced_eq, rt.size,  # a shape on a tape; a tie mask; an element count
     # helpers of generated gradients: element ids, a mask, and two that only raise
     rt.element_ids, rt.nan_to_num_mask, rt.constant_only,
     rt.unsupported,
