@@ -10,7 +10,10 @@ once where the code allows it.
 
 ``no_fallbacks`` turns Dask's fallback for a NumPy function it does not implement (compute the
 arguments, call NumPy, warn) into a TypeError naming the function: the fallback would read the
-data again and give a NumPy result where a Dask one belongs.
+data again and give a NumPy result where a Dask one belongs. It does the same for an error
+Dask raises while building the graph (a chunking it cannot handle, a keyword or method it lacks,
+a size it cannot know before computing): the TypeError names the function, the original error
+is chained.
 """
 
 from __future__ import annotations
@@ -106,7 +109,8 @@ def _as_like(v, like):
 
 @contextlib.contextmanager
 def no_fallbacks():
-    """Within: a NumPy function that Dask does not implement raises TypeError naming it."""
+    """Within: a NumPy function that Dask does not implement, or cannot run on the arrays it is
+    given, raises TypeError naming it."""
     with warnings.catch_warnings():
         warnings.filterwarnings("error", message=_FALLBACK, category=FutureWarning)
         try:
@@ -121,3 +125,67 @@ def no_fallbacks():
                             "arguments and call NumPy, reading the data again; use a function "
                             f"Dask implements{hint}, compute that value first, or pass NumPy "
                             "arrays").with_traceback(e.__traceback__) from None
+        except (ValueError, TypeError, NotImplementedError, AttributeError, IndexError,
+                RecursionError) as e:
+            name = _dask_function(e)
+            if name is None and _unknown_size(e):
+                raise TypeError("a Dask array of unknown size (from a boolean mask, np.compress "
+                                "or np.extract) cannot be differentiated: Dask knows its shape "
+                                "only once computed; keep the shape (np.where(mask, x, 0.0) "
+                                "in place of x[mask]) or pass NumPy arrays"
+                                ).with_traceback(e.__traceback__) from e
+            if name is None:
+                raise
+            reason = (str(e).strip().splitlines() or [""])[0]
+            raise TypeError(f"{name} cannot run on these Dask arrays ({type(e).__name__}: "
+                            f"{reason}); where their chunks are the reason, rechunk them (into "
+                            "one chunk along the axes it works on), else compute that value "
+                            "first or pass NumPy arrays").with_traceback(e.__traceback__) from e
+
+
+def _dask_function(e: BaseException) -> str | None:
+    """The NumPy function or Dask method that raised ``e`` while Dask built a graph (None when
+    Dask was not involved, or was running a task: the error is then the computation's own)."""
+    if isinstance(e, AttributeError) and is_lazy(getattr(e, "obj", None)):
+        return f"the method .{e.name}"  # (Dask arrays lack some of NumPy's methods)
+    method = re.match(r"Array\.(\w+)\(\)", str(e))  # (a signature of its own)
+    if method and isinstance(e, TypeError):
+        return f"the method .{method[1]}"
+    first = None
+    tb = e.__traceback__
+    while tb is not None:
+        module = tb.tb_frame.f_globals.get("__name__", "")
+        if module.startswith(("dask.local", "dask.threaded", "distributed")):
+            return None  # (a task of a computation raised it)
+        if first is None and module.startswith("dask.array"):
+            first = tb.tb_frame
+        tb = tb.tb_next
+    if first is None:
+        return None
+    code, local = first.f_code.co_name, first.f_locals
+    if code == "__array_function__" and callable(local.get("func")):
+        return _numpy_name(local["func"])
+    if code == "__array_ufunc__" and local.get("numpy_ufunc") is not None:
+        return f"np.{local['numpy_ufunc'].__name__}"
+    if is_lazy(local.get("self")):
+        return f"the method .{code}"
+    return f"dask.array.{code}"
+
+
+def _unknown_size(e: BaseException) -> bool:
+    """Whether a frame of ``e``'s traceback held a Dask array of unknown shape (NaN sizes)."""
+    tb = e.__traceback__
+    while tb is not None:
+        for v in tb.tb_frame.f_locals.values():
+            if is_lazy(v) and any(n != n for n in v.shape):
+                return True
+        tb = tb.tb_next
+    return False
+
+
+def _numpy_name(func) -> str:
+    """``np.linalg.qr`` for ``numpy.linalg.qr`` (a NumPy function's public name)."""
+    module = getattr(func, "__module__", "") or ""
+    public = "np" + module[len("numpy"):] if module.startswith("numpy") and \
+        not module.startswith("numpy._") else "np"
+    return f"{public}.{func.__name__}"

@@ -276,10 +276,11 @@ def constructed_tangent(ans, names, t_values):
 
 
 def data(x, where):
-    """``x``, checked to be data (a number, a NumPy array or scalar, a tuple, list or dict)
+    """``x``, checked to be data (a number, an array or NumPy scalar, a tuple, list or dict)
     where NumPy's meaning of a method is applied to an object's field (``self.u.copy()``)."""
     t = type(x)
-    if t in (float, int, bool, np.ndarray, tuple, list, dict) or isinstance(x, np.generic):
+    if t in (float, int, bool, np.ndarray, tuple, list, dict) or isinstance(x, np.generic) \
+            or is_array(x):  # (a Dask or CuPy array: NumPy's methods, its namespace's code)
         return x
     raise TypeError(f"{where} is a {t.__qualname__}: its methods are differentiated as NumPy's "
                     "only on a number, a NumPy array or a tuple, list or dict; call the NumPy "

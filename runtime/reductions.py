@@ -25,10 +25,16 @@ import math
 
 import numpy as np
 
-from runtime.arrays import asarray, float_dtype, is_array, is_zero
+from runtime.arrays import asarray, float_dtype, is_array, is_zero, size
 from runtime.broadcast import result_like, tangent_array, unbroadcast, unreduce
 from runtime.containers import GradList, GradTuple, add_pairs
 from runtime.linalg import svd_tangent
+
+
+def _inverse(perm) -> tuple:
+    """The permutation undoing ``perm``, as a tuple of ints (every library's ``transpose``
+    takes one; Dask's takes no array)."""
+    return tuple(int(i) for i in np.argsort(perm))
 
 
 def _axes(axis, ndim: int) -> tuple[int, ...]:
@@ -57,7 +63,7 @@ def _to_lanes(a, axes: tuple[int, ...]):
     lanes = moved.reshape(moved.shape[:len(kept)] + (math.prod(moved.shape[len(kept):]),))
 
     def back(x):
-        return np.transpose(x.reshape(moved.shape), np.argsort(perm))
+        return np.transpose(x.reshape(moved.shape), _inverse(perm))
 
     return lanes, back
 
@@ -422,8 +428,8 @@ def diff_grads(g, a, n=1, axis=-1, prepend=None, append=None):
 def ediff1d_grads(g, ary, to_end=None, to_begin=None):
     """Gradients ``(ary, to_end, to_begin)`` of ``np.ediff1d``."""
     g = np.ravel(g)
-    nb = 0 if to_begin is None else np.size(to_begin)
-    ne = 0 if to_end is None else np.size(to_end)
+    nb = 0 if to_begin is None else size(to_begin)
+    ne = 0 if to_end is None else size(to_end)
     ga = _undiff(g[nb:g.size - ne], 0).reshape(np.shape(ary))
     gb = None if to_begin is None else g[:nb].reshape(np.shape(to_begin))
     ge = None if to_end is None else g[g.size - ne:].reshape(np.shape(to_end))
@@ -461,7 +467,7 @@ def average_grads(g, a, ans, axis=None, weights=None, returned=False, keepdims=F
     ga = unbroadcast(ge * w / total, a)
     gw = unbroadcast(ge * (a - _expand(ans, axes, keepdims)) / total, w)
     if order is not None:
-        gw = np.transpose(gw.reshape(np.transpose(weights, order).shape), np.argsort(order))
+        gw = np.transpose(gw.reshape(np.transpose(weights, order).shape), _inverse(order))
     return ga, gw
 
 
@@ -490,7 +496,7 @@ def average_grads_tangent(g, dg, a, da, ans, dans, axis=None, weights=None, dwei
     dgw = unbroadcast((dge * centered + ge * dcentered) / total
                       - ge * centered * dtotal / total ** 2, w)
     if order is not None:
-        dgw = np.transpose(dgw.reshape(np.transpose(weights, order).shape), np.argsort(order))
+        dgw = np.transpose(dgw.reshape(np.transpose(weights, order).shape), _inverse(order))
     return GradTuple((dga, dgw))
 
 
@@ -1094,7 +1100,7 @@ def interp_grads(g, x, xp, fp, left=None, right=None, period=None):
         raise NotImplementedError("the gradient of np.interp with period= is not supported")
     g, x, fp = asarray(g), asarray(x), asarray(fp)
     below, above, inside, j, k, width, t = _interp_frame(x, xp, period)
-    n = np.size(xp)
+    n = size(xp)
     gin = np.where(inside, g, 0.0)
     gx = (gin * (fp[k] - fp[j]) / width).astype(float_dtype(x), copy=False)
     gfp = (np.bincount(np.ravel(j), np.ravel(gin * (1.0 - t)), n)
@@ -1115,7 +1121,7 @@ def interp_grads_tangent(g, dg, x, dx, xp, fp, dfp, left=None, right=None, perio
     g, x, fp = asarray(g), asarray(x), asarray(fp)
     dx, dfp = tangent_array(dx, x), tangent_array(dfp, fp)
     _, _, inside, j, k, width, _ = _interp_frame(x, xp, period)
-    n = np.size(xp)
+    n = size(xp)
     dt = np.where(k > j, dx / width, 0.0)
     gin = np.where(inside, g, 0.0)
     dgx = (gin * (dfp[k] - dfp[j]) / width).astype(float_dtype(x), copy=False)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.arrays import ShapeOf, asarray, is_array
+from runtime.arrays import ShapeOf, asarray, is_array, size
 from runtime.broadcast import result_like, unbroadcast
 from runtime.containers import GradList, GradTuple
 
@@ -19,11 +19,20 @@ def unconcatenate(g, arrays, axis=0):
         return np.stack(unconcatenate(g, list(arrays), axis))
     if axis is None:
         g = np.ravel(g)
-        sizes = [np.size(a) for a in arrays]
-        pieces = np.split(g, np.cumsum(sizes)[:-1])
+        pieces = split_sizes(g, [size(a) for a in arrays], 0)
         return GradTuple(p.reshape(np.shape(a)) for p, a in zip(pieces, arrays, strict=True))
     sizes = [np.shape(a)[axis] for a in arrays]
-    return GradTuple(np.split(g, np.cumsum(sizes)[:-1], axis=axis))
+    return GradTuple(split_sizes(g, sizes, axis))
+
+
+def split_sizes(g, sizes, axis: int) -> list:
+    """``g`` cut along ``axis`` into consecutive pieces of ``sizes`` (``np.split`` at their
+    running sums, by slicing: every array library slices, not every one has ``np.split``)."""
+    head, pieces, start = (slice(None),) * (axis % np.ndim(g)), [], 0
+    for n in sizes:
+        pieces.append(g[head + (slice(start, start + n),)])
+        start += n
+    return pieces
 
 
 def unstack(g, arrays, axis=0):
@@ -69,13 +78,13 @@ def unsupported_tangent(v, what: str):
 
 def element_ids(x):
     """The flat index of every element of ``x``, in ``x``'s shape (int array)."""
-    return np.arange(np.size(x)).reshape(np.shape(x))
+    return np.arange(size(x)).reshape(np.shape(x))
 
 
 def ungather(g, like, picked):
     """The gradient of an op that picked elements ``picked`` (ids from ``element_ids(like)``,
     -1 for values that are not elements of ``like``) from ``like``: ``g`` summed into them."""
-    out = np.zeros(np.size(like), dtype=_grad_dtype(g, like))
+    out = np.zeros(size(like), dtype=_grad_dtype(g, like))
     picked = asarray(picked)
     g = np.broadcast_to(g, picked.shape)
     keep = picked >= 0
@@ -86,7 +95,7 @@ def ungather(g, like, picked):
 
 def reshape_like(g, x):
     """``g`` reshaped to ``x``'s shape (same size; a scalar zero is broadcast)."""
-    if np.ndim(g) == 0 and np.size(x) != 1:
+    if np.ndim(g) == 0 and size(x) != 1:
         return _fill(g, x)
     return np.reshape(g, np.shape(x))
 
@@ -161,7 +170,7 @@ def unjoin(g, arrays, how):
         ndim, axis = {"vstack": (2, 0), "dstack": (3, 2), "column_stack": (2, 1)}[how]
     where = "column" if how == "column_stack" else "front"
     sizes = [_promoted(np.shape(a), ndim, where)[axis] for a in items]
-    pieces = np.split(g, np.cumsum(sizes)[:-1], axis=axis)
+    pieces = split_sizes(g, sizes, axis)
     return _sequence([np.reshape(p, np.shape(a)) for p, a in zip(pieces, items, strict=True)],
                      arrays)
 
@@ -189,7 +198,7 @@ def _unblock(g, item, depth: int, ndim: int):
     if depth == 0:
         return np.reshape(g, np.shape(item))
     sizes = [_block_shape(x, depth - 1, ndim)[ndim - depth] for x in item]
-    pieces = np.split(g, np.cumsum(sizes)[:-1], axis=ndim - depth)
+    pieces = split_sizes(g, sizes, ndim - depth)
     return GradList(_unblock(p, x, depth - 1, ndim) for p, x in zip(pieces, item, strict=True))
 
 
@@ -411,7 +420,7 @@ def unarange(g, start, step, ans):
     g_start = uncast(unbroadcast(np.sum(g), start), start)
     if step is None:
         return g_start, 0.0
-    g_step = np.sum(g * np.arange(np.size(ans), dtype=ans.dtype))
+    g_step = np.sum(g * np.arange(size(ans), dtype=ans.dtype))
     return g_start, uncast(unbroadcast(g_step, step), step)
 
 
@@ -420,4 +429,4 @@ def arange_tangent(v_start, v_step, ans):
     ``ans`` is not floating."""
     if not _floating(ans):
         return result_like(np.zeros(np.shape(ans)), ans)
-    return result_like(v_start + v_step * np.arange(np.size(ans), dtype=ans.dtype), ans)
+    return result_like(v_start + v_step * np.arange(size(ans), dtype=ans.dtype), ans)

@@ -143,3 +143,21 @@ def test_long_simulation_checkpoints_in_bounded_memory():
     assert "taped whole:" in out and "snapshots" in out and "tape " in out
     assert _number(r"largest relative difference (\S+)", out) <= 1e-12
     assert _number(r"checkpointed \S+ MB \((\S+)x\)", out) <= 0.1
+
+
+def test_dask_cluster_fit_matches_numpy():
+    pytest.importorskip("dask.distributed")
+    out = _output("dask_cluster_fit")
+    assert "cluster: 2 worker processes" in out and "in 8 chunks" in out
+    assert _number(r"max relative difference vs NumPy: (\S+)", out) < 1e-10
+    assert "converged: True" in out
+
+    def weights(label):
+        return np.array(re.search(rf"{label} weights:\s*\[(.*?)\]", out, re.S).group(1).split(),
+                        dtype=float)
+    fitted, true = weights("fitted"), weights("true")
+    assert fitted.shape == true.shape == (16,)
+    # 200,000 labels drawn from the logistic model: each weight is off by about 0.007
+    assert np.max(np.abs(fitted - true)) < 0.05
+    assert abs(_number(r"fitted bias: ([-\d.]+)", out) - 0.5) < 0.05
+    assert 0 < _number(r"function/gradient evaluations: (\d+)", out) < 100
