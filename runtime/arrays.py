@@ -44,6 +44,18 @@ def _module_of(x):
     return module or sys.modules.get(package[0], np)
 
 
+def library(x) -> str:
+    """The library an array comes from, as its users write it (``Dask``, ``CuPy``, ``NumPy``)."""
+    root = type(x).__module__.split(".")[0]
+    return {"dask": "Dask", "cupy": "CuPy", "numpy": "NumPy"}.get(root, root)
+
+
+def inverse_axes(perm) -> tuple:
+    """The permutation undoing ``perm``, as a tuple of ints (every library's ``transpose``
+    takes one; Dask's takes no array)."""
+    return tuple(int(i) for i in np.argsort(perm))
+
+
 def is_array(x) -> bool:
     """True for an array: NumPy's (subclasses included) or another library's that takes part
     in NumPy's dispatch (``__array_function__``: Dask, CuPy); not a NumPy scalar."""

@@ -23,6 +23,7 @@ from runtime.arrays import (
     is_array,
     is_lazy,
     is_zero,
+    library,
     size,
     zeros,
 )
@@ -111,7 +112,7 @@ def unindex(g, like, index):
     elif type(out) is np.ndarray:
         np.add.at(out, index, g)
     else:
-        raise TypeError(f"the gradient of indexing a {_library(out)} array with an integer array "
+        raise TypeError(f"the gradient of indexing a {library(out)} array with an integer array "
                         "(which may select an element twice) is computed with np.add.at, which "
                         "only NumPy has; index with slices or a boolean mask, or use NumPy arrays")
     return out
@@ -215,7 +216,7 @@ def seed(out):
                         "complex numbers are not supported")
     if (size(out) if is_array(out) else np.size(out)) != 1 or isinstance(out, (tuple, list, dict)):
         kind = type(out).__name__ if not is_array(out) or isinstance(out, np.ndarray) else \
-            f"{_library(out)} array"
+            f"{library(out)} array"
         shape = f" of shape {np.shape(out)}" if hasattr(out, "shape") else ""
         raise TypeError(
             f"grad needs a function returning a scalar, but it returned a {kind}{shape}; "
@@ -337,8 +338,3 @@ def result_like(t, ans):
         t = np.reshape(t, shape) if t.size == math.prod(shape) else np.broadcast_to(t, shape)
     return t if is_array(ans) else t[()]
 
-
-def _library(x) -> str:
-    """The library an array comes from, as its users write it (``Dask``, ``CuPy``, ``NumPy``)."""
-    root = type(x).__module__.split(".")[0]
-    return {"dask": "Dask", "cupy": "CuPy", "numpy": "NumPy"}.get(root, root)

@@ -13,7 +13,7 @@ import string
 
 import numpy as np
 
-from runtime.arrays import asarray, is_array, is_zero
+from runtime.arrays import asarray, inverse_axes, is_array, is_zero
 from runtime.broadcast import tangent_array, unbroadcast
 from runtime.containers import GradList, GradTuple, zeros_of
 
@@ -151,7 +151,7 @@ def tensordot_adjoint(g, a, b, axes=2, wrt=0):
     else:
         r = np.tensordot(a, g, axes=(free_a, list(range(fa))))
         source = [ib[ia.index(j)] for j in sorted(ia)] + free_b
-    return np.transpose(r, tuple(int(i) for i in np.argsort(source)))
+    return np.transpose(r, inverse_axes(source))
 
 
 

@@ -25,16 +25,10 @@ import math
 
 import numpy as np
 
-from runtime.arrays import asarray, float_dtype, is_array, is_zero, size
+from runtime.arrays import asarray, float_dtype, inverse_axes, is_array, is_zero, size
 from runtime.broadcast import result_like, tangent_array, unbroadcast, unreduce
 from runtime.containers import GradList, GradTuple, add_pairs
 from runtime.linalg import svd_tangent
-
-
-def _inverse(perm) -> tuple:
-    """The permutation undoing ``perm``, as a tuple of ints (every library's ``transpose``
-    takes one; Dask's takes no array)."""
-    return tuple(int(i) for i in np.argsort(perm))
 
 
 def _axes(axis, ndim: int) -> tuple[int, ...]:
@@ -63,7 +57,7 @@ def _to_lanes(a, axes: tuple[int, ...]):
     lanes = moved.reshape(moved.shape[:len(kept)] + (math.prod(moved.shape[len(kept):]),))
 
     def back(x):
-        return np.transpose(x.reshape(moved.shape), _inverse(perm))
+        return np.transpose(x.reshape(moved.shape), inverse_axes(perm))
 
     return lanes, back
 
@@ -467,7 +461,7 @@ def average_grads(g, a, ans, axis=None, weights=None, returned=False, keepdims=F
     ga = unbroadcast(ge * w / total, a)
     gw = unbroadcast(ge * (a - _expand(ans, axes, keepdims)) / total, w)
     if order is not None:
-        gw = np.transpose(gw.reshape(np.transpose(weights, order).shape), _inverse(order))
+        gw = np.transpose(gw.reshape(np.transpose(weights, order).shape), inverse_axes(order))
     return ga, gw
 
 
@@ -496,7 +490,7 @@ def average_grads_tangent(g, dg, a, da, ans, dans, axis=None, weights=None, dwei
     dgw = unbroadcast((dge * centered + ge * dcentered) / total
                       - ge * centered * dtotal / total ** 2, w)
     if order is not None:
-        dgw = np.transpose(dgw.reshape(np.transpose(weights, order).shape), _inverse(order))
+        dgw = np.transpose(dgw.reshape(np.transpose(weights, order).shape), inverse_axes(order))
     return GradTuple((dga, dgw))
 
 
