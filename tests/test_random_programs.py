@@ -1653,8 +1653,10 @@ def run(seeds, target: int | None = None, report: Report | None = None,
                   flush=True)
         if progress and outcome.status not in ("skip", "refused") \
                 and report.checked % progress == 0:
-            print(f"  {report.checked} programs, {len(report.failures)} disagreements, "
-                  f"seed {seed}, {time.time() - t0:.0f} s", flush=True)
+            compared = f", {report.numba_compared} compared under Numba" \
+                if BACKEND == "numba" else ""
+            print(f"  {report.checked} programs, {len(report.failures)} disagreements"
+                  f"{compared}, seed {seed}, {time.time() - t0:.0f} s", flush=True)
         if target is not None and report.checked >= target:
             break
     return report
