@@ -132,7 +132,21 @@ def _zeros_like_grad(x):
     if isinstance(x, types.Array):
         dtype = _float_dtype(x)
         return lambda x: np.zeros(x.shape, dtype=dtype)
+    if isinstance(x, types.List):
+        return lambda x: [broadcast.zeros_like_grad(v) for v in x]
+    if isinstance(x, types.BaseTuple):
+        return _each_item("zeros", len(x), "zeros_like_grad(x[{k}])", "x",
+                          zeros_like_grad=broadcast.zeros_like_grad)
     return None
+
+
+def _each_item(name: str, count: int, item: str, params: str, **names):
+    """A function of ``params`` returning the tuple of ``item`` (source, with ``{k}`` the
+    position; or a function of it) for each of ``count`` positions: a tuple's gradient, item by
+    item."""
+    source = item.format if isinstance(item, str) else lambda k: item(k)
+    items = "".join(source(k=k) + ", " for k in range(count))
+    return _compiled(f"def {name}({params}):\n    return ({items})\n", **names)
 
 
 @overload(broadcast.zero_tangent)
@@ -142,6 +156,15 @@ def _zero_tangent(x):
 
 @overload(broadcast.grad_like)
 def _grad_like(g, x):
+    if isinstance(x, types.List) and isinstance(g, types.List):
+        def grad_like_list(g, x):  # (a plain list, as the Python backend's)
+            if len(g) != len(x):
+                raise ValueError("a list's gradient of another length")
+            return [broadcast.grad_like(g[k], x[k]) for k in range(len(x))]
+        return grad_like_list
+    if isinstance(x, types.BaseTuple) and isinstance(g, types.BaseTuple) and len(g) == len(x):
+        return _each_item("grad_like_tuple", len(x), "grad_like(g[{k}], x[{k}])", "g, x",
+                          grad_like=broadcast.grad_like)
     if isinstance(x, types.Array):
         dtype = x.dtype
         if _number(g):
@@ -173,6 +196,8 @@ def _tangent_like(t, value):
 
 @overload(broadcast.broadcast_like)
 def _broadcast_like(d, g):
+    if isinstance(g, (types.List, types.BaseTuple)):  # (a container's gradient: as it is)
+        return lambda d, g: d
     if _number(g) or isinstance(g, types.Array) and g.ndim == 0:
         return lambda d, g: d  # (the same shape; Numba cannot broadcast to ())
     if isinstance(g, types.Array):
@@ -206,6 +231,9 @@ def _unsum(g, items):
         return lambda g, items: broadcast.unreduce(g, items, 0)
     if isinstance(items, types.List):
         return lambda g, items: [broadcast.unbroadcast(g, item) for item in items]
+    if isinstance(items, types.BaseTuple):
+        return _each_item("unsum_tuple", len(items), "unbroadcast(g, items[{k}])", "g, items",
+                          unbroadcast=broadcast.unbroadcast)
     return None
 
 
@@ -241,10 +269,21 @@ def _concatenate_list(items):
     return lambda items: np.concatenate(items)
 
 
+def _axis(axis):
+    """The value of an axis argument Numba knows when it compiles (else its type)."""
+    return axis.value if isinstance(axis, types.Omitted) else getattr(axis, "literal_value", axis)
+
+
 @overload(shapes.unconcatenate)
 def _unconcatenate(g, arrays, axis=0):
-    value = axis.value if isinstance(axis, types.Omitted) else \
-        getattr(axis, "literal_value", axis)  # (an axis Numba knows when it compiles)
+    value = _axis(axis)
+    if isinstance(arrays, types.BaseTuple) and isinstance(g, types.Array) and value == 0 \
+            and all(isinstance(a, types.Array) and a.ndim == g.ndim for a in arrays):
+        n = len(arrays)
+        ends = "".join(f"    e{k + 1} = e{k} + arrays[{k}].shape[0]\n" for k in range(n))
+        pieces = "".join(f"g[e{k}:e{k + 1}], " for k in range(n))
+        return _compiled(f"def split_tuple(g, arrays, axis=0):\n    e0 = 0\n{ends}"
+                         f"    return ({pieces})\n")
     if isinstance(arrays, types.List) and isinstance(g, types.Array) and value == 0:
         def split(g, arrays, axis=0):
             pieces, k = [], 0
@@ -253,6 +292,108 @@ def _unconcatenate(g, arrays, axis=0):
                 k += a.shape[0]
             return pieces
         return split
+    return None
+
+
+def add_grads(a, b):
+    """``a + b`` of two gradients (the backend's rewrite of an accumulation): item by item for
+    lists and tuples, as the Python backend's gradient containers add (Numba's ``+`` would join
+    them)."""
+    return a + b
+
+
+@overload(add_grads)
+def _add_grads(a, b):
+    if isinstance(a, types.List) and isinstance(b, types.List):
+        def add_lists(a, b):
+            if len(a) != len(b):
+                raise ValueError("gradients of lists of different lengths")
+            return [add_grads(a[k], b[k]) for k in range(len(a))]
+        return add_lists
+    if isinstance(a, types.BaseTuple) and isinstance(b, types.BaseTuple):
+        if len(a) != len(b):
+            return None
+        items = "".join(f"add_grads(a[{k}], b[{k}]), " for k in range(len(a)))
+        return _compiled(f"def add_tuples(a, b):\n    return ({items})\n", add_grads=add_grads)
+    if _container(a) or _container(b):
+        return None  # (a list's gradient and a number's: refused)
+    return lambda a, b: a + b
+
+
+def _container(t) -> bool:
+    return isinstance(t, (types.List, types.BaseTuple, types.DictType, types.ListType))
+
+
+@overload(shapes.unstack)
+def _unstack(g, arrays, axis=0):
+    value = _axis(axis)
+    if not (isinstance(g, types.Array) and isinstance(value, int)):
+        return None
+    k = value % g.ndim
+    order = (k, *(d for d in range(g.ndim) if d != k))  # (np.moveaxis(g, axis, 0))
+    if isinstance(arrays, types.List):
+        return _compiled(f"def unstack_list(g, arrays, axis=0):\n"
+                         f"    pieces = g.transpose({order})\n"
+                         f"    return [pieces[k] for k in range(pieces.shape[0])]\n")
+    if isinstance(arrays, types.BaseTuple):
+        return _each_item("unstack_tuple", len(arrays), "g.transpose(order)[{k}]",
+                          "g, arrays, axis=0", order=order)
+    return None
+
+
+@overload(shapes.unjoin)
+def _unjoin(g, arrays, how):
+    how = getattr(how, "literal_value", None)
+    if not (isinstance(g, types.Array) and isinstance(arrays, types.List)
+            and isinstance(arrays.dtype, types.Array) and how in _JOINED):
+        return None
+    ndim = arrays.dtype.ndim
+    axis, promoted = _JOINED[how](ndim)  # (the joined axis; an item's extent along it)
+    head = ":, " * axis
+    return _compiled(f"""
+def unjoin(g, arrays, how):
+    pieces, start = [], 0
+    for a in arrays:
+        n = {promoted}
+        pieces.append(np.ascontiguousarray(g[{head}start:start + n]).reshape(a.shape))
+        start += n
+    return pieces
+""")
+
+
+_JOINED = {  # np.<how>(arrays) of arrays of ndim dimensions: (its axis, an item's extent)
+    "hstack": lambda ndim: (0, "a.shape[0]") if ndim <= 1 else (1, "a.shape[1]"),
+    "vstack": lambda ndim: (0, "1" if ndim < 2 else "a.shape[0]"),
+    "column_stack": lambda ndim: (1, "1" if ndim < 2 else "a.shape[1]"),
+    "dstack": lambda ndim: (2, "1" if ndim < 3 else "a.shape[2]"),
+}
+
+
+def stack_list(items, axis=0):
+    """``np.stack(items, axis)`` (the backend's rewrite: Numba stacks tuples, not lists)."""
+    return np.stack(items, axis)
+
+
+@overload(stack_list)
+def _stack_list(items, axis=0):
+    value = _axis(axis)
+    if isinstance(items, types.List) and isinstance(items.dtype, types.Array) \
+            and isinstance(value, int):
+        ndim = items.dtype.ndim
+        k = value % (ndim + 1)
+        order = (*range(1, k + 1), 0, *range(k + 1, ndim + 1))  # (the new axis 0 to k)
+
+        def stack(items, axis=0):
+            first = items[0]
+            out = np.empty((len(items),) + first.shape, dtype=first.dtype)
+            for j in range(len(items)):
+                if items[j].shape != first.shape:
+                    raise ValueError("all input arrays must have the same shape")
+                out[j] = items[j]
+            return np.ascontiguousarray(out.transpose(order))
+        return stack
+    if not isinstance(items, types.List):
+        return lambda items, axis=0: np.stack(items, axis)
     return None
 
 
@@ -306,6 +447,19 @@ def _owned(obj):
 
 @overload(broadcast.unindex)
 def _unindex(g, like, index):
+    if isinstance(like, types.List) and isinstance(index, types.Integer):
+        def unindex_list(g, like, index):  # (zeros, with g at index)
+            out = [broadcast.zeros_like_grad(v) for v in like]
+            out[index] = g
+            return out
+        return unindex_list
+    if isinstance(like, types.BaseTuple) and isinstance(index, types.Integer):
+        n = len(like)
+        at = getattr(index, "literal_value", None)  # (known: the items may differ in type)
+        item = "g if index % n == {k} else zeros_like_grad(like[{k}])" if at is None else \
+            lambda k: "g" if k == at % n else f"zeros_like_grad(like[{k}])"
+        return _each_item("unindex_tuple", n, item, "g, like, index", n=n,
+                          zeros_like_grad=broadcast.zeros_like_grad)
     if not isinstance(like, types.Array):
         return None
     dtype = _float_dtype(like)
@@ -384,6 +538,18 @@ def _zero_index(g, index):
 
 @overload(broadcast.add_into)
 def _add_into(g, index, part):
+    if isinstance(g, types.List) and isinstance(index, types.Integer):
+        def add_into_list(g, index, part):  # (a new list, as the Python backend's)
+            out = g.copy()
+            out[index] = add_grads(out[index], part)
+            return out
+        return add_into_list
+    if isinstance(g, types.BaseTuple) and isinstance(index, types.Integer):
+        n = len(g)
+        at = getattr(index, "literal_value", None)
+        item = "add_grads(g[{k}], part) if index % n == {k} else g[{k}]" if at is None else \
+            lambda k: f"add_grads(g[{k}], part)" if k == at % n else f"g[{k}]"
+        return _each_item("add_into_tuple", n, item, "g, index, part", n=n, add_grads=add_grads)
     if not isinstance(g, types.Array):
         return None
     if _basic(index):
@@ -504,7 +670,7 @@ def _cotangent(ct, value):
 
 @overload(containers.appended)
 def _appended(items, item):
-    if isinstance(items, types.List):
+    if isinstance(items, types.List) and types.unliteral(item) == items.dtype:  # (never cast)
         def appended(items, item):
             out = list(items)
             out.append(item)

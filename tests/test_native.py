@@ -355,6 +355,8 @@ def test_export_refuses_keyword_only_parameters_under_numba(tmp_path):
 
 def _njit(source: str):
     import numba
+
+    import runtime.native  # noqa: F401  (the helpers' Numba implementations)
     namespace = {"rt": rt, "np": np}
     exec(textwrap.dedent(source), namespace)
     return numba.njit(namespace["helper"])
@@ -426,6 +428,39 @@ HELPERS = {
     "matmul_adjoint_b": ("def helper(g, a, b): return rt.matmul_adjoint_b(g, a, b)",
                          (np.ones((2, 4)), np.arange(6.0).reshape(2, 3),
                           np.arange(12.0).reshape(3, 4))),
+    "unjoin, vstack of rows": ("def helper(g, a, b): return rt.unjoin(g, [a, b], 'vstack')",
+                               (np.arange(6.0).reshape(2, 3), np.ones(3), np.ones(3))),
+    "unjoin, hstack of matrices": (
+        "def helper(g, a, b): return rt.unjoin(g, [a, b], 'hstack')",
+        (np.arange(10.0).reshape(2, 5), np.ones((2, 2)), np.ones((2, 3)))),
+    "unjoin, column_stack of vectors": (
+        "def helper(g, a, b): return rt.unjoin(g, [a, b], 'column_stack')",
+        (np.arange(6.0).reshape(3, 2), np.ones(3), np.ones(3))),
+    "unjoin, dstack of matrices": (
+        "def helper(g, a, b): return rt.unjoin(g, [a, b], 'dstack')",
+        (np.arange(12.0).reshape(2, 3, 2), np.ones((2, 3)), np.ones((2, 3)))),
+    "unstack, axis 1 of a list": ("def helper(g, a, b): return rt.unstack(g, [a, b], 1)",
+                                  (np.arange(6.0).reshape(3, 2), np.ones(3), np.ones(3))),
+    "unstack of a tuple": ("def helper(g, a, b): return rt.unstack(g, (a, b))",
+                           (np.arange(6.0).reshape(2, 3), np.ones(3), np.ones(3))),
+    "unconcatenate of a tuple": ("def helper(g, a, b): return rt.unconcatenate(g, (a, b))",
+                                 (np.arange(5.0), np.ones(2), np.ones(3))),
+    "unindex of a list": ("def helper(g, a, b): return rt.unindex(g, [a, b], -1)",
+                          (np.arange(2.0), np.ones(2), np.ones(2))),
+    "unindex of a tuple": ("def helper(g, a, b): return rt.unindex(g, (a, b), 0)",
+                           (np.arange(2.0), np.ones(2), np.ones(2))),
+    "add_into a list": ("def helper(g, a, b): return rt.add_into(rt.unindex(g, [a, b], 0), 1, g)",
+                        (np.arange(2.0), np.ones(2), np.ones(2))),
+    "add_into a tuple": ("def helper(a, b): return rt.add_into(rt.unindex(a, (a, b), 1), 1, b)",
+                         (np.arange(2.0), np.ones(2))),
+    "zeros_like_grad of a list": ("def helper(a, b): return rt.zeros_like_grad([a, b])",
+                                  (np.arange(2.0), np.ones(2))),
+    "zeros_like_grad of a tuple": ("def helper(a, b): return rt.zeros_like_grad((a, b))",
+                                   (2.0, 3)),
+    "grad_like of a list": ("def helper(g, x): return rt.grad_like([g, g], [x, x])",
+                            (np.arange(2.0), np.ones(2))),
+    "unsum of a tuple": ("def helper(g, a, b): return rt.unsum(g, (a, b))",
+                         (np.arange(6.0).reshape(3, 2), np.ones(2), np.ones((3, 2)))),
     "cotangent of unpacked rows": ("def helper(a, b, v): return rt.cotangent((a, b), v)",
                                    (np.ones(2), np.zeros(2), np.ones((2, 2)))),
 }
@@ -438,9 +473,13 @@ def test_runtime_helper_matches_its_numpy_definition(name):
     exec(source, namespace)
     expected = namespace["helper"](*copy.deepcopy(args))
     got = _njit(source)(*copy.deepcopy(args))
-    np.testing.assert_array_equal(np.asarray(got), np.asarray(expected))
-    assert np.shape(got) == np.shape(expected)
-    assert isinstance(got, float) == isinstance(expected, float)
+    assert isinstance(got, (list, tuple)) == isinstance(expected, (list, tuple))
+    got, expected = _leaves(got), _leaves(expected)  # (a list's gradient: item by item)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected, strict=True):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(e))
+        assert np.shape(g) == np.shape(e)
+        assert isinstance(g, float) == isinstance(e, float)
 
 
 def scaled(a):
@@ -560,3 +599,103 @@ def test_zero_dimensional_values_in_forward_mode_compile():
     want = jvp(where_of_numbers, args, tangents)
     assert got == (pytest.approx(float(want[0]), rel=1e-12),
                    pytest.approx(float(want[1]), rel=1e-12))
+
+
+# --- lists and tuples -------------------------------------------------------------------------
+
+def joins_a_list_twice(x):
+    xs = [x, 2 * x]
+    a = np.concatenate(xs)
+    b = np.concatenate(xs)  # (the list's gradient is added item by item, never joined)
+    return np.sum(a * b) + np.sum(xs[0])
+
+
+def stacks_along_axes(x):
+    xs = [x, np.cos(x)]
+    return np.sum(np.stack(xs, axis=-1) ** 2) + np.sum(np.sin(np.stack([x, x * x], axis=1)))
+
+
+def indexes_tuples(x):
+    t = (x[0], x * 2)
+    u = (x, x * x)
+    return t[0] * np.sum(t[1]) + np.sum(u[0] * u[1])
+
+
+def pair(x):
+    return x * 2.0, np.sin(x)
+
+
+def unpacks_a_helpers_pair_twice(x):
+    a, b = pair(x)
+    c, d = pair(a)
+    return np.sum(a * b * c * d) + np.sum(np.vstack([a, d]) ** 2) + np.sum(np.hstack([b, c]))
+
+
+def records_a_trajectory(x, n):
+    history = []
+    v = x
+    for _ in range(n):
+        v = np.sin(v) + 0.5 * v
+        history.append(v)
+    return np.sum(np.stack(history) ** 2)
+
+
+def grows_lists_of_numbers(x):
+    products = [x[i] * x[i + 1] for i in range(len(x) - 1)]
+    ys = []
+    s = x[0]
+    while s < 3.0:
+        s = s * 1.5 + 0.1
+        ys.append(s)
+    return sum(products) + products[0] * products[-1] + sum(ys) * len(ys)
+
+
+def takes_a_list(xs, y):
+    return np.sum(xs[0] * xs[1]) * y + np.sum(np.stack(xs) ** 2)
+
+
+CONTAINERS = {
+    "a list joined twice": (joins_a_list_twice, (np.array([1.0, 2.0, 3.0]),), 0),
+    "stacks along axes": (stacks_along_axes, (np.array([0.1, 0.2, 0.3]),), 0),
+    "tuples indexed": (indexes_tuples, (np.array([0.1, 0.2, 0.3]),), 0),
+    "a helper's pair": (unpacks_a_helpers_pair_twice, (np.array([0.1, 0.2, 0.3]),), 0),
+    "a trajectory": (records_a_trajectory, (np.array([0.1, 0.2, 0.3]), 4), 0),
+    "lists of numbers": (grows_lists_of_numbers, (np.array([0.5, 0.2, 0.3, 0.7]),), 0),
+    "a list argument": (takes_a_list, ([np.array([0.1, 0.2]), np.array([0.5, 0.7])], 1.5),
+                        (0, 1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONTAINERS))
+def test_lists_and_tuples_agree_with_the_python_backend(name):
+    fn, args, wrt = CONTAINERS[name]
+    gradient = grad(fn, wrt=wrt, backend="numba")
+    _same(gradient(*copy.deepcopy(args)), grad(fn, wrt=wrt)(*copy.deepcopy(args)), name)
+    assert gradient.compiled_for(*args).backend == "numba"
+    if isinstance(wrt, int):
+        tangents = (copy.deepcopy(args[0]),) + (None,) * (len(args) - 1)
+        _same(jvp(fn, args, tangents, backend="numba"), jvp(fn, args, tangents), name)
+
+
+def appends_indices(x):
+    ks = []
+    for i in range(3):
+        ks.append(i)  # (a list of ints the gradient does not follow: its type is unknown)
+    return np.sum(x[ks]) * x[0]
+
+
+def test_a_list_numba_cannot_type_is_refused():
+    with pytest.raises(TranspileError, match="Numba cannot compile the gradient"):
+        grad(appends_indices, backend="numba")(np.array([0.5, 0.2, 0.4]))
+    assert grad(appends_indices, backend="auto").compiled_for(np.ones(3)).backend == "python"
+
+
+def test_a_typed_empty_list_takes_no_item_of_another_type():
+    import numba
+
+    @numba.njit
+    def appends_an_int():
+        return rt.appended([0.0][:0], 1)
+
+    with pytest.raises(numba.core.errors.TypingError):
+        appends_an_int()

@@ -10,6 +10,8 @@ class Anno(enum.Enum):
     ORIGIN = "The user statement (a node) that a generated statement was derived from."
     COMMENT = "Marks an Expr statement that is emitted as a '# ...' comment line."
     ACCUMULATE = "Marks 'bx = e': add partial e into gradient bx (fix_grads decides '=' or '+')."
+    SUM = ("Marks a '+' adding two gradients or tangents of a value not known to be a number "
+           "or an array: item by item if they are a list's or tuple's (never joined).")
     PURE = "Marks a Call known to have no side effects, so dead-code elimination may drop it."
     LOOP_COPY = "Marks the copy-back of a loop-carried variable at the end of a loop body (ssa)."
     IN_PLACE = "Marks 'x = x op e' that came from 'x op= e' (in place for arrays, in NumPy)."
@@ -32,6 +34,8 @@ class Anno(enum.Enum):
                "where passes/inplace.py may put the overwritten values back (else dropped).")
     BEFORE = "Statements passes/inplace.py puts before a statement (spliced in by its expand)."
     REPLACE = "The statement(s) passes/inplace.py puts in place of a statement (spliced by expand)."
+    ITEM = ("On a Call of rt.appended adding a differentiated item: 'number' or, for a NumPy "
+            "array, its number of dimensions (the Numba backend types the list by it).")
     KNOWN = ("On a Call of a user function: (parameter, function, number of bound positional "
              "arguments, bound keywords) for each parameter given a known function (functions).")
 

@@ -8,9 +8,14 @@ in nopython mode, each function compiled once per argument types on its first ca
   _tape[_tape_index]`` (of a range, ``entry = r.start + r_index * r.step``: Numba cannot index
   a range);
 - ``del`` statements go (Numba refuses them, and frees what is dead itself);
-- ``np.concatenate(xs)`` becomes ``concatenate_list(xs)`` (Numba joins tuples, not lists);
+- ``np.concatenate(xs)`` becomes ``concatenate_list(xs)`` and ``np.stack(xs, axis=k)``
+  ``stack_list(xs, axis=k)``, and a list written out in a join (``np.stack([a, b])``) a tuple
+  (Numba joins tuples, not lists);
 - ``r[i]`` of a range becomes ``range_item(r, i)``; ``np.mean(x, axis=k)`` becomes
   ``np.sum(x, axis=k) / x.shape[k]`` (Numba's mean takes no axis);
+- a ``+`` adding two gradients (or tangents) of a value not known to be a number or an array
+  becomes ``add_grads(a, b)``, which adds lists and tuples item by item (Numba's ``+`` joins
+  them; the Python backend's gradient containers add item by item);
 - the builtin ``sum(xs)`` becomes ``builtin_sum(xs)``, which adds a list of arrays too;
 - ``x.astype(y.dtype, copy=False)`` becomes ``astype_like(x, y)`` (``y`` may be a number in
   Numba where NumPy has a scalar);
@@ -38,6 +43,7 @@ import gast
 import numpy as np
 
 from transpiler import emit
+from transpiler.anno import Anno, getanno, hasanno
 from transpiler.backends import python
 from transpiler.calls import SplitFunction, TangentFunction
 from transpiler.errors import TranspileError
@@ -289,9 +295,11 @@ class _Rewrite(gast.NodeTransformer):
         self.bindings = bindings
         self.ranges: set[str] = set()  # names bound to range(...) (Numba cannot index a range)
         self.index_lists: set[str] = set()  # names of lists of ints used only as indices
+        self.empty_lists: dict[str, object] = {}  # names of [] grown by rt.appended: item kind
 
     def visit_FunctionDef(self, node):
         self.index_lists = _index_lists(node)
+        self.empty_lists = _empty_lists(node)
         self.ranges = {n.targets[0].id for n in gast.walk(node)
                        if isinstance(n, gast.Assign) and len(n.targets) == 1
                        and isinstance(n.targets[0], gast.Name) and isinstance(n.value, gast.Call)
@@ -346,13 +354,35 @@ class _Rewrite(gast.NodeTransformer):
                                                 []), node)
         return node
 
+    def visit_BinOp(self, node):
+        """``bxs + part`` adding two gradients (annotated SUM) -> ``add_grads(bxs, part)``:
+        item by item for lists and tuples, which Numba's ``+`` would join."""
+        self.generic_visit(node)
+        if not (hasanno(node, Anno.SUM) and isinstance(node.op, gast.Add)):
+            return node
+        from runtime.native import add_grads
+        self.bindings["add_grads"] = add_grads
+        return gast.copy_location(gast.Call(_load("add_grads"), [node.left, node.right], []),
+                                  node)
+
     def visit_Assign(self, node):
         """``_t1 = [0, 2]`` -> ``_t1 = np.array([0, 2])`` where ``_t1`` is only an index (Numba
         indexes by arrays, not lists)."""
-        if len(node.targets) == 1 and getattr(node.targets[0], "id", None) in self.index_lists:
+        name = getattr(node.targets[0], "id", None) if len(node.targets) == 1 else None
+        if name in self.index_lists:
             self.bindings.setdefault("np", np)
             node.value = gast.Call(gast.Attribute(_load("np"), "array", gast.Load()),
                                    [node.value], [])
+        if name in self.empty_lists and isinstance(node.value, gast.List) \
+                and not node.value.elts:  # [] -> [0.0][:0]: a list of numbers, typed
+            kind = self.empty_lists[name]
+            first = gast.Constant(0.0, None)
+            if kind != "number":  # [np.empty((0,) * ndim)][:0]
+                self.bindings.setdefault("np", np)
+                first = gast.Call(gast.Attribute(_load("np"), "empty", gast.Load()), [
+                    gast.Constant((0,) * kind, None)], [])
+            node.value = gast.Subscript(gast.List([first], gast.Load()), gast.Slice(
+                None, gast.Constant(0, None), None), gast.Load())
         return self.generic_visit(node)
 
     def visit_Call(self, node):
@@ -369,13 +399,19 @@ class _Rewrite(gast.NodeTransformer):
             self.bindings["builtin_sum"] = builtin_sum
             node.func = _load("builtin_sum")
             return node
-        if isinstance(f, gast.Attribute) and f.attr == "concatenate" \
-                and isinstance(f.value, gast.Name) and self.bindings.get(f.value.id) is np \
-                and len(node.args) == 1 and not node.keywords \
-                and isinstance(node.args[0], gast.Name):  # (Numba joins tuples, not lists)
-            from runtime.native import concatenate_list
-            self.bindings["concatenate_list"] = concatenate_list
-            return gast.copy_location(gast.Call(_load("concatenate_list"), node.args, []), node)
+        joins = isinstance(f, gast.Attribute) and f.attr in _JOINS \
+            and isinstance(f.value, gast.Name) and self.bindings.get(f.value.id) is np \
+            and 1 <= len(node.args) <= 2  # (Numba joins tuples, not lists)
+        if joins and isinstance(node.args[0], gast.List):
+            node.args[0] = gast.Tuple(node.args[0].elts, gast.Load())
+            return node
+        if joins and isinstance(node.args[0], gast.Name) and (
+                f.attr == "stack" and all(k.arg == "axis" for k in node.keywords)
+                or f.attr == "concatenate" and len(node.args) == 1 and not node.keywords):
+            import runtime.native
+            name = f"{f.attr}_list"
+            self.bindings[name] = getattr(runtime.native, name)
+            return gast.copy_location(gast.Call(_load(name), node.args, node.keywords), node)
         if isinstance(f, gast.Attribute) and f.attr == "mean" and isinstance(f.value, gast.Name) \
                 and self.bindings.get(f.value.id) is np and len(node.args) == 1 \
                 and isinstance(node.args[0], gast.Name) and [k.arg for k in node.keywords] \
@@ -404,6 +440,40 @@ class _Rewrite(gast.NodeTransformer):
                 if node.keywords:
                     _positional(node, getattr(compiled, "python", compiled))
         return node
+
+
+def _empty_lists(function) -> dict[str, object]:
+    """The names assigned ``[]`` that ``rt.appended`` grows (through copies ``a = b``) by items
+    whose kind the compiler knew (annotated ITEM): name -> "number" or a NumPy array's ndim.
+    Numba types an empty list only by an ``append`` of its own; these get a typed empty list
+    (``_appended`` checks each item has exactly that type: a wrong kind is refused)."""
+    sources: dict[str, set] = {}  # name -> the names its value may come from
+    grown: dict[str, set] = {}  # name -> kinds of items appended to a list it holds
+    empty = set()
+    for node in gast.walk(function):
+        if not (isinstance(node, gast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], gast.Name)):
+            continue
+        target, value = node.targets[0].id, node.value
+        if isinstance(value, gast.List) and not value.elts:
+            empty.add(target)
+        elif isinstance(value, gast.Name):
+            sources.setdefault(target, set()).add(value.id)
+        elif isinstance(value, gast.Call) and hasanno(value, Anno.ITEM) \
+                and value.args and isinstance(value.args[0], gast.Name):
+            sources.setdefault(target, set()).add(value.args[0].id)
+            grown.setdefault(value.args[0].id, set()).add(getanno(value, Anno.ITEM))
+    kinds: dict[str, set] = {}
+    for name, added in grown.items():
+        seen, todo = set(), [name]
+        while todo:
+            n = todo.pop()
+            if n not in seen:
+                seen.add(n)
+                todo.extend(sources.get(n, ()))
+        for origin in seen & empty:
+            kinds.setdefault(origin, set()).update(added)
+    return {n: next(iter(k)) for n, k in kinds.items() if len(k) == 1}
 
 
 def _index_lists(function) -> set[str]:
@@ -438,6 +508,7 @@ def _index_lists(function) -> set[str]:
     return lists
 
 
+_JOINS = ("concatenate", "stack", "vstack", "hstack", "column_stack", "dstack")
 _DTYPES = {"float": np.float64, "int": np.int64, "bool": np.bool_, "complex": np.complex128}
 
 

@@ -103,7 +103,11 @@ class _Fixer:
         op = gast.Add()
         if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
             value, op = value.operand, gast.Sub()  # bx + -e -> bx - e
-        return gast.BinOp(left=A.name(grad), op=op, right=value)
+        total = gast.BinOp(left=A.name(grad), op=op, right=value)
+        var = self.ctx.namer.var_of(grad)
+        if var not in self.ctx.facts.scalars and var not in self.ctx.facts.ranks:
+            setanno(total, Anno.SUM)  # (may be a list's: item by item)
+        return total
 
     def zero(self, grad: str, var: str) -> gast.Assign:
         if var in self.ctx.facts.scalars:

@@ -241,6 +241,8 @@ class _Forward(Lowering):
         for term in terms[1:]:  # a + -b * c is a - b * c
             negated, term = _negation_pulled(term)
             value = gast.BinOp(left=value, op=gast.Sub() if negated else gast.Add(), right=term)
+            if target not in self.scalars and target not in ctx.facts.ranks:
+                setanno(value, Anno.SUM)  # (may be a list's: item by item)
         return setup + [A.assign(self.name(target), value)]
 
     def tangent_target(self, target):

@@ -147,6 +147,11 @@ class Lowering:
 
     def call(self, target: str, value) -> list:
         func, args, keywords = rule_call(value, self.ctx)
+        if func is runtime.appended and len(args) == 2 and isinstance(args[1], gast.Name):
+            item = args[1].id  # (what the list holds: a backend may need it to type the list)
+            kind = "number" if item in self.scalars else self.ctx.facts.ranks.get(item)
+            if kind is not None:
+                setanno(value, Anno.ITEM, kind)
         return self.rule(func, args, keywords, target, value, gast.unparse(value.func))
 
     # --- rules ---
