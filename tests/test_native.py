@@ -699,3 +699,19 @@ def test_a_typed_empty_list_takes_no_item_of_another_type():
 
     with pytest.raises(numba.core.errors.TypingError):
         appends_an_int()
+
+
+def joins_two_lists(x):
+    a = [x[0], x[1]]
+    b = [x[2] * 2.0, x[0]]
+    c = a + b  # (the tangent of a + b joins the tangents, as the + it comes from)
+    return c[0] * c[3] + c[2]
+
+
+def test_the_tangent_of_joined_lists_joins_them():
+    args, tangents = (np.array([0.3, 0.7, 1.1]),), (np.array([1.0, 0.5, -0.3]),)
+    value, tangent = jvp(joins_two_lists, args, tangents, backend="numba")
+    _same((value, tangent), jvp(joins_two_lists, args, tangents), "jvp")
+    x, dx, h = args[0], tangents[0], 1e-6
+    difference = (joins_two_lists(x + h * dx) - joins_two_lists(x - h * dx)) / (2 * h)
+    assert abs(tangent - difference) < 1e-8

@@ -241,8 +241,9 @@ class _Forward(Lowering):
         for term in terms[1:]:  # a + -b * c is a - b * c
             negated, term = _negation_pulled(term)
             value = gast.BinOp(left=value, op=gast.Sub() if negated else gast.Add(), right=term)
-            if target not in self.scalars and target not in ctx.facts.ranks:
-                setanno(value, Anno.SUM)  # (may be a list's: item by item)
+            if target not in self.scalars and target not in ctx.facts.ranks \
+                    and not (isinstance(node, gast.BinOp) and isinstance(node.op, gast.Add)):
+                setanno(value, Anno.SUM)  # (a list's: item by item; of a + b: as its +)
         return setup + [A.assign(self.name(target), value)]
 
     def tangent_target(self, target):
