@@ -417,6 +417,36 @@ def _builtin_sum(items):
 register_jitable(special.balanced_eq)
 
 
+@overload(special.tie_split)
+def _tie_split(g, ans, items, key=None):
+    """``max``/``min`` of numbers: ``g`` shared evenly by the items equal to the result."""
+    if not (key is None or isinstance(key, (types.NoneType, types.Omitted))) or not _number(g):
+        return None
+    if isinstance(items, types.Array) and items.ndim == 1:
+        def split_array(g, ans, items, key=None):
+            hits = items == ans
+            return np.where(hits, g / np.count_nonzero(hits), 0.0)
+        return split_array
+    if isinstance(items, types.List) and _number(items.dtype):
+        def split_list(g, ans, items, key=None):
+            count = 0
+            for item in items:
+                count += item == ans
+            share = g / count
+            return [share if item == ans else 0.0 for item in items]
+        return split_list
+    if isinstance(items, types.BaseTuple) and all(
+            _number(t) or isinstance(t, types.NoneType) for t in items):
+        given = [k for k, t in enumerate(items) if not isinstance(t, types.NoneType)]
+        hits = "".join(f"    hit{k} = items[{k}] == ans\n" for k in given)
+        count = " + ".join(f"int(hit{k})" for k in given)
+        parts = "".join(f"share if hit{k} else 0.0, " if k in given else "0.0, "
+                        for k in range(len(items)))
+        return _compiled(f"def split_arguments(g, ans, items, key=None):\n{hits}"
+                         f"    share = g / ({count})\n    return ({parts})\n")
+    return None
+
+
 def astype_like(x, like):
     """``x.astype(like.dtype, copy=False)``, spelled so that ``like`` (and ``x``) may be a
     number, as a NumPy scalar of the Python backend is in Numba (the backend's rewrite)."""
@@ -697,6 +727,9 @@ def _sequence(items):
 
 @overload(linalg.matmul_adjoint_a)
 def _matmul_adjoint_a(g, a, b):
+    if _number(g) and isinstance(a, types.Array) and isinstance(b, types.Array) \
+            and a.ndim == 1 and b.ndim == 1:  # (a @ b of vectors: a number)
+        return lambda g, a, b: g * b
     if all(isinstance(t, types.Array) for t in (g, a, b)):
         if a.ndim == 2 and b.ndim == 2:
             return lambda g, a, b: g @ b.T
@@ -711,6 +744,9 @@ def _matmul_adjoint_a(g, a, b):
 
 @overload(linalg.matmul_adjoint_b)
 def _matmul_adjoint_b(g, a, b):
+    if _number(g) and isinstance(a, types.Array) and isinstance(b, types.Array) \
+            and a.ndim == 1 and b.ndim == 1:
+        return lambda g, a, b: g * a
     if all(isinstance(t, types.Array) for t in (a, b)):
         if a.ndim == 2 and b.ndim == 2:
             return lambda g, a, b: a.T @ g

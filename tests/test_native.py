@@ -461,6 +461,17 @@ HELPERS = {
                             (np.arange(2.0), np.ones(2))),
     "unsum of a tuple": ("def helper(g, a, b): return rt.unsum(g, (a, b))",
                          (np.arange(6.0).reshape(3, 2), np.ones(2), np.ones((3, 2)))),
+    "tie_split of arguments, a tie": (
+        "def helper(g, a, b): return rt.tie_split(g, max(a, b, 0.5), (a, b, 0.5, None))",
+        (3.0, 0.5, 0.25)),
+    "tie_split of a list": ("def helper(g, a, b): return rt.tie_split(g, a, [a, b, a])",
+                            (3.0, 0.5, 0.25)),
+    "tie_split of an array": ("def helper(g, x): return rt.tie_split(g, np.max(x), x)",
+                              (2.0, np.array([0.1, 0.7, 0.7]))),
+    "matmul_adjoint_a of vectors": ("def helper(g, a, b): return rt.matmul_adjoint_a(g, a, b)",
+                                    (2.0, np.arange(3.0), np.ones(3) * 0.5)),
+    "matmul_adjoint_b of vectors": ("def helper(g, a, b): return rt.matmul_adjoint_b(g, a, b)",
+                                    (2.0, np.arange(3.0), np.ones(3) * 0.5)),
     "cotangent of unpacked rows": ("def helper(a, b, v): return rt.cotangent((a, b), v)",
                                    (np.ones(2), np.zeros(2), np.ones((2, 2)))),
 }
@@ -654,7 +665,15 @@ def takes_a_list(xs, y):
     return np.sum(xs[0] * xs[1]) * y + np.sum(np.stack(xs) ** 2)
 
 
+def clips_elements(x, y):
+    s = 0.0
+    for i in range(len(x)):
+        s = s + max(x[i], 0.5) * min(x[i], y) + max(x[i] * y, y, 0.25)
+    return s + max(x[0], x[0])  # (a tie: shared evenly)
+
+
 CONTAINERS = {
+    "max and min of numbers": (clips_elements, (np.array([0.1, 0.6, 0.9, 0.5]), 0.6), 0),
     "a list joined twice": (joins_a_list_twice, (np.array([1.0, 2.0, 3.0]),), 0),
     "stacks along axes": (stacks_along_axes, (np.array([0.1, 0.2, 0.3]),), 0),
     "tuples indexed": (indexes_tuples, (np.array([0.1, 0.2, 0.3]),), 0),

@@ -328,6 +328,22 @@ def test_rule_vjp(spec: OpSpec, shapes, optimize):
             assert type(g) is float, f"argument {pos}: gradient is {type(g).__name__}, not float"
 
 
+NUMBER_CASES = [c for c in CASES if all(shape == () for shape in c.values[1]) and not c.marks]
+
+
+@pytest.mark.parametrize("spec, shapes", NUMBER_CASES)
+def test_rule_vjp_on_numpy_scalars(spec: OpSpec, shapes):
+    """The numbers of a case as NumPy scalars (``x[i]`` of a float64 array is one): the same
+    gradient, each a ``np.float64`` like its argument."""
+    seed = _seed(f"{spec.expr}-{shapes}")
+    args = tuple(a if isinstance(a, bool) else np.float64(a) for a in make_args(spec, shapes, seed))
+    f = build(spec.expr, args, seed + 1)
+    wrt = spec.diff_positions
+    grads = check_grad(f, *args, wrt=wrt, rtol=spec.rtol, atol=spec.atol)
+    for pos, g in zip(wrt, grads, strict=True):
+        assert type(g) is np.float64, f"argument {pos}: gradient is {type(g).__name__}"
+
+
 # --- float32 ----------------------------------------------------------------------------------
 
 FLOAT32_CASES = [

@@ -18,7 +18,7 @@ import pytest
 
 from tests.rule_specs import ARG_NAMES, SPEC_GLOBALS
 from tests.test_rules import CASES as REVERSE_CASES
-from tests.test_rules import _seed, make_args
+from tests.test_rules import NUMBER_CASES, _seed, make_args
 from tests.util import make, rand
 from transpiler import jvp, vjp
 from transpiler.rules.registry import ADJOINTS, TANGENTS, key_name
@@ -91,6 +91,20 @@ def test_rule_jvp(spec, shapes):
     value, tangent = jvp(f, args, tangents)
     np.testing.assert_allclose(_flat(value), _flat(f(*args)), rtol=1e-12, atol=1e-12)
     _same_structure(tangent, value)
+    expected = _numeric_jvp(f, args, tangents)
+    np.testing.assert_allclose(_flat(tangent), expected, rtol=max(spec.rtol, 1e-5),
+                               atol=max(spec.atol, 1e-6) * (1 + np.abs(expected).max(initial=0)))
+
+
+@pytest.mark.parametrize("spec, shapes", NUMBER_CASES)
+def test_rule_jvp_on_numpy_scalars(spec, shapes):
+    """The numbers of a case as NumPy scalars (as ``x[i]`` of a float64 array is one)."""
+    seed = _seed(f"{spec.expr}-{shapes}")
+    args = tuple(a if isinstance(a, bool) else np.float64(a)
+                 for a in make_args(spec, shapes, seed))
+    f = _function(spec, len(args))
+    tangents = _tangents(spec, args, seed + 7)
+    _, tangent = jvp(f, args, tangents)
     expected = _numeric_jvp(f, args, tangents)
     np.testing.assert_allclose(_flat(tangent), expected, rtol=max(spec.rtol, 1e-5),
                                atol=max(spec.atol, 1e-6) * (1 + np.abs(expected).max(initial=0)))
