@@ -477,6 +477,13 @@ def _owned(obj):
 
 @overload(broadcast.unindex)
 def _unindex(g, like, index):
+    if isinstance(like, types.List) and isinstance(index, types.SliceType) \
+            and isinstance(g, types.List):
+        def unindex_slice(g, like, index):  # (zeros, with g's items at the slice's)
+            out = [broadcast.zeros_like_grad(v) for v in like]
+            out[index] = g
+            return out
+        return unindex_slice
     if isinstance(like, types.List) and isinstance(index, types.Integer):
         def unindex_list(g, like, index):  # (zeros, with g at index)
             out = [broadcast.zeros_like_grad(v) for v in like]
@@ -555,6 +562,12 @@ def _unwritten(d, like, index):
 
 @overload(broadcast.zero_index)
 def _zero_index(g, index):
+    if isinstance(g, types.List) and isinstance(index, types.Integer):
+        def zero_entry(g, index):  # (a new list, its arrays copies: as the Python backend's)
+            out = [objects.owned(v) for v in g]
+            out[index] = broadcast.zeros_like_grad(out[index])
+            return out
+        return zero_entry
     if isinstance(g, types.Array):
         dtype = _float_dtype(g)
 
@@ -756,6 +769,102 @@ def _matmul_adjoint_b(g, a, b):
             return lambda g, a, b: np.outer(a, g)
         if a.ndim == 1 and b.ndim == 1:
             return lambda g, a, b: g * a
+    return None
+
+
+@overload(linalg.dot_adjoint_a)
+def _dot_adjoint_a(g, a, b):
+    if isinstance(a, types.Array) and isinstance(b, types.Array) and a.ndim <= 2 \
+            and b.ndim <= 2:  # (np.dot is a @ b for vectors and matrices)
+        return lambda g, a, b: linalg.matmul_adjoint_a(g, a, b)
+    return None
+
+
+@overload(linalg.dot_adjoint_b)
+def _dot_adjoint_b(g, a, b):
+    if isinstance(a, types.Array) and isinstance(b, types.Array) and a.ndim <= 2 \
+            and b.ndim <= 2:
+        return lambda g, a, b: linalg.matmul_adjoint_b(g, a, b)
+    return None
+
+
+@overload(linalg.untrace)
+def _untrace(g, like, offset=0, axis1=0, axis2=1):
+    plain = _given(axis1, 0) and _given(axis2, 1)
+    if not (isinstance(like, types.Array) and like.ndim == 2 and _number(g) and plain):
+        return None
+    dtype = _float_dtype(like)
+
+    def untrace(g, like, offset=0, axis1=0, axis2=1):
+        out = np.zeros(like.shape, dtype=dtype)
+        for i in range(max(0, -offset), like.shape[0]):
+            if 0 <= i + offset < like.shape[1]:
+                out[i, i + offset] = g
+        return out
+    return untrace
+
+
+def _given(t, value) -> bool:
+    """Whether an argument of Numba type ``t`` is ``value`` when compiled: omitted (Numba then
+    gives the overload's default, or ``Omitted``), a literal, or None."""
+    known = t.value if isinstance(t, types.Omitted) else getattr(t, "literal_value", t)
+    if isinstance(t, types.NoneType):
+        known = None
+    return known is value or (type(known) is type(value) and known == value)
+
+
+def _whole(axis, keepdims) -> bool:
+    """A reduction over every axis, without keepdims (its result a number)."""
+    return _given(axis, None) and _given(keepdims, False)
+
+
+@overload(reductions.extremum_grad)
+def _extremum_grad(g, a, ans, axis=None, keepdims=False):
+    if not (isinstance(a, types.Array) and _number(g) and _whole(axis, keepdims)):
+        return None
+    dtype = _float_dtype(a)
+
+    def extremum_grad(g, a, ans, axis=None, keepdims=False):  # (ties share g evenly)
+        if np.isnan(ans):
+            return np.full(a.shape, np.nan, dtype=dtype)
+        hits = a == ans
+        return np.where(hits, g / np.count_nonzero(hits), 0.0).astype(dtype)
+    return extremum_grad
+
+
+@overload(reductions.extremum_tangent)
+def _extremum_tangent(v, a, ans, axis=None, keepdims=False):
+    if not (isinstance(a, types.Array) and _whole(axis, keepdims)):
+        return None
+    if isinstance(v, types.Array):
+        def extremum_tangent(v, a, ans, axis=None, keepdims=False):  # (the ties' mean)
+            if np.isnan(ans):
+                return np.nan
+            hits = a == ans
+            return np.sum(np.where(hits, v, 0.0)) / np.count_nonzero(hits)
+        return extremum_tangent
+    if _number(v):
+        return lambda v, a, ans, axis=None, keepdims=False: np.nan if np.isnan(ans) else v * 1.0
+    return None
+
+
+@overload(containers.extended)
+def _extended(items, more):
+    if isinstance(items, types.List) and isinstance(more, (types.List, types.UniTuple)) \
+            and types.unliteral(more.dtype) == items.dtype:  # (never cast)
+        def extended(items, more):
+            out = list(items)
+            for item in more:
+                out.append(item)
+            return out
+        return extended
+    return None
+
+
+@overload(containers.last)
+def _last(g, n):
+    if isinstance(g, (types.List, types.Array)):
+        return lambda g, n: g[len(g) - n:]
     return None
 
 

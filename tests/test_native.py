@@ -472,6 +472,28 @@ HELPERS = {
                                     (2.0, np.arange(3.0), np.ones(3) * 0.5)),
     "matmul_adjoint_b of vectors": ("def helper(g, a, b): return rt.matmul_adjoint_b(g, a, b)",
                                     (2.0, np.arange(3.0), np.ones(3) * 0.5)),
+    "dot_adjoint_a, matrix and vector": (
+        "def helper(g, a, b): return rt.dot_adjoint_a(g, a, b)",
+        (np.arange(2.0), np.arange(6.0).reshape(2, 3), np.arange(3.0))),
+    "dot_adjoint_b of vectors": ("def helper(g, a, b): return rt.dot_adjoint_b(g, a, b)",
+                                 (2.0, np.arange(3.0), np.ones(3))),
+    "untrace, an offset": ("def helper(g, like): return rt.untrace(g, like, 1)",
+                           (2.0, np.ones((3, 4)))),
+    "untrace below the diagonal": ("def helper(g, like): return rt.untrace(g, like, -2)",
+                                   (2.0, np.ones((4, 3)))),
+    "extremum_grad, a tie": ("def helper(g, a): return rt.extremum_grad(g, a, np.max(a))",
+                             (3.0, np.array([0.5, 2.0, 1.0, 2.0]))),
+    "extremum_grad of a NaN": ("def helper(g, a): return rt.extremum_grad(g, a, np.max(a))",
+                               (3.0, np.array([0.5, np.nan, 1.0]))),
+    "extremum_tangent, a tie": (
+        "def helper(v, a): return rt.extremum_tangent(v, a, np.min(a))",
+        (np.array([0.1, 0.2, 0.4]), np.array([0.5, 2.0, 0.5]))),
+    "extended by a list": ("def helper(a, b): return rt.extended([a], [b, a])", (0.5, 2.0)),
+    "last of a list": ("def helper(a, b): return rt.last([a, b, a], 2)", (0.5, 2.0)),
+    "zero_index of a list": ("def helper(a, b): return rt.zero_index([a, b, a], 1)",
+                             (np.arange(2.0), np.ones(2))),
+    "unindex of a list by a slice": (
+        "def helper(a, b): return rt.unindex([a, b], [a, b, a, b], slice(1, 3))", (0.5, 2.0)),
     "cotangent of unpacked rows": ("def helper(a, b, v): return rt.cotangent((a, b), v)",
                                    (np.ones(2), np.zeros(2), np.ones((2, 2)))),
 }

@@ -328,23 +328,23 @@ def tan_erfc(ans, x):
 
 @adjoint(math.fabs)
 def adj_fabs(ans, x):
-    d[x] = d[ans] * (float(x > 0) - float(x < 0))
+    d[x] = d[ans] * (math.copysign(1.0, x) * (x != 0))
 
 
 @tangent(math.fabs)
 def tan_fabs(ans, x):
-    d[ans] = d[x] * (float(x > 0) - float(x < 0))
+    d[ans] = d[x] * (math.copysign(1.0, x) * (x != 0))
 
 
 @adjoint(math.copysign)  # |x| with y's sign: no gradient in y
 def adj_copysign(ans, x, y):
-    d[x] = d[ans] * ((float(x > 0) - float(x < 0)) * math.copysign(1.0, ans))
+    d[x] = d[ans] * ((math.copysign(1.0, x) * (x != 0)) * math.copysign(1.0, ans))
     d[y] = 0.0
 
 
 @tangent(math.copysign)
 def tan_copysign(ans, x, y):
-    d[ans] = d[x] * ((float(x > 0) - float(x < 0)) * math.copysign(1.0, ans))
+    d[ans] = d[x] * ((math.copysign(1.0, x) * (x != 0)) * math.copysign(1.0, ans))
     # y only sets the sign: no term
 
 
