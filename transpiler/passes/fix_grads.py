@@ -5,7 +5,9 @@ RESET markers (bx's value is dead: the next write starts anew) and ZERO markers 
 here). Walking the adjoint in order with the set of gradients certainly defined:
 
 - the first write of a gradient stays ``bx = e``; later ones become ``bx = bx + e`` (never
-  ``+=``: a gradient may alias another array, and the user's arrays are never written);
+  ``+=``: a gradient may alias another array, and the user's arrays are never written), whose
+  ``+`` is annotated SUM unless ``x`` is known to be a number or an array (it may be a list's
+  gradient, which a backend adds item by item);
 - a ZERO marker becomes ``bx = rt.zeros_like_grad(x)`` only where ``bx`` may be undefined;
 - after an ``if``, a gradient defined in one branch only is zeroed in the other, and one defined
   when a loop body starts is zeroed at the body's end if the body left it undefined (in both
@@ -26,7 +28,7 @@ here). Walking the adjoint in order with the set of gradients certainly defined:
 >>> for s in fn.body[:2]: setanno(s, Anno.ACCUMULATE)
 >>> namer = Namer({"x", "y"}); _ = namer.grad("x"), namer.grad("y")
 >>> ctx = SimpleNamespace(wrt=("x", "y"), namer=namer, bind=lambda name, obj: name,
-...                       facts=SimpleNamespace(scalars=frozenset()))
+...                       facts=SimpleNamespace(scalars=frozenset(), ranks={}))
 >>> print(to_source(fix_grads(fn, ctx)))
 def g(x, y):
     bx = a
