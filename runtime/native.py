@@ -417,6 +417,28 @@ def _builtin_sum(items):
 register_jitable(special.balanced_eq)
 
 
+@overload(special.clip_partials)
+def _clip_partials(g, a, a_min=None, a_max=None, min=None, max=None):
+    """As its NumPy definition, with the bounds that are None known when compiled."""
+    lo = "a_min" if _given(min, None) else "min"
+    hi = "a_max" if _given(max, None) else "max"
+    has_lo = not _given(a_min if lo == "a_min" else min, None)
+    has_hi = not _given(a_max if hi == "a_max" else max, None)
+    lines = [f"m = np.maximum(a, {lo})" if has_lo else "m = a",
+             f"ans = np.minimum(m, {hi})" if has_hi else "ans = m", "gm, ghi = g, None"]
+    if has_hi:
+        lines += [f"gm = g * balanced_eq(m, ans, {hi})",
+                  f"ghi = unbroadcast(g * balanced_eq({hi}, ans, m), {hi})"]
+    lines.append("ga, glo = gm, None")
+    if has_lo:
+        lines += [f"ga = gm * balanced_eq(a, m, {lo})",
+                  f"glo = unbroadcast(gm * balanced_eq({lo}, m, a), {lo})"]
+    body = "".join(f"    {line}\n" for line in lines)
+    return _compiled("def clip_partials(g, a, a_min=None, a_max=None, min=None, max=None):\n"
+                     f"{body}    return unbroadcast(ga, a), glo, ghi\n",
+                     balanced_eq=special.balanced_eq, unbroadcast=broadcast.unbroadcast)
+
+
 @overload(special.tie_split)
 def _tie_split(g, ans, items, key=None):
     """``max``/``min`` of numbers: ``g`` shared evenly by the items equal to the result."""

@@ -494,6 +494,12 @@ HELPERS = {
                              (np.arange(2.0), np.ones(2))),
     "unindex of a list by a slice": (
         "def helper(a, b): return rt.unindex([a, b], [a, b, a, b], slice(1, 3))", (0.5, 2.0)),
+    "clip_partials, both bounds": (
+        "def helper(g, a): return rt.clip_partials(g, a, 0.2, 0.6)[0]",
+        (np.arange(1.0, 5.0), np.array([0.1, 0.2, 0.4, 0.9]))),
+    "clip_partials, an array bound": (
+        "def helper(g, a, hi): return rt.clip_partials(g, a, None, hi)[2]",
+        (np.arange(1.0, 5.0), np.array([0.1, 0.2, 0.4, 0.9]), np.array([0.3, 0.2, 0.5, 0.5]))),
     "cotangent of unpacked rows": ("def helper(a, b, v): return rt.cotangent((a, b), v)",
                                    (np.ones(2), np.zeros(2), np.ones((2, 2)))),
 }
