@@ -870,6 +870,25 @@ def _extremum_tangent(v, a, ans, axis=None, keepdims=False):
     return None
 
 
+@overload(reductions.norm_grad)
+def _norm_grad(g, x, ans, ord=None, axis=None, keepdims=False):
+    """The 2-norm (Frobenius of a matrix) of a whole float64 array: ``g x / ans`` (0 at 0)."""
+    if not (isinstance(x, types.Array) and x.dtype == types.float64 and _number(g)
+            and _given(ord, None) and _whole(axis, keepdims)):
+        return None
+    return lambda g, x, ans, ord=None, axis=None, keepdims=False: \
+        g * x / (ans if ans != 0 else 1.0)
+
+
+@overload(reductions.norm_tangent)
+def _norm_tangent(v, x, ans, ord=None, axis=None, keepdims=False):
+    if not (isinstance(x, types.Array) and x.dtype == types.float64
+            and isinstance(v, types.Array) and _given(ord, None) and _whole(axis, keepdims)):
+        return None
+    return lambda v, x, ans, ord=None, axis=None, keepdims=False: \
+        np.sum(x / (ans if ans != 0 else 1.0) * v)  # (NumPy's order of operations)
+
+
 @overload(containers.extended)
 def _extended(items, more):
     if isinstance(items, types.List) and isinstance(more, (types.List, types.UniTuple)) \

@@ -500,6 +500,13 @@ HELPERS = {
     "clip_partials, an array bound": (
         "def helper(g, a, hi): return rt.clip_partials(g, a, None, hi)[2]",
         (np.arange(1.0, 5.0), np.array([0.1, 0.2, 0.4, 0.9]), np.array([0.3, 0.2, 0.5, 0.5]))),
+    "norm_grad of a matrix": (
+        "def helper(g, x): return rt.norm_grad(g, x, np.linalg.norm(x))",
+        (2.0, np.arange(6.0).reshape(2, 3))),
+    "norm_grad at zero": ("def helper(g, x): return rt.norm_grad(g, x, np.linalg.norm(x))",
+                          (2.0, np.zeros(3))),
+    "norm_tangent": ("def helper(v, x): return rt.norm_tangent(v, x, np.linalg.norm(x))",
+                     (np.array([0.5, -1.0, 2.0]), np.array([1.0, 2.0, 2.0]))),
     "cotangent of unpacked rows": ("def helper(a, b, v): return rt.cotangent((a, b), v)",
                                    (np.ones(2), np.zeros(2), np.ones((2, 2)))),
 }
