@@ -144,7 +144,7 @@ def _each_item(name: str, count: int, item: str, params: str, **names):
     """A function of ``params`` returning the tuple of ``item`` (source, with ``{k}`` the
     position; or a function of it) for each of ``count`` positions: a tuple's gradient, item by
     item."""
-    source = item.format if isinstance(item, str) else lambda k: item(k)
+    source = item.format if isinstance(item, str) else item
     items = "".join(source(k=k) + ", " for k in range(count))
     return _compiled(f"def {name}({params}):\n    return ({items})\n", **names)
 
