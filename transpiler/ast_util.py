@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gast
 
-from transpiler.anno import Anno, hasanno, setanno
+from transpiler.anno import Anno, getanno, hasanno, setanno
 
 
 def name(id_: str, store: bool = False) -> gast.Name:
@@ -131,6 +131,13 @@ def builtin(name_: str) -> gast.Name:
     node = name(name_)
     setanno(node, Anno.BUILTIN)
     return node
+
+
+def is_range(node) -> bool:
+    """Whether ``node`` calls Python's ``range`` (the user's own ``range`` is another call)."""
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+        and node.func.id == "range" and (hasanno(node.func, Anno.BUILTIN)
+                                         or getanno(node, Anno.FUNC) is range)
 
 
 def index_expression(node):

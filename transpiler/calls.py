@@ -21,11 +21,34 @@ from transpiler.context import Mode
 _BUILTINS = vars(builtins)
 
 
-def rebound(fn, snapshots: tuple) -> bool:
+def rebound(fn, snapshots: tuple, defaults: tuple | None = None) -> bool:
     """Whether a global ``fn``'s code was compiled against (``(name, object)``) now names
-    another object."""
+    another object, or ``fn``'s defaults are no longer ``defaults`` (``defaults_of``)."""
     found = fn.__globals__
-    return any(found.get(name, _BUILTINS.get(name)) is not obj for name, obj in snapshots)
+    return any(_value(found, name) is not obj for name, obj in snapshots) \
+        or (defaults is not None and not same_defaults(fn, defaults))
+
+
+def _value(scope: dict, name: str):
+    """What a global name, or a dotted name (``np.sin``), means now in ``scope``."""
+    root, *attrs = name.split(".")
+    value = scope.get(root, _BUILTINS.get(root))
+    for attr in attrs:
+        value = getattr(value, attr, None)
+    return value
+
+
+def defaults_of(fn) -> tuple:
+    """``fn``'s defaults as the generated code copies them: the positional tuple, then the
+    keyword-only ``(name, value)`` pairs."""
+    return (fn.__defaults__,) + tuple((fn.__kwdefaults__ or {}).items())
+
+
+def same_defaults(fn, defaults: tuple) -> bool:
+    """Whether ``fn``'s defaults are still the very objects ``defaults`` recorded."""
+    now = fn.__kwdefaults__ or {}
+    return fn.__defaults__ is defaults[0] and len(now) == len(defaults) - 1 and all(
+        now.get(k, defaults) is v for k, v in defaults[1:])
 
 
 class _Compiled:
@@ -40,20 +63,21 @@ class _Compiled:
         if id(self) in seen or self.fn is None:  # (recursion; still compiling)
             return False
         seen.add(id(self))
-        return rebound(self.fn, self.snapshots) or any(c.stale(seen=seen) for c in self.callees)
+        return rebound(self.fn, self.snapshots, self.defaults) \
+            or any(c.stale(seen=seen) for c in self.callees)
 
 
 class SplitFunction(_Compiled):
     """``forward(*args) -> (value, residuals)``; ``backward(residuals, cotangent) -> grads``."""
 
     __slots__ = ("forward", "backward", "source", "written", "fn", "snapshots", "callees",
-                 "__weakref__")
+                 "defaults", "__weakref__")
 
     def __init__(self):
         self.forward = self.backward = self.fn = None
         self.source = ""
         self.written = frozenset()  # parameters it writes into (on a copy)
-        self.snapshots, self.callees = (), ()
+        self.snapshots, self.callees, self.defaults = (), (), None
 
     def __repr__(self) -> str:
         return f"<split pair {getattr(self.forward, '__name__', '(compiling)')}>"
@@ -72,6 +96,7 @@ def split_pair(compile_function, fn, active: tuple[str, ...], options,
         pair.forward, pair.backward = compiled.function, compiled.backward
         pair.source, pair.written = compiled.source, compiled.written
         pair.fn, pair.snapshots, pair.callees = fn, compiled.snapshots, compiled.callees
+        pair.defaults = compiled.defaults
 
     pair = SplitFunction()
     key = (active, Mode.SPLIT, options, frozenset(), varargs, called, objects) + (
@@ -85,12 +110,12 @@ class TangentFunction(_Compiled):
     """``call(*args, **tangents) -> (value, tangent)``: a user function in forward mode. Its
     tangent parameters are keyword-only, named by ``naming.tangent_parameters``."""
 
-    __slots__ = ("call", "source", "fn", "snapshots", "callees", "__weakref__")
+    __slots__ = ("call", "source", "fn", "snapshots", "callees", "defaults", "__weakref__")
 
     def __init__(self):
         self.call = self.fn = None
         self.source = ""
-        self.snapshots, self.callees = (), ()
+        self.snapshots, self.callees, self.defaults = (), (), None
 
     def __repr__(self) -> str:
         return f"<forward mode {getattr(self.call, '__name__', '(compiling)')}>"
@@ -104,6 +129,7 @@ def tangent_function(compile_function, fn, active: tuple[str, ...], options,
     def fill(compiled) -> None:
         holder.call, holder.source = compiled.function, compiled.source
         holder.fn, holder.snapshots, holder.callees = fn, compiled.snapshots, compiled.callees
+        holder.defaults = compiled.defaults
 
     holder = TangentFunction()
     key = (active, Mode.TANGENT, options, frozenset(), varargs, objects) + (

@@ -84,6 +84,16 @@ class Context:
             return self.fn.__globals__[name]
         return getattr(builtins, name)
 
+    def means_builtin(self, name: str) -> bool:
+        """Whether ``name`` in the user's function is Python's builtin of that name (not a
+        local, a closure's or the module's own ``reversed``)."""
+        if name in self.locals:
+            return False
+        try:
+            return self.lookup(name) is getattr(builtins, name)
+        except (AttributeError, ValueError):
+            return False
+
     def bind(self, preferred: str, obj) -> str:
         """A name under which the generated code sees ``obj``: ``preferred`` when it is free or
         already means ``obj`` in the user's function, else a fresh variant (``np_1``)."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import dis
 import inspect
 import linecache
 import textwrap
@@ -89,10 +91,17 @@ def _lambda_code(lam: gast.Lambda, free: set):
 
 
 def _same_code(fn, source: str) -> bool:
-    """Whether ``source`` compiles to what ``fn`` runs: the same constants and names (closure
-    variables compile as globals on their own, so free and global names are pooled)."""
+    """Whether ``source`` compiles to what ``fn`` runs: the same operations on the same
+    constants and names (closure variables compile as globals on their own, so free and global
+    names are pooled). Code whose asserts pytest rewrote is compared with the source rewritten
+    the same way, so that only an edited file tells them apart."""
     try:
-        module = compile(source, "<source check>", "exec", dont_inherit=True)
+        tree = ast.parse(source)
+        if _rewritten_by_pytest(fn.__code__):
+            tree = _rewrite_asserts(tree, source)
+            if tree is None:
+                return True  # (pytest is not importable here: nothing to compare with)
+        module = compile(tree, "<source check>", "exec", dont_inherit=True)
     except SyntaxError:
         return True  # gast parsed it: leave the judgement to the passes
     found = [c for c in module.co_consts if hasattr(c, "co_code") and c.co_name == fn.__name__]
@@ -100,12 +109,52 @@ def _same_code(fn, source: str) -> bool:
     return not found or _fingerprint(found[0], free) == _fingerprint(fn.__code__, free)
 
 
+def _rewritten_by_pytest(code) -> bool:
+    return any(n.startswith("@py") for n in code.co_varnames + code.co_names) or any(
+        _rewritten_by_pytest(c) for c in code.co_consts if hasattr(c, "co_code"))
+
+
+def _rewrite_asserts(tree, source: str):
+    """``tree`` with its asserts rewritten as pytest rewrites a test module's (None: no
+    pytest)."""
+    try:
+        from _pytest.assertion.rewrite import rewrite_asserts
+    except ImportError:
+        return None
+    rewrite_asserts(tree, source.encode())
+    return tree
+
+
+# operations that differ between the function compiled in its module and on its own
+_SETUP = frozenset({"COPY_FREE_VARS", "MAKE_CELL", "PUSH_NULL", "NOP", "CACHE", "EXTENDED_ARG",
+                    "RESUME"})
+_FREE_LOADS = frozenset({"LOAD_DEREF", "LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_DEREF",
+                         "LOAD_NAME"})
+_JUMPS = frozenset(dis.hasjrel + dis.hasjabs)
+# a method call on a module the file imports compiles as an attribute load and a plain call
+_SPELLINGS = {"LOAD_METHOD": "LOAD_ATTR", "CALL_METHOD": "CALL_FUNCTION"} | dict.fromkeys(
+    _FREE_LOADS, "LOAD_GLOBAL")
+
+
+def _operations(code) -> tuple:
+    """What ``code`` does, operation by operation: each opcode with its constant or name
+    (jump targets, which move with the setup operations, and line numbers are left out)."""
+    ops = []
+    for op in dis.get_instructions(code):
+        if op.opname in _SETUP:
+            continue
+        name = _SPELLINGS.get(op.opname, op.opname)
+        value = None if op.opcode in _JUMPS or hasattr(op.argval, "co_code") else op.argval
+        ops.append((name, repr(value)))
+    return tuple(ops)
+
+
 def _fingerprint(code, free: set) -> tuple:
     nested = {c.co_name for c in code.co_consts if hasattr(c, "co_code")}
     consts = tuple(_fingerprint(c, free) if hasattr(c, "co_code") else (type(c).__name__, repr(c))
                    for c in code.co_consts if not _qualname(c, nested))
     return consts, tuple(sorted(code.co_varnames)), \
-        tuple(sorted((set(code.co_names) | set(code.co_freevars)) - free))
+        tuple(sorted((set(code.co_names) | set(code.co_freevars)) - free)), _operations(code)
 
 
 def _qualname(const, nested: set) -> bool:

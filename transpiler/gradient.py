@@ -225,11 +225,30 @@ class GradientFunction:
                                 f"{_describe(value)}; pass a float, a float array, a tuple, "
                                 "list or dict of those, or an object holding them"
                                 f"{_object_hint(value)}")
-        for a in args:
+        differentiated = {pos for _, pos in self._checks}
+        for pos, a in enumerate(args):
+            if _holds_complex(a):
+                raise TypeError(f"{self.__wrapped__.__name__} was given a container holding "
+                                f"complex numbers at position {pos}; complex numbers are not "
+                                "supported yet")
             if type(a) is complex or (type(a) is np.ndarray and a.dtype.kind == "c"):
-                raise TypeError(f"{self.__wrapped__.__name__} was given a complex argument; "
-                                "complex numbers are not supported (split real and imaginary "
-                                "parts into two real arrays)")
+                known = pos not in differentiated and pos < len(kinds) \
+                    and type(kinds[pos]) is tuple  # a complex array the variant knows of
+                if not known:
+                    raise TypeError(
+                        f"{self.__wrapped__.__name__} was given a complex argument at position "
+                        f"{pos}; complex numbers are not supported yet"
+                        + (" (split real and imaginary parts into two real arrays)"
+                           if pos in differentiated else
+                           " as differentiated values; complex data that is not differentiated"
+                           " can be passed as a NumPy array, by position"))
+        for name, a in kwargs.items():
+            if _holds_complex(a) or type(a) is complex \
+                    or (type(a) is np.ndarray and a.dtype.kind == "c"):
+                raise TypeError(f"{self.__wrapped__.__name__} was given a complex argument "
+                                f"'{name}'; complex numbers are not supported yet (complex "
+                                "data that is not differentiated can be passed as a NumPy "
+                                "array, by position)")
         compiled = self._variants.get(kinds)
         if compiled is None or self.__wrapped__.__code__ is not self._code \
                 or compiled.stale(self.__wrapped__):
@@ -314,6 +333,16 @@ def _default(fn, name: str, pos: int):
     defaults = fn.__defaults__ or ()
     i = pos - (fn.__code__.co_argcount - len(defaults))
     return defaults[i] if 0 <= i < len(defaults) else MISSING
+
+
+def _holds_complex(value) -> bool:
+    """Whether a list, tuple or dict argument holds a complex number or array (one level)."""
+    if isinstance(value, dict):
+        value = value.values()
+    elif not isinstance(value, (list, tuple)):
+        return False
+    return any(type(v) is complex or (type(v) is np.ndarray and v.dtype.kind == "c")
+               or isinstance(v, np.complexfloating) for v in value)
 
 
 def refuse_shared_memory(fn, written: frozenset[str], args: tuple, kwargs: dict) -> None:

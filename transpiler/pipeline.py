@@ -15,12 +15,13 @@ from transpiler import emit
 from transpiler.analysis import facts
 from transpiler.arguments import defaults_holding_objects
 from transpiler.backends import backend_for
-from transpiler.calls import SplitFunction, TangentFunction, rebound
+from transpiler.calls import SplitFunction, TangentFunction, defaults_of, rebound
 from transpiler.context import Context, Mode, Options
 from transpiler.frontend import parse_function
 from transpiler.naming import Namer
 from transpiler.passes import (
     anf,
+    check_complex,
     check_writes,
     checkpoint,
     contexts,
@@ -61,6 +62,7 @@ FRONT: tuple[tuple[str, Callable], ...] = (
     ("compute loop-invariant negations once", hoist.hoist),
     ("analyse the SSA form once: versions, scalars, receivers, shapes", facts.analyse),
     ("refuse writes seen through views", check_writes.check_writes),
+    ("refuse complex values the real rules would see", check_complex.check_complex),
 )
 PIPELINE: tuple[tuple[str, Callable], ...] = FRONT + (  # reverse mode: grad, split pairs
     ("build primal and adjoint", reverse.reverse),  # runs analysis.activity
@@ -89,6 +91,7 @@ class Compiled:
     written: frozenset[str] = frozenset()  # parameters the function writes into (on a copy)
     snapshots: tuple = ()  # (global name, object) the code was compiled against
     callees: tuple = ()  # the compiled callees it calls (calls.SplitFunction, TangentFunction)
+    defaults: tuple | None = None  # the user function's defaults it copied (calls.defaults_of)
 
     @property
     def backend(self) -> str:
@@ -98,8 +101,9 @@ class Compiled:
 
     def stale(self, fn) -> bool:
         """Whether a global the code, or a callee's, was compiled against now names another
-        object (calls with floats check only the code's own, in the backend's fast_path)."""
-        return rebound(fn, self.snapshots) or any(c.stale() for c in self.callees)
+        object, or ``fn``'s defaults changed (calls with floats check only the code's own
+        globals and defaults, in the backend's fast_path)."""
+        return rebound(fn, self.snapshots, self.defaults) or any(c.stale() for c in self.callees)
 
 
 def compile_function(fn, wrt: tuple[str, ...], mode: Mode | str, options: Options,
@@ -115,6 +119,7 @@ def compile_function(fn, wrt: tuple[str, ...], mode: Mode | str, options: Option
     compiled for a call from another; ``known``, the functions a call passes it
     (passes/functions.py)."""
     mode = Mode(mode)
+    defaults = defaults_of(fn)  # (before anything reads them)
     node, filename, indent = parse_function(fn)
     names = [n for n in A.walk(node) if isinstance(n, gast.Name)]
     user_names = {n.id for n in names} | {a.id for a in node.args.args}
@@ -145,7 +150,7 @@ def compile_function(fn, wrt: tuple[str, ...], mode: Mode | str, options: Option
                     if isinstance(v, (SplitFunction, TangentFunction)))
     return Compiled(functions[0], source, functions[1] if len(functions) > 1 else None,
                     frozenset(ctx.written_params), _snapshots(fn, ctx.snapshots, callees),
-                    callees)
+                    callees, defaults)
 
 
 def _snapshots(fn, own: dict, callees: tuple) -> tuple:

@@ -44,9 +44,11 @@ class _Builder:
     constants, drop default arguments and mark calls pure."""
 
     def __init__(self, bound: dict, ans: str, grad_ans: str | None, locals_: dict, names,
-                 tangents: dict | None = None, scalars: frozenset[str] = frozenset()):
+                 tangents: dict | None = None, scalars: frozenset[str] = frozenset(),
+                 replaced: Callable | None = None):
         self.bound, self.ans, self.grad_ans, self.scalars = bound, ans, grad_ans, scalars
         self.locals, self.names = locals_, names
+        self.replaced = replaced  # a call's function, where its dotted name now means another
         self.tangents = tangents  # forward mode: parameter -> its tangent's expression
 
     def build(self, node):
@@ -91,9 +93,34 @@ class _Builder:
                     part = A.call(A.attr(A.name(self.names("np")), "copy"), part)  # which is
                     setanno(part, Anno.FUNC, np.copy)  # zeroed next, in place
                 return part
+            if self.replaced is not None:
+                new.func = self.replaced(node) or new.func
             _drop_default_arguments(new)
             setanno(new, Anno.PURE)
         return new
+
+
+def _replaced(namespace, module_name: Callable[[str, object], str]) -> Callable:
+    """For a template's call by a dotted name (``np.sin(x)``) that now means another object
+    than when the rule was registered (a test replaced ``np.sin``), a name bound to the
+    function the rule was written for; None for every other call."""
+    def replaced(call: gast.Call):
+        func, path, node = getanno(call, Anno.FUNC), [], call.func
+        if func is None or not isinstance(node, gast.Attribute):
+            return None
+        while isinstance(node, gast.Attribute):
+            path.append(node.attr)
+            node = node.value
+        if not isinstance(node, gast.Name) or node.id not in namespace:
+            return None
+        now = namespace[node.id]
+        for part in reversed(path):
+            now = getattr(now, part, None)
+        if now is func:
+            return None
+        return A.name(module_name(getattr(func, "__name__", path[0]), func))
+
+    return replaced
 
 
 def _element_partials(elements, value, grad_of, fresh) -> list:
@@ -194,7 +221,8 @@ def instantiate(rule: Rule, bound: dict, ans: str, grad_of: Callable[[str], str 
         return module_name(n, namespace[n]) if n in namespace else n  # builtins keep their names
 
     scalar_params = {p for p, v in bound.items() if is_scalar(v, scalars)}
-    builder = _Builder(bound, ans, grad_of(ans), locals_, names, scalars=scalars)
+    builder = _Builder(bound, ans, grad_of(ans), locals_, names, scalars=scalars,
+                       replaced=_replaced(namespace, module_name))
     stmts = []
     for stmt in _flatten(rule.body, bound):
         target = stmt.targets[0] if isinstance(stmt, gast.Assign) else None
@@ -339,7 +367,8 @@ def instantiate_tangent(rule: Rule, bound: dict, ans: str, tangent_of: Callable[
         if is_term(stmt) and read and all(own[p] is None for p in read):
             continue  # a term of inactive or constant arguments only
         tangents = {p: own[p] if own[p] is not None else zero_of(bound[p]) for p in read}
-        builder = _Builder(bound, ans, None, locals_, names, tangents)
+        builder = _Builder(bound, ans, None, locals_, names, tangents,
+                           replaced=_replaced(namespace, module_name))
         if not is_term(stmt):
             for n in A.walk(stmt):
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):

@@ -706,12 +706,6 @@ class Aliases:
         return None
 
 
-def _is_range(node) -> bool:
-    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
-        and node.func.id == "range" and (hasanno(node.func, Anno.BUILTIN)
-                                         or getanno(node, Anno.FUNC) is range)
-
-
 def _ranges(fn) -> set[str]:
     """Names assigned once, a ``range(...)``."""
     values: dict[str, list] = {}
@@ -724,7 +718,7 @@ def _ranges(fn) -> set[str]:
         elif isinstance(node, (gast.For, gast.comprehension)):
             for n in _stored(node.target):
                 values.setdefault(n, []).append(None)
-    return {n for n, v in values.items() if len(v) == 1 and _is_range(v[0])}
+    return {n for n, v in values.items() if len(v) == 1 and A.is_range(v[0])}
 
 
 def _walk_reads(stmts: list, ranges: set[str]) -> dict:
@@ -735,7 +729,7 @@ def _walk_reads(stmts: list, ranges: set[str]) -> dict:
         for field in ("body", "orelse"):
             out.update(_walk_reads(getattr(stmt, field, None) or [], ranges))
         if not (isinstance(stmt, gast.For) and isinstance(stmt.target, gast.Name)
-                and (_is_range(stmt.iter) or isinstance(stmt.iter, gast.Name)
+                and (A.is_range(stmt.iter) or isinstance(stmt.iter, gast.Name)
                      and stmt.iter.id in ranges)):
             continue
         counter = stmt.target.id

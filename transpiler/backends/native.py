@@ -83,7 +83,7 @@ class Backend:
     def source(self, tree, bindings: dict) -> str:
         if self.fallback and not available():
             return python.source(tree, bindings)
-        _Rewrite(bindings).visit(tree)
+        _Rewrite(bindings, {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)}).visit(tree)
         return emit.to_source(tree)
 
     def load(self, text: str, names: list[str], label: str, fn, bindings: dict) -> list:
@@ -291,11 +291,25 @@ def _reason(text: str) -> str:
 class _Rewrite(gast.NodeTransformer):
     """The rewrites of the module docstring, in place."""
 
-    def __init__(self, bindings: dict):
-        self.bindings = bindings
+    def __init__(self, bindings: dict, used: set[str]):
+        self.bindings, self.used = bindings, used  # (used: every name the code spells)
         self.ranges: set[str] = set()  # names bound to range(...) (Numba cannot index a range)
         self.index_lists: set[str] = set()  # names of lists of ints used only as indices
         self.empty_lists: dict[str, object] = {}  # names of [] grown by rt.appended: item kind
+
+    def bind(self, preferred: str, obj) -> gast.Name:
+        """A name the rewritten code reads ``obj`` by: one already bound to it, else
+        ``preferred`` (or a variant of it) where it names nothing the code reads, so that a
+        user's own ``len``, ``np`` or ``add_grads`` is never captured or shadowed."""
+        if self.bindings.get(preferred) is obj:
+            return _load(preferred)
+        name, n = preferred, 0
+        while name in self.bindings or name in self.used:
+            n += 1
+            name = f"{preferred}_{n}"
+        self.bindings[name] = obj
+        self.used.add(name)
+        return _load(name)
 
     def visit_FunctionDef(self, node):
         self.index_lists = _index_lists(node)
@@ -303,7 +317,8 @@ class _Rewrite(gast.NodeTransformer):
         self.ranges = {n.targets[0].id for n in gast.walk(node)
                        if isinstance(n, gast.Assign) and len(n.targets) == 1
                        and isinstance(n.targets[0], gast.Name) and isinstance(n.value, gast.Call)
-                       and isinstance(n.value.func, gast.Name) and n.value.func.id == "range"}
+                       and isinstance(n.value.func, gast.Name)
+                       and self.bindings.get(n.value.func.id) is range}
         self.generic_visit(node)
         for block in gast.walk(node):  # (a block whose only statement was a del)
             if hasattr(block, "body") and isinstance(block.body, list) and not block.body:
@@ -327,9 +342,9 @@ class _Rewrite(gast.NodeTransformer):
         if not isinstance(seq, gast.Name):
             return node
         index = f"{seq.id}_index"
-        count = count or gast.Call(_load("len"), [_load(seq.id)], [])
+        count = count or gast.Call(self.bind("len", len), [_load(seq.id)], [])
         minus_one = gast.UnaryOp(gast.USub(), gast.Constant(1, None))
-        node.iter = gast.Call(_load("range"), [
+        node.iter = gast.Call(self.bind("range", range), [
             gast.BinOp(count, gast.Sub(), gast.Constant(1, None)), minus_one, minus_one], [])
         if seq.id in self.ranges:  # the range's entry: start + index * step
             entry = gast.BinOp(gast.Attribute(_load(seq.id), "start", gast.Load()), gast.Add(),
@@ -349,9 +364,8 @@ class _Rewrite(gast.NodeTransformer):
                 and isinstance(node.ctx, gast.Load) \
                 and not isinstance(node.slice, (gast.Slice, gast.Tuple)):
             from runtime.native import range_item
-            self.bindings["range_item"] = range_item
-            return gast.copy_location(gast.Call(_load("range_item"), [node.value, node.slice],
-                                                []), node)
+            return gast.copy_location(gast.Call(self.bind("range_item", range_item),
+                                                [node.value, node.slice], []), node)
         return node
 
     def visit_BinOp(self, node):
@@ -361,25 +375,22 @@ class _Rewrite(gast.NodeTransformer):
         if not (hasanno(node, Anno.SUM) and isinstance(node.op, gast.Add)):
             return node
         from runtime.native import add_grads
-        self.bindings["add_grads"] = add_grads
-        return gast.copy_location(gast.Call(_load("add_grads"), [node.left, node.right], []),
-                                  node)
+        return gast.copy_location(gast.Call(self.bind("add_grads", add_grads),
+                                            [node.left, node.right], []), node)
 
     def visit_Assign(self, node):
         """``_t1 = [0, 2]`` -> ``_t1 = np.array([0, 2])`` where ``_t1`` is only an index (Numba
         indexes by arrays, not lists)."""
         name = getattr(node.targets[0], "id", None) if len(node.targets) == 1 else None
         if name in self.index_lists:
-            self.bindings.setdefault("np", np)
-            node.value = gast.Call(gast.Attribute(_load("np"), "array", gast.Load()),
+            node.value = gast.Call(gast.Attribute(self.bind("np", np), "array", gast.Load()),
                                    [node.value], [])
         if name in self.empty_lists and isinstance(node.value, gast.List) \
                 and not node.value.elts:  # [] -> [0.0][:0]: a list of numbers, typed
             kind = self.empty_lists[name]
             first = gast.Constant(0.0, None)
             if kind != "number":  # [np.empty((0,) * ndim)][:0]
-                self.bindings.setdefault("np", np)
-                first = gast.Call(gast.Attribute(_load("np"), "empty", gast.Load()), [
+                first = gast.Call(gast.Attribute(self.bind("np", np), "empty", gast.Load()), [
                     gast.Constant((0,) * kind, None)], [])
             node.value = gast.Subscript(gast.List([first], gast.Load()), gast.Slice(
                 None, gast.Constant(0, None), None), gast.Load())
@@ -389,15 +400,12 @@ class _Rewrite(gast.NodeTransformer):
         self.generic_visit(node)
         for k in node.keywords:  # dtype=float: Numba takes NumPy's types only
             if k.arg == "dtype" and isinstance(k.value, gast.Name) and k.value.id in _DTYPES:
-                name = f"_{_DTYPES[k.value.id].__name__}"
-                self.bindings[name] = _DTYPES[k.value.id]
-                k.value = _load(name)
+                k.value = self.bind(f"_{_DTYPES[k.value.id].__name__}", _DTYPES[k.value.id])
         f = node.func
         if isinstance(f, gast.Name) and f.id == "sum" and len(node.args) == 1 \
                 and not node.keywords and self.bindings.get("sum", sum) is sum:
             from runtime.native import builtin_sum  # (Numba's sum adds numbers only)
-            self.bindings["builtin_sum"] = builtin_sum
-            node.func = _load("builtin_sum")
+            node.func = self.bind("builtin_sum", builtin_sum)
             return node
         joins = isinstance(f, gast.Attribute) and f.attr in _JOINS \
             and isinstance(f.value, gast.Name) and self.bindings.get(f.value.id) is np \
@@ -410,8 +418,8 @@ class _Rewrite(gast.NodeTransformer):
                 or f.attr == "concatenate" and len(node.args) == 1 and not node.keywords):
             import runtime.native
             name = f"{f.attr}_list"
-            self.bindings[name] = getattr(runtime.native, name)
-            return gast.copy_location(gast.Call(_load(name), node.args, node.keywords), node)
+            return gast.copy_location(gast.Call(self.bind(name, getattr(runtime.native, name)),
+                                                node.args, node.keywords), node)
         if isinstance(f, gast.Attribute) and f.attr == "mean" and isinstance(f.value, gast.Name) \
                 and self.bindings.get(f.value.id) is np and len(node.args) == 1 \
                 and isinstance(node.args[0], gast.Name) and [k.arg for k in node.keywords] \
@@ -426,17 +434,15 @@ class _Rewrite(gast.NodeTransformer):
         if isinstance(f, gast.Attribute) and f.attr == "astype" and len(node.args) == 1 \
                 and isinstance(node.args[0], gast.Attribute) and node.args[0].attr == "dtype":
             from runtime.native import astype_like  # (a NumPy scalar is a number in Numba)
-            self.bindings["astype_like"] = astype_like
-            return gast.copy_location(gast.Call(_load("astype_like"), [
+            return gast.copy_location(gast.Call(self.bind("astype_like", astype_like), [
                 f.value, node.args[0].value], []), node)
         if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name):
             callee = self.bindings.get(f.value.id)
             parts = _CALLEE_PARTS.get(type(callee), ())
             if f.attr in parts and getattr(callee, f.attr) is not None:
-                name = f"{f.value.id}_{f.attr}"
                 compiled = getattr(callee, f.attr)
-                self.bindings[name] = getattr(compiled, "native", compiled)
-                node.func = _load(name)
+                node.func = self.bind(f"{f.value.id}_{f.attr}", getattr(compiled, "native",
+                                                                          compiled))
                 if node.keywords:
                     _positional(node, getattr(compiled, "python", compiled))
         return node

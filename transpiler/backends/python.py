@@ -25,9 +25,11 @@ def load(text: str, names: list[str], label: str, fn, bindings: dict) -> list:
 
 
 _DISPATCH = """\
-def _make(_fast_, _slow_, _fn_, _code_, _note_, _keywords_, _missing_, _type_, _float_{cells}):
+def _make(_fast_, _slow_, _fn_, _code_, _note_, _keywords_, _missing_, _type_, _float_,
+          _defaults_, _kwdefaults_{cells}):
     def dispatch({params}, /, *args, **kwargs):
-        if {floats} and not args and {keywords} and _fn_.__code__ is _code_{fresh}:
+        if {floats} and not args and {keywords} and _fn_.__code__ is _code_ \
+                and _fn_.__defaults__ is _defaults_ and _fn_.__kwdefaults__ is _kwdefaults_{fresh}:
             try:
                 return _fast_({values}{pass_keywords})
             except Exception as e:
@@ -37,22 +39,23 @@ def _make(_fast_, _slow_, _fn_, _code_, _note_, _keywords_, _missing_, _type_, _
     return dispatch
 """
 _DISPATCH_NAMES = {"_make", "_fast_", "_slow_", "_fn_", "_code_", "_note_", "_keywords_",
-                   "_missing_", "_type_", "_float_", "dispatch", "args", "kwargs", "e"}
+                   "_missing_", "_type_", "_float_", "_defaults_", "_kwdefaults_", "dispatch",
+                   "args", "kwargs", "e"}
 
 
 def fast_path(fn, compiled, count: int, keywords: frozenset, slow):
     """A function taking ``fn``'s arguments that calls ``compiled.function`` directly when it
     is given ``count`` positional Python floats, exactly the keyword arguments ``keywords``, ``fn``
-    still has the code it was compiled from and each global the code was compiled against
+    still has the code and the defaults it was compiled from and each global the code was compiled against
     (``compiled.snapshots``) still names the same object; any other call goes to ``slow``.
 
     It is compiled with ``fn``'s globals, so it reads those globals as ``fn`` does (the
     interpreter caches the look-ups) without writing anything into them. None if a global's
     name would clash with the dispatcher's own names."""
-    names = [name for name, _ in compiled.snapshots]
+    names = [name for name, _ in compiled.snapshots]  # (np, np.sin, ...)
     values = [f"a{i}" for i in range(count)]
     cells = [f"_s{i}_" for i in range(len(names))]
-    if set(names) & (_DISPATCH_NAMES | set(values) | set(cells)) \
+    if {n.split(".")[0] for n in names} & (_DISPATCH_NAMES | set(values) | set(cells)) \
             or "__builtins__" not in fn.__globals__:
         return None
     source = _DISPATCH.format(
@@ -66,7 +69,8 @@ def fast_path(fn, compiled, count: int, keywords: frozenset, slow):
     exec(compile(source, f"<dispatch of {fn.__qualname__}>", "exec"), namespace)
     make = types.FunctionType(namespace["_make"].__code__, fn.__globals__, "_make")
     return make(compiled.function, slow, fn, fn.__code__, note_origin, keywords, _MISSING, type,
-                float, *[obj for _, obj in compiled.snapshots])
+                float, fn.__defaults__, fn.__kwdefaults__,  # (those compiled against: just now)
+                *[obj for _, obj in compiled.snapshots])
 
 
 _MISSING = object()  # a parameter of the dispatcher the caller did not pass

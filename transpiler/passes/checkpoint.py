@@ -80,6 +80,60 @@ def _locals(fn, ctx) -> set[str]:
             and isinstance(n.ctx, (gast.Store, gast.Param))} | set(ctx.fn.__code__.co_freevars)
 
 
+def carried(call: gast.Call, state: list[str], varied: set[int], useful: set[int]) -> list[int]:
+    """The state entries of a checkpointed loop (``call``, the call this pass made; ``state``,
+    the variables of its step function) whose gradient the reverse sweep carries from step to
+    step: those whose value may depend on a ``varied`` entry's starting value and may reach a
+    ``useful`` entry's final value, across any number of steps. A variable that starts as a
+    constant (``s = 1.0``) or is not read after the loop may still carry gradient between
+    steps."""
+    loop = getanno(call, Anno.ORIGIN)
+    edges = _dependences(loop.body) if isinstance(loop, gast.For) else None
+    if edges is None:
+        return list(range(len(state)))
+
+    def closed(start: set[str], forward: bool) -> set[str]:
+        found, changed = set(start), True
+        while changed:
+            changed = False
+            for targets, reads in edges:
+                new, old = (targets, reads) if forward else (reads, targets)
+                if old & found and not new <= found:
+                    found |= new
+                    changed = True
+        return found
+
+    ahead = closed({state[i] for i in varied}, True)
+    behind = closed({state[i] for i in useful}, False)
+    own = _names(A.own_nodes([loop.target, *loop.body]))  # (not the flags and value of exits)
+    return [i for i, n in enumerate(state)
+            if ((n in ahead and n in behind) if n in own else (i in varied or i in useful))]
+
+
+def _dependences(body: list) -> list:
+    """``(targets, reads)`` for each statement of a loop body that binds or changes names
+    (over-approximated: an index counts as read, a method call changes its receiver)."""
+    edges = []
+    for node in A.own_nodes(body):
+        if isinstance(node, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
+            targets = node.targets if isinstance(node, gast.Assign) else [node.target]
+            written = _names(n for t in targets for n in A.walk(t))
+            reads = _names(A.walk(node.value)) if node.value is not None else set()
+            edges.append((written, reads | (written if not isinstance(node, gast.Assign)
+                                            else set())))
+        elif isinstance(node, gast.For):
+            edges.append((_names(A.walk(node.target)), _names(A.walk(node.iter))))
+        elif isinstance(node, gast.withitem) and node.optional_vars is not None:
+            edges.append((_names(A.walk(node.optional_vars)), _names(A.walk(node.context_expr))))
+        elif isinstance(node, gast.NamedExpr):
+            edges.append((_names([node.target]), _names(A.walk(node.value))))
+        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute):
+            receiver = _names(A.walk(node.func.value))  # xs.append(v): xs reads v
+            edges.append((receiver, receiver | _names(n for a in node.args for n in A.walk(a))
+                          | _names(n for k in node.keywords for n in A.walk(k.value))))
+    return edges
+
+
 def is_checkpointed_loop(value) -> bool:
     """Whether ``value`` (an assigned value) is the call this pass made of a marked loop."""
     return isinstance(value, gast.Call) \
@@ -286,7 +340,34 @@ def _written_into(body: list, ctx) -> set[str]:
                     written |= _names(A.walk(k.value))
             if not _pure(node.func, ctx):
                 written |= _names(a for arg in node.args for a in A.walk(arg))
-    return written
+    return _aliases_of(written, body)
+
+
+def _aliases_of(written: set[str], body: list) -> set[str]:
+    """``written`` with every variable whose value the body may bind to a written one as it
+    is (``a, b = b, a`` then ``a[0] = v`` writes into what ``b`` held): the scheduler hands the
+    step copies of those too."""
+    edges = [(_names(n for t in node.targets for n in A.walk(t)), _shared(node.value))
+             for node in A.own_nodes(body) if isinstance(node, gast.Assign)]
+    found, changed = set(written), True
+    while changed:
+        changed = False
+        for targets, shared in edges:
+            if targets & found and not shared <= found:
+                found |= shared
+                changed = True
+    return found
+
+
+def _shared(value) -> set[str]:
+    """The variables whose memory ``value`` may share: all it reads, except through
+    arithmetic, which makes new values."""
+    if isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.BoolOp, gast.Constant)):
+        return set()
+    if isinstance(value, gast.Name):
+        return {value.id}
+    return set().union(*(_shared(c) for c in gast.iter_child_nodes(value)
+                         if isinstance(c, gast.expr)), set())
 
 
 def _pure(func, ctx) -> bool:

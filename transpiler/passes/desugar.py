@@ -196,8 +196,10 @@ def over_range(node) -> bool:
         and node.func.id == "range"
 
 
-def _call_of(node, name: str) -> bool:
-    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id == name
+def _call_of(node, name: str, ctx) -> bool:
+    """Whether ``node`` calls the builtin ``name`` (not a function of the program's own)."""
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+        and node.func.id == name and ctx.means_builtin(name)
 
 
 _DICT_VIEWS = {"values": runtime.values, "items": runtime.items, "keys": runtime.keys}
@@ -222,14 +224,14 @@ def index_loop(stmt: gast.For, ctx) -> tuple[list, gast.For]:
     ``v = _s[_i]`` (``rt.sequence`` lists a dict's keys; ``d.items()`` becomes ``rt.items(d)``)."""
     index = ctx.namer.fresh("_i")
     iterable, target, offset = stmt.iter, stmt.target, None
-    reverse = _call_of(iterable, "reversed")
+    reverse = _call_of(iterable, "reversed", ctx)
     if reverse:
         iterable = iterable.args[0]
-    if _call_of(iterable, "enumerate"):
+    if _call_of(iterable, "enumerate", ctx):
         offset = iterable.args[1] if len(iterable.args) > 1 else A.const(0)
         counter, target = target.elts
         iterable = iterable.args[0]
-    sources = [_walked(s, ctx) for s in (iterable.args if _call_of(iterable, "zip")
+    sources = [_walked(s, ctx) for s in (iterable.args if _call_of(iterable, "zip", ctx)
                                          else [iterable])]
     names = [ctx.namer.fresh("_seq") for _ in sources]
     before = [gast.copy_location(A.assign(n, s), stmt) for n, s in zip(names, sources, strict=True)]

@@ -95,6 +95,9 @@ def _inline(stmt, ctx, local: set[str], depth: int, seen: tuple, nested: set,
     except TranspileError:
         return None  # compiled as a pair, which reports the problem with its context
     body, ret = node.body[:-1], node.body[-1]
+    if call.func.id not in given and call.func.id in ctx.fn.__globals__ \
+            and call.func.id not in ctx.fn.__code__.co_freevars:
+        ctx.snapshots[call.func.id] = helper  # its def re-run: the gradient is stale
     if not isinstance(ret, gast.Return) or any(
             isinstance(n, (gast.Return, gast.FunctionDef, gast.Lambda))
             for s in body for n in A.walk(s)):

@@ -4,13 +4,16 @@
 function's closure, globals and builtins, and the object is stored on the Call as Anno.FUNC, so
 rules are found by identity. The root name of each resolved call (``np`` in ``np.sin``) is bound
 in the generated function to the object seen now: primal and adjoint always agree on which
-function was called. The global and builtin roots are listed (``ctx.snapshots``): when the
-user rebinds one (re-executes a helper's ``def``), the compiled gradient is stale and is
-compiled again on its next call.
+function was called. The global and builtin roots are listed (``ctx.snapshots``), and so is
+each dotted name they are called by (``np.sin``): when the user rebinds one (re-executes a
+helper's ``def``, or a test mocks ``np.sin``), the compiled gradient is stale and is compiled
+again on its next call.
 Calls on local values (methods) are left unresolved; the reverse pass decides about them.
 """
 
 from __future__ import annotations
+
+import types
 
 import gast
 
@@ -35,7 +38,34 @@ def resolve(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
                 ctx.bindings.setdefault(root, ctx.lookup(root))
                 if root not in ctx.fn.__code__.co_freevars:
                     ctx.snapshots[root] = ctx.bindings[root]
+                    dotted = _dotted(node.func)
+                    if dotted != root and _stable(ctx.bindings[root], dotted, obj):
+                        ctx.snapshots[dotted] = obj  # np.sin = np.cos: compiled again
+                    if isinstance(obj, types.FunctionType) and dotted is not None:
+                        # a helper's defaults are inlined, or copied by its compiled pair
+                        for attr in ("__defaults__", "__kwdefaults__"):
+                            ctx.snapshots[f"{dotted}.{attr}"] = getattr(obj, attr)
     return fn
+
+
+def _dotted(node) -> str | None:
+    if isinstance(node, gast.Name):
+        return node.id
+    if isinstance(node, gast.Attribute):
+        base = _dotted(node.value)
+        return None if base is None else f"{base}.{node.attr}"
+    return None
+
+
+def _stable(root, dotted: str | None, obj) -> bool:
+    """Whether ``dotted`` (``np.linalg.norm``) names the same object at each look-up (a bound
+    method of a global object is made anew each time: it is not watched)."""
+    if dotted is None:
+        return False
+    value = root
+    for attr in dotted.split(".")[1:]:
+        value = getattr(value, attr, _MISSING)
+    return value is obj
 
 
 def _evaluate(node, local: set[str], ctx):

@@ -35,7 +35,7 @@ from transpiler.calls import split_pair
 from transpiler.context import Mode
 from transpiler.errors import error_at
 from transpiler.naming import function_name
-from transpiler.passes import contexts, tape
+from transpiler.passes import checkpoint, contexts, tape
 from transpiler.passes.lower import Lowering, is_setitem, refuse_discarded_calls
 from transpiler.passes.ssa import stored_names
 from transpiler.rules.registry import ADJOINTS
@@ -139,9 +139,7 @@ class _Reverse(Lowering):
                                 if isinstance(loop, (gast.For, gast.While))
                                 for n in stored_names(loop.body) | stored_names([loop]))
         self.ranges = frozenset(a.targets[0].id for s in primal for a in A.walk(s)
-                                if isinstance(a, gast.Assign) and isinstance(a.value, gast.Call)
-                                and isinstance(a.value.func, gast.Name)
-                                and a.value.func.id == "range"
+                                if isinstance(a, gast.Assign) and A.is_range(a.value)
                                 and isinstance(a.targets[0], gast.Name))
 
     def grad_of(self, var: str) -> str | None:
@@ -274,8 +272,10 @@ class _Reverse(Lowering):
         step, items, *state = call.args
         function = self.ctx.bindings[step.id]
         params = list(inspect.signature(function).parameters)[1:]
-        active = [i for i, (a, o) in enumerate(zip(state, outputs, strict=True))
-                  if o.id in self.active or (isinstance(a, gast.Name) and a.id in self.active)]
+        active = checkpoint.carried(
+            call, params, {i for i, a in enumerate(state) if isinstance(a, gast.Name)
+                   and a.id in self.active},
+            {i for i, o in enumerate(outputs) if o.id in self.active})
         # (called=False: the step may write into its state, on copies of its own, since the
         # scheduler hands it states it keeps)
         classes = frozenset((getanno(call, Anno.CLASSES) or {}).items())  # passes/objects.py

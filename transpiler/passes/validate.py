@@ -105,6 +105,13 @@ def _check_statement(stmt, ctx, last: bool) -> None:
         raise error_at(stmt, ctx, msg, hint)
     if isinstance(stmt, gast.For):
         _check_target(stmt.target, ctx)
+        if isinstance(stmt.iter, gast.Call) and isinstance(stmt.iter.func, gast.Name) \
+                and stmt.iter.func.id in _ITERATORS - {"range"} \
+                and not ctx.means_builtin(stmt.iter.func.id):
+            raise error_at(stmt.iter, ctx, f"'{stmt.iter.func.id}' here is not Python's builtin "
+                           "but a function of the program's own: a 'for' loop over its call is "
+                           "not supported yet", "loop over a sequence the function returns, "
+                           "assigned to a name first")
         if isinstance(stmt.iter, gast.Call) and not (
                 isinstance(stmt.iter.func, gast.Name) and stmt.iter.func.id in _ITERATORS
                 and not stmt.iter.keywords) and not _dict_view(stmt.iter):
