@@ -62,6 +62,7 @@ from runtime.containers import (
     listed,
     sequence,
     sequence_tangent,
+    store,
     unappend,
     unget,
     unget_default,

@@ -90,6 +90,12 @@ def _copied(v):
     return v.copy() if type(v) is np.ndarray else v
 
 
+def store(container, key, value) -> None:
+    """``container[key] = value`` into a container that is not the function's own (a memo of
+    its module's): state outside the mathematics, written as Python writes it."""
+    container[key] = value
+
+
 def sequence(items):
     """What ``for v in items`` walks through, indexable: a dict's keys as a list, else itself."""
     return list(items) if isinstance(items, dict) else items

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from tests.util import make
-from transpiler import TranspileError, checkpoint, grad, jvp, value_and_grad
+from transpiler import TranspileError, checkpoint, grad, jvp, value_and_grad, vjp
 
 
 def _fd(f, x, h=1e-6):
@@ -294,3 +294,46 @@ def test_a_checkpointed_loop_never_writes_into_the_caller_s_array():
     x = np.array([1.0, 2.0])
     np.testing.assert_array_equal(grad(f)(x), [0.0, 0.0])
     np.testing.assert_array_equal(x, [1.0, 2.0])
+
+
+# --- 9. matrices whose * is a matrix product --------------------------------------------------------
+
+def test_a_sparse_matrix_reaching_a_differentiated_operation_is_refused_at_its_line():
+    sparse = pytest.importorskip("scipy.sparse")
+    L = sparse.diags([1.0, -2.0, 1.0], [-1, 0, 1], shape=(4, 4))
+    f = make("def f(u, D):\n    A = D * L\n    return np.sum((A @ u) ** 2)\n", L=L)
+    u = np.linspace(0.0, 1.0, 4)
+    for call, line in ((lambda: grad(f, wrt=1)(u, 0.7), 2), (lambda: grad(f)(u, 0.7), 3),
+                       (lambda: jvp(f, (u, 0.7), (u, 1.0)), 2)):
+        with pytest.raises(TranspileError, match="scipy.sparse matrices are not supported") as e:
+            call()
+        assert e.value.lineno == line
+    G = sparse.csr_matrix(np.diag([1.0, 2.0, 3.0]))
+    g = make("def g(m, G):\n    r = G @ m\n    return np.sum(r ** 2)\n")
+    for call in (lambda: grad(g)(np.ones(3), G), lambda: grad(g)(np.ones(3), G=G),
+                 lambda: grad(g)(np.ones(3), [G]), lambda: jvp(g, (np.ones(3), G), (None, None)),
+                 lambda: vjp(g, np.ones(3), G)):
+        with pytest.raises(TypeError, match="'G'.* is a scipy.sparse csr_matrix"):
+            call()
+
+
+def test_sparse_data_that_is_not_differentiated_can_be_used():
+    sparse = pytest.importorskip("scipy.sparse")
+    G = sparse.csr_matrix(np.diag([1.0, 2.0, 3.0]))  # (a global of the module)
+    h = make("def h(m):\n    d = G @ np.ones(3)\n    return np.sum(d * m ** 2)\n", G=G)
+    m = np.array([0.5, 1.0, -1.0])
+    np.testing.assert_allclose(grad(h)(m), 2 * m * np.array([1.0, 2.0, 3.0]), rtol=1e-15)
+    k = make("def k(m):\n    return np.sum(G.toarray() @ m)\n", G=G)
+    np.testing.assert_allclose(grad(k)(m), [1.0, 2.0, 3.0], rtol=1e-15)
+    np.testing.assert_allclose(jvp(k, (m,), (m,))[1], np.sum(np.array([1.0, 2.0, 3.0]) * m))
+
+
+def test_an_np_matrix_is_refused_at_its_line():
+    f = make("def f(x):\n    M = np.matrix([[1.0, 2.0], [3.0, 4.0]])\n    y = M @ x\n"
+             "    return np.sum(np.asarray(y * y))\n")
+    with pytest.raises(TranspileError, match="np.matrix values are not supported") as e:
+        grad(f)(np.array([1.0, 2.0]))
+    assert e.value.lineno == 3
+    M = np.matrix([[1.0, 2.0], [3.0, 4.0]])
+    g = make("def g(x):\n    return np.sum(np.asarray(M) * x)\n", M=M)
+    np.testing.assert_allclose(grad(g)(np.ones((2, 2))), np.asarray(M), rtol=1e-15)

@@ -5,6 +5,9 @@
     df(x); print(df.source)
 """
 
+# isort: off  (the check comes first: a clear error where a user's runtime.py shadows ours)
+from transpiler import shadowing  # noqa: F401
+# isort: on
 from runtime import on_gradient, stop_gradient
 from runtime.checkpoint import checkpoint
 from transpiler import rules  # noqa: F401  (registers the built-in rules)

@@ -9,8 +9,9 @@ list or dict, is one of
   dict of data (a NamedTuple or an OrderedDict too, unless it defines a method such as ``sum``
   or ``get`` of its own);
 - an *array type of its own* (``np.matrix``, ``np.ma.MaskedArray``, any subclass that overrides
-  an operator, a reduction, indexing or NumPy's ``__array_*__`` hooks): refused with a TypeError,
-  since ``*`` may be a matrix product or ``sum`` may skip masked entries;
+  an operator, a reduction, indexing or NumPy's ``__array_*__`` hooks, a ``scipy.sparse``
+  matrix): refused with a TypeError, since ``*`` may be a matrix product or ``sum`` may skip
+  masked entries;
 - an *object*: anything else. The compiler never takes one of its methods for a NumPy method (the
   variant compiled for the call knows which parameters hold objects: analysis/receivers.py, and
   the class of each dataclass, NamedTuple or class instance: passes/objects.py, which makes its
@@ -111,6 +112,10 @@ def holds_objects(value, where: str) -> bool:
         if overrides(t):
             refuse_array_type(value, where)
         return value.dtype.hasobject
+    if t.__module__.startswith("scipy.sparse"):
+        raise TypeError(f"{where} is a scipy.sparse {t.__name__}, whose * is a matrix product: "
+                        "sparse matrices are not supported as arguments yet; pass x.toarray(), "
+                        "or keep the matrix a global of the module if it is not differentiated")
     return not (isinstance(value, np.generic) or is_array(value))  # (a Dask, CuPy array: data)
 
 

@@ -58,6 +58,9 @@ class Context:
     objects: frozenset[str] = frozenset()  # parameters that may hold objects (arguments.py)
     classes: dict = field(default_factory=dict)  # parameter -> its object's known class
     written_params: set[str] = field(default_factory=set)  # check_writes: params written into
+    # names the passes gave the user's variables (a comprehension's ``s`` is ``_s``), for
+    # messages: analysis.facts folds them into ``Facts.variable``
+    spelled: dict[str, str] = field(default_factory=dict)
     snapshots: dict[str, Any] = field(default_factory=dict)  # resolve: global root -> object
     # a helper compiled for one call pattern: (number of extra positional arguments, extra
     # keyword names) its *args and **kwargs receive (see passes/stars.py)

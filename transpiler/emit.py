@@ -40,6 +40,13 @@ class _Comment(str):
     """A string constant that the source generator prints as a comment line."""
 
 
+def safe_text(text: str) -> str:
+    """``text`` with each character that could end a comment line or a string early (a line
+    break of any kind, a control character) written as its escape: user text (a file name, a
+    command line) placed in generated code stays inside its comment."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 _ORIGIN = "_transpiler_origin"  # on an emitted ast statement: (user line, in the adjoint)
 _LAST = threading.local()  # .emitted: (source, {source line: origin}) of the last to_source
 
@@ -124,7 +131,7 @@ class _Unparser(ast._Unparser):
     def visit_Expr(self, node):
         text = getattr(node.value, "value", None)
         if isinstance(text, _Comment):
-            self.fill("# " + str(text))
+            self.fill("# " + safe_text(str(text)))
             return
         super().visit_Expr(node)
 

@@ -28,6 +28,7 @@ import tokenize
 import types
 
 from transpiler.calls import SplitFunction, TangentFunction
+from transpiler.emit import safe_text
 
 
 class ExportError(Exception):
@@ -215,6 +216,12 @@ class _Exporter:
             imports += ["import numba", "import runtime.native  # the runtime's helpers in Numba"]
         out = [header.rstrip("\n"), ""]
         out += sorted(imports, key=lambda line: line.split()[1])
+        runtime = next((name for what, name in self.names.items()
+                        if what == ("module", "runtime")), None)
+        if runtime is not None:
+            out += [f'if not hasattr({runtime}, "unbroadcast"):  # a runtime.py found first',
+                    f'    raise ImportError(f"runtime is {{{runtime}.__file__}}, not the '
+                    'transpiler\'s: rename that file")']
         if froms:
             out.append("# what the code reads from your modules, imported once (a global "
                        "rebound there later is not seen here)")
@@ -242,8 +249,8 @@ class _Exporter:
                 call = self.names[("def", id(unit.functions[0]))]
                 out += ["", "", self.code(unit, unit.source, unit.renames)]
                 out += self.defaults(call, unit.functions[0])
-                helper = (f"{unit.functions[0].__globals__.get('__name__')}."
-                          f"{unit.functions[0].__name__.removeprefix('tangent_')}")
+                helper = _docstring_text(f"{unit.functions[0].__globals__.get('__name__')}."
+                                         f"{unit.functions[0].__name__.removeprefix('tangent_')}")
                 out += ["", "", f"class {name}:",
                         f'    """{helper} in forward mode: call(*args, **tangents) -> (value, '
                         'tangent)."""',
@@ -253,8 +260,8 @@ class _Exporter:
             forward, backward = (self.names[("def", id(f))] for f in unit.functions)
             out += ["", "", self.code(unit, unit.source, unit.renames)]
             out += self.defaults(forward, unit.functions[0])
-            helper = (f"{unit.functions[0].__globals__.get('__name__')}."
-                      f"{unit.functions[0].__name__.removesuffix('_forward')}")
+            helper = _docstring_text(f"{unit.functions[0].__globals__.get('__name__')}."
+                                     f"{unit.functions[0].__name__.removesuffix('_forward')}")
             out += ["", "", f"class {name}:",
                     f'    """The forward/backward pair of {helper}: forward(*args) -> (value, '
                     'residuals),',
@@ -335,6 +342,11 @@ def _importable(value) -> tuple[str, str] | None:
     if getattr(sys.modules.get(module), qualname, None) is not value:
         return None
     return _importable_module(module, qualname), qualname
+
+
+def _docstring_text(text: str) -> str:
+    """``text`` (a module's name, which a file name makes) safe inside a docstring."""
+    return safe_text(text.replace("\\", "\\\\").replace('"', '\\"'))
 
 
 def _defaults(name: str, function) -> list[str]:

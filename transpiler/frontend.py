@@ -139,12 +139,19 @@ _SPELLINGS = {"LOAD_METHOD": "LOAD_ATTR", "CALL_METHOD": "CALL_FUNCTION"} | dict
 def _operations(code) -> tuple:
     """What ``code`` does, operation by operation: each opcode with its constant or name
     (jump targets, which move with the setup operations, and line numbers are left out)."""
-    ops = []
+    ops, closure = [], False
     for op in dis.get_instructions(code):
-        if op.opname in _SETUP:
+        # a function defined inside that closes over a variable of the enclosing scope gets
+        # its cells (LOAD_CLOSURE ..., BUILD_TUPLE); compiled on its own, it reads a global
+        if op.opname in _SETUP or op.opname == "LOAD_CLOSURE" or (
+                op.opname == "BUILD_TUPLE" and closure) or (
+                op.opname == "SET_FUNCTION_ATTRIBUTE" and op.argval == 8):
+            closure = op.opname == "LOAD_CLOSURE" or (closure and op.opname in _SETUP)
             continue
+        closure = False
         name = _SPELLINGS.get(op.opname, op.opname)
-        value = None if op.opcode in _JUMPS or hasattr(op.argval, "co_code") else op.argval
+        value = None if op.opcode in _JUMPS or hasattr(op.argval, "co_code") \
+            or name == "MAKE_FUNCTION" else op.argval
         ops.append((name, repr(value)))
     return tuple(ops)
 

@@ -104,6 +104,10 @@ def report(name: str, function, source: str, args: tuple, kwargs: dict) -> Memor
     def measure(frame_locals: dict) -> None:  # (where the adjoint begins: before it consumes)
         for tape, (loop_line, positions) in tapes.items():
             entries = frame_locals.get(tape)
+            if isinstance(entries, np.ndarray) and entries.ndim:  # preallocated (Numba's form)
+                add(positions[0] if positions else loop_line, "tape", _bytes(entries, seen),
+                    len(entries))
+                continue
             if not isinstance(entries, list):
                 continue
             overhead = sys.getsizeof(entries)
@@ -209,11 +213,17 @@ def _layout(source: str) -> tuple[dict, dict]:
                                 copies[n.id] = node.value.id  # (a loop's carried value)
         for node in ast.walk(loop):
             call = node.value if isinstance(node, ast.Expr) else None
-            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                    and isinstance(node.targets[0], ast.Subscript) \
+                    and isinstance(node.targets[0].value, ast.Name) \
+                    and node.targets[0].value.id.startswith("_tape"):
+                tape, value = node.targets[0].value.id, node.value  # a preallocated tape
+            elif (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
                     and call.func.attr == "append" and isinstance(call.func.value, ast.Name)
                     and call.func.value.id.startswith("_tape") and len(call.args) == 1):
+                tape, value = call.func.value.id, call.args[0]
+            else:
                 continue
-            tape, value = call.func.value.id, call.args[0]
             parts = value.elts if isinstance(value, ast.Tuple) else [value]
             lines = []
             for part in parts:

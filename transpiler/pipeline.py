@@ -21,7 +21,7 @@ from transpiler.frontend import parse_function
 from transpiler.naming import Namer
 from transpiler.passes import (
     anf,
-    check_complex,
+    check_kinds,
     check_writes,
     checkpoint,
     contexts,
@@ -62,7 +62,8 @@ FRONT: tuple[tuple[str, Callable], ...] = (
     ("compute loop-invariant negations once", hoist.hoist),
     ("analyse the SSA form once: versions, scalars, receivers, shapes", facts.analyse),
     ("refuse writes seen through views", check_writes.check_writes),
-    ("refuse complex values the real rules would see", check_complex.check_complex),
+    ("refuse complex values and matrices the array rules would misread",
+     check_kinds.check_kinds),
 )
 PIPELINE: tuple[tuple[str, Callable], ...] = FRONT + (  # reverse mode: grad, split pairs
     ("build primal and adjoint", reverse.reverse),  # runs analysis.activity

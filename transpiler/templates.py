@@ -124,23 +124,36 @@ def _replaced(namespace, module_name: Callable[[str, object], str]) -> Callable:
 
 
 def _element_partials(elements, value, grad_of, fresh) -> list:
-    """``d[xs] = e`` for a literal ``(a, b, c)``: ``_g = e``, then ``ba += _g[0]``, ..."""
-    grads = [grad_of(e.id) if isinstance(e, gast.Name) else None for e in elements.elts]
-    for e in elements.elts:
+    """``d[xs] = e`` for a literal ``(a, b, c)``: ``_g = e``, then ``ba += _g[0]``, ...; for a
+    nested literal (``np.array([[a, b], [b, a]])``), ``bb += _g[0][1]`` and so on."""
+    paths = list(_element_paths(elements, ()))
+    for e, _ in paths:
         if not isinstance(e, gast.Name) and any(
                 grad_of(n.id) for n in A.walk(e) if isinstance(n, gast.Name)):
             raise AssertionError(f"compiler bug: active element {gast.unparse(e)!r} was not "
                                  "reduced to a name before the adjoint")
-    if not any(grads):
+    grads = [(grad_of(e.id), path) for e, path in paths if isinstance(e, gast.Name)]
+    if not any(g for g, _ in grads):
         return []
     pieces = fresh("_g")
     out = [A.assign(pieces, value)]
-    for i, grad in enumerate(grads):
+    for grad, path in grads:
         if grad is not None:
-            out.append(A.assign(grad, gast.Subscript(value=A.name(pieces), slice=A.const(i),
-                                                     ctx=gast.Load())))
+            part = A.name(pieces)
+            for i in path:
+                part = gast.Subscript(value=part, slice=A.const(i), ctx=gast.Load())
+            out.append(A.assign(grad, part))
             setanno(out[-1], Anno.ACCUMULATE)
     return out
+
+
+def _element_paths(elements, path: tuple):
+    """``(element, its indices)`` of each element of a literal, nested ones walked into."""
+    for i, e in enumerate(elements.elts):
+        if isinstance(e, (gast.Tuple, gast.List)):
+            yield from _element_paths(e, path + (i,))
+        else:
+            yield e, path + (i,)
 
 
 def _unbroadcast_known(value: gast.Call, same_shape, scalars, module_name):

@@ -49,6 +49,7 @@ def vjp(f, *args, optimize: bool = True, backend: str = "python"):
 
     def pullback(seed):
         nonlocal residuals, spent
+        check_seed(seed, value, f.__name__)
         if spent:  # one backward sweep consumes the tape: run forward again
             residuals = pair.forward(*args)[1]
         spent = True
@@ -57,6 +58,43 @@ def vjp(f, *args, optimize: bool = True, backend: str = "python"):
                      for p, a in zip(params, args, strict=True))
 
     return value, pullback
+
+
+def check_seed(seed, value, name: str, where: str = "") -> None:
+    """Raise ValueError unless ``seed`` has the structure of the result ``value`` it pulls
+    back: the same keys, lengths and array shapes (a list and a tuple stand for each other;
+    a number for a 0-d array)."""
+    def wrong(expected: str):
+        got = _structure(seed)
+        raise ValueError(f"the seed does not match the structure of {name}'s result"
+                         f"{' at ' + where if where else ''}: expected {expected}, got {got}")
+
+    if isinstance(value, dict):
+        if not isinstance(seed, dict) or seed.keys() != value.keys():
+            wrong(f"a dict with keys {sorted(value, key=repr)}")
+        for k in value:
+            check_seed(seed[k], value[k], name, f"{where}[{k!r}]")
+    elif isinstance(value, (list, tuple)):
+        if not isinstance(seed, (list, tuple)) or len(seed) != len(value):
+            wrong(f"a {type(value).__name__} of {len(value)}")
+        for i, (s, v) in enumerate(zip(seed, value, strict=True)):
+            check_seed(s, v, name, f"{where}[{i}]")
+    elif isinstance(value, (float, int, np.ndarray, np.generic)) and not isinstance(value, bool):
+        if isinstance(seed, (dict, str)) or seed is None \
+                or (isinstance(seed, (list, tuple)) and not np.ndim(value)) \
+                or np.shape(seed) not in (np.shape(value), ()) \
+                or (np.shape(seed) == () and np.ndim(value) and np.size(value) != 1):
+            wrong("a number" if not np.ndim(value) else f"an array of shape {np.shape(value)}")
+
+
+def _structure(seed) -> str:
+    if isinstance(seed, dict):
+        return f"a dict with keys {sorted(seed, key=repr)}"
+    if isinstance(seed, (list, tuple)):
+        return f"a {type(seed).__name__} of {len(seed)}"
+    if isinstance(seed, np.ndarray):
+        return f"an array of shape {seed.shape}"
+    return f"{type(seed).__name__} {seed!r:.40}"
 
 
 def jacobian(f, wrt=0, optimize: bool = True, mode: str = "auto"):
@@ -70,7 +108,7 @@ def jacobian(f, wrt=0, optimize: bool = True, mode: str = "auto"):
         raise ValueError(f"jacobian: mode must be 'auto', 'forward' or 'reverse', got {mode!r}")
 
     def jacobian_of_f(*args):
-        x = args[wrt]
+        x = _plain_argument("jacobian", f, args, wrt)
         if mode == "forward":
             return _forward_jacobian(f, args, wrt, optimize)
         value, pullback = vjp(f, *args, optimize=optimize)
@@ -90,6 +128,24 @@ def jacobian(f, wrt=0, optimize: bool = True, mode: str = "auto"):
 
     jacobian_of_f.__name__ = f"jacobian_{f.__name__}"
     return jacobian_of_f
+
+
+def _plain_argument(what: str, f, args: tuple, wrt: int):
+    """``args[wrt]``, once it is known to be a number or a NumPy array (the layout of the
+    result): a structured argument (a dict, a dataclass, a list) is refused by name."""
+    if not -len(args) <= wrt < len(args):
+        raise TypeError(f"{what}: {f.__name__} was given {len(args)} positional arguments, "
+                        f"wrt={wrt} asks for another")
+    x = args[wrt]
+    if isinstance(x, (float, int, np.ndarray, np.floating, np.integer)) \
+            and not isinstance(x, bool) and not np.iscomplexobj(x):
+        return x
+    names = [p.name for p in inspect.signature(f).parameters.values()]
+    name = names[wrt] if -len(names) <= wrt < len(names) else f"#{wrt}"
+    raise TypeError(f"{what} of {f.__name__} with respect to '{name}': it is a "
+                    f"{type(x).__name__}, and {what} takes a float or a float array (its result "
+                    "is one array); for a structured argument use hvp, whose result has the "
+                    "argument's structure, or pass the fields as separate arrays")
 
 
 def _forward_jacobian(f, args: tuple, wrt: int, optimize: bool) -> np.ndarray:
@@ -156,7 +212,7 @@ def hessian(f, wrt: int = 0, optimize: bool = True):
     product = hvp(f, wrt, optimize)
 
     def hessian_of_f(*args):
-        x = args[wrt]
+        x = _plain_argument("hessian", f, args, wrt)
         if np.ndim(x) == 0:
             return product(*args, 1.0)
         rows = [product(*args, np.eye(np.size(x))[i].reshape(np.shape(x)))

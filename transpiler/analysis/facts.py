@@ -50,7 +50,10 @@ def analyse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     numeric = {p: ndim for p, (ndim, dtype) in ctx.arrays.items() if dtype[1] in "biuf"}
     scalars, ranks = known_ranks(primal, ctx.scalars, numeric)
     scalars = frozenset(scalars)
-    ctx.facts = Facts(versions=MappingProxyType(dict(getanno(fn, Anno.VERSIONS, {}))),
+    spelled = getattr(ctx, "spelled", {})  # (a comprehension's variable, renamed)
+    versions = {k: spelled.get(v, v) for k, v in getanno(fn, Anno.VERSIONS, {}).items()}
+    versions.update({k: v for k, v in spelled.items() if k not in versions})
+    ctx.facts = Facts(versions=MappingProxyType(versions),
                       scalars=scalars, ranks=MappingProxyType(ranks),
                       receivers=Receivers(fn, ctx).solved(),
                       shapes=ShapeKeys(list(primal), scalars, ctx.arrays, ctx.namer, ranks))

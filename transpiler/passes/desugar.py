@@ -45,30 +45,40 @@ from transpiler.passes import tape
 def desugar(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     if tape.is_generated(getattr(ctx, "fn", None)):  # a gradient, differentiated again
         fn.body = tape.popping(fn.body, {t for t, _ in tape.pushes(fn.body)})
-    fn.body = _block(fn.body, ctx)
+    stored = _stored(fn)
+    fn.body = _block(fn.body, ctx, stored)
     return fn
 
 
-def _block(stmts: list, ctx) -> list:
+def _stored(node) -> frozenset[str]:
+    return frozenset(n.id for n in A.walk(node) if isinstance(n, gast.Name)
+                     and isinstance(n.ctx, (gast.Store, gast.Param)))
+
+
+def _block(stmts: list, ctx, stored: frozenset[str]) -> list:
     body = []
     for stmt in stmts:
         before, stmt = _Comprehensions(ctx).lower(stmt)
-        body.extend(_block(before, ctx) if before else [])
+        if before:
+            stored = stored | _stored(gast.Module(body=before, type_ignores=[]))
+            body.extend(_block(before, ctx, stored))
         if isinstance(stmt, gast.For) and not over_range(stmt.iter):
             before, stmt = index_loop(stmt, ctx)
             body.extend(before)
         if isinstance(stmt, (gast.If, gast.For, gast.While)):
-            stmt.body = _block(stmt.body, ctx) or [gast.Pass()]
-            stmt.orelse = _block(stmt.orelse, ctx)
+            stmt.body = _block(stmt.body, ctx, stored) or [gast.Pass()]
+            stmt.orelse = _block(stmt.orelse, ctx, stored)
             body.append(stmt)
             continue
-        for new in _desugar(stmt, ctx):
+        for new in _desugar(stmt, ctx, stored):
             setanno(new, Anno.ORIGIN, stmt)
             body.append(gast.copy_location(new, stmt))
     return body
 
 
-def _desugar(stmt, ctx) -> list:
+def _desugar(stmt, ctx, stored: frozenset[str]) -> list:
+    """The statements ``stmt`` becomes (``stored``: the names the function binds; a container
+    it writes into by subscript and never binds is its module's or a closure's)."""
     if isinstance(stmt, gast.Pass):
         return []
     if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant):
@@ -78,7 +88,8 @@ def _desugar(stmt, ctx) -> list:
         read.ctx = gast.Load()
         value = gast.copy_location(gast.BinOp(left=read, op=stmt.op, right=stmt.value), stmt)
         target = A.copy_node(stmt.target)
-        out = _desugar(gast.Assign(targets=[target], value=value, type_comment=None), ctx)
+        out = _desugar(gast.Assign(targets=[target], value=value, type_comment=None), ctx,
+                       stored)
         if isinstance(stmt.target, gast.Name):
             setanno(out[-1], Anno.IN_PLACE)
         return out
@@ -91,14 +102,20 @@ def _desugar(stmt, ctx) -> list:
             ctx, A.name(call.func.value.id), call.args[0])), stmt)]
     if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
             and isinstance(stmt.targets[0], gast.Subscript):
-        return [setitem(stmt.targets[0], stmt.value, stmt)]
+        target = stmt.targets[0]
+        if isinstance(target.value, gast.Name) and target.value.id not in stored:
+            call = A.call(A.dotted(f"{ctx.bind('rt', runtime)}.store"), target.value,
+                          A.index_expression(target.slice), stmt.value)
+            setanno(call, Anno.FUNC, runtime.store)  # _CACHE[k] = v: the module's, as written
+            return [gast.Expr(value=gast.copy_location(call, stmt))]
+        return [setitem(target, stmt.value, stmt)]
     if isinstance(stmt, gast.Assign) and len(stmt.targets) > 1:
         *outer, last = stmt.targets
         first = gast.Assign(targets=[last], value=stmt.value, type_comment=None)
         source = last.id if isinstance(last, gast.Name) else None
         if source is None:
             return [stmt]
-        return _desugar(first, ctx) + [
+        return _desugar(first, ctx, stored) + [
             gast.Assign(targets=[t], value=A.name(source), type_comment=None) for t in outer]
     if isinstance(stmt, gast.Assign) and _literal_unpack(stmt):
         targets, values = stmt.targets[0].elts, stmt.value.elts
@@ -129,6 +146,12 @@ def _extended(ctx, items, more) -> gast.Call:
     call = A.call(A.dotted(f"{ctx.bind('rt', runtime)}.extended"), items, more)
     setanno(call, Anno.FUNC, runtime.extended)
     return call
+
+
+def lower_comprehensions(stmt, ctx) -> tuple[list, object]:
+    """``(loops building them, stmt reading their results)`` for the comprehensions in one
+    statement's own expressions (passes/objects.py lowers those that build objects early)."""
+    return _Comprehensions(ctx).lower(stmt)
 
 
 class _Comprehensions(gast.NodeTransformer):
@@ -167,6 +190,8 @@ class _Comprehensions(gast.NodeTransformer):
             for n in A.walk(generator.target):
                 if isinstance(n, gast.Name):
                     rename[n.id] = self.ctx.namer.fresh(f"_{n.id}")
+                    if isinstance(getattr(self.ctx, "spelled", None), dict):
+                        self.ctx.spelled[rename[n.id]] = n.id  # (for messages)
         for n in A.walk(node):  # comprehension variables never leak into the function
             if isinstance(n, gast.Name) and n.id in rename:
                 n.id = rename[n.id]

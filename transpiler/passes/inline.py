@@ -95,6 +95,9 @@ def _inline(stmt, ctx, local: set[str], depth: int, seen: tuple, nested: set,
     except TranspileError:
         return None  # compiled as a pair, which reports the problem with its context
     body, ret = node.body[:-1], node.body[-1]
+    # the helper's names (its globals: a module's own 'rt' or 'np') join the function's, so
+    # that no name the compiler makes captures or shadows one of them
+    ctx.namer.taken |= {n.id for n in A.walk(node) if isinstance(n, gast.Name)}
     if call.func.id not in given and call.func.id in ctx.fn.__globals__ \
             and call.func.id not in ctx.fn.__code__.co_freevars:
         ctx.snapshots[call.func.id] = helper  # its def re-run: the gradient is stale

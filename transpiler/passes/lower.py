@@ -248,6 +248,13 @@ def refuse_discarded_calls(body: list, varied: set[str], ctx, allowed=frozenset(
                 or only_reports(func)
         except TypeError:
             harmless = False
+        if func is runtime.store:
+            raise error_at(call, ctx, f"writing a differentiated value into "
+                           f"'{gast.unparse(call.args[0])}', which is not the function's own "
+                           "(its module's or a closure's), is not supported: the gradient does "
+                           "not follow state outside the function", "return the value, or "
+                           "store only values that do not depend on the differentiated "
+                           "arguments (a memo of constants)")
         if not harmless:
             raise error_at(call, ctx, "the result of this call is discarded, so it could only "
                            "matter by changing its arguments in place, which cannot be "
@@ -277,7 +284,7 @@ def rule_call(call, ctx) -> tuple:
                        "function (a def, lambda, functools.partial or method): the gradient is "
                        "compiled for the function it is given")
     if func is None:
-        spelled = gast.unparse(call.func).strip()
+        spelled = gast.unparse(_as_written(call.func, ctx)).strip()
         raise error_at(call, ctx, f"the method call {spelled}(...) on a differentiated "
                        "value is not supported", "supported methods: " + ", ".join(
                            sorted(METHODS)) + "; or call the NumPy function")
@@ -285,6 +292,15 @@ def rule_call(call, ctx) -> tuple:
         raise error_at(call, ctx, "'**kwargs' in a call is not supported yet",
                        "pass keyword arguments explicitly")
     return func, args, {kw.arg: kw.value for kw in call.keywords}
+
+
+def _as_written(node, ctx):
+    """A copy of ``node`` spelling the user's variables, not the versions the passes made."""
+    node = A.copy_node(node)
+    for n in A.walk(node):
+        if isinstance(n, gast.Name):
+            n.id = ctx.facts.variable(n.id)
+    return node
 
 
 def refuse_object_receiver(receiver, node, ctx, name: str, method: bool = True) -> None:

@@ -41,6 +41,7 @@ from transpiler.anno import Anno, getanno, setanno
 from transpiler.errors import error_at
 from transpiler.frontend import parse_function
 from transpiler.passes.checkpoint import is_checkpointed_loop
+from transpiler.passes.desugar import lower_comprehensions
 from transpiler.rules.methods import METHODS
 from transpiler.rules.nondiff import NONDIFF
 from transpiler.rules.registry import ADJOINTS, TANGENTS, is_user_function
@@ -56,6 +57,7 @@ def objects(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     for param, cls in ctx.classes.items():  # a @classmethod's cls: the class itself
         if isinstance(cls, tuple):
             _class_parameter(fn, param, cls[0], ctx)
+    _comprehensions_building_objects(fn, ctx)
     known = _types(fn, ctx)
     _rewrite_expressions(fn, known, ctx)
     written = set()
@@ -69,6 +71,42 @@ def objects(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
         fn.body[:0] = [gast.copy_location(A.assign(p, _helper_call(
             fn, "owned", [A.name(p)], ctx)), fn.body[0]) for p in owned]
     return fn
+
+
+_COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp, gast.SetComp, gast.DictComp)
+
+
+def _comprehensions_building_objects(node, ctx) -> None:
+    """``[Spring(k, l) for k, l in zip(ks, ls)]`` as the loop appending each object that it
+    stands for (desugar lowers the other comprehensions later), so that each object is built
+    on a line of its own as below."""
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(node, field, None)
+        if not (isinstance(block, list) and block and isinstance(block[0], gast.stmt)):
+            continue
+        out = []
+        for stmt in block:
+            if any(isinstance(c, _COMPREHENSIONS) and any(
+                    isinstance(n, gast.Call) and user_class(getanno(n, Anno.FUNC))
+                    for n in A.walk(c)) for c in _own_expressions(stmt)):
+                before, stmt = lower_comprehensions(stmt, ctx)
+                out += before
+            out.append(stmt)
+        setattr(node, field, out)
+    for child in gast.iter_child_nodes(node):
+        if isinstance(child, (gast.stmt, gast.ExceptHandler)):
+            _comprehensions_building_objects(child, ctx)
+
+
+def _own_expressions(stmt):
+    """The nodes of a statement's own expressions (not of the statements inside it)."""
+    if isinstance(stmt, (gast.If, gast.While)):
+        return A.walk(stmt.test)
+    if isinstance(stmt, gast.For):
+        return A.walk(stmt.iter)
+    if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Expr, gast.Return)):
+        return A.walk(stmt.value) if stmt.value is not None else []
+    return []
 
 
 def _has_objects(fn) -> bool:
@@ -718,6 +756,12 @@ def changing_copy(func, changed: tuple[str, ...], result: bool, ctx):
         tree.body.append(gast.copy_location(end, tree.body[-1]))
     tree.name = f"{func.__name__.strip('_')}_{'changing' if result else 'returning'}_" \
         f"{'_'.join(changed)}"
+    tree.args.defaults = []  # (evaluated in the user's module, and set from func's below)
+    tree.args.kw_defaults = [None] * len(tree.args.kwonlyargs)
+    tree.returns = None
+    for a in A.walk(tree.args):
+        if isinstance(a, gast.Name):
+            a.annotation = None
     module = gast.gast_to_ast(gast.Module(body=[tree], type_ignores=[]))
     ast.fix_missing_locations(module)
     source = ast.unparse(module) + "\n"

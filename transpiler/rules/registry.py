@@ -241,9 +241,31 @@ def no_rule(node, ctx, key, spelled: str, mode: str):
     for ``mode`` ("reverse" or "forward"), located at ``node``, with the registration to add."""
     name = key_name(key) if key is not None else spelled
     short = name.rsplit(".", 1)[-1].strip("<>") or "f"
+    if isinstance(key, type) and (getattr(key, "__module__", "") or "") \
+            .split(".")[0] not in {"numpy", "scipy", "builtins", "transpiler", "runtime"}:
+        return _constructor_refusal(node, ctx, key)
     missing, hint = _NO_RULE[mode]
     return error_at(node, ctx, f"no {missing} for {spelled or name} ({name})",
                     hint.format(name=spelled or name, short=short), cls=NoRuleError)
+
+
+def _constructor_refusal(node, ctx, cls: type):
+    """Why building an object of a class of the user's from differentiated values is refused:
+    its constructor runs as written (passes/objects.py compiles an ``__init__`` of the user's
+    that calls no ``super()``)."""
+    init = next((k.__dict__["__init__"] for k in cls.__mro__ if "__init__" in k.__dict__),
+                None)
+    if type(cls).__call__ is not type.__call__ or cls.__new__ is not object.__new__:
+        why, hint = "it has a metaclass or a __new__ of its own", "build it with a function " \
+            "that returns the fields, or pass them as arguments"
+    elif "__class__" in getattr(getattr(init, "__code__", None), "co_freevars", ()):
+        why = f"{init.__qualname__} calls super(), which is not supported yet"
+        hint = "call the base class's method by name: Base.__init__(self, ...)"
+    else:
+        why, hint = "its __init__ is not Python source the compiler can read", \
+            "use a @dataclass or an __init__ written in Python"
+    return error_at(node, ctx, f"building a {cls.__name__} from differentiated values is not "
+                    f"supported: {why}", hint, cls=NoRuleError)
 
 
 def key_name(key) -> str:

@@ -1,0 +1,330 @@
+"""Refuse values whose arithmetic the rules would misread: complex numbers and matrices.
+
+Every rule is written for real NumPy arrays: ``np.abs``'s adjoint is ``sign(x) * g``, a
+gradient is ``float(bx)``, the adjoint of ``a * b`` multiplies elementwise. A complex value
+reaching one of them gives a wrong number, and so does a ``scipy.sparse`` matrix or an
+``np.matrix``, whose ``*`` is a matrix product. So this pass finds, before any rule is applied,
+each value that may be of such a kind and refuses the first differentiated statement that reads
+one (as an operand: its rule would see it, even where its result, ``A @ u``, is an array), at
+its line.
+
+A value is of a kind when it is made by a call that makes such values (``complex(a, b)``,
+``np.fft.fft``, ``cmath.exp``, ``dtype=complex``; ``scipy.sparse.diags``, ``np.matrix``,
+``.todense()``), is a literal of it (``1j``), a global or closure variable holding one, a
+parameter the variant knows to hold one (a complex array: ``ctx.arrays``), or is computed from
+any of those (a matrix given as an argument is refused when the call is checked:
+arguments.py). Some operations leave the kind (``np.abs``, ``np.real``, ``.real`` of a complex
+value; ``.toarray()`` of a sparse matrix and its product with an array, ``A @ u``;
+``np.asarray`` of an np.matrix), so data of these kinds that is not differentiated may still be
+used:
+
+>>> from types import SimpleNamespace
+>>> from transpiler.errors import TranspileError
+>>> fn = gast.parse("def f(x, c):\\n    w = (c * 1j).imag\\n    y = x * w\\n    return y").body[0]
+>>> ctx = SimpleNamespace(wrt=("x",), arrays={}, bindings={}, fn=None, indent=0,
+...                       filename="f.py", facts=None, lookup={}.__getitem__)
+>>> check_kinds(fn, ctx) is fn
+True
+>>> fn = gast.parse("def f(x, c):\\n    z = c * 1j\\n    y = x * z\\n    return y").body[0]
+>>> try:
+...     check_kinds(fn, ctx)
+... except TranspileError as e:
+...     print(e.msg.splitlines()[0])
+complex numbers are not supported yet: 'z' may be complex here (from line 2), and the gradient would carry it through rules for real arrays
+"""
+
+from __future__ import annotations
+
+import builtins
+import cmath
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import gast
+import numpy as np
+
+from transpiler import ast_util as A
+from transpiler.analysis.activity import activity
+from transpiler.anno import Anno, getanno
+from transpiler.errors import error_at
+from transpiler.passes import tape
+
+_SHAPES = frozenset({"shape", "ndim", "size", "dtype", "nnz"})
+_QUERIES = frozenset({np.shape, np.ndim, np.size, len, builtins.isinstance, np.iscomplexobj,
+                      np.isrealobj})
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A kind of value the rules would misread, and how the pass recognises it."""
+
+    name: str  # for messages: "complex numbers"
+    adjective: str  # "'z' may be <adjective> here"
+    holds: Callable[[object], bool]  # a value (a global's, a default's) is of the kind
+    makes: Callable[[gast.Call, object], bool]  # a call (and the function it calls) makes one
+    leaves: Callable  # (node, function it calls, of_kind(expr)): its result is not of the kind
+    hint: str
+
+
+def _is(func, table: frozenset) -> bool:
+    try:
+        return func in table
+    except TypeError:  # unhashable callable
+        return False
+
+
+def _in_modules(func, modules: tuple[str, ...]) -> bool:
+    module = getattr(func, "__module__", None) or ""
+    return any(module == m or module.startswith(m + ".") for m in modules)
+
+
+# --- complex numbers ---
+
+_REAL_RESULTS = frozenset({np.abs, np.absolute, builtins.abs, np.real, np.imag, np.angle,
+                           np.isreal, np.iscomplex, np.isnan, np.isfinite, np.isinf,
+                           np.linalg.norm, np.fft.fftfreq, np.fft.rfftfreq, cmath.isfinite,
+                           cmath.isnan, cmath.isinf, cmath.phase, cmath.polar})
+_COMPLEX_RESULTS = frozenset({builtins.complex, np.linalg.eig, np.linalg.eigvals, np.roots})
+_COMPLEX_MODULES = ("cmath", "numpy.fft", "scipy.fft", "numpy.lib.scimath", "numpy.emath",
+                    "numpy.lib._scimath_impl")
+
+
+def _holds_complex(value) -> bool:
+    if isinstance(value, (complex, np.complexfloating)):
+        return True
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind == "c"
+    if isinstance(value, (list, tuple)):
+        return any(_holds_complex(v) for v in value[:64])
+    if isinstance(value, dict):
+        return any(_holds_complex(v) for v in list(value.values())[:64])
+    return False
+
+
+def _complex_dtype(node, scope) -> bool:
+    """Whether a dtype argument names a complex type (``complex``, ``np.complex128``,
+    ``"c16"``)."""
+    if isinstance(node, gast.Constant) and isinstance(node.value, str):
+        value = node.value
+    else:
+        value = scope(node)
+    try:
+        return value is not None and np.dtype(value).kind == "c"
+    except TypeError:
+        return False
+
+
+def _makes_complex(call: gast.Call, func, scope) -> bool:
+    if _is(func, _COMPLEX_RESULTS) or (isinstance(func, type)
+                                       and issubclass(func, np.complexfloating)):
+        return True
+    if func is not None and not _is(func, _REAL_RESULTS) and _in_modules(func, _COMPLEX_MODULES):
+        return True
+    if any(k.arg == "dtype" and _complex_dtype(k.value, scope) for k in call.keywords):
+        return True
+    return isinstance(call.func, gast.Attribute) and call.func.attr == "astype" \
+        and bool(call.args) and _complex_dtype(call.args[0], scope)
+
+
+def _leaves_complex(node, func, of_kind) -> bool:
+    if isinstance(node, gast.Attribute):
+        return node.attr in ("real", "imag")
+    return _is(func, _REAL_RESULTS)
+
+
+COMPLEX = Kind("complex numbers", "complex", _holds_complex, _makes_complex, _leaves_complex,
+               "compute with the real and imaginary parts as two real values, or keep complex "
+               "values to data that is not differentiated (np.abs, np.real, np.imag and "
+               "np.angle of it are real)")
+
+
+# --- matrices: scipy.sparse's and np.matrix, whose * is a matrix product ---
+
+def _holds_sparse(value) -> bool:
+    return _in_modules(type(value), ("scipy.sparse",))
+
+
+def _makes_sparse(call: gast.Call, func, scope) -> bool:
+    # (scipy.sparse.linalg solves give arrays; issparse and friends give a bool)
+    return func is not None and _in_modules(func, ("scipy.sparse",)) \
+        and not _in_modules(func, ("scipy.sparse.linalg", "scipy.sparse.csgraph")) \
+        and not getattr(func, "__name__", "").startswith(("issparse", "isspmatrix"))
+
+
+def _leaves_sparse(node, func, of_kind) -> bool:
+    """``.toarray()`` and ``.todense()`` (an np.matrix: the next kind) leave it, and so does a
+    product with an array: ``A @ u`` and ``A.dot(u)`` are arrays."""
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute):
+        if node.func.attr in ("toarray", "todense"):
+            return True
+        if node.func.attr == "dot" and len(node.args) == 1:
+            return of_kind(node.func.value) and not of_kind(node.args[0])
+    if isinstance(node, gast.BinOp) and isinstance(node.op, gast.MatMult):
+        return of_kind(node.left) != of_kind(node.right)
+    return False
+
+
+SPARSE = Kind("scipy.sparse matrices", "a scipy.sparse matrix (whose * is a matrix product)",
+              _holds_sparse, _makes_sparse, _leaves_sparse,
+              "make it a NumPy array first (.toarray()), or keep the matrix to data that is not "
+              "differentiated (its product with an array, A @ u, is an array)")
+
+
+def _holds_np_matrix(value) -> bool:
+    return isinstance(value, np.matrix)
+
+
+def _makes_np_matrix(call: gast.Call, func, scope) -> bool:
+    return func is np.matrix or func is getattr(np, "asmatrix", None) \
+        or func is getattr(np, "bmat", None) \
+        or (isinstance(call.func, gast.Attribute) and call.func.attr == "todense")
+
+
+def _leaves_np_matrix(node, func, of_kind) -> bool:
+    if isinstance(node, gast.Attribute):
+        return node.attr == "A"
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+            and node.func.attr == "getA":
+        return True
+    return func is np.asarray or func is np.array or func is np.asarray_chkfinite
+
+
+NP_MATRIX = Kind("np.matrix values", "an np.matrix (whose * is a matrix product)",
+                 _holds_np_matrix, _makes_np_matrix, _leaves_np_matrix,
+                 "make it an array first (np.asarray(m), m.A)")
+
+KINDS = (COMPLEX, SPARSE, NP_MATRIX)
+
+
+def check_kinds(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
+    if tape.is_generated(getattr(ctx, "fn", None)):
+        return fn  # a gradient differentiated again: its values are those of a checked one
+    varied = None
+    for kind in KINDS:
+        found = _Found(kind, fn, ctx)
+        if not found.origins and not found.anywhere:
+            continue
+        if varied is None:
+            varied = activity(fn.body, tuple(ctx.wrt), [])[1]
+        _refuse_first(kind, found, fn, ctx, varied)
+    return fn
+
+
+def _refuse_first(kind: Kind, found: _Found, fn, ctx, varied: set[str]) -> None:
+    """Raise at the first differentiated statement that reads a value of ``kind``."""
+    for stmt in A.walk(fn):
+        if not isinstance(stmt, gast.Assign):
+            continue
+        targets = {n.id for t in stmt.targets for n in A.walk(t) if isinstance(n, gast.Name)}
+        if not (targets & varied or _reads(stmt.value) & varied):
+            continue
+        source = found.source(stmt.value) or found.operand(stmt.value)
+        if source is None:
+            continue
+        if isinstance(source, gast.Name) and found.origins.get(source.id) is fn:
+            what = f"the argument '{source.id}' is {kind.adjective}"
+        elif isinstance(source, gast.Name) and source.id not in found.origins:
+            what = f"'{source.id}' (of the module, or a closure's) is {kind.adjective}"
+        elif isinstance(source, gast.Name):
+            origin = found.origins.get(source.id)
+            variable = ctx.facts.variable(source.id) if ctx.facts else source.id
+            where = f" (from line {origin.lineno})" if getattr(origin, "lineno", None) else ""
+            what = f"'{variable}' may be {kind.adjective} here{where}"
+        else:
+            what = f"this value is {kind.adjective}"
+        raise error_at(source, ctx, f"{kind.name} are not supported yet: {what}, and the "
+                       "gradient would carry it through rules for real arrays", kind.hint)
+
+
+def _reads(value) -> set[str]:
+    return {n.id for n in A.walk(value) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, gast.Load)}
+
+
+class _Found:
+    """The names of ``fn`` that may hold a value of ``kind``, each with the node it comes
+    from (``fn`` itself for a parameter)."""
+
+    def __init__(self, kind: Kind, fn: gast.FunctionDef, ctx) -> None:
+        self.kind, self.ctx = kind, ctx
+        self.assigned = {n.id for n in A.walk(fn) if isinstance(n, gast.Name)
+                         and isinstance(n.ctx, (gast.Store, gast.Param))}
+        self.origins: dict[str, gast.AST] = {p: fn for p in _parameters(kind, fn, ctx)}
+        assigns = [s for s in A.walk(fn) if isinstance(s, gast.Assign)]
+        self.anywhere = any(self.source(s.value) is not None for s in assigns)
+        changed = self.anywhere or bool(self.origins)
+        while changed:  # to a fixed point: loops carry values round
+            changed = False
+            for stmt in assigns:
+                source = self.source(stmt.value)
+                if source is None:
+                    continue
+                for t in stmt.targets:
+                    for n in A.walk(t):
+                        if isinstance(n, gast.Name) and n.id not in self.origins:
+                            self.origins[n.id] = source
+                            changed = True
+
+    def source(self, node):
+        """The first node in ``node`` that may be of the kind (None: none is)."""
+        if isinstance(node, gast.Constant):
+            return node if self.kind.holds(node.value) else None
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+            if node.id in self.origins:
+                return node
+            return node if node.id not in self.assigned \
+                and self.kind.holds(self._global(node.id)) else None
+        if isinstance(node, gast.Attribute) and node.attr in _SHAPES:
+            return None
+        if isinstance(node, (gast.Compare, gast.BoolOp)):
+            return None
+        func = getanno(node, Anno.FUNC) if isinstance(node, gast.Call) else None
+        if _is(func, _QUERIES) or self.kind.leaves(
+                node, func, lambda e: self.source(e) is not None):
+            return None
+        if isinstance(node, gast.Call) and self.kind.makes(node, func, self._value):
+            return node
+        for child in gast.iter_child_nodes(node):
+            found = self.source(child)
+            if found is not None:
+                return found
+        return None
+
+    def operand(self, value):
+        """A name of the kind that ``value`` (one operation, after anf) reads, though its
+        result may not be (``A @ u``): the operation's rule would see it."""
+        return next((n for n in A.walk(value) if isinstance(n, gast.Name)
+                     and isinstance(n.ctx, gast.Load) and self.source(n) is not None), None)
+
+    def _value(self, node):
+        """What a name or dotted name means in the user's module (None: a local, or not
+        known)."""
+        if isinstance(node, gast.Name):
+            return None if node.id in self.assigned else self._global(node.id)
+        if isinstance(node, gast.Attribute):
+            base = self._value(node.value)
+            return None if base is None else getattr(base, node.attr, None)
+        return None
+
+    def _global(self, name: str):
+        if name in getattr(self.ctx, "bindings", {}):
+            return None
+        try:
+            return self.ctx.lookup(name)
+        except (AttributeError, ValueError, KeyError):
+            return None
+
+
+def _parameters(kind: Kind, fn: gast.FunctionDef, ctx) -> set[str]:
+    """The parameters the variant knows to hold ``kind`` (complex arrays), and those whose
+    default does. (A matrix given as an argument is refused when the call is checked:
+    arguments.py.)"""
+    found = set()
+    if kind is COMPLEX:
+        found = {p for p, (_, dtype) in getattr(ctx, "arrays", {}).items() if dtype[1] == "c"}
+    defaults = getattr(getattr(ctx, "fn", None), "__defaults__", None) or ()
+    params = [a.id for a in fn.args.args]
+    for p, value in zip(params[len(params) - len(defaults):], defaults, strict=True):
+        if kind.holds(value):
+            found.add(p)
+    return found
