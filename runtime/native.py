@@ -445,22 +445,24 @@ def _tie_split(g, ans, items, key=None):
     if not (key is None or isinstance(key, (types.NoneType, types.Omitted))) or not _number(g):
         return None
     if isinstance(items, types.Array) and items.ndim == 1:
-        def split_array(g, ans, items, key=None):
-            hits = items == ans
+        def split_array(g, ans, items, key=None):  # (NaN: the NaN items', as in Python's)
+            hits = (items == ans) | ((items != items) & (ans != ans))
             return np.where(hits, g / np.count_nonzero(hits), 0.0)
         return split_array
     if isinstance(items, types.List) and _number(items.dtype):
         def split_list(g, ans, items, key=None):
             count = 0
             for item in items:
-                count += item == ans
+                count += item == ans or (item != item and ans != ans)
             share = g / count
-            return [share if item == ans else 0.0 for item in items]
+            return [share if item == ans or (item != item and ans != ans) else 0.0
+                    for item in items]
         return split_list
     if isinstance(items, types.BaseTuple) and all(
             _number(t) or isinstance(t, types.NoneType) for t in items):
         given = [k for k, t in enumerate(items) if not isinstance(t, types.NoneType)]
-        hits = "".join(f"    hit{k} = items[{k}] == ans\n" for k in given)
+        hits = "".join(f"    hit{k} = items[{k}] == ans or (items[{k}] != items[{k}] and ans "
+                       "!= ans)\n" for k in given)
         count = " + ".join(f"int(hit{k})" for k in given)
         parts = "".join(f"share if hit{k} else 0.0, " if k in given else "0.0, "
                         for k in range(len(items)))

@@ -16,9 +16,11 @@ from runtime.containers import GradList, GradTuple
 def balanced_eq(x, z, y):
     """Where ``x`` equals the result ``z`` of max/min(x, y): 1, or 1/2 on a tie with ``y``.
 
-    Splitting ties evenly keeps ``max(x, x)`` differentiable with gradient 1.
+    Splitting ties evenly keeps ``max(x, x)`` differentiable with gradient 1. A NaN equals a
+    NaN here: ``np.maximum`` returns its NaN argument, so the gradient follows it (and
+    ``np.fmax``, which returns the other one, gives that one the gradient).
     """
-    return (x == z) / (1.0 + (x == y))
+    return ((x == z) | ((x != x) & (z != z))) / (1.0 + ((x == y) | ((x != x) & (y != y))))
 
 
 def _per_item(parts, items):
@@ -170,10 +172,12 @@ def tie_split(g, ans, items, key=None):
     if key is not None:
         raise NotImplementedError("max/min with key= cannot be differentiated; select the item "
                                   "with an index (e.g. np.argmax of the keys) instead")
-    if is_array(items):
-        hits = items == ans
+    if is_array(items):  # (a NaN result is the NaN item's: the gradient follows it)
+        hits = (items == ans) | (np.isnan(items) & np.isnan(ans)) if items.dtype.kind in "fc" \
+            else items == ans
         return np.where(hits, g / np.count_nonzero(hits), 0.0).astype(_real_float_dtype(items))
-    hits = [item is not None and bool(item == ans) for item in items]
+    hits = [item is not None and bool(item == ans or (item != item and ans != ans))
+            for item in items]
     share = g / sum(hits)
     return _per_item([share if hit else 0.0 for hit in hits], items)
 

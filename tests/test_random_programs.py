@@ -78,6 +78,7 @@ import dataclasses
 import math
 import os
 import inspect
+import linecache
 import random
 import re
 import signal
@@ -123,9 +124,24 @@ class Scope:
     vars: dict = field(default_factory=dict)     # name -> kind
     ints: list = field(default_factory=list)     # loop counters usable as Python numbers
     owned: set = field(default_factory=set)      # arrays created fresh (safe element writes)
+    globals: list = field(default_factory=list)  # module constants, read only (Python floats)
 
     def copy(self) -> Scope:
-        return Scope(dict(self.vars), list(self.ints), set(self.owned))
+        return Scope(dict(self.vars), list(self.ints), set(self.owned), list(self.globals))
+
+
+# Module globals spelled as the names the compiler generates or binds (the runtime, NumPy,
+# gradients, temporaries, tapes, Numba's rewrites, the rule templates' placeholders): a program
+# reading them must get the numbers the plain program gets. ``SHADOWS`` are module functions
+# named like the builtins the compiler interprets, behaving as the builtins do.
+ODD_NAMES = ("rt", "bx", "by", "b_t1", "_t1", "_t2", "np_1", "rt_1", "bp", "_tape", "_tape_k",
+             "ans", "d", "len_1", "range_1", "add_grads", "builtin_sum", "_g", "_s1", "dx")
+SHADOWS = {
+    "sum": "def sum(xs, start=0.0):\n    total = start\n    for v in xs:\n"
+           "        total = total + v\n    return total",
+    "abs": "def abs(v):\n    return np.abs(v)",
+    "len": "def len(xs):\n    return np.shape(xs)[0]",
+}
 
 
 class Gen:
@@ -139,6 +155,11 @@ class Gen:
         self.features: set = set()
         self.helper_depth = 0
         self.no_comp = False  # a comprehension in a 'while' condition is refused
+        # odd names (module globals and builtins of the program's own) are drawn from a stream
+        # of their own, so that the programs of earlier seeds stay what they were
+        self.odd = random.Random(f"odd names {seed}")
+        self.globals: list = []  # (name, value) of module constants named like generated names
+        self.shadows: list = []  # builtins the program defines itself (SHADOWS)
 
     # -- names -------------------------------------------------------------------------------
     def fresh(self, prefix: str) -> str:
@@ -154,6 +175,8 @@ class Gen:
         names = [n for n, k in sc.vars.items() if k == kind]
         if kind == PF:
             opts = names + sc.ints
+            if sc.globals and self.odd.random() < 0.3:
+                return self.odd.choice(sc.globals)
             if opts and r.random() < 0.8:
                 return r.choice(opts)
             arrays = [n for n, k in sc.vars.items() if k in (NF,) + ARRAYS]
@@ -660,6 +683,15 @@ class Gen:
             inner.vars[i] = NF
             inner.vars[e] = NF
         body = self.loop_body(sc, inner, loop_depth, can_return, nest)
+        carried = [n for n, k in sc.vars.items() if k in (PF, NF, V3, M23)]
+        if carried and "odd" not in self.disabled and self.odd.random() < 0.2:
+            # a state that starts as a constant, is carried from step to step and is not read
+            # after the loop: its gradient must still cross the steps (checkpointed too)
+            self.features.add("coupled-state")
+            v, s, c = self.odd.choice(carried), self.fresh("s"), _const(self.odd)
+            pre.append(f"{s} = {_const(self.odd)}")
+            body = [f"{s} = {s} - {c} * {v}", f"{v} = {v} + {c} * {s}"] + body
+            sc.owned.discard(v)
         lines = pre + [head] + ["    " + ln for ln in body]
         if self.chance(0.15):
             self.features.add("for-else")
@@ -703,7 +735,7 @@ class Gen:
         params = [r.choice([PF, NF, V3, M23]) for _ in range(r.randint(1, 2))]
         names = ["p", "q"][:len(params)]
         has_default = self.chance(0.3)
-        sc = Scope(dict(zip(names, params, strict=True)))
+        sc = Scope(dict(zip(names, params, strict=True)), globals=[n for n, _ in self.globals])
         self.helper_depth = 1
         body = self.block(sc, r.randint(0, 2), 0, False, False, 1) if self.chance(0.6) else []
         body = [ln for ln in body if ln != "pass"]
@@ -726,8 +758,15 @@ class Gen:
         arg_kinds = [r.choice([PF, PF, V3, V3, M23]) for _ in range(n_args)]
         arg_names = ["x", "y", "z"][:n_args]
         n_helpers = 0 if "call" in self.disabled else r.choice([0, 0, 1, 1, 2])
+        if "odd" not in self.disabled and self.odd.random() < 0.25:
+            self.globals = [(n, _const(self.odd)) for n in self.odd.sample(ODD_NAMES, 2)]
+            self.features.add("odd-globals")
+        if "odd" not in self.disabled and self.odd.random() < 0.15:
+            self.shadows = [self.odd.choice(sorted(SHADOWS))]
+            self.features.add("shadowed-builtin")
         chunks = [self.helper() for _ in range(n_helpers)]
-        sc = Scope(dict(zip(arg_names, arg_kinds, strict=True)))
+        sc = Scope(dict(zip(arg_names, arg_kinds, strict=True)),
+                   globals=[n for n, _ in self.globals])
         body = []
         # tuple-returning helpers are called as statements
         for name, params, _, outs in self.helpers:
@@ -754,14 +793,16 @@ class Gen:
                 values.append(np.array([[round(r.uniform(-1.5, 1.5), 3)
                                          for _ in range(SHAPES[k][-1])]
                                         for _ in range(2 if k == M23 else 1)]).reshape(SHAPES[k]))
-        return "\n\n\n".join(chunks) + "\n", tuple(values)
+        head = [f"{n} = {v}" for n, v in self.globals] + [SHADOWS[n] for n in self.shadows]
+        return "\n\n\n".join(head + chunks) + "\n", tuple(values)
 
 
 # Constructs can be switched off to look past a known bug (the same seed then gives another
 # program): TRANSPILER_GEN_DISABLE=ifexp,return runs the generator without conditional
 # expressions and early returns. Expression choices: bin div neg unary ifexp math float np
 # nonsmooth reduce where comp call; statements: assign_new update aug write tuple container
-# if for while break continue return.
+# if for while break continue return; and "odd" (module globals named like generated names,
+# builtins of the program's own).
 DISABLE = frozenset(filter(None, os.environ.get("TRANSPILER_GEN_DISABLE", "").split(",")))
 
 
@@ -1042,6 +1083,7 @@ class Outcome:
     checkpoint: str = ""
     checkpoint_refusal: str = ""
     marked: str = ""     # the marked variant's source, when the checkpoint check ran
+    rebound: str = ""    # the change made between calls and checked (_check_rebinding)
 
     @property
     def failed(self) -> bool:
@@ -1164,11 +1206,120 @@ def _check_program(source: str, args: tuple) -> Outcome:
     except Exception as exc:
         return _crash("cross-check", exc)
     outcome = _check_forward(source, f, args, grads[True])
-    if BACKEND == "numba" and outcome.status == "ok":
+    if BACKEND in ("numba", "auto") and outcome.status == "ok":
         outcome = _check_numba(f, args, grads[True])
+    if outcome.status == "ok" and (REBIND or random.Random(f"rebind {source}").random()
+                                   < REBIND_SHARE):
+        outcome = _check_rebinding(source, f, args, outcome)
     if CHECKPOINT and outcome.status == "ok":
         outcome = _check_checkpoint(source, f, args, grads[True], outcome)
     return outcome
+
+
+# --------------------------------------------------------------------------------------------
+# What a user changes between calls: a helper's def run again, its defaults or the function's
+# own, a library function rebound (as a test's mock does). The gradient compiled before the
+# change, called again, must give the changed program's derivatives.
+
+REBIND = os.environ.get("TRANSPILER_SOAK_REBIND", "") not in ("", "0")  # every program, not a share
+REBIND_SHARE = 0.25
+_LIBRARY_SWAPS = (("np.sin(", "np", "sin", "cos"), ("np.cos(", "np", "cos", "sin"),
+                  ("np.tanh(", "np", "tanh", "arctan"), ("math.sin(", "math", "sin", "cos"),
+                  ("np.exp(", "np", "exp", "expm1"))
+
+
+def _rebindings(source: str) -> list:
+    """``(kind, the changed program's source, apply(namespace) -> undo)`` for each change this
+    program allows."""
+    out = []
+    for m in re.finditer(r"^def (h\d+)\((.*)\):\n((?:    .*\n?)*)", source, re.M):
+        name, sig, body = m[1], m[2], m[0]
+        changed = re.sub(r"^    return ", "    return 1.25 * ", body, count=1, flags=re.M)
+        if changed != body:
+            new = source.replace(body, changed)
+            out.append(("helper-redefined", new, _redefine(name, changed)))
+        if "c=0.5" in sig:
+            new = source.replace(f"def {name}({sig})", f"def {name}({sig.replace('c=0.5', 'c=0.8')})")
+            out.append(("defaults-changed", new, _new_defaults(name, (0.8,))))
+    for spelled, module, old, new_name in _LIBRARY_SWAPS:
+        if spelled in source:
+            new = source.replace(spelled, f"{module}.{new_name}(")
+            out.append((f"{module}.{old}-rebound", new, _swap(module, old, new_name)))
+    return out
+
+
+def _redefine(name: str, text: str):
+    def apply(namespace: dict):
+        old = namespace[name]
+        filename = f"<redefined {name} {id(text)}>"
+        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+        exec(compile(text, filename, "exec"), namespace)
+        return lambda: namespace.__setitem__(name, old)
+    return apply
+
+
+def _new_defaults(name: str, defaults: tuple):
+    def apply(namespace: dict):
+        function = namespace[name]
+        old, function.__defaults__ = function.__defaults__, defaults
+        return lambda: setattr(function, "__defaults__", old)
+    return apply
+
+
+def _swap(module: str, old: str, new: str):
+    def apply(namespace: dict):
+        owner = namespace[module]
+        saved = getattr(owner, old)
+        setattr(owner, old, getattr(owner, new))
+        return lambda: setattr(owner, old, saved)
+    return apply
+
+
+def _check_rebinding(source: str, f, args: tuple, outcome: Outcome) -> Outcome:
+    """The gradients compiled for ``f`` (reverse, and forward along a tangent), called again
+    after one change the program allows (drawn from its source), against the central finite
+    differences of the changed program."""
+    choices = _rebindings(source)
+    if not choices:
+        return outcome
+    kind, changed, apply = random.Random(source).choice(choices)
+    wrt = tuple(range(len(args)))
+    v = tangents_for(args)
+    try:
+        truth = make(changed, name="f")
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            value = float(np.sum(truth(*copy.deepcopy(args))))
+            if not math.isfinite(value) or abs(value) > 1e4 or not branch_stable(changed, args) \
+                    or not branch_stable_along(changed, args, v):
+                return outcome  # (the changed program is not one to judge here)
+    except Exception:
+        return outcome
+    gradient = grad(f, wrt=wrt)
+    try:
+        gradient(*args), jvp(f, args, v)  # compiled for the program as it was
+    except Exception as exc:
+        return _crash(f"{kind}: before the change", exc)
+    undo = apply(f.__globals__)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            computed = gradient(*args)
+            _, tangent = jvp(f, args, v)
+    except TranspileError as exc:
+        return Outcome("refused", f"{kind}: {_refusal(exc)}")
+    except Exception as exc:
+        return _crash(kind, exc)
+    finally:
+        undo()
+    why = confirmed_mismatch(truth, args, computed)
+    if why is not None and not ill_conditioned(truth, args, computed):
+        return Outcome("mismatch", f"{kind}: the gradient compiled before the change gives "
+                                   f"{computed!r} after it: {why}", kind)
+    why = forward_fd_verdict(truth, args, v, tangent)
+    if why is not None and why != "ill-conditioned":
+        return Outcome("mismatch", f"{kind}: the tangent after the change: {why}", kind)
+    return dataclasses.replace(outcome, rebound=kind)
 
 
 def _refusal(exc: TranspileError) -> str:
@@ -1278,9 +1429,10 @@ ONE_TANGENT_SHARE = 0.3
 # The Numba backend, on programs the Python backend got right: the same numbers.
 
 # TRANSPILER_SOAK_BACKEND=numba also differentiates every program checked with backend="numba"
+# (=auto: with backend="auto", which runs Numba's code or, where Numba refuses, the Python code)
 BACKEND = os.environ.get("TRANSPILER_SOAK_BACKEND", "python") or "python"
-if BACKEND not in ("python", "numba"):
-    raise ValueError(f"TRANSPILER_SOAK_BACKEND={BACKEND!r}: expected numba (or python)")
+if BACKEND not in ("python", "numba", "auto"):
+    raise ValueError(f"TRANSPILER_SOAK_BACKEND={BACKEND!r}: expected numba or auto (or python)")
 NUMBA_RTOL, NUMBA_ATOL = 1e-12, 1e-300
 
 
@@ -1386,8 +1538,8 @@ def _check_numba(f, args: tuple, grads: tuple) -> Outcome:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         python["jvp"] = jvp(f, args, v)
-    calls = {"grad": lambda: grad(f, wrt=wrt, backend="numba"),
-             "jvp": lambda: jvp(f, args, v, backend="numba")}
+    calls = {"grad": lambda: grad(f, wrt=wrt, backend=BACKEND),
+             "jvp": lambda: jvp(f, args, v, backend=BACKEND)}
     numba, noise = {}, []
     python_again = {"grad": lambda: _compiled_call(grad(f, wrt=wrt), args),  # (made before
                     "jvp": lambda: _compiled_jvp(f, args, v)}  # the nudge, run under it)
@@ -1399,7 +1551,7 @@ def _check_numba(f, args: tuple, grads: tuple) -> Outcome:
                     df = call()
                     native = df(*args)
                     backend = df.compiled_for(*args).backend
-                    if backend != "numba":
+                    if backend != "numba" and BACKEND == "numba":
                         return Outcome("mismatch", f"numba grad: backend='numba' runs "
                                                    f"{backend!r} code", "numba-backend")
                 else:
@@ -1690,6 +1842,8 @@ class Report:
     checkpoint_compared: int = 0
     checkpoint_refused: dict = field(default_factory=dict)
     checkpoint_no_loops: int = 0
+    rebound: dict = field(default_factory=dict)  # change between calls -> programs checked
+    odd: int = 0  # programs checked with odd names (module globals, builtins of their own)
 
     def add(self, seed, source, args, outcome: Outcome) -> None:
         self.generated += 1
@@ -1711,6 +1865,9 @@ class Report:
                     self.numba_parts[key] = self.numba_parts.get(key, 0) + 1
                 if outcome.numba_noise:
                     self.numba_noise.append((seed, outcome.numba_noise))
+            if outcome.rebound:
+                self.rebound[outcome.rebound] = self.rebound.get(outcome.rebound, 0) + 1
+            self.odd += bool(re.match(r"\w+ = |def (sum|abs|len)\(", source))
             if outcome.checkpoint == "compared":
                 self.checkpoint_compared += 1
             elif outcome.checkpoint == "no loops":
@@ -1737,8 +1894,8 @@ def run(seeds, target: int | None = None, report: Report | None = None,
                   flush=True)
         if progress and outcome.status not in ("skip", "refused") \
                 and report.checked % progress == 0:
-            compared = f", {report.numba_compared} compared under Numba" \
-                if BACKEND == "numba" else ""
+            compared = f", {report.numba_compared} compared under backend={BACKEND!r}" \
+                if BACKEND != "python" else ""
             print(f"  {report.checked} programs, {len(report.failures)} disagreements"
                   f"{compared}, seed {seed}, {time.time() - t0:.0f} s", flush=True)
         if target is not None and report.checked >= target:
@@ -1784,7 +1941,7 @@ def soak(n: int, seed0: int, shrink_first: bool = True) -> Report:
     global ONE_TANGENT_SHARE
     ONE_TANGENT_SHARE = 1.0
     t0 = time.time()
-    every = 100 if BACKEND == "numba" or CHECKPOINT else 500 if n >= 1000 else 0  # (slower)
+    every = 100 if BACKEND != "python" or CHECKPOINT else 500 if n >= 1000 else 0  # (slower)
     report = run(range(seed0, seed0 + 50 * n), target=n, progress=every)
     elapsed = time.time() - t0
     print(f"\n{report.checked} programs, {len(report.failures)} disagreements "
@@ -1795,7 +1952,11 @@ def soak(n: int, seed0: int, shrink_first: bool = True) -> Report:
         print("generator constructs disabled:", ",".join(sorted(DISABLE)))
     print("skipped:", _tally(report.skipped))
     print("refused:", _tally(report.refused))
-    if BACKEND == "numba":
+    print(f"odd names: {report.odd} programs checked read module globals named like generated "
+          "names or call builtins of their own")
+    print(f"changed between calls: {sum(report.rebound.values())} programs' gradients called "
+          f"again after a change ({', '.join(f'{k} {v}' for k, v in sorted(report.rebound.items()))})")
+    if BACKEND in ("numba", "auto"):
         parts = ", ".join(f"{k} {v}" for k, v in sorted(report.numba_parts.items()))
         print(f"numba: {report.numba_compared} programs compared under Numba (grad and jvp), "
               f"{report.numba_refusing} refused by Numba ({parts})")

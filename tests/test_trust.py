@@ -337,3 +337,261 @@ def test_an_np_matrix_is_refused_at_its_line():
     M = np.matrix([[1.0, 2.0], [3.0, 4.0]])
     g = make("def g(x):\n    return np.sum(np.asarray(M) * x)\n", M=M)
     np.testing.assert_allclose(grad(g)(np.ones((2, 2))), np.asarray(M), rtol=1e-15)
+
+
+# --- crashes that became results or clean refusals ---------------------------------------------------
+
+def test_a_pullback_seed_of_the_wrong_structure_is_refused_with_what_was_expected():
+    f = make("def f(x):\n    return {'a': x * 2.0, 'b': x * 3.0}\n")
+    g = make("def g(x):\n    return x * 2.0\n")
+    h = make("def h(x):\n    return np.sum(x)\n")
+    k = make("def k(x):\n    return [x, x * 2.0, x * 3.0]\n")
+    cases = [(f, 1.5, {"a": 1.0}, "a dict with keys \\['a', 'b'\\]"),
+             (f, 1.5, [1.0, 2.0], "a dict"), (f, 1.5, 1.0, "a dict"),
+             (g, np.ones(3), np.ones(2), "an array of shape \\(3,\\)"),
+             (g, np.ones(3), {"a": 1.0}, "an array"), (h, np.ones(3), {"a": 1.0}, "a number"),
+             (h, np.ones(3), np.ones(3), "a number"), (k, 1.0, [1.0, 2.0], "a list of 3")]
+    for fn, x, seed, expected in cases:
+        _, pullback = vjp(fn, x)
+        with pytest.raises(ValueError, match=f"does not match the structure.*expected {expected}"):
+            pullback(seed)
+    _, pullback = vjp(k, 1.0)
+    assert pullback((1.0, 2.0, 3.0)) == (14.0,)  # (a tuple for a list: the same structure)
+    _, pullback = vjp(g, np.ones(3))
+    np.testing.assert_array_equal(pullback([1.0, 2.0, 3.0])[0], [2.0, 4.0, 6.0])
+
+
+def test_a_nested_np_array_of_differentiated_values():
+    f = make("def f(a, b):\n    M = np.array([[a, b], [b, a]])\n"
+             "    return np.sum(M @ np.array([1.0, 2.0]) * np.array([0.5, 3.0]))\n")
+    rot = make("""
+        def rot(t):
+            R = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+            v = R @ np.array([1.0, 0.5])
+            return v[0] * v[1]
+        """)
+    for wrt in (0, 1):
+        want = _fd(lambda a: f(*((a, 0.7) if wrt == 0 else (0.3, a))), 0.3 if wrt == 0 else 0.7)
+        assert grad(f, wrt=wrt)(0.3, 0.7) == pytest.approx(want, rel=1e-7)
+    assert grad(rot)(0.4) == pytest.approx(_fd(rot, 0.4), rel=1e-7)
+    assert jvp(rot, (0.4,), (1.0,))[1] == pytest.approx(_fd(rot, 0.4), rel=1e-7)
+
+
+def test_an_expression_default_of_a_constructor_is_evaluated_in_the_module():
+    f = make("""
+        class Scale:
+            def __init__(self, w, gain=np.sqrt(4.0)):
+                self.w = w
+                self.gain = gain
+
+            def apply(self, x):
+                return self.gain * np.tanh(self.w * x)
+
+        def loss(w, x):
+            s = Scale(w)
+            return np.sum(s.apply(x))
+        """, "loss", __name__="trust_scale")
+    x = np.array([1.0, 2.0])
+    assert grad(f)(0.5, x) == pytest.approx(2.0 * np.sum(x * (1 - np.tanh(0.5 * x) ** 2)),
+                                            rel=1e-12)
+
+
+def test_a_module_s_dict_written_by_subscript_is_written_as_python_writes_it():
+    cache: dict = {}
+    memo = make("""
+        def memo(x):
+            if "B" not in _CACHE:
+                _CACHE["B"] = np.eye(2) * 2.0
+            B = _CACHE["B"]
+            return np.sum(B @ x)
+        """, _CACHE=cache)
+    np.testing.assert_array_equal(grad(memo)(np.ones(2)), [2.0, 2.0])
+    assert set(cache) == {"B"}
+    np.testing.assert_array_equal(grad(memo)(np.ones(2)), [2.0, 2.0])  # (the memo, read)
+    leak = make("def leak(x):\n    _STATE['x'] = x * 2.0\n    return np.sum(x)\n", _STATE={})
+    with pytest.raises(TranspileError, match="writing a differentiated value into '_STATE'"):
+        grad(leak)(np.ones(2))
+
+
+def test_generated_names_never_capture_a_helper_s_globals():
+    source = """
+        rt = 3.0
+        bx = 5.0
+
+        def helper(x):
+            return x * rt + np * bx
+
+        def f(x):
+            y = helper(x)
+            z = numpy_.sin(y) * np
+            return z
+        """
+    f = make(source, "f", np=2.0, numpy_=np)
+    assert grad(f)(0.3) == pytest.approx(_fd(f, 0.3), rel=1e-7)
+    assert jvp(f, (0.3,), (1.0,))[1] == pytest.approx(_fd(f, 0.3), rel=1e-7)
+
+
+def test_hessian_and_jacobian_of_a_structured_argument_are_refused_by_name():
+    from transpiler import hessian, hvp, jacobian
+    f = make("def f(d):\n    return d['a'] ** 2 * np.sum(d['b'] ** 2)\n")
+    d = {"a": 1.5, "b": np.ones(2)}
+    for op in (hessian, jacobian):
+        with pytest.raises(TypeError, match=f"{op.__name__} of f with respect to 'd': it is a "
+                                            "dict"):
+            op(f)(d)
+    product = hvp(f)(d, d)  # (hvp keeps the argument's structure)
+    assert product["a"] == pytest.approx(18.0)
+
+
+def test_the_memory_report_of_a_preallocated_tape():
+    pytest.importorskip("numba")
+    f = make("""
+        def f(x, n):
+            s = 0.0
+            for i in range(n):
+                s = np.sin(s * x + 1.0)
+            return s
+        """)
+    python, native = grad(f).memory(0.3, 100), grad(f, backend="numba").memory(0.3, 100)
+    assert native.total_bytes >= 800 and [r.line for r in native] == [4]
+    assert {r.line for r in python} >= {4}
+
+
+def test_a_misleading_refusal_names_the_user_s_variable_and_the_real_reason():
+    class_source = """
+        class Base:
+            def __init__(self, w):
+                self.w = w
+
+        class Ridge(Base):
+            def __init__(self, w, lam):
+                super().__init__(w)
+                self.lam = lam
+
+            def loss(self, x):
+                return np.sum((self.w * x) ** 2) + self.lam * np.sum(self.w ** 2)
+
+        def f(w, x):
+            m = Ridge(w, 0.1)
+            return m.loss(x)
+        """
+    with pytest.raises(TranspileError, match="Ridge.__init__ calls super()"):
+        grad(make(class_source, "f", __name__="trust_ridge"))(np.ones(2), np.ones(2))
+    g3 = make("def g3(x, ks):\n    s = 0.0\n    for k in ks:\n        s = s + k * x\n"
+              "    return s.foo(x)\n")
+    with pytest.raises(TranspileError, match=r"the method call s\.foo\(\.\.\.\)"):
+        grad(g3)(0.5, [1.0])
+
+
+def test_objects_built_in_a_comprehension():
+    f = make("""
+        class Spring:
+            def __init__(self, k, l):
+                self.k = k
+                self.l = l
+
+        def f(ks, x):
+            springs = [Spring(k, 1.0) for k in ks]
+            total = 0.0
+            for s in springs:
+                total = total + s.k * (x - s.l) ** 2
+            return total
+        """, "f", __name__="trust_springs")
+    assert grad(f)([1.0, 2.0], 0.5) == [0.25, 0.25]
+    assert grad(f, wrt=1)([1.0, 2.0], 0.5) == pytest.approx(-3.0)
+
+
+# --- exported modules and the command line ------------------------------------------------------------
+
+def _cli(cwd, *argv):
+    import os
+    from pathlib import Path
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TRANSPILER_DUMP")}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent)
+    return subprocess.run([sys.executable, "-m", "transpiler", *argv], cwd=cwd,
+                          capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_nothing_typed_on_the_command_line_runs_when_the_exported_module_is_imported(tmp_path):
+    (tmp_path / "model.py").write_text("def sq(x):\n    return x * x\n")
+    payload = '3.0 if 1 else \\\n__import__("os").system("echo INJECTED > injected.txt") #'
+    run = _cli(tmp_path, "export", "model.py:sq", "-o", "sq_grad.py", "--args", payload)
+    assert run.returncode == 0, run.stderr
+    text = (tmp_path / "sq_grad.py").read_text()
+    assert all(line.startswith("#") for line in text.splitlines()[:6])
+    imported = subprocess.run([sys.executable, "-c", "import sq_grad; print(sq_grad.grad_sq(3.0))"],
+                              cwd=tmp_path, capture_output=True, text=True,
+                              env={"PYTHONPATH": _cli.__globals__["__file__"].rsplit("/tests", 1)[0],
+                                   "PATH": "/usr/bin:/bin"})
+    assert imported.stdout.strip() == "6.0", imported.stderr
+    assert not (tmp_path / "injected.txt").exists()
+
+
+def test_export_onto_its_own_source_is_refused_and_runtime_py_is_named(tmp_path):
+    source = "def sq(x):\n    return x * x\n"
+    (tmp_path / "model.py").write_text(source)
+    run = _cli(tmp_path, "export", "model.py:sq", "-o", "model.py")
+    assert run.returncode == 2 and "would destroy the source" in run.stderr
+    assert (tmp_path / "model.py").read_text() == source
+    (tmp_path / "runtime.py").write_text(source)
+    run = _cli(tmp_path, "show", "model.py:sq")
+    assert run.returncode == 2 and "runtime.py" in run.stderr and "Traceback" not in run.stderr
+    shadowed = subprocess.run([sys.executable, "-c", "import transpiler"], cwd=tmp_path,
+                              capture_output=True, text=True,
+                              env={"PYTHONPATH": str(tmp_path) + ":" + _root(), "PATH": "/usr/bin:/bin"})
+    assert "shadowed by" in shadowed.stderr and "rename it" in shadowed.stderr
+
+
+def _root() -> str:
+    from pathlib import Path
+    return str(Path(__file__).resolve().parent.parent)
+
+
+# --- NaN policy -----------------------------------------------------------------------------------
+
+def test_the_readme_s_nan_policy_block_prints_what_it_says(capsys):
+    import re
+    from pathlib import Path
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    block = next(b for b in re.findall(r"```python\n(.*?)```", readme, re.S)
+                 if b.startswith("# NaN policy"))
+    linecache.cache["<README NaN policy>"] = (len(block), None, block.splitlines(True),
+                                              "<README NaN policy>")
+    exec(compile(block, "<README NaN policy>", "exec"), {})
+    shown = [line.split("# ")[-1] for line in block.splitlines() if line.startswith("print(")]
+    assert capsys.readouterr().out.split("\n")[:len(shown)] == shown
+
+
+NAN_CASES = [  # (function, argument, gradient): the gradient follows the value returned
+    ("def f(x):\n    return np.sum(np.maximum(x, 0.0))\n", [np.nan, 0.5, -0.3], [1.0, 1.0, 0.0]),
+    ("def f(x):\n    return np.sum(np.minimum(x, 0.0))\n", [np.nan, 0.5, -0.3], [1.0, 0.0, 1.0]),
+    ("def f(x):\n    return np.sum(np.fmax(x, 0.0))\n", [np.nan, 0.5, -0.3], [0.0, 1.0, 0.0]),
+    ("def f(x):\n    return np.sum(np.fmin(x, 0.0))\n", [np.nan, 0.5, -0.3], [0.0, 0.0, 1.0]),
+    ("def f(x):\n    return np.sum(np.clip(x, -0.2, 0.2))\n", [np.nan, 0.5, 0.1], [1.0, 0.0, 1.0]),
+    ("def f(x):\n    return np.sum(np.where(x > 0.0, x, 2.0 * x))\n", [np.nan, 0.5, -0.3],
+     [2.0, 1.0, 2.0]),
+    ("def f(x):\n    return np.sum(np.maximum(x, x))\n", [np.nan, 0.5, -0.3], [1.0, 1.0, 1.0]),
+]
+
+
+@pytest.mark.parametrize("source, x, want", NAN_CASES)
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_nan_inputs_of_maximum_minimum_clip_and_where(source, x, want, backend):
+    if backend == "numba":
+        pytest.importorskip("numba")
+    f = make(source)
+    x = np.array(x)
+    try:
+        got = grad(f, backend=backend)(x)
+    except TranspileError:
+        assert backend == "numba"  # (a function Numba does not compile is refused by name)
+        return
+    np.testing.assert_array_equal(got, want)
+    _, tangent = jvp(f, (x,), (np.array([1.0, 0.0, 0.0]),))
+    assert tangent == want[0]
+
+
+def test_nan_in_python_s_max_and_min():
+    f = make("def f(x, y):\n    return max(x, y) * 2.0 + min(x, y)\n")
+    assert grad(f, wrt=(0, 1))(np.nan, 1.0) == (3.0, 0.0)  # max(nan, 1.0) is nan, min too
+    assert grad(f, wrt=(0, 1))(1.0, np.nan) == (3.0, 0.0)  # max(1.0, nan) is 1.0, min too

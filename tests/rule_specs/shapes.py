@@ -166,8 +166,9 @@ SPECS: list = [
         ((), (), ()), ((2,), (2,), (2,)))),
     OpSpec(np.array, "r = (a, b); s = (c, 1.0); np.array([r, s], copy=True)", 3,
            shapes=(((), (), ()),)),
-    OpSpec(np.array, "np.array([[a, b], [b, a]])", 2, shapes=(((), ()),), xfail=(
-        AssertionError, "compiler: a nested literal in a call argument is not reduced to names")),
+    OpSpec(np.array, "np.array([[a, b], [b, a]])", 2, shapes=(((), ()), ((3,), (3,)))),
+    OpSpec(np.array, "np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]]) @ b", 2,
+           shapes=(((), (2,)),)),
     OpSpec(np.asarray, "np.asarray([a, b, a])", 2, shapes=(((), ()), ((3,), (3,)))),
     OpSpec(np.asarray, "np.asarray(a)", 1, shapes=(V3, M23)),
     OpSpec(np.asarray, "xs = [a, b]; np.asarray(xs) * np.asarray(xs)", 2, shapes=(

@@ -105,9 +105,8 @@ def carried(call: gast.Call, state: list[str], varied: set[int], useful: set[int
 
     ahead = closed({state[i] for i in varied}, True)
     behind = closed({state[i] for i in useful}, False)
-    own = _names(A.own_nodes([loop.target, *loop.body]))  # (not the flags and value of exits)
     return [i for i, n in enumerate(state)
-            if ((n in ahead and n in behind) if n in own else (i in varied or i in useful))]
+            if i in varied or i in useful or (n in ahead and n in behind)]
 
 
 def _dependences(body: list) -> list:
