@@ -236,6 +236,12 @@ def test_a_helper_s_changed_defaults_are_used():
     assert g(1.0) == pytest.approx(2.0 * np.cos(1.0))
     f.__globals__["h"].__defaults__ = (5.0,)
     assert g(1.0) == pytest.approx(5.0 * np.cos(1.0))
+    inlined = make("def h(x, a=2.0):\n    return a * np.sin(x)\n\n"
+                   "def f(x):\n    y, z = h(x), 1.0\n    w = h(y)\n    return w + z\n")
+    gi = grad(inlined)
+    assert gi(1.0) == pytest.approx(2.0 * np.cos(2.0 * np.sin(1.0)) * 2.0 * np.cos(1.0))
+    inlined.__globals__["h"].__defaults__ = (3.0,)
+    assert gi(1.0) == pytest.approx(3.0 * np.cos(3.0 * np.sin(1.0)) * 3.0 * np.cos(1.0))
 
 
 # --- 7. a library function rebound after compiling ------------------------------------------------

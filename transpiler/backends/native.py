@@ -126,14 +126,15 @@ class NativeFunction:
             if self._run is self.python:
                 return self.python(*args, **kwargs)
             _float64_only(args)
-            if self._signature is not None:
+            positional, keywords = args, kwargs
+            if self._signature is not None:  # (keyword-only parameters passed by position)
                 bound = self._signature.bind(*args, **kwargs)
                 bound.apply_defaults()
-                args, kwargs = (*bound.args, *bound.kwargs.values()), {}
-            return self._run(*args, **kwargs)
+                positional, keywords = (*bound.args, *bound.kwargs.values()), {}
+            return self._run(*positional, **keywords)
         except Exception as e:
             self._fall_back(e)
-            return self.python(*args, **kwargs)
+            return self.python(*args, **kwargs)  # (the call as it was made)
 
     def compile_for(self, *args) -> None:
         """Compile for these arguments' types without running (``.backend`` then says which

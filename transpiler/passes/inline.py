@@ -26,6 +26,7 @@ from transpiler.context import Mode
 from transpiler.errors import TranspileError
 from transpiler.frontend import parse_function
 from transpiler.naming import function_name
+from transpiler.passes.resolve import watch_defaults
 from transpiler.passes.validate import validate
 from transpiler.rules.registry import is_user_function
 
@@ -101,6 +102,7 @@ def _inline(stmt, ctx, local: set[str], depth: int, seen: tuple, nested: set,
     if call.func.id not in given and call.func.id in ctx.fn.__globals__ \
             and call.func.id not in ctx.fn.__code__.co_freevars:
         ctx.snapshots[call.func.id] = helper  # its def re-run: the gradient is stale
+        watch_defaults(ctx, call.func.id, helper)  # (they are inlined as constants)
     if not isinstance(ret, gast.Return) or any(
             isinstance(n, (gast.Return, gast.FunctionDef, gast.Lambda))
             for s in body for n in A.walk(s)):

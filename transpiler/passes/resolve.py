@@ -41,11 +41,17 @@ def resolve(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
                     dotted = _dotted(node.func)
                     if dotted != root and _stable(ctx.bindings[root], dotted, obj):
                         ctx.snapshots[dotted] = obj  # np.sin = np.cos: compiled again
-                    if isinstance(obj, types.FunctionType) and dotted is not None:
-                        # a helper's defaults are inlined, or copied by its compiled pair
-                        for attr in ("__defaults__", "__kwdefaults__"):
-                            ctx.snapshots[f"{dotted}.{attr}"] = getattr(obj, attr)
+                    if dotted is not None:
+                        watch_defaults(ctx, dotted, obj)
     return fn
+
+
+def watch_defaults(ctx, dotted: str, obj) -> None:
+    """Note the defaults of the function ``dotted`` names (a helper's, inlined or copied by its
+    compiled pair), so that the gradient compiles again when they change."""
+    if isinstance(obj, types.FunctionType):
+        for attr in ("__defaults__", "__kwdefaults__"):
+            ctx.snapshots[f"{dotted}.{attr}"] = getattr(obj, attr)
 
 
 def _dotted(node) -> str | None:
