@@ -601,3 +601,33 @@ def test_nan_in_python_s_max_and_min():
     f = make("def f(x, y):\n    return max(x, y) * 2.0 + min(x, y)\n")
     assert grad(f, wrt=(0, 1))(np.nan, 1.0) == (3.0, 0.0)  # max(nan, 1.0) is nan, min too
     assert grad(f, wrt=(0, 1))(1.0, np.nan) == (3.0, 0.0)  # max(1.0, nan) is 1.0, min too
+
+
+@pytest.mark.parametrize("backend", ["numba", "auto"])
+def test_changes_between_calls_under_the_numba_backends(backend, monkeypatch):
+    pytest.importorskip("numba")
+    f = make("def h(x):\n    return x * x\n\ndef f(x, a=2.0):\n    y = h(x)\n"
+             "    return a * np.sin(y)\n")
+    g = grad(f, backend=backend)
+    assert g(0.7) == pytest.approx(2.0 * np.cos(0.49) * 1.4)
+    f.__defaults__ = (3.0,)
+    assert g(0.7) == pytest.approx(3.0 * np.cos(0.49) * 1.4)
+    f.__globals__["h"] = make("def h(x):\n    return x * x * x\n", "h")
+    assert g(0.7) == pytest.approx(3.0 * np.cos(0.343) * 3 * 0.49)
+    sin = np.sin
+    monkeypatch.setattr(np, "sin", np.cos)
+    assert g(0.7) == pytest.approx(-3.0 * sin(0.343) * 3 * 0.49)
+
+
+def test_a_file_name_with_a_line_break_stays_in_its_comment(tmp_path):
+    weird = tmp_path / "odd\nname.py"
+    try:
+        weird.write_text("def sq(x):\n    return x * x\n")
+    except OSError:
+        pytest.skip("this file system takes no line break in a name")
+    run = _cli(tmp_path, "export", f"{weird.name}:sq", "-o", "out_grad.py")
+    assert run.returncode == 0, run.stderr
+    text = (tmp_path / "out_grad.py").read_text()
+    header = text.split("\n\n")[0].splitlines()
+    assert all(line.startswith("#") for line in header) and "odd\\nname.py" in text
+    compile(text, "out_grad.py", "exec")

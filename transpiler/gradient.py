@@ -231,7 +231,7 @@ class GradientFunction:
                 raise TypeError(f"{self.__wrapped__.__name__} was given a container holding "
                                 f"complex numbers at position {pos}; complex numbers are not "
                                 "supported yet")
-            if type(a) is complex or (type(a) is np.ndarray and a.dtype.kind == "c"):
+            if _is_complex(a):
                 known = pos not in differentiated and pos < len(kinds) \
                     and type(kinds[pos]) is tuple  # a complex array the variant knows of
                 if not known:
@@ -243,8 +243,7 @@ class GradientFunction:
                            " as differentiated values; complex data that is not differentiated"
                            " can be passed as a NumPy array, by position"))
         for name, a in kwargs.items():
-            if _holds_complex(a) or type(a) is complex \
-                    or (type(a) is np.ndarray and a.dtype.kind == "c"):
+            if _holds_complex(a) or _is_complex(a):
                 raise TypeError(f"{self.__wrapped__.__name__} was given a complex argument "
                                 f"'{name}'; complex numbers are not supported yet (complex "
                                 "data that is not differentiated can be passed as a NumPy "
@@ -335,14 +334,19 @@ def _default(fn, name: str, pos: int):
     return defaults[i] if 0 <= i < len(defaults) else MISSING
 
 
+def _is_complex(value) -> bool:
+    """Whether an argument is a complex number or a complex NumPy array."""
+    return type(value) is complex or isinstance(value, np.complexfloating) or (
+        type(value) is np.ndarray and value.dtype.kind == "c")
+
+
 def _holds_complex(value) -> bool:
     """Whether a list, tuple or dict argument holds a complex number or array (one level)."""
     if isinstance(value, dict):
         value = value.values()
     elif not isinstance(value, (list, tuple)):
         return False
-    return any(type(v) is complex or (type(v) is np.ndarray and v.dtype.kind == "c")
-               or isinstance(v, np.complexfloating) for v in value)
+    return any(_is_complex(v) for v in value)
 
 
 def refuse_shared_memory(fn, written: frozenset[str], args: tuple, kwargs: dict) -> None:

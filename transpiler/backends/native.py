@@ -106,7 +106,7 @@ class NativeFunction:
     refused statement came from; errors of the computation itself pass unchanged."""
 
     def __init__(self, python_function, njit, fallback: bool, fn):
-        self.python, self.fallback, self.fn = python_function, fallback, fn
+        self.python, self.fallback, self.fn = _calling_wrappers(python_function), fallback, fn
         self.__name__ = python_function.__name__
         self.__code__ = code = python_function.__code__
         self.backend = "numba"
@@ -120,8 +120,16 @@ class NativeFunction:
                 python_function.__globals__, python_function.__name__, None,
                 python_function.__closure__)
         self.native = self._run = njit(_with_compiled_helpers(python_function, njit, {}))
+        self.native.transpiler_function = self  # (the Python code calls this, not Numba's)
 
     def __call__(self, *args, **kwargs):
+        if self._signature is not None and len(args) > self.__code__.co_argcount:
+            # called as Numba's code calls it (keyword-only parameters by position: the
+            # Python code of a caller Numba refused): as Python calls it
+            code = self.__code__
+            kwonly = code.co_varnames[code.co_argcount:code.co_argcount + code.co_kwonlyargcount]
+            args, kwargs = args[:code.co_argcount], {
+                **dict(zip(kwonly, args[code.co_argcount:], strict=False)), **kwargs}
         try:
             if self._run is self.python:
                 return self.python(*args, **kwargs)
@@ -178,6 +186,33 @@ class NativeFunction:
 
     def __repr__(self) -> str:
         return f"<{self.backend} function {self.__name__}>"
+
+
+def _calling_wrappers(function):
+    """``function`` (the Python code, run where Numba refused) calling each compiled callee
+    through its NativeFunction, which runs Numba's code or falls back itself, where the code
+    Numba compiles calls the callee's Numba dispatcher (and a runtime helper compiled by Numba
+    as the Python function it compiles)."""
+    cells = function.__closure__ or ()
+    contents = [_contents(c) for c in cells]
+    wrappers = [getattr(v, "transpiler_function", None) or _python_of(v) for v in contents]
+    if not any(wrappers):
+        return function
+    made = types.FunctionType(function.__code__, function.__globals__, function.__name__,
+                              function.__defaults__, tuple(
+                                  types.CellType(w) if w is not None else c
+                                  for c, w in zip(cells, wrappers, strict=True)))
+    made.__kwdefaults__ = function.__kwdefaults__
+    for name, value in vars(function).items():
+        setattr(made, name, value)
+    return made
+
+
+def _python_of(value):
+    """The Python function a Numba dispatcher compiles (a runtime helper only Numba's code
+    needs, ``range_item``), else None."""
+    numba = importlib.import_module("numba")
+    return value.py_func if isinstance(value, numba.core.dispatcher.Dispatcher) else None
 
 
 def _with_compiled_helpers(function, njit, done: dict):

@@ -92,21 +92,24 @@ def carried(call: gast.Call, state: list[str], varied: set[int], useful: set[int
     if edges is None:
         return list(range(len(state)))
 
-    def closed(start: set[str], forward: bool) -> set[str]:
-        found, changed = set(start), True
-        while changed:
-            changed = False
-            for targets, reads in edges:
-                new, old = (targets, reads) if forward else (reads, targets)
-                if old & found and not new <= found:
-                    found |= new
-                    changed = True
-        return found
-
-    ahead = closed({state[i] for i in varied}, True)
-    behind = closed({state[i] for i in useful}, False)
+    ahead = _closure({state[i] for i in varied}, edges, forward=True)
+    behind = _closure({state[i] for i in useful}, edges, forward=False)
     return [i for i, n in enumerate(state)
             if i in varied or i in useful or (n in ahead and n in behind)]
+
+
+def _closure(start: set[str], edges: list, forward: bool) -> set[str]:
+    """``start`` and every name the edges ``(bound, read)`` reach from it, to a fixed point:
+    forward from what a statement reads to what it binds, backward the other way."""
+    found, changed = set(start), True
+    while changed:
+        changed = False
+        for bound, read in edges:
+            new, old = (bound, read) if forward else (read, bound)
+            if old & found and not new <= found:
+                found |= new
+                changed = True
+    return found
 
 
 def _dependences(body: list) -> list:
@@ -348,14 +351,7 @@ def _aliases_of(written: set[str], body: list) -> set[str]:
     step copies of those too."""
     edges = [(_names(n for t in node.targets for n in A.walk(t)), _shared(node.value))
              for node in A.own_nodes(body) if isinstance(node, gast.Assign)]
-    found, changed = set(written), True
-    while changed:
-        changed = False
-        for targets, shared in edges:
-            if targets & found and not shared <= found:
-                found |= shared
-                changed = True
-    return found
+    return _closure(written, edges, forward=False)
 
 
 def _shared(value) -> set[str]:
