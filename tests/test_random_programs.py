@@ -54,6 +54,19 @@ alone. The marked variant refused (TranspileError: a marked loop inside a marked
 write the loop's state makes look shared, ...) is counted and reported by message; a crash or
 a different number fails, and a failure prints the marked variant too.
 
+``TRANSPILER_SOAK_BACKEND=auto`` does the same with ``backend="auto"``, which runs Numba's code
+or, where Numba refuses, the Python code (its callees' Numba code included): the numbers must be
+the Python backend's either way.
+
+Programs also read module globals named like the names the compiler generates or binds (``rt``,
+``bx``, ``_t1``, ``_tape``, ``add_grads``, ...; ``ODD_NAMES``), call builtins of their own
+(``sum``, ``abs``, ``len``: ``SHADOWS``), and carry a state that starts as a constant and is not
+read after a loop. On ``REBIND_SHARE`` of the programs checked (every one with
+``TRANSPILER_SOAK_REBIND=1``) one change a user makes between calls is made (a helper's ``def``
+run again, a helper's defaults changed, ``np.sin``, ``np.cos``, ``np.tanh``, ``np.exp`` or
+``math.sin`` rebound to another function): the gradient and the forward-mode function compiled
+before the change, called again, must give the changed program's finite differences.
+
 ``TRANSPILER_GEN_DISABLE=ifexp,return`` (see ``DISABLE``) switches generator constructs off, to
 look past a known bug; ``--shrink`` reduces a failing program by deleting statements and
 simplifying expressions while it keeps failing the same way. A soak of 1000 programs or more

@@ -631,3 +631,26 @@ def test_a_file_name_with_a_line_break_stays_in_its_comment(tmp_path):
     header = text.split("\n\n")[0].splitlines()
     assert all(line.startswith("#") for line in header) and "odd\\nname.py" in text
     compile(text, "out_grad.py", "exec")
+
+
+def test_backend_auto_falls_back_with_callees_compiled_by_numba():
+    pytest.importorskip("numba")
+    f = make("""
+        def h(p, q):
+            return sum(p[i] * q[i] for i in range(3)) + np.sin(q[0])  # (Numba refuses it too)
+
+        def f(x, y):
+            r = range(3)
+            d = {"w": 2.0}  # (Numba refuses the dict: f runs as Python, h as Numba compiles it)
+            s = h(x, y) * d["w"]
+            for i in r:
+                s = s + x[r[i]] * y[i]
+            return s
+        """)
+    x, y = np.array([0.5, -1.0, 2.0]), np.array([1.5, 0.3, -0.7])
+    want = grad(f, wrt=(0, 1))(x, y)
+    got = grad(f, wrt=(0, 1), backend="auto")(x, y)
+    for a, b in zip(want, got, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+    v = (np.ones(3), np.linspace(0.0, 1.0, 3))
+    assert jvp(f, (x, y), v, backend="auto")[1] == pytest.approx(jvp(f, (x, y), v)[1], rel=1e-12)

@@ -139,19 +139,22 @@ _SPELLINGS = {"LOAD_METHOD": "LOAD_ATTR", "CALL_METHOD": "CALL_FUNCTION"} | dict
 def _operations(code) -> tuple:
     """What ``code`` does, operation by operation: each opcode with its constant or name
     (jump targets, which move with the setup operations, and line numbers are left out)."""
-    ops, closure = [], False
+    ops, closure, cells = [], False, set(code.co_freevars) | set(code.co_cellvars)
+    nested = {c.co_name for c in code.co_consts if hasattr(c, "co_code")}
     for op in dis.get_instructions(code):
         # a function defined inside that closes over a variable of the enclosing scope gets
-        # its cells (LOAD_CLOSURE ..., BUILD_TUPLE); compiled on its own, it reads a global
-        if op.opname in _SETUP or op.opname == "LOAD_CLOSURE" or (
-                op.opname == "BUILD_TUPLE" and closure) or (
+        # its cells (LOAD_CLOSURE ..., BUILD_TUPLE; 3.13's dis shows LOAD_FAST); compiled on its
+        # own, it reads a global
+        loads_cell = op.opname == "LOAD_CLOSURE" or (op.opname == "LOAD_FAST"
+                                                     and op.argval in cells)
+        if op.opname in _SETUP or loads_cell or (op.opname == "BUILD_TUPLE" and closure) or (
                 op.opname == "SET_FUNCTION_ATTRIBUTE" and op.argval == 8):
-            closure = op.opname == "LOAD_CLOSURE" or (closure and op.opname in _SETUP)
+            closure = loads_cell or (closure and op.opname in _SETUP)
             continue
         closure = False
         name = _SPELLINGS.get(op.opname, op.opname)
         value = None if op.opcode in _JUMPS or hasattr(op.argval, "co_code") \
-            or name == "MAKE_FUNCTION" else op.argval
+            or name == "MAKE_FUNCTION" or _qualname(op.argval, nested) else op.argval
         ops.append((name, repr(value)))
     return tuple(ops)
 
