@@ -745,6 +745,11 @@ class Gen:
     def helper(self) -> str:
         r = self.rng
         name = self.fresh("h")
+        odd = [n for n in ODD_NAMES if n not in {g for g, _ in self.globals}
+               and n not in {h[0] for h in self.helpers}]
+        if "odd" not in self.disabled and odd and self.odd.random() < 0.2:
+            name = self.odd.choice(odd)  # a helper named like a generated name (rt, bx, ...)
+            self.features.add("odd-helper")
         params = [r.choice([PF, NF, V3, M23]) for _ in range(r.randint(1, 2))]
         names = ["p", "q"][:len(params)]
         has_default = self.chance(0.3)
@@ -1245,8 +1250,10 @@ def _rebindings(source: str) -> list:
     """``(kind, the changed program's source, apply(namespace) -> undo)`` for each change this
     program allows."""
     out = []
-    for m in re.finditer(r"^def (h\d+)\((.*)\):\n((?:    .*\n?)*)", source, re.M):
+    for m in re.finditer(r"^def (\w+)\((.*)\):\n((?:    .*\n?)*)", source, re.M):
         name, sig, body = m[1], m[2], m[0]
+        if name == "f" or name in SHADOWS:
+            continue
         changed = re.sub(r"^    return ", "    return 1.25 * ", body, count=1, flags=re.M)
         if changed != body:
             new = source.replace(body, changed)

@@ -39,7 +39,7 @@ COMPLEX_INTERMEDIATES = [
 
 
 @pytest.mark.parametrize("source, line", COMPLEX_INTERMEDIATES)
-@pytest.mark.parametrize("mode", ["grad", "jvp", "numba"])
+@pytest.mark.parametrize("mode", ["grad", "jvp", "numba", "auto"])
 def test_a_complex_intermediate_is_refused_at_its_line(source, line, mode):
     f = make(source, J=0.5j)
     with warnings.catch_warnings():
@@ -51,7 +51,7 @@ def test_a_complex_intermediate_is_refused_at_its_line(source, line, mode):
                 jvp(f, (0.5,), (1.0,))
             else:
                 pytest.importorskip("numba")
-                grad(f, backend="numba")(0.5)
+                grad(f, backend=mode)(0.5)
     assert e.value.lineno == line
 
 
