@@ -21,12 +21,15 @@ from transpiler.context import Mode
 _BUILTINS = vars(builtins)
 
 
-def rebound(fn, snapshots: tuple, defaults: tuple | None = None) -> bool:
+def rebound(fn, snapshots: tuple, defaults: tuple | None = None, watched: tuple = ()) -> bool:
     """Whether a global ``fn``'s code was compiled against (``(name, object)``) now names
-    another object, or ``fn``'s defaults are no longer ``defaults`` (``defaults_of``)."""
+    another object, ``fn``'s defaults are no longer ``defaults`` (``defaults_of``), or a
+    function the code calls by a module's name (``watched``: ``(module, attribute,
+    function)``) was replaced."""
     found = fn.__globals__
     return any(_value(found, name) is not obj for name, obj in snapshots) \
-        or (defaults is not None and not same_defaults(fn, defaults))
+        or (defaults is not None and not same_defaults(fn, defaults)) \
+        or any(getattr(owner, attr, None) is not obj for owner, attr, obj in watched)
 
 
 def _value(scope: dict, name: str):
@@ -63,7 +66,7 @@ class _Compiled:
         if id(self) in seen or self.fn is None:  # (recursion; still compiling)
             return False
         seen.add(id(self))
-        return rebound(self.fn, self.snapshots, self.defaults) \
+        return rebound(self.fn, self.snapshots, self.defaults, self.watched) \
             or any(c.stale(seen=seen) for c in self.callees)
 
 
@@ -71,13 +74,13 @@ class SplitFunction(_Compiled):
     """``forward(*args) -> (value, residuals)``; ``backward(residuals, cotangent) -> grads``."""
 
     __slots__ = ("forward", "backward", "source", "written", "fn", "snapshots", "callees",
-                 "defaults", "__weakref__")
+                 "defaults", "watched", "__weakref__")
 
     def __init__(self):
         self.forward = self.backward = self.fn = None
         self.source = ""
         self.written = frozenset()  # parameters it writes into (on a copy)
-        self.snapshots, self.callees, self.defaults = (), (), None
+        self.snapshots, self.callees, self.defaults, self.watched = (), (), None, ()
 
     def __repr__(self) -> str:
         return f"<split pair {getattr(self.forward, '__name__', '(compiling)')}>"
@@ -96,7 +99,7 @@ def split_pair(compile_function, fn, active: tuple[str, ...], options,
         pair.forward, pair.backward = compiled.function, compiled.backward
         pair.source, pair.written = compiled.source, compiled.written
         pair.fn, pair.snapshots, pair.callees = fn, compiled.snapshots, compiled.callees
-        pair.defaults = compiled.defaults
+        pair.defaults, pair.watched = compiled.defaults, compiled.watched
 
     pair = SplitFunction()
     key = (active, Mode.SPLIT, options, frozenset(), varargs, called, objects) + (
@@ -110,12 +113,13 @@ class TangentFunction(_Compiled):
     """``call(*args, **tangents) -> (value, tangent)``: a user function in forward mode. Its
     tangent parameters are keyword-only, named by ``naming.tangent_parameters``."""
 
-    __slots__ = ("call", "source", "fn", "snapshots", "callees", "defaults", "__weakref__")
+    __slots__ = ("call", "source", "fn", "snapshots", "callees", "defaults", "watched",
+                 "__weakref__")
 
     def __init__(self):
         self.call = self.fn = None
         self.source = ""
-        self.snapshots, self.callees, self.defaults = (), (), None
+        self.snapshots, self.callees, self.defaults, self.watched = (), (), None, ()
 
     def __repr__(self) -> str:
         return f"<forward mode {getattr(self.call, '__name__', '(compiling)')}>"
@@ -129,7 +133,7 @@ def tangent_function(compile_function, fn, active: tuple[str, ...], options,
     def fill(compiled) -> None:
         holder.call, holder.source = compiled.function, compiled.source
         holder.fn, holder.snapshots, holder.callees = fn, compiled.snapshots, compiled.callees
-        holder.defaults = compiled.defaults
+        holder.defaults, holder.watched = compiled.defaults, compiled.watched
 
     holder = TangentFunction()
     key = (active, Mode.TANGENT, options, frozenset(), varargs, objects) + (

@@ -93,6 +93,7 @@ class Compiled:
     snapshots: tuple = ()  # (global name, object) the code was compiled against
     callees: tuple = ()  # the compiled callees it calls (calls.SplitFunction, TangentFunction)
     defaults: tuple | None = None  # the user function's defaults it copied (calls.defaults_of)
+    watched: tuple = ()  # (module, attribute, function) it calls by name (resolve.watched_calls)
 
     @property
     def backend(self) -> str:
@@ -104,7 +105,8 @@ class Compiled:
         """Whether a global the code, or a callee's, was compiled against now names another
         object, or ``fn``'s defaults changed (calls with floats check only the code's own
         globals and defaults, in the backend's fast_path)."""
-        return rebound(fn, self.snapshots, self.defaults) or any(c.stale() for c in self.callees)
+        return rebound(fn, self.snapshots, self.defaults, self.watched) \
+            or any(c.stale() for c in self.callees)
 
 
 def compile_function(fn, wrt: tuple[str, ...], mode: Mode | str, options: Options,
@@ -140,6 +142,7 @@ def compile_function(fn, wrt: tuple[str, ...], mode: Mode | str, options: Option
         node = run(node, ctx)
         if debug:
             print(f"--- after: {description} ---\n{emit.to_source(node)}", file=sys.stderr)
+    watched = resolve.watched_calls(node, ctx.bindings)  # (before a backend rewrites calls)
     backend = backend_for(options)
     source = backend.source(node, ctx.bindings)
     label = f"<{mode} of {fn.__qualname__} at {filename}:{fn.__code__.co_firstlineno}>"
@@ -151,7 +154,7 @@ def compile_function(fn, wrt: tuple[str, ...], mode: Mode | str, options: Option
                     if isinstance(v, (SplitFunction, TangentFunction)))
     return Compiled(functions[0], source, functions[1] if len(functions) > 1 else None,
                     frozenset(ctx.written_params), _snapshots(fn, ctx.snapshots, callees),
-                    callees, defaults)
+                    callees, defaults, watched)
 
 
 def _snapshots(fn, own: dict, callees: tuple) -> tuple:

@@ -46,8 +46,10 @@ _DISPATCH_NAMES = {"_make", "_fast_", "_slow_", "_fn_", "_code_", "_note_", "_ke
 def fast_path(fn, compiled, count: int, keywords: frozenset, slow):
     """A function taking ``fn``'s arguments that calls ``compiled.function`` directly when it
     is given ``count`` positional Python floats, exactly the keyword arguments ``keywords``, ``fn``
-    still has the code and the defaults it was compiled from and each global the code was compiled against
-    (``compiled.snapshots``) still names the same object; any other call goes to ``slow``.
+    still has the code and the defaults it was compiled from, each global the code was compiled
+    against (``compiled.snapshots``) still names the same object and each function it calls by a
+    module's name is still that module's (``compiled.watched``); any other call goes to
+    ``slow``.
 
     It is compiled with ``fn``'s globals, so it reads those globals as ``fn`` does (the
     interpreter caches the look-ups) without writing anything into them. None if a global's
@@ -55,22 +57,28 @@ def fast_path(fn, compiled, count: int, keywords: frozenset, slow):
     names = [name for name, _ in compiled.snapshots]  # (np, np.sin, ...)
     values = [f"a{i}" for i in range(count)]
     cells = [f"_s{i}_" for i in range(len(names))]
-    if {n.split(".")[0] for n in names} & (_DISPATCH_NAMES | set(values) | set(cells)) \
+    owners = [f"_o{i}_" for i in range(len(compiled.watched))]  # (a rule's np.sin, ...)
+    functions = [f"_w{i}_" for i in range(len(compiled.watched))]
+    if {n.split(".")[0] for n in names} & (_DISPATCH_NAMES | set(values) | set(cells)
+                                           | set(owners) | set(functions)) \
             or "__builtins__" not in fn.__globals__:
         return None
     source = _DISPATCH.format(
-        cells="".join(", " + c for c in cells),
+        cells="".join(", " + c for c in cells + owners + functions),
         params=", ".join(f"{v}=_missing_" for v in values),
         floats=" and ".join(f"_type_({v}) is _float_" for v in values),
         keywords="kwargs.keys() == _keywords_" if keywords else "not kwargs",
-        fresh="".join(f" and {n} is {c}" for n, c in zip(names, cells, strict=True)),
+        fresh="".join(f" and {n} is {c}" for n, c in zip(names, cells, strict=True)) + "".join(
+            f" and {o}.{attr} is {w}"
+            for o, w, (_, attr, _) in zip(owners, functions, compiled.watched, strict=True)),
         values=", ".join(values), pass_keywords=", **kwargs" if keywords else "")
     namespace: dict = {}
     exec(compile(source, f"<dispatch of {fn.__qualname__}>", "exec"), namespace)
     make = types.FunctionType(namespace["_make"].__code__, fn.__globals__, "_make")
     return make(compiled.function, slow, fn, fn.__code__, note_origin, keywords, _MISSING, type,
                 float, fn.__defaults__, fn.__kwdefaults__,  # (those compiled against: just now)
-                *[obj for _, obj in compiled.snapshots])
+                *[obj for _, obj in compiled.snapshots], *[o for o, _, _ in compiled.watched],
+                *[f for _, _, f in compiled.watched])
 
 
 _MISSING = object()  # a parameter of the dispatcher the caller did not pass

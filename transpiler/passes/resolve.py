@@ -18,7 +18,7 @@ import types
 import gast
 
 from transpiler import ast_util as A
-from transpiler.anno import Anno, hasanno, setanno
+from transpiler.anno import Anno, getanno, hasanno, setanno
 from transpiler.errors import error_at
 
 _MISSING = object()
@@ -89,3 +89,29 @@ def _evaluate(node, local: set[str], ctx):
             return obj, root
         return getattr(obj, node.attr, None), root
     return None, None
+
+
+def watched_calls(tree, bindings: dict) -> tuple:
+    """``(owner, attribute, function)`` for each call of the finished code by a dotted name of
+    a module it binds (``np.sin`` in a rule's adjoint, ``np.cos`` the user called): the code
+    looks the name up when it runs, so a test that replaces ``np.sin`` afterwards makes it stale
+    (compiled again, it binds the rules' own functions: templates.py)."""
+    found = {}
+    for node in A.walk(tree):
+        func = getanno(node, Anno.FUNC) if isinstance(node, gast.Call) else None
+        if func is None or not isinstance(node.func, gast.Attribute):
+            continue
+        path, root = [], node.func
+        while isinstance(root, gast.Attribute):
+            path.append(root.attr)
+            root = root.value
+        if not isinstance(root, gast.Name) or not isinstance(bindings.get(root.id),
+                                                             types.ModuleType):
+            continue
+        owner = bindings[root.id]
+        for attr in reversed(path[1:]):
+            owner = getattr(owner, attr, None)
+        if owner is not None and getattr(owner, path[0], None) is func:
+            found.setdefault((id(owner), path[0]), (owner, path[0], func))
+    return tuple(found.values())
+
