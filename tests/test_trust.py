@@ -533,8 +533,7 @@ def test_nothing_typed_on_the_command_line_runs_when_the_exported_module_is_impo
     assert all(line.startswith("#") for line in text.splitlines()[:6])
     imported = subprocess.run([sys.executable, "-c", "import sq_grad; print(sq_grad.grad_sq(3.0))"],
                               cwd=tmp_path, capture_output=True, text=True,
-                              env={"PYTHONPATH": _cli.__globals__["__file__"].rsplit("/tests", 1)[0],
-                                   "PATH": "/usr/bin:/bin"})
+                              env={"PYTHONPATH": _root(), "PATH": "/usr/bin:/bin"})
     assert imported.stdout.strip() == "6.0", imported.stderr
     assert not (tmp_path / "injected.txt").exists()
 
@@ -550,7 +549,7 @@ def test_export_onto_its_own_source_is_refused_and_runtime_py_is_named(tmp_path)
     assert run.returncode == 2 and "runtime.py" in run.stderr and "Traceback" not in run.stderr
     shadowed = subprocess.run([sys.executable, "-c", "import transpiler"], cwd=tmp_path,
                               capture_output=True, text=True,
-                              env={"PYTHONPATH": str(tmp_path) + ":" + _root(), "PATH": "/usr/bin:/bin"})
+                              env={"PYTHONPATH": f"{tmp_path}:{_root()}", "PATH": "/usr/bin:/bin"})
     assert "shadowed by" in shadowed.stderr and "rename it" in shadowed.stderr
 
 
