@@ -659,3 +659,29 @@ def test_backend_auto_falls_back_with_callees_compiled_by_numba():
         np.testing.assert_allclose(a, b, rtol=1e-12)
     v = (np.ones(3), np.linspace(0.0, 1.0, 3))
     assert jvp(f, (x, y), v, backend="auto")[1] == pytest.approx(jvp(f, (x, y), v)[1], rel=1e-12)
+
+
+def test_methods_are_compared_with_their_source_as_compiled_in_their_class(tmp_path, monkeypatch):
+    module = tmp_path / "with_methods.py"
+    module.write_text(textwrap.dedent("""
+        class Base:
+            def energy(self, x):
+                return x * x
+
+        class Child(Base):
+            def energy(self, x):
+                return super().energy(x) * 2.0
+
+            def private(self, x):
+                self.__scale = 3.0
+                return self.__scale * x * x
+        """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mod = importlib.import_module("with_methods")
+    try:
+        with pytest.raises(TranspileError) as e:  # (super() is refused, by what it is)
+            grad(mod.Child().energy)(3.0)
+        assert "is not the code that runs" not in str(e.value)
+        assert grad(mod.Child.private, wrt=1)(mod.Child(), 3.0) == pytest.approx(18.0)
+    finally:
+        sys.modules.pop("with_methods", None)

@@ -95,6 +95,9 @@ def _same_code(fn, source: str) -> bool:
     constants and names (closure variables compile as globals on their own, so free and global
     names are pooled). Code whose asserts pytest rewrote is compared with the source rewritten
     the same way, so that only an edited file tells them apart."""
+    owner = fn.__qualname__.rsplit(".", 2)[-2] if "." in fn.__qualname__ else "<locals>"
+    if owner != "<locals>":  # a method: compiled in its class (super(), private names)
+        source = f"class {owner}:\n" + textwrap.indent(source, "    ")
     try:
         tree = ast.parse(source)
         if _rewritten_by_pytest(fn.__code__):
@@ -104,7 +107,10 @@ def _same_code(fn, source: str) -> bool:
         module = compile(tree, "<source check>", "exec", dont_inherit=True)
     except SyntaxError:
         return True  # gast parsed it: leave the judgement to the passes
-    found = [c for c in module.co_consts if hasattr(c, "co_code") and c.co_name == fn.__name__]
+    consts = module.co_consts
+    if owner != "<locals>":
+        consts = next((c.co_consts for c in consts if hasattr(c, "co_code")), ())
+    found = [c for c in consts if hasattr(c, "co_code") and c.co_name == fn.__name__]
     free = set(fn.__code__.co_freevars)
     return not found or _fingerprint(found[0], free) == _fingerprint(fn.__code__, free)
 
