@@ -685,3 +685,12 @@ def test_methods_are_compared_with_their_source_as_compiled_in_their_class(tmp_p
         assert grad(mod.Child.private, wrt=1)(mod.Child(), 3.0) == pytest.approx(18.0)
     finally:
         sys.modules.pop("with_methods", None)
+
+
+def test_a_tangent_parameter_never_shadows_a_global_a_helper_reads():
+    f = make("def h(p):\n    return dx * p\n\ndef f(x):\n    y = h(x)\n    return y * x\n",
+             "f", dx=0.9)
+    from transpiler import forward
+    names = forward(f).tangent_names
+    assert names["x"] != "dx"
+    assert jvp(f, (0.5,), (1.0,)) == (pytest.approx(0.225), pytest.approx(0.9))

@@ -6,6 +6,8 @@ the user already uses is never handed out; the same input always gives the same 
 
 from __future__ import annotations
 
+import types
+
 
 def function_name(func) -> str:
     """``func``'s name as generated code spells names after it: ``lambda_fn`` for a lambda."""
@@ -76,12 +78,19 @@ class Namer:
 
 def tangent_parameters(fn, wrt: tuple[str, ...]) -> dict[str, str]:
     """The keyword-only parameters through which a forward-mode function of ``fn`` receives the
-    tangents of ``wrt``: ``dx`` for ``x`` unless ``fn`` uses that name. Computed from the code
-    object alone, so a caller knows them before (or while) ``fn`` is compiled."""
-    names, codes = set(), [fn.__code__]
-    while codes:  # nested functions, lambdas and comprehensions too
-        code = codes.pop()
+    tangents of ``wrt``: ``dx`` for ``x`` unless ``fn`` (or a function of its module it calls,
+    which may be inlined) uses that name. Computed from the code objects alone, so a caller
+    knows them before (or while) ``fn`` is compiled."""
+    names, codes, seen = set(), [fn.__code__], set()
+    scope = getattr(fn, "__globals__", {})
+    while codes:  # nested functions, lambdas and comprehensions too, and the module's
+        code = codes.pop()  # functions it calls (inlined, their globals are read here)
+        if id(code) in seen:
+            continue
+        seen.add(id(code))
         names |= {*code.co_varnames, *code.co_names, *code.co_freevars, *code.co_cellvars}
         codes += [c for c in code.co_consts if hasattr(c, "co_varnames")]
+        codes += [v.__code__ for v in map(scope.get, code.co_names)
+                  if isinstance(v, types.FunctionType) and v.__globals__ is scope]
     namer = Namer(names)
     return {w: namer.tangent(w) for w in wrt}
