@@ -694,3 +694,11 @@ def test_a_tangent_parameter_never_shadows_a_global_a_helper_reads():
     names = forward(f).tangent_names
     assert names["x"] != "dx"
     assert jvp(f, (0.5,), (1.0,)) == (pytest.approx(0.225), pytest.approx(0.9))
+
+
+def test_the_version_is_the_package_s():
+    import importlib.metadata
+    import transpiler
+    assert transpiler.__version__ == importlib.metadata.version("transpiler")
+    run = _cli(_root(), "--version")
+    assert run.returncode == 0 and run.stdout.strip() == f"python -m transpiler {transpiler.__version__}"

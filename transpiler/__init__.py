@@ -19,8 +19,10 @@ from transpiler.jvp import forward, jvp
 from transpiler.rules.custom import black_box
 from transpiler.rules.nondiff import nondifferentiable
 from transpiler.rules.registry import adjoint, d, tangent
+from transpiler.version import __version__
 from transpiler.vjp import hessian, hvp, jacobian, vjp
 
-__all__ = ["NoRuleError", "TranspileError", "adjoint", "black_box", "check_grad", "checkpoint",
-           "d", "forward", "grad", "hessian", "hvp", "jacobian", "jvp", "nondifferentiable",
-           "on_gradient", "stop_gradient", "supported", "tangent", "value_and_grad", "vjp"]
+__all__ = ["__version__", "NoRuleError", "TranspileError", "adjoint", "black_box", "check_grad",
+           "checkpoint", "d", "forward", "grad", "hessian", "hvp", "jacobian", "jvp",
+           "nondifferentiable", "on_gradient", "stop_gradient", "supported", "tangent",
+           "value_and_grad", "vjp"]

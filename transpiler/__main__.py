@@ -28,6 +28,7 @@ from transpiler.emit import safe_text
 from transpiler.errors import TranspileError
 from transpiler.gradient import GradientFunction, normalise_wrt
 from transpiler.jvp import forward, jvp
+from transpiler.version import __version__
 
 
 class UsageError(Exception):
@@ -342,6 +343,7 @@ def _parser() -> argparse.ArgumentParser:
                     "functions, as readable source.",
         epilog="exit codes: 0 success, 1 the operation failed (cannot differentiate, gradient "
                "mismatch, cannot export), 2 usage error")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def target(sub, args_help: str, required: bool = False) -> None:
