@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from tests.util import make
-from transpiler import TranspileError, checkpoint, grad, jvp, value_and_grad, vjp
+from transpiler import TranspileError, checkpoint, grad, jvp, vjp
 
 
 def _fd(f, x, h=1e-6):
@@ -124,7 +124,6 @@ def test_a_module_s_own_range_is_called_as_written():
 # --- 3. a helper inlined, then redefined ---------------------------------------------------------
 
 def test_an_inlined_helper_redefined_compiles_again():
-    namespace: dict = {}
     f = make("def h(x):\n    return x * x\n\ndef f(x):\n    y = h(x)\n    return y\n", "f")
     g = grad(f)
     assert g(3.0) == 6.0
@@ -133,7 +132,6 @@ def test_an_inlined_helper_redefined_compiles_again():
     assert g(3.0) == 27.0
     assert grad(f)(3.0) == 27.0
     assert g(np.array([3.0]))[0] == 27.0
-    del namespace
 
 
 # --- 4. backend="auto" falling back in a module with its own len and range ----------------------
