@@ -93,6 +93,78 @@ def ungather(g, like, picked):
     return out.reshape(np.shape(like))
 
 
+def index_join(maker, items):
+    """``maker[items]``: ``np.r_[a, 1:3, b]`` and ``np.c_[...]`` as a call (passes/resolve.py),
+    the items a tuple with slices as ``slice`` objects."""
+    return maker[items]
+
+
+def _is_value(item) -> bool:
+    """Whether an item of ``np.r_[...]`` is a value joined in (not a slice, which makes a range,
+    nor a string directive such as ``"0,2"``)."""
+    return not isinstance(item, (slice, str))
+
+
+def _join_ids(maker, items):
+    """``(ids, pieces)``: for each element of ``maker[items]``, 1 + its flat position among the
+    joined values' elements (0: made by a slice); and each value item's ``(start, size)``. The
+    same join of the items' element ids, with ranges and directives kept, tells where every
+    element came from; joined once more with the ids zeroed, the ranges' own values cancel."""
+    ids, zeros, pieces, start = [], [], [], 0
+    for item in items:
+        if not _is_value(item):
+            ids.append(item)
+            zeros.append(item)
+            pieces.append(None)
+            continue
+        n = size(item)
+        if type(item) in np.ScalarType:  # a number: r_ gives it a scalar's dtype rules
+            ids.append(start + 1)
+            zeros.append(0)
+        else:
+            ids.append(start + 1 + element_ids(item))
+            zeros.append(np.zeros(np.shape(item), dtype=np.intp))
+        pieces.append((start, n))
+        start += n
+    joined = maker[tuple(ids)]
+    if isinstance(joined, np.matrix):
+        raise TypeError("the gradient of np.r_/np.c_ with the matrix directive 'r' or 'c' "
+                        "is not supported: join arrays (np.asarray of it is an array)")
+    if any(isinstance(item, slice) for item in items):
+        joined = joined - np.asarray(maker[tuple(zeros)])
+    return np.rint(joined).astype(np.intp), pieces
+
+
+def unindex_join(g, maker, items):
+    """The gradient of ``maker[items]`` (``np.r_``, ``np.c_``) for each item: its elements'
+    entries of ``g`` (0.0 for a slice or a directive)."""
+    ids, pieces = _join_ids(maker, items)
+    g = np.broadcast_to(np.asarray(g), ids.shape)
+    dtype = np.result_type(g, float)
+    flat = np.zeros(1 + sum(p[1] for p in pieces if p is not None), dtype=dtype)
+    np.add.at(flat, ids.ravel(), g.ravel())
+    parts = []
+    for item, piece in zip(items, pieces, strict=True):
+        if piece is None:
+            parts.append(0.0)
+            continue
+        part = flat[1 + piece[0]:1 + piece[0] + piece[1]].reshape(np.shape(item))
+        parts.append(part[()] if np.ndim(item) == 0 else part)
+    return GradTuple(parts)
+
+
+def index_join_tangent(tangents, maker, items):
+    """The tangent of ``maker[items]``: the items' tangents joined as the items were (a slice's
+    range and a directive have none)."""
+    ids, pieces = _join_ids(maker, items)
+    flat = [np.zeros(1)]
+    for tangent, item, piece in zip(tangents, items, pieces, strict=True):
+        if piece is not None:
+            flat.append(np.ravel(np.broadcast_to(np.asarray(tangent, dtype=float),
+                                                 np.shape(item))))
+    return np.concatenate(flat)[ids]
+
+
 def reshape_like(g, x):
     """``g`` reshaped to ``x``'s shape (same size; a scalar zero is broadcast)."""
     if np.ndim(g) == 0 and size(x) != 1:

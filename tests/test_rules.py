@@ -427,6 +427,8 @@ def _keys_used(expr: str) -> list:
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
                 and node.value.id in ARG_NAMES and node.attr not in METHODS:
             keys.append(getattr(np.ndarray, node.attr))
+        elif isinstance(node, ast.Subscript) and ast.unparse(node.value) in ("np.r_", "np.c_"):
+            keys.append(runtime.index_join)  # np.r_[a, b] joins its items (passes/resolve.py)
         elif isinstance(node, ast.Subscript):
             keys.append(operator.setitem if isinstance(node.ctx, ast.Store) else operator.getitem)
     return keys

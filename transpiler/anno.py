@@ -36,6 +36,9 @@ class Anno(enum.Enum):
     REPLACE = "The statement(s) passes/inplace.py puts in place of a statement (spliced by expand)."
     ITEM = ("On a Call of rt.appended adding a differentiated item: 'number' or, for a NumPy "
             "array, its number of dimensions (the Numba backend types the list by it).")
+    INDEXER = ("On a Subscript of a global object that is neither an array nor a container "
+               "(np.s_, np.mgrid, a user's object with __getitem__): its dotted name, for the "
+               "message that refuses a differentiated index into it (check_kinds).")
     KNOWN = ("On a Call of a user function: (parameter, function, number of bound positional "
              "arguments, bound keywords) for each parameter given a known function (functions).")
 

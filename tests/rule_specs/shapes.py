@@ -2,6 +2,7 @@
 
 import numpy as np
 
+import runtime
 from tests.rule_specs.common import OpSpec
 from transpiler.errors import TranspileError
 
@@ -72,6 +73,18 @@ SPECS: list = [
     OpSpec(np.block, "r = [a, b]; s = [c]; np.block([r, s])", 3, shapes=(
         ((2, 1), (2, 3), (1, 4)), ((1,), (3,), (2, 4)))),
     OpSpec(np.block, "np.block(a)", 1, shapes=(M23,)),
+    # np.r_[...] and np.c_[...]: joins of their items (passes/resolve.py)
+    OpSpec(runtime.index_join, "np.r_[a, b]", 2, shapes=(
+        ((3,), (2,)), ((), (2,)), ((), ()), ((2, 3), (1, 3)))),
+    OpSpec(runtime.index_join, "np.r_[a, 1:3, b, 2.0, a[:1]]", 2, shapes=(((3,), (2,)),)),
+    OpSpec(runtime.index_join, "np.r_[a, -1:1:4j] * np.r_[b, b, a]", 2, shapes=(((3,), (2,)),)),
+    OpSpec(runtime.index_join, "np.r_['0,2', a, b]", 2, shapes=(((3,), (3,)),)),
+    OpSpec(runtime.index_join, "np.r_['-1', a, b, a]", 2, shapes=(((2, 2), (2, 3)),)),
+    OpSpec(runtime.index_join, "np.r_['0,2,0', a, b]", 2, shapes=(((3,), (3,)),)),
+    OpSpec(runtime.index_join, "np.r_[a]", 1, shapes=(V3, ((),))),
+    OpSpec(runtime.index_join, "np.c_[a, b]", 2, shapes=(((3,), (3,)), ((3, 2), (3,)))),
+    OpSpec(runtime.index_join, "np.c_[a, 2 * b, np.ones(3)]", 2, shapes=(((3,), (3,)),)),
+    OpSpec(runtime.index_join, "np.c_[[a, b], [b, 1.0]]", 2, shapes=(((), ()),)),
     OpSpec(np.append, "np.append(a, b)", 2, shapes=(
         ((3,), (2,)), ((2, 3), ()), ((), (2, 2)), ((), ()))),
     OpSpec(np.append, "np.append(a, b, axis=0)", 2, shapes=(((2, 3), (1, 3)), ((3,), (2,)))),

@@ -45,7 +45,7 @@ import numpy as np
 
 from transpiler import ast_util as A
 from transpiler.analysis.activity import activity
-from transpiler.anno import Anno, getanno
+from transpiler.anno import Anno, getanno, hasanno
 from transpiler.errors import error_at
 from transpiler.passes import tape
 
@@ -129,6 +129,10 @@ def _makes_complex(call: gast.Call, func, scope) -> bool:
 def _leaves_complex(node, func, of_kind) -> bool:
     if isinstance(node, gast.Attribute):
         return node.attr in ("real", "imag")
+    if isinstance(node, gast.Slice) or func is builtins.slice or (  # np.mgrid[0:1:5j]
+            isinstance(node, gast.Call) and hasanno(node.func, Anno.BUILTIN)
+            and getattr(node.func, "id", None) == "slice"):
+        return True  # a slice's complex step counts points
     return _is(func, _REAL_RESULTS)
 
 
@@ -200,6 +204,12 @@ def check_kinds(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     if tape.is_generated(getattr(ctx, "fn", None)):
         return fn  # a gradient differentiated again: its values are those of a checked one
     varied = None
+    indexers = [n for n in A.walk(fn) if isinstance(n, gast.Subscript)
+                and (getanno(n, Anno.INDEXER, False) is not False
+                     or _indexes_object(n.value, getattr(ctx, "classes", {})))]
+    if indexers:
+        varied = activity(fn.body, tuple(ctx.wrt), [])[1]
+        _refuse_indexer(indexers, ctx, varied)
     for kind in KINDS:
         found = _Found(kind, fn, ctx)
         if not found.origins and not found.anywhere:
@@ -234,6 +244,39 @@ def _refuse_first(kind: Kind, found: _Found, fn, ctx, varied: set[str]) -> None:
             what = f"this value is {kind.adjective}"
         raise error_at(source, ctx, f"{kind.name} are not supported yet: {what}, and the "
                        "gradient would carry it through rules for real arrays", kind.hint)
+
+
+def _refuse_indexer(subscripts: list, ctx, varied: set[str]) -> None:
+    """Raise at the first subscript of an object that computes with its index (resolve.py
+    marks them: ``np.s_``, ``np.mgrid``, a user's ``__getitem__``) whose index is
+    differentiated: no rule says how its result depends on the index."""
+    for node in subscripts:
+        if _reads(node.slice) & varied:
+            name = getanno(node, Anno.INDEXER)
+            if name is None and isinstance(node.value, gast.Name):
+                facts = getattr(ctx, "facts", None)
+                name = facts.variable(node.value.id) if facts else node.value.id
+            name = name or "this object"
+            raise error_at(node, ctx, f"a differentiated value is an index into '{name}', "
+                           "which is not an array or a container: its result depends on the "
+                           "index in a way no gradient rule covers",
+                           "compute the value with NumPy functions (np.concatenate, np.arange, "
+                           "np.linspace, a method called by name), or index it with values "
+                           "that are not differentiated")
+
+
+def _indexes_object(node, classes: dict) -> bool:
+    """Whether ``node`` names a parameter given an object whose class defines its own
+    ``__getitem__`` (not a tuple's, a list's or a dict's)."""
+    cls = classes.get(node.id) if isinstance(node, gast.Name) else None
+    if cls is None:
+        return False
+    for klass in cls.__mro__:
+        if klass in (tuple, list, dict):
+            return False
+        if "__getitem__" in vars(klass):
+            return True
+    return False
 
 
 def _reads(value) -> set[str]:

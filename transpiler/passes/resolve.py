@@ -9,24 +9,37 @@ each dotted name they are called by (``np.sin``): when the user rebinds one (re-
 helper's ``def``, or a test mocks ``np.sin``), the compiled gradient is stale and is compiled
 again on its next call.
 Calls on local values (methods) are left unresolved; the reverse pass decides about them.
+
+A subscript of a global object that is not an array or a container computes with its index:
+``np.r_[a, 1:3, b]`` and ``np.c_[a, b]`` join their items, so they become calls with rules,
+``rt.index_join(np.r_, (a, slice(1, 3, None), b))``; any other (``np.s_``, ``np.mgrid``, a
+user's object with ``__getitem__``) is marked (Anno.INDEXER), and check_kinds refuses it when
+its index is differentiated. (An index into an array, a list or a dict is a position, with no
+gradient.)
 """
 
 from __future__ import annotations
 
 import types
+from collections.abc import Mapping, Sequence
 
 import gast
+import numpy as np
+
+import runtime
 
 from transpiler import ast_util as A
 from transpiler.anno import Anno, getanno, hasanno, setanno
 from transpiler.errors import error_at
 
 _MISSING = object()
+_AXIS_CONCATENATOR = type(np.r_).__mro__[-2]  # what np.r_ and np.c_ are (NumPy keeps it private)
 
 
 def resolve(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     local = {n.id for n in A.walk(fn) if isinstance(n, gast.Name)
              and isinstance(n.ctx, (gast.Store, gast.Param))}
+    fn = _Indexers(local, ctx).visit(fn)
     for node in A.walk(fn):
         if isinstance(node, gast.Call) and not hasanno(node, Anno.FUNC):  # (lifted: known)
             obj, root = _evaluate(node.func, local, ctx)
@@ -44,6 +57,41 @@ def resolve(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
                     if dotted is not None:
                         watch_defaults(ctx, dotted, obj)
     return fn
+
+
+class _Indexers(gast.NodeTransformer):
+    """Subscripts of global objects that compute with their index: ``np.r_``/``np.c_`` as
+    ``rt.index_join`` calls, the others marked."""
+
+    def __init__(self, local: set[str], ctx) -> None:
+        self.local, self.ctx = local, ctx
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        if not isinstance(node.ctx, gast.Load) \
+                or not isinstance(node.value, (gast.Name, gast.Attribute)):
+            return node
+        obj, _ = _evaluate(node.value, self.local, self.ctx)
+        if obj is None or obj is _MISSING or _plain_container(obj):
+            return node
+        items = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        if isinstance(obj, _AXIS_CONCATENATOR) and not any(
+                isinstance(i, gast.Constant) and isinstance(i.value, str) and i.value in "rc"
+                for i in items):  # (the directives "r" and "c" make an np.matrix)
+            join = f"{self.ctx.bind('rt', runtime)}.index_join"
+            args = gast.Tuple(elts=[A.index_expression(i) for i in items], ctx=gast.Load())
+            call = gast.copy_location(A.call(A.dotted(join), node.value, args), node)
+            setanno(call, Anno.FUNC, runtime.index_join)
+            return call
+        setanno(node, Anno.INDEXER, _dotted(node.value))
+        return node
+
+
+def _plain_container(obj) -> bool:
+    """Whether indexing ``obj`` picks an element by position or key (an array, a list, a
+    dict, a string, a type's generic alias): no gradient flows through the index."""
+    return isinstance(obj, (np.ndarray, np.generic, Sequence, Mapping, type, range)) \
+        or hasattr(obj, "__array_namespace__") or hasattr(obj, "__array_function__")
 
 
 def watch_defaults(ctx, dotted: str, obj) -> None:

@@ -460,6 +460,11 @@ def tan_ungather(ans, g, like, picked):
     d[ans] = rt.ungather(d[g], like, picked)
 
 
+@tangent(rt.unindex_join)
+def tan_unindex_join(ans, g, maker, items):
+    d[ans] = rt.unindex_join(d[g], maker, items)
+
+
 @tangent(rt.reshape_like)
 def tan_reshape_like(ans, g, x):
     d[ans] = rt.reshape_like(d[g], x)

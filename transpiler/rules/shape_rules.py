@@ -153,6 +153,16 @@ def tan_block(ans, arrays):
     d[ans] = rt.block_tangent(d[arrays])
 
 
+@adjoint(rt.index_join)  # np.r_[...] and np.c_[...] (passes/resolve.py)
+def adj_index_join(ans, maker, items):
+    d[items] = rt.unindex_join(d[ans], maker, items)
+
+
+@tangent(rt.index_join)
+def tan_index_join(ans, maker, items):
+    d[ans] = rt.index_join_tangent(d[items], maker, items)
+
+
 @adjoint(np.split, np.array_split)
 def adj_split(ans, ary, indices_or_sections, axis=0):
     d[ary] = rt.unsplit(d[ans], ans, axis)
