@@ -417,6 +417,22 @@ def _builtin_sum(items):
 register_jitable(special.balanced_eq)
 
 
+@overload(special.pow_slope)
+def _pow_slope(x, y):
+    """``y * x ** (y - 1)``, 0 where ``y`` is 0 (as its NumPy definition)."""
+    if _number(x) and _number(y):
+        def number_slope(x, y):
+            if y == 0:
+                return 0.0 * x
+            if x == 0 and y < 1:
+                return y * np.inf
+            return y * x ** (y - 1)
+        return number_slope
+    if isinstance(x, types.Array) or isinstance(y, types.Array):
+        return lambda x, y: np.where(y == 0, 0.0, y * np.power(x, y - 1))
+    return None
+
+
 @overload(special.clip_partials)
 def _clip_partials(g, a, a_min=None, a_max=None, min=None, max=None):
     """As its NumPy definition, with the bounds that are None known when compiled."""

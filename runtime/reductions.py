@@ -250,6 +250,14 @@ def var_grad(g, a, axis=None, ddof=0, keepdims=False):
     return _expand(g, axes, keepdims) * centered * scale
 
 
+def over_twice(g, ans):
+    """``g / (2 ans)``, the chain rule through ``ans = sqrt(...)`` (``np.std``), with 0 where
+    ``ans`` is 0: there all entries are equal, a kink, and the gradient is 0 as that of
+    ``np.linalg.norm`` at 0 (one entry: ``np.std`` is constant, 0)."""
+    zero = np.equal(ans, 0)
+    return np.where(zero, 0.0, g * 0.5 / np.where(zero, 1.0, ans))
+
+
 def var_tangent(v, a, ans, axis=None, ddof=0, keepdims=False):
     """Tangent of ``np.var(a, axis, ddof=ddof, keepdims=keepdims)``:
     ``2 sum((a - mean) v) / (n - ddof)``."""

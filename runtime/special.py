@@ -1,10 +1,12 @@
 """Elementwise partials whose formulas do not fit in a template (NumPy only): digamma (for
 ``math.lgamma``/``math.gamma``) and its derivative ``trigamma``, sinc's derivative and its own,
-clip, ties of ``min``/``max``, and the per-item partials of ``math.prod``/``math.dist``, each
+clip, the slope of a power, ties of ``min``/``max``, and the per-item partials of ``math.prod``/``math.dist``, each
 next to its tangent (``math_prod_grad_tangent``: the tangent of ``math_prod_grad``).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -21,6 +23,33 @@ def balanced_eq(x, z, y):
     ``np.fmax``, which returns the other one, gives that one the gradient).
     """
     return ((x == z) | ((x != x) & (z != z))) / (1.0 + ((x == y) | ((x != x) & (y != y))))
+
+
+def pow_slope(x, y):
+    """``d(x ** y)/dx = y * x ** (y - 1)``, 0 where ``y`` is 0: ``x ** 0`` is 1 everywhere, at
+    ``x == 0`` too, where the formula gives ``0 * inf``. At ``x == 0`` with ``y < 1`` the slope
+    is infinite (Python numbers as NumPy's: ``inf``, not ``ZeroDivisionError``)."""
+    if type(x) in _NUMBERS and type(y) in _NUMBERS:
+        if y == 0:
+            return 0.0
+        try:
+            return y * x ** (y - 1)
+        except ZeroDivisionError:  # 0.0 ** negative
+            return y * math.inf
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slope = y * x ** (y - 1)
+    return np.where(np.equal(y, 0), 0, slope)
+
+
+def pow_slope_dy(x, y):
+    """``d(pow_slope(x, y))/dy = x ** (y - 1) * (1 + y log x)`` (the log taken as 0 at
+    ``x == 0``, where ``x ** (y - 1)`` carries the limit)."""
+    x = np.asarray(x, dtype=np.result_type(x, float))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return x ** (y - 1) * (1 + y * np.log(np.where(x == 0, 1.0, x)))
+
+
+_NUMBERS = (float, int, bool)
 
 
 def _per_item(parts, items):

@@ -50,6 +50,7 @@ class _Builder:
         self.locals, self.names = locals_, names
         self.replaced = replaced  # a call's function, where its dotted name now means another
         self.tangents = tangents  # forward mode: parameter -> its tangent's expression
+        self.slopes: set[int] = set()  # ids of folded constant pow_slopes, y * x ** (y - 1)
 
     def build(self, node):
         if isinstance(node, list):
@@ -78,11 +79,20 @@ class _Builder:
         if "_anno" in node.__dict__:
             new._anno = dict(node._anno)
         if isinstance(new, gast.BinOp):
+            if isinstance(new.op, gast.Mult) and id(new.right) in self.slopes:  # g * (2 * x)
+                new.left = fold_binop(gast.BinOp(left=new.left, op=gast.Mult(),  # as g * 2 * x
+                                                 right=new.right.left))
+                new.right = new.right.right
             return fold_binop(new)
         if isinstance(new, gast.UnaryOp) and isinstance(new.op, gast.USub) \
                 and is_number(new.operand):
             return A.const(-new.operand.value)
         if isinstance(new, gast.Call):
+            if getanno(new, Anno.FUNC) is runtime.pow_slope and is_number(new.args[1]):
+                slope = _constant_pow_slope(new.args[0], new.args[1].value)
+                if isinstance(slope, gast.BinOp) and isinstance(slope.op, gast.Mult):
+                    self.slopes.add(id(slope))
+                return slope
             if getanno(new, Anno.FUNC) is runtime.written and len(new.args) == 2 \
                     and selects_once(new.args[1], self.scalars):  # no repeats: g[index]
                 part = gast.Subscript(value=new.args[0], slice=A.index_syntax(new.args[1]),
@@ -98,6 +108,16 @@ class _Builder:
             _drop_default_arguments(new)
             setanno(new, Anno.PURE)
         return new
+
+
+def _constant_pow_slope(x, y):
+    """``rt.pow_slope(x, y)`` of a constant ``y`` as the arithmetic it is: ``y * x ** (y - 1)``
+    (``2 * x`` for ``y = 2``), 1 for ``y = 1`` and 0.0 for ``y = 0`` (``x ** 0`` is 1 everywhere:
+    the formula would give ``0 * inf`` at 0)."""
+    if y in (0, 1):
+        return A.const(float(y))
+    power = fold_binop(gast.BinOp(left=x, op=gast.Pow(), right=A.const(y - 1)))
+    return fold_binop(gast.BinOp(left=A.const(y), op=gast.Mult(), right=power))
 
 
 def _replaced(namespace, module_name: Callable[[str, object], str]) -> Callable:

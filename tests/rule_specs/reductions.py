@@ -97,7 +97,12 @@ SPECS: list[OpSpec] = [
     *reduction(np.var, "np.var", extra=", ddof=1", float_ok=False),
     OpSpec(np.var, "a.var()", 1, shapes=M34),
     OpSpec(np.var, "a.var(axis=0, ddof=1)", 1, shapes=M34),
-    *reduction(np.std, "np.std", float_ok=False),  # std of one element: sqrt at 0
+    *reduction(np.std, "np.std"),  # of one element (a float): constant 0, gradient 0
+    # all entries equal (a kink): gradient 0, as np.linalg.norm's at 0
+    OpSpec(np.std, "np.std(np.ones(3) * a)", 1, shapes=(((),), ((1,),))),
+    OpSpec(np.std, "np.std(a, axis=1)", 1, shapes=(((3, 1),),)),
+    OpSpec(np.std, "np.std(np.concatenate((a, a * 0.0 + 1.0), axis=1), axis=1)", 1,
+           shapes=(((2, 3),),)),
     *reduction(np.std, "np.std", extra=", ddof=1", float_ok=False),
     OpSpec(np.std, "np.std(a, ddof=2)", 1, shapes=M34),
     OpSpec(np.std, "a.std()", 1, shapes=M34),
@@ -106,7 +111,8 @@ SPECS: list[OpSpec] = [
     OpSpec(np.nanvar, f"np.nanvar(a + {NAN34})", 1, shapes=M34),
     OpSpec(np.nanvar, f"np.nanvar(a + {NAN34}, axis=0, ddof=1)", 1, shapes=M34),
     OpSpec(np.nanvar, f"np.nanvar(a + {NAN34}, axis=1, keepdims=True)", 1, shapes=M34),
-    *reduction(np.nanstd, "np.nanstd", float_ok=False),
+    *reduction(np.nanstd, "np.nanstd"),
+    OpSpec(np.nanstd, f"np.nanstd(np.ones((3, 4)) * a + {NAN34})", 1, shapes=(((),),)),
     OpSpec(np.nanstd, f"np.nanstd(a + {NAN34})", 1, shapes=M34),
     OpSpec(np.nanstd, f"np.nanstd(a + {NAN34}, axis=0, ddof=1)", 1, shapes=M34),
     OpSpec(np.nanstd, f"np.nanstd(a + {NAN34}, axis=-1, keepdims=True)", 1, shapes=M34),

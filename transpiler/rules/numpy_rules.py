@@ -435,13 +435,13 @@ def tan_divmod(ans, x1, x2):
 
 @adjoint(np.float_power)
 def adj_float_power(ans, x1, x2):
-    d[x1] = rt.unbroadcast(d[ans] * x2 * np.float_power(x1, x2 - 1), x1)
+    d[x1] = rt.unbroadcast(d[ans] * rt.pow_slope(np.float_power(x1, 1.0), x2), x1)
     d[x2] = rt.unbroadcast(d[ans] * ans * np.log(np.where(x1 == 0, 1.0, x1)), x2)
 
 
 @tangent(np.float_power)
 def tan_float_power(ans, x1, x2):
-    d[ans] = d[x1] * x2 * np.float_power(x1, x2 - 1)
+    d[ans] = d[x1] * rt.pow_slope(np.float_power(x1, 1.0), x2)
     d[ans] = d[x2] * ans * np.log(np.where(x1 == 0, 1.0, x1))
 
 

@@ -61,13 +61,13 @@ def tan_div(ans, x, y):
 
 @adjoint(gast.Pow, np.power, math.pow, pow)
 def adj_pow(ans, x, y):
-    d[x] = rt.unbroadcast(d[ans] * y * x ** (y - 1), x)
+    d[x] = rt.unbroadcast(d[ans] * rt.pow_slope(x, y), x)  # y * x ** (y - 1) for a constant y
     d[y] = rt.unbroadcast(d[ans] * ans * np.log(np.where(x == 0, 1.0, x)), y)
 
 
 @tangent(gast.Pow, np.power, math.pow, pow)
 def tan_pow(ans, x, y):
-    d[ans] = d[x] * y * x ** (y - 1)
+    d[ans] = d[x] * rt.pow_slope(x, y)
     # astype: the log of a Python-float base is a NumPy float64, which would promote ans
     d[ans] = d[y] * ans * np.log(np.where(x == 0, 1.0, x)).astype(np.result_type(ans))
 

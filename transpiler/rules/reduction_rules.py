@@ -87,12 +87,12 @@ def tan_var(ans, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
 
 @adjoint(np.std)
 def adj_std(ans, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
-    d[a] = rt.var_grad(d[ans] * 0.5 / ans, a, axis, ddof, keepdims)  # std = sqrt(var)
+    d[a] = rt.var_grad(rt.over_twice(d[ans], ans), a, axis, ddof, keepdims)  # sqrt(var)
 
 
 @tangent(np.std)
 def tan_std(ans, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
-    d[ans] = rt.var_tangent(d[a], a, ans, axis, ddof, keepdims) * 0.5 / ans
+    d[ans] = rt.over_twice(rt.var_tangent(d[a], a, ans, axis, ddof, keepdims), ans)
 
 
 @adjoint(np.nanvar)
@@ -107,12 +107,12 @@ def tan_nanvar(ans, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
 
 @adjoint(np.nanstd)
 def adj_nanstd(ans, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
-    d[a] = rt.nanvar_grad(d[ans] * 0.5 / ans, a, axis, ddof, keepdims)
+    d[a] = rt.nanvar_grad(rt.over_twice(d[ans], ans), a, axis, ddof, keepdims)
 
 
 @tangent(np.nanstd)
 def tan_nanstd(ans, a, axis=None, dtype=None, *, ddof=0, keepdims=False):
-    d[ans] = rt.nanvar_tangent(d[a], a, ans, axis, ddof, keepdims) * 0.5 / ans
+    d[ans] = rt.over_twice(rt.nanvar_tangent(d[a], a, ans, axis, ddof, keepdims), ans)
 
 
 @adjoint(np.average)

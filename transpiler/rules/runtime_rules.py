@@ -460,6 +460,18 @@ def tan_ungather(ans, g, like, picked):
     d[ans] = rt.ungather(d[g], like, picked)
 
 
+@tangent(rt.pow_slope)  # y * x ** (y - 1)
+def tan_pow_slope(ans, x, y):
+    d[ans] = d[x] * y * rt.pow_slope(x, y - 1)
+    d[ans] = d[y] * rt.pow_slope_dy(x, y)
+
+
+@tangent(rt.over_twice)  # g / (2 s), 0 where s == 0
+def tan_over_twice(ans, g, s):
+    d[ans] = rt.over_twice(d[g], s)
+    d[ans] = -2.0 * rt.over_twice(ans * d[s], s)
+
+
 @tangent(rt.unindex_join)
 def tan_unindex_join(ans, g, maker, items):
     d[ans] = rt.unindex_join(d[g], maker, items)
