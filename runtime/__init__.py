@@ -230,6 +230,7 @@ from runtime.reductions import (
     vector_norm_tangent,
 )
 from runtime.shapes import (
+    along_axis,
     arange_tangent,
     block_tangent,
     broadcast_arrays_tangent,
@@ -237,6 +238,7 @@ from runtime.shapes import (
     element_ids,
     index_join,
     index_join_tangent,
+    lanes,
     linspace_tangent,
     pad_tangent,
     piecewise_tangent,
@@ -263,6 +265,7 @@ from runtime.shapes import (
     unsplit,
     unstack,
     unsupported,
+    unview,
     unsupported_tangent,
     untile,
 )
@@ -293,6 +296,7 @@ __all__ = [
     "SHAPE_ARGUMENTS",
     "ShapeOf",
     "add_into",
+    "along_axis",
     "appended",
     "arange_tangent",
     "average_grads",
@@ -357,6 +361,7 @@ __all__ = [
     "element_ids",
     "index_join",
     "index_join_tangent",
+    "lanes",
     "extended",
     "extended_tangent",
     "extremum_grad",
@@ -507,6 +512,7 @@ __all__ = [
     "unstack",
     "unsum",
     "unsupported",
+    "unview",
     "unsupported_tangent",
     "unsuppressed",
     "untile",

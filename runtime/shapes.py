@@ -165,6 +165,35 @@ def index_join_tangent(tangents, maker, items):
     return np.concatenate(flat)[ids]
 
 
+def lanes(a, axis):
+    """The lanes of ``a`` along ``axis`` as the rows of a 2-D array, in the order
+    ``np.apply_along_axis`` visits them (passes/higher_order.py)."""
+    a = asarray(a)
+    return np.reshape(np.moveaxis(a, axis, -1), (-1, a.shape[axis]))
+
+
+def along_axis(results, a, axis):
+    """The rows ``results`` of a function applied to ``lanes(a, axis)``, arranged as
+    ``np.apply_along_axis(f, axis, a)`` returns them: each row's shape in place of ``axis``."""
+    a, results = asarray(a), asarray(results)
+    axis = axis % a.ndim
+    kept = a.shape[:axis] + a.shape[axis + 1:]
+    inner = results.shape[1:]
+    out = np.reshape(results, kept + inner)
+    moved = range(len(kept), len(kept) + len(inner))
+    return np.moveaxis(out, tuple(moved), tuple(range(axis, axis + len(inner))))
+
+
+def unview(g, a, dtype=None):
+    """The gradient of ``a.view()`` (the same elements): ``g``. A view as another dtype
+    reinterprets the bytes, which has no gradient: TypeError."""
+    if dtype is not None and np.dtype(dtype) != np.result_type(a):
+        raise TypeError(f"the gradient of x.view({np.dtype(dtype)}) of a "
+                        f"{np.result_type(a)} array is not defined: it reinterprets the bytes; "
+                        "use x.astype(...) to convert the values")
+    return g
+
+
 def reshape_like(g, x):
     """``g`` reshaped to ``x``'s shape (same size; a scalar zero is broadcast)."""
     if np.ndim(g) == 0 and size(x) != 1:

@@ -26,19 +26,29 @@ from transpiler.pipeline import Compiled, compile_function
 
 def normalise_wrt(fn, wrt) -> tuple[tuple[str, ...], tuple[int, ...], bool]:
     """Parameter names and positions for ``wrt`` (int, str, or a tuple of those)."""
-    params = [p for p in inspect.signature(fn).parameters.values()
-              if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    signature = inspect.signature(fn).parameters.values()
+    params = [p for p in signature if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
     names = [p.name for p in params]
+    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY,
+                                                        p.POSITIONAL_OR_KEYWORD)]
+    star = next((p.name for p in signature if p.kind == p.VAR_POSITIONAL), None)
     single = not isinstance(wrt, (tuple, list))
     out = []
     for w in ([wrt] if single else wrt):
         if isinstance(w, bool) or not isinstance(w, (int, str)):
             raise TypeError(f"wrt must be a parameter position, a name or a tuple of them, "
                             f"got {w!r}")
-        if isinstance(w, int):
-            if not -len(names) <= w < len(names):
-                raise ValueError(f"wrt={w}: {fn.__name__} has {len(names)} parameters {names}")
-            w = names[w]
+        if isinstance(w, int):  # a position among the positional arguments, as JAX's argnums
+            if star is not None and w >= len(positional):
+                raise TypeError(
+                    f"wrt={w}: {fn.__name__} receives that argument in *{star}, which cannot "
+                    f"be differentiated yet; give it a parameter of its own (def "
+                    f"{fn.__name__}(x, y, ...)), or pass the arrays as one tuple and "
+                    "differentiate that")
+            if not -len(positional) <= w < len(positional):
+                raise ValueError(f"wrt={w}: {fn.__name__} has {len(positional)} positional "
+                                 f"parameters {positional}")
+            w = positional[w]
         if w not in names:
             raise ValueError(f"wrt={w!r}: {fn.__name__} has no parameter named {w!r} "
                              f"(parameters: {', '.join(names)})")

@@ -30,6 +30,7 @@ from transpiler.passes import (
     fix_grads,
     forward,
     functions,
+    higher_order,
     hoist,
     inline,
     inplace,
@@ -48,6 +49,8 @@ from transpiler.passes import (
 FRONT: tuple[tuple[str, Callable], ...] = (
     ("checkpointed loops as calls of a step function", checkpoint.checkpoint),
     ("reject unsupported syntax", validate.validate),
+    ("library calls that take a function as comprehensions and loops",
+     higher_order.higher_order),
     ("inline small helpers", inline.inline),
     ("lift functions defined inside", lift.lift),
     ("resolve called objects", resolve.resolve),

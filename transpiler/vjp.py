@@ -32,6 +32,13 @@ def vjp(f, *args, optimize: bool = True, backend: str = "python"):
     check_function(f)
     params = [p.name for p in inspect.signature(f).parameters.values()
               if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][:len(args)]
+    star = next((p.name for p in inspect.signature(f).parameters.values()
+                 if p.kind == p.VAR_POSITIONAL), None)
+    if len(params) < len(args) and star is not None:
+        raise TypeError(f"vjp: {f.__name__} receives {len(args) - len(params)} of these "
+                        f"arguments in *{star}, which cannot be differentiated yet; give each a "
+                        f"parameter of its own (def {f.__name__}(x, y, ...)), or pass the arrays "
+                        "as one tuple")
     if len(params) < len(args):
         raise TypeError(f"vjp: {f.__name__} takes {len(params)} positional arguments, "
                         f"{len(args)} given")

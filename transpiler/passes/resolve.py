@@ -139,6 +139,13 @@ def _evaluate(node, local: set[str], ctx):
     return None, None
 
 
+def value_of(node, local: set[str], ctx):
+    """What a name or dotted name of the user's function means now (None: a local value, not
+    a name, or not defined)."""
+    obj, _ = _evaluate(node, local, ctx)
+    return None if obj is _MISSING else obj
+
+
 def watched_calls(tree, bindings: dict) -> tuple:
     """``(owner, attribute, function)`` for each call of the finished code by a dotted name of
     a module it binds (``np.sin`` in a rule's adjoint, ``np.cos`` the user called): the code

@@ -163,6 +163,26 @@ def tan_index_join(ans, maker, items):
     d[ans] = rt.index_join_tangent(d[items], maker, items)
 
 
+@adjoint(rt.lanes)  # np.apply_along_axis (passes/higher_order.py)
+def adj_lanes(ans, a, axis):
+    d[a] = rt.ungather(d[ans], a, rt.lanes(rt.element_ids(a), axis))
+
+
+@tangent(rt.lanes)
+def tan_lanes(ans, a, axis):
+    d[ans] = rt.lanes(d[a], axis)
+
+
+@adjoint(rt.along_axis)
+def adj_along_axis(ans, results, a, axis):
+    d[results] = rt.ungather(d[ans], results, rt.along_axis(rt.element_ids(results), a, axis))
+
+
+@tangent(rt.along_axis)
+def tan_along_axis(ans, results, a, axis):
+    d[ans] = rt.along_axis(d[results], a, axis)
+
+
 @adjoint(np.split, np.array_split)
 def adj_split(ans, ary, indices_or_sections, axis=0):
     d[ary] = rt.unsplit(d[ans], ans, axis)
@@ -356,6 +376,27 @@ def adj_astype(ans, a, dtype, order="K", casting="unsafe", subok=True, copy=True
 @tangent(np.ndarray.astype)
 def tan_astype(ans, a, dtype, order="K", casting="unsafe", subok=True, copy=True):
     d[ans] = rt.cast_tangent(d[a], ans)
+
+
+@adjoint(np.ndarray.view)  # x.view() read, not written through (analysis/aliases.py)
+def adj_view(ans, a, dtype=None, type=None):
+    d[a] = rt.unview(d[ans], a, dtype)
+
+
+@tangent(np.ndarray.view)
+def tan_view(ans, a, dtype=None, type=None):
+    d[ans] = rt.unview(d[a], a, dtype)
+
+
+@adjoint(np.lib.stride_tricks.sliding_window_view)  # each element in every window holding it
+def adj_sliding_window_view(ans, x, window_shape, axis=None, *, subok=False, writeable=False):
+    d[x] = rt.ungather(d[ans], x, np.lib.stride_tricks.sliding_window_view(
+        rt.element_ids(x), window_shape, axis))
+
+
+@tangent(np.lib.stride_tricks.sliding_window_view)
+def tan_sliding_window_view(ans, x, window_shape, axis=None, *, subok=False, writeable=False):
+    d[ans] = np.lib.stride_tricks.sliding_window_view(d[x], window_shape, axis)
 
 
 # --- reordering, repetition and selection -----------------------------------------------------
