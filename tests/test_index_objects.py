@@ -57,6 +57,8 @@ JOINS = [
     "np.sum(np.c_[np.outer(x, x), x] * np.arange(12.0).reshape(3, 4))",
     "np.sum(np.r_[np.array([x[0]]), x] ** 3)",
     "np.sum(np.r_[[x[1], 2.0], x] * np.arange(5.0))",
+    "np.sum(np.c_[np.minimum(x, 1.5), 2 * x].T ** 2 * np.arange(6.0).reshape(2, 3))",  # .T of it
+    "np.sum(np.r_[x, x].reshape(2, 3).sum(axis=0) ** 2)",
 ]
 
 

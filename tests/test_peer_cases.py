@@ -170,6 +170,17 @@ def test_library_calls_that_take_a_function(expr, x):
     check(f, x)
 
 
+def test_a_reduce_in_an_elif_test_and_an_argument_computed_once():
+    f = make("def f(x):\n    if x[0] > 1.0:\n        return 0.0\n"
+             "    elif functools.reduce(operator.add, x) > 0.0:\n"
+             "        return np.sum(np.vectorize(two)(np.sin(x), x[:, None] * 2.0))\n"
+             "    return np.sum(np.apply_along_axis(row_norm, 0, np.outer(x, x)))\n",
+             two=two, row_norm=row_norm, operator=__import__("operator"),
+             functools=__import__("functools"))
+    check(f, X3)
+    check(f, -X3)
+
+
 def test_a_vectorized_local_and_a_reduce_in_a_loop():
     f = make("def f(x):\n    g = np.vectorize(sq)\n    total = 0.0\n    for i in range(2):\n"
              "        total = total + functools.reduce(operator.add, g(x * (i + 1)))\n"
@@ -182,6 +193,8 @@ REFUSED = [
     ("np.sum(x) if x[0] > 0 else functools.reduce(operator.mul, x)", "functools.reduce is"),
     ("np.sum(np.vectorize(two, excluded={1})(x, 2.0))", "excluded"),
     ("np.sum(np.vectorize(sq, signature='()->()')(x))", "signature"),
+    ("np.sum(np.vectorize(sq, otypes=[int])(x))", "otypes other than float"),
+    ("np.sum(np.piecewise(x, CONDS, [sq, np.cos]))", "conditions written out"),
     ("np.sum(grad(h)(x) ** 2)", "a derivative taken inside"),
     ("np.sum(dh(x) ** 2)", "a derivative taken inside"),
 ]
@@ -191,7 +204,7 @@ REFUSED = [
 def test_what_stays_refused_says_so_at_its_line(expr, message):
     from transpiler import TranspileError
     f = make(f"def f(x):\n    return {expr}\n", sq=sq, two=two, grad=grad,
-             h=sq, dh=grad(sq), operator=__import__("operator"),
+             h=sq, dh=grad(sq), operator=__import__("operator"), CONDS=[X3 < 0, X3 >= 0],
              functools=__import__("functools"))
     with pytest.raises(TranspileError, match=message) as e:
         grad(f)(X3)
@@ -221,3 +234,17 @@ def test_star_args_say_what_is_not_supported():
                                np.sum(X3) + np.sum(X3 ** 2))
     h = make("def h(a, b, *rest):\n    return np.sum(a * b) + sum(np.sum(r) for r in rest)\n")
     np.testing.assert_allclose(grad(h, wrt=(0, 1))(X3, 2 * X3, X3)[1], X3)
+
+
+def test_the_readme_s_kinks_block_prints_what_it_says(capsys):
+    import linecache
+    import re
+    from pathlib import Path
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    block = next(b for b in re.findall(r"```python\n(.*?)```", readme, re.S)
+                 if b.startswith("# Kinks"))
+    linecache.cache["<README kinks>"] = (len(block), None, block.splitlines(True),
+                                         "<README kinks>")
+    exec(compile(block, "<README kinks>", "exec"), {})
+    shown = [line.split("# ")[-1] for line in block.splitlines() if line.startswith("print(")]
+    assert capsys.readouterr().out.split("\n")[:len(shown)] == shown

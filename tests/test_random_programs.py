@@ -173,6 +173,10 @@ class Gen:
         self.odd = random.Random(f"odd names {seed}")
         self.globals: list = []  # (name, value) of module constants named like generated names
         self.shadows: list = []  # builtins the program defines itself (SHADOWS)
+        # library calls that take a function, np.r_/np.c_ (``higher``): drawn from a stream of
+        # their own too; a reduce needs a place its value is always computed (not ``guarded``)
+        self.hof = random.Random(f"higher order {seed}")
+        self.guarded = 0
 
     # -- names -------------------------------------------------------------------------------
     def fresh(self, prefix: str) -> str:
@@ -232,6 +236,8 @@ class Gen:
             return self.leaf(kind, sc)
         r = self.rng
         d = depth - 1
+        if kind in (NF, V3, M23) and "higher" not in self.disabled and self.hof.random() < 0.015:
+            return self.higher(kind, sc, d)
         choices = ["bin", "bin", "bin", "div", "neg", "unary", "unary", "ifexp"]
         if kind == PF:
             choices += ["math", "math", "float"]
@@ -265,8 +271,10 @@ class Gen:
                              f"(+{a})", f"({a} ** 3)"])
         if c == "ifexp":
             self.features.add("ifexp")
-            return (f"({self.expr(kind, sc, d)} if {self.cond(sc, d)} "
-                    f"else {self.expr(kind, sc, d)})")
+            self.guarded += 1
+            a, test, b = self.expr(kind, sc, d), self.cond(sc, d), self.expr(kind, sc, d)
+            self.guarded -= 1
+            return f"({a} if {test} else {b})"
         if c == "math":
             a = self.expr(PF, sc, d)
             self.features.add("math")
@@ -374,6 +382,36 @@ class Gen:
             return r.choice(forms)
         return self.leaf(kind, sc)
 
+    def higher(self, kind: str, sc: Scope, d: int) -> str:
+        """``map``, ``functools.reduce``, ``np.vectorize``, ``np.r_`` and ``np.c_``, as users
+        write them, giving a value of ``kind``."""
+        r = self.rng
+        self.features.add(f"higher-{kind}")
+        v, w = self.expr(V3, sc, d), self.leaf(V3, sc)
+        if kind == NF:
+            forms = [f"sum(map(np.sin, {v}))", f"sum(map(math.tanh, {v}))",
+                     f"sum(map(lambda t: t * t + 0.5, {v}))",
+                     f"np.sum(np.vectorize(math.atan)({v}))",
+                     f"np.sum(np.r_[{v}, {self.expr(V2, sc, d - 1)}] * np.arange(1.0, 6.0))",
+                     f"np.sum(np.r_[{self.leaf(NF, sc)}, 1:3, {v}] ** 2)",
+                     f"np.sum(np.c_[{v}, {w}] * np.array([1.0, -0.5]))"]
+            if not self.guarded and not self.no_comp:
+                forms += [f"functools.reduce(operator.add, map(np.cos, {v}))",
+                          f"functools.reduce(lambda a, b: a * 0.5 + b, {v}, {self.leaf(PF, sc)})"]
+        elif kind == V3:
+            forms = [f"np.array(list(map(np.tanh, {v})))", f"np.vectorize(math.sin)({v})",
+                     f"np.r_[{self.leaf(NF, sc)}, {self.expr(V2, sc, d - 1)}]",
+                     f"np.r_[{self.expr(V2, sc, d - 1)}, {self.leaf(PF, sc)}]",
+                     f"np.r_[{self.paren(w)}[:1], {self.paren(v)}[1:]]",
+                     f"np.c_[{v}, {w}][:, 1]"]
+        else:
+            forms = [f"np.r_['0,2', {v}, {w}]", f"np.c_[{v}, {w}].T",
+                     f"np.vectorize(math.cos)({self.expr(M23, sc, d)})"]
+        form = r.choice(forms)
+        if "functools." in form:
+            self.features.add("reduce")
+        return form
+
     @staticmethod
     def paren(a: str) -> str:
         return a if a.startswith("(") or a.isidentifier() else f"({a})"
@@ -397,7 +435,9 @@ class Gen:
             inner.vars[t] = V3
             it = self.leaf(M23, sc)
             cond = ""
+        self.guarded += 1
         body = self.expr(kind, inner, d)
+        self.guarded -= 1
         if self.chance(0.5):
             return f"sum([{body} for {t} in {it}{cond}])"
         return f"sum({body} for {t} in {it}{cond})"
@@ -812,13 +852,15 @@ class Gen:
                                          for _ in range(SHAPES[k][-1])]
                                         for _ in range(2 if k == M23 else 1)]).reshape(SHAPES[k]))
         head = [f"{n} = {v}" for n, v in self.globals] + [SHADOWS[n] for n in self.shadows]
+        if "reduce" in self.features:
+            head.insert(0, "import functools\nimport operator")
         return "\n\n\n".join(head + chunks) + "\n", tuple(values)
 
 
 # Constructs can be switched off to look past a known bug (the same seed then gives another
 # program): TRANSPILER_GEN_DISABLE=ifexp,return runs the generator without conditional
 # expressions and early returns. Expression choices: bin div neg unary ifexp math float np
-# nonsmooth reduce where comp call; statements: assign_new update aug write tuple container
+# nonsmooth reduce where comp call higher; statements: assign_new update aug write tuple container
 # if for while break continue return; and "odd" (module globals named like generated names,
 # builtins of the program's own).
 DISABLE = frozenset(filter(None, os.environ.get("TRANSPILER_GEN_DISABLE", "").split(",")))

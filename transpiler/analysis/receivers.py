@@ -135,6 +135,8 @@ class Receivers:
         func = getanno(node, Anno.FUNC)
         if func is runtime.data:  # an object's field, checked to be data (passes/objects.py)
             return False
+        if func is runtime.index_join:  # np.r_[...]: the join of its items (np.r_ is no data)
+            args = args[1:]
         if func is None and hasanno(node.func, Anno.BUILTIN):  # the compiler's own len, range
             func = getattr(builtins, node.func.id)
         if func is None:  # a method of a local value, or a local callable

@@ -116,35 +116,37 @@ class _Rewriter(gast.NodeTransformer):
                 self.unsafe += isinstance(stmt, gast.While)
                 stmt.test = self.visit(stmt.test)
                 self.unsafe -= isinstance(stmt, gast.While)
-                stmt.body, stmt.orelse = self.block(stmt.body), self.block(stmt.orelse)
             elif isinstance(stmt, gast.For):
                 stmt.iter = self.visit(stmt.iter)
-                before, self.before = self.before, []
-                stmt.body, stmt.orelse = self.block(stmt.body), self.block(stmt.orelse)
-                self.before = before
-            elif isinstance(stmt, (gast.With, gast.Try)):
-                if isinstance(stmt, gast.With):
-                    for item in stmt.items:
-                        item.context_expr = self.visit(item.context_expr)
-                before, self.before = self.before, []
-                for field in ("body", "orelse", "finalbody"):
-                    if hasattr(stmt, field):
-                        setattr(stmt, field, self.block(getattr(stmt, field)))
-                for handler in getattr(stmt, "handlers", []):
-                    handler.body = self.block(handler.body)
-                self.before = before
-            elif isinstance(stmt, gast.FunctionDef):
-                pass  # compiled on its own when it is lifted
+            elif isinstance(stmt, gast.With):
+                for item in stmt.items:
+                    item.context_expr = self.visit(item.context_expr)
             elif any(stmt is s for s in self.vectorized.values()):  # vf = np.vectorize(f)
                 self._check_vectorize(stmt.value)
                 stmt.value = stmt.value.args[0]  # vf = f: its calls are rewritten below
-            else:
-                stmt = self.visit(stmt)
-            for s in self.before:
+            elif not isinstance(stmt, (gast.Try, gast.FunctionDef)):  # (a def: compiled on
+                stmt = self.visit(stmt)  # its own when it is lifted)
+            before = self.before
+            if not isinstance(stmt, gast.FunctionDef):
+                for field in ("body", "orelse", "finalbody"):
+                    if isinstance(getattr(stmt, field, None), list):
+                        setattr(stmt, field, self.block(getattr(stmt, field)))
+                for handler in getattr(stmt, "handlers", []):
+                    handler.body = self.block(handler.body)
+            for s in before:
                 gast.copy_location(s, stmt)
-            out += self.before + [stmt]
+            out += before + [stmt]
         self.before = []
         return out
+
+    def _once(self, node, like):
+        """``node``, evaluated once: an expression other than a name or a constant is bound to
+        a fresh name before the statement where that is safe (else it is evaluated again)."""
+        if self.unsafe or isinstance(node, (gast.Name, gast.Constant)):
+            return node
+        name = self.ctx.namer.fresh("_a")
+        self.before.append(gast.copy_location(A.assign(name, node), like))
+        return A.name(name)
 
     # --- expressions not always evaluated ---
 
@@ -174,7 +176,7 @@ class _Rewriter(gast.NodeTransformer):
                            "differentiate the derivative itself instead: grad(grad(h)) for "
                            "a function of one number, hessian(h), hvp(h)(x, v); or write the "
                            "first derivative out as a function of its own")
-        if func is builtins.map and node.args and not node.keywords:
+        if func is builtins.map and len(node.args) >= 2 and not node.keywords:
             return self._map(node)
         if func is functools.reduce and 2 <= len(node.args) <= 3 and not node.keywords:
             return self._reduce(node)
@@ -186,7 +188,7 @@ class _Rewriter(gast.NodeTransformer):
             name = getattr(func.pyfunc, "__name__", "")
             bound = self.ctx.bind(name if name.isidentifier() else "_pyfunc", func.pyfunc)
             return self._vectorized(node, A.name(bound), func.excluded, func.signature,
-                                    func.pyfunc)
+                                    func.pyfunc, func.otypes or None)
         if isinstance(node.func, gast.Call) \
                 and value_of(node.func.func, self.local, self.ctx) is np.vectorize:
             self._check_vectorize(node.func)
@@ -196,8 +198,12 @@ class _Rewriter(gast.NodeTransformer):
         return node
 
     def _check_vectorize(self, call) -> None:
-        """Refuse ``np.vectorize(...)`` options that make its calls other than elementwise."""
+        """Refuse ``np.vectorize(...)`` options that make its calls other than elementwise, or
+        that cast its results to a type that is not a float."""
         options = sorted({k.arg for k in call.keywords} - _VECTORIZE_OPTIONS)
+        otypes = next((k.value for k in call.keywords if k.arg == "otypes"), None)
+        if otypes is not None and not self._float_types(otypes):
+            options.append("otypes other than float")
         if not call.args or options:
             raise error_at(call, self.ctx, f"np.vectorize with {', '.join(options) or 'no function'}"
                            " is not supported", "call the function on each element in a loop")
@@ -266,11 +272,28 @@ class _Rewriter(gast.NodeTransformer):
                                     type_comment=None))
         return A.name(acc)
 
-    def _vectorized(self, node, function, excluded, signature, func=None):
+    def _float_types(self, node) -> bool:
+        """Whether an ``otypes`` argument names only float types (``[float]``, ``"d"``)."""
+        items = node.elts if isinstance(node, (gast.List, gast.Tuple)) else [node]
+        for item in items:
+            value = item.value if isinstance(item, gast.Constant) else value_of(
+                item, self.local, self.ctx)
+            try:
+                if value is None or np.dtype(value).kind != "f":
+                    return False
+            except TypeError:
+                if not (isinstance(value, str) and all(np.dtype(c).kind == "f" for c in value)):
+                    return False
+        return True
+
+    def _vectorized(self, node, function, excluded, signature, func=None, otypes=None):
+        if otypes is not None and not all(np.dtype(t).kind == "f" for t in otypes):
+            raise error_at(node, self.ctx, "np.vectorize with otypes other than float is not "
+                           "supported", "call the function on each element in a loop")
         if excluded or signature is not None:
             raise error_at(node, self.ctx, "np.vectorize with 'excluded' or 'signature' is "
                            "not supported", "call the function on each element in a loop")
-        args = list(node.args) + [k.value for k in node.keywords]
+        args = [self._once(a, node) for a in list(node.args) + [k.value for k in node.keywords]]
         keys = [None] * len(node.args) + [k.arg for k in node.keywords]
         if not args or any(isinstance(a, gast.Starred) for a in args) or None in keys[
                 len(node.args):]:
@@ -284,8 +307,9 @@ class _Rewriter(gast.NodeTransformer):
         if len(args) == 1:
             shaped = [args[0]]
         else:
-            shaped = [gast.Subscript(value=numpy("broadcast_arrays", *map(A.copy_node, args)),
-                                     slice=A.const(i), ctx=gast.Load()) for i in range(len(args))]
+            joint = self._once(numpy("broadcast_arrays", *map(A.copy_node, args)), node)
+            shaped = [gast.Subscript(value=A.copy_node(joint), slice=A.const(i), ctx=gast.Load())
+                      for i in range(len(args))]
 
         def call(vs):
             return self._apply(function, [v for v, k in zip(vs, keys) if k is None],
@@ -298,7 +322,7 @@ class _Rewriter(gast.NodeTransformer):
 
     def _along_axis(self, node):
         function = self._function(node.args[0], node)
-        axis, array, extra = node.args[1], node.args[2], node.args[3:]
+        axis, array, extra = node.args[1], self._once(node.args[2], node), node.args[3:]
         rt = self.ctx.bind("rt", runtime)
         lanes = _call(runtime.lanes, f"{rt}.lanes", array, axis)
         comp = self._comprehension(lambda vs: self._apply(function, vs + list(extra),
@@ -316,8 +340,13 @@ class _Rewriter(gast.NodeTransformer):
         self._hoisted(node, "np.piecewise of functions")
         x, conds, funcs = node.args[0], node.args[1], node.args[2].elts
         extra, keywords = node.args[3:], node.keywords
+        if isinstance(conds, (gast.Compare, gast.BoolOp)) or (
+                isinstance(conds, gast.BinOp) and isinstance(conds.op, (gast.BitAnd, gast.BitOr)))\
+                or (isinstance(conds, gast.UnaryOp) and isinstance(conds.op, gast.Invert)):
+            conds = gast.List(elts=[conds], ctx=gast.Load())  # one condition
         if not isinstance(conds, (gast.List, gast.Tuple)):
-            conds = gast.List(elts=[conds], ctx=gast.Load())
+            raise error_at(node, self.ctx, "np.piecewise of functions needs its conditions "
+                           "written out in the call", "np.piecewise(x, [x < 0, x >= 0], [f, g])")
         conds = list(conds.elts)
         if len(funcs) not in (len(conds), len(conds) + 1):
             raise error_at(node, self.ctx, "np.piecewise needs as many functions as conditions, "
