@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.arrays import ShapeOf, asarray, is_array, size
+from runtime.arrays import ShapeOf, asarray, is_array, is_lazy, size
 from runtime.broadcast import result_like, unbroadcast
 from runtime.containers import GradList, GradTuple
 
@@ -84,6 +84,10 @@ def element_ids(x):
 def ungather(g, like, picked):
     """The gradient of an op that picked elements ``picked`` (ids from ``element_ids(like)``,
     -1 for values that are not elements of ``like``) from ``like``: ``g`` summed into them."""
+    if is_lazy(g):
+        raise TypeError("this gradient is a scatter-add (np.add.at), which Dask arrays do not "
+                        "have: compute the array first (x.compute()), or keep the operation to "
+                        "NumPy arrays")
     out = np.zeros(size(like), dtype=_grad_dtype(g, like))
     picked = asarray(picked)
     g = np.broadcast_to(g, picked.shape)

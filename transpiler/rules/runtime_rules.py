@@ -472,6 +472,11 @@ def tan_over_twice(ans, g, s):
     d[ans] = -2.0 * rt.over_twice(ans * d[s], s)
 
 
+@tangent(rt.unview)
+def tan_unview(ans, g, a, dtype=None):
+    d[ans] = rt.unview(d[g], a, dtype)
+
+
 @tangent(rt.unindex_join)
 def tan_unindex_join(ans, g, maker, items):
     d[ans] = rt.unindex_join(d[g], maker, items)
