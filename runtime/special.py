@@ -1,7 +1,8 @@
 """Elementwise partials whose formulas do not fit in a template (NumPy only): digamma (for
 ``math.lgamma``/``math.gamma``) and its derivative ``trigamma``, sinc's derivative and its own,
-clip, the slope of a power, ties of ``min``/``max``, and the per-item partials of ``math.prod``/``math.dist``, each
-next to its tangent (``math_prod_grad_tangent``: the tangent of ``math_prod_grad``).
+clip, the slope of a power, ties of ``min``/``max``, and the per-item partials of
+``math.prod``/``math.dist``, each next to its tangent (``math_prod_grad_tangent``: the
+tangent of ``math_prod_grad``).
 """
 
 from __future__ import annotations

@@ -10,22 +10,12 @@ import warnings
 import numpy as np
 import pytest
 
+from tests.util import central_differences as _fd
 from tests.util import make
 from transpiler import TranspileError, grad, jvp
 
 W = np.arange(1.0, 7.0)
 X3 = np.array([1.0, 2.0, 3.0])
-
-
-def _fd(f, x, h=1e-6):
-    """Central differences of a scalar function, entry by entry."""
-    x = np.asarray(x, dtype=float)
-    out = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = h
-        out[i] = (f(x + e) - f(x - e)) / (2 * h)
-    return out
 
 
 def _check_both_modes(f, x):
@@ -70,7 +60,8 @@ def test_r_and_c_with_slices_scalars_and_directives(expr):
 
 @pytest.mark.parametrize("x", [0.7, -1.3])
 def test_r_of_floats(x):
-    f = make("def f(a):\n    v = np.r_[a, 2.0 * a, 1.0]\n    return np.sum(v * v * np.arange(1.0, 4.0))\n")
+    f = make("def f(a):\n    v = np.r_[a, 2.0 * a, 1.0]\n"
+             "    return np.sum(v * v * np.arange(1.0, 4.0))\n")
     _check_both_modes(f, x)
 
 

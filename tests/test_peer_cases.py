@@ -9,19 +9,9 @@ import warnings
 import numpy as np
 import pytest
 
-from tests.util import make
+from tests.util import central_differences as _fd
+from tests.util import make, run_readme_block
 from transpiler import grad, jvp
-
-
-def _fd(f, x, h=1e-6):
-    x = np.asarray(x, dtype=float)
-    out = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = h
-        out[i] = (f(x + e if x.ndim else float(x + e)) - f(x - e if x.ndim else float(x - e))) \
-            / (2 * h)
-    return out if x.ndim else float(out)
 
 
 def check(f, x, expected=None, rtol=1e-6, atol=1e-8):
@@ -111,7 +101,7 @@ def test_a_differentiated_exponent_at_a_zero_base():
     np.testing.assert_allclose(grad(f, wrt=1)(0.0, x), [0.0, 0.0])
 
 
-# --- library calls that take a function ------------------------------------------------------------
+# --- library calls that take a function ---------------------------------------------------------
 
 def sq(t):
     return t * t + np.sin(t)
@@ -237,14 +227,4 @@ def test_star_args_say_what_is_not_supported():
 
 
 def test_the_readme_s_kinks_block_prints_what_it_says(capsys):
-    import linecache
-    import re
-    from pathlib import Path
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    block = next(b for b in re.findall(r"```python\n(.*?)```", readme, re.S)
-                 if b.startswith("# Kinks"))
-    linecache.cache["<README kinks>"] = (len(block), None, block.splitlines(True),
-                                         "<README kinks>")
-    exec(compile(block, "<README kinks>", "exec"), {})
-    shown = [line.split("# ")[-1] for line in block.splitlines() if line.startswith("print(")]
-    assert capsys.readouterr().out.split("\n")[:len(shown)] == shown
+    run_readme_block("# Kinks", capsys)

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 import pytest
 
-from tests.util import make
+from tests.util import make, run_readme_block
 from transpiler import TranspileError, checkpoint, grad, jvp, vjp
 
 
@@ -559,16 +559,7 @@ def _root() -> str:
 # --- NaN policy -----------------------------------------------------------------------------------
 
 def test_the_readme_s_nan_policy_block_prints_what_it_says(capsys):
-    import re
-    from pathlib import Path
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    block = next(b for b in re.findall(r"```python\n(.*?)```", readme, re.S)
-                 if b.startswith("# NaN policy"))
-    linecache.cache["<README NaN policy>"] = (len(block), None, block.splitlines(True),
-                                              "<README NaN policy>")
-    exec(compile(block, "<README NaN policy>", "exec"), {})
-    shown = [line.split("# ")[-1] for line in block.splitlines() if line.startswith("print(")]
-    assert capsys.readouterr().out.split("\n")[:len(shown)] == shown
+    run_readme_block("# NaN policy", capsys)
 
 
 NAN_CASES = [  # (function, argument, gradient): the gradient follows the value returned

@@ -205,8 +205,9 @@ class _Rewriter(gast.NodeTransformer):
         if otypes is not None and not self._float_types(otypes):
             options.append("otypes other than float")
         if not call.args or options:
-            raise error_at(call, self.ctx, f"np.vectorize with {', '.join(options) or 'no function'}"
-                           " is not supported", "call the function on each element in a loop")
+            what = ", ".join(options) or "no function"
+            raise error_at(call, self.ctx, f"np.vectorize with {what} is not supported",
+                           "call the function on each element in a loop")
 
     def _function(self, node, like):
         """An expression calling which calls ``node``'s function: itself for a name, else a
@@ -312,8 +313,9 @@ class _Rewriter(gast.NodeTransformer):
                       for i in range(len(args))]
 
         def call(vs):
-            return self._apply(function, [v for v, k in zip(vs, keys) if k is None],
-                               [gast.keyword(arg=k, value=v) for v, k in zip(vs, keys) if k],
+            return self._apply(function, [v for v, k in zip(vs, keys, strict=True) if k is None],
+                               [gast.keyword(arg=k, value=v)
+                                for v, k in zip(vs, keys, strict=True) if k],
                                func)
 
         comp = self._comprehension(call, [numpy("ravel", s) for s in shaped], node)
@@ -368,7 +370,7 @@ class _Rewriter(gast.NodeTransformer):
                 gast.keyword(arg="axis", value=A.const(0))])
             self.before.append(A.assign(mask, gast.UnaryOp(op=gast.Invert(), operand=anyone)))
             masks.append(mask)
-        for mask, func in zip(masks, funcs):
+        for mask, func in zip(masks, funcs, strict=True):
             if isinstance(func, (gast.Constant, gast.UnaryOp)):
                 value = func
             else:

@@ -27,7 +27,6 @@ import gast
 import numpy as np
 
 import runtime
-
 from transpiler import ast_util as A
 from transpiler.anno import Anno, getanno, hasanno, setanno
 from transpiler.errors import error_at
