@@ -70,15 +70,24 @@ def unbroadcast(g, like):
     return g
 
 
+_SMALL = 4096  # below this many elements, a filled array costs less than a broadcast view
+
+
 def unreduce(g, like, axis=None, keepdims=False):
     """Spread ``g``, the gradient of a reduction of ``like`` over ``axis``, to ``like``'s shape.
 
     ``axis`` may be None, an int or a tuple of ints (negative allowed). Without ``keepdims`` the
-    reduced axes are re-inserted first. The result is a read-only broadcast view: no copy is made.
+    reduced axes are re-inserted first. The result is a read-only broadcast view: no copy is
+    made (a small NumPy array's is a filled array: faster to make than a view).
     """
-    shape = np.shape(like)
     if type(like) in _SCALARS:
         return g
+    if type(like) is np.ndarray and axis is None and like.size <= _SMALL \
+            and type(g) in (float, np.float64, np.float32):  # a filled array: faster, small
+        out = np.empty(like.shape, float if type(g) is float else g.dtype)
+        out.fill(g)
+        return out
+    shape = np.shape(like)
     g = asarray(g)
     if axis is not None and not keepdims:
         axes = (int(axis),) if np.ndim(axis) == 0 else tuple(axis)

@@ -430,3 +430,30 @@ def test_errors_on_the_direct_path_name_the_users_line():
     with pytest.raises(ValueError) as info:
         g(-1.0)
     assert any(":2" in note for note in getattr(info.value, "__notes__", []))
+
+
+def test_a_call_that_skips_the_checks_of_a_variant_still_refuses_what_they_refused():
+    """Calls with numbers and arrays whose checks passed once skip them (the call path's fast
+    lane); an int given where a float was, or another dtype, is still refused."""
+    f = make("def f(x, n):\n    return np.sum(x * n)\n")
+    g = grad(f, wrt=(0, 1))
+    x = np.ones(3)
+    for _ in range(2):
+        np.testing.assert_allclose(g(x, 2.0)[0], 2.0 * x)
+    with pytest.raises(TypeError, match="'n'"):
+        g(x, 2)
+    for bad in (np.ones(3, dtype=complex), np.arange(3)):
+        for _ in range(2):
+            with pytest.raises(TypeError, match="'x'"):
+                g(bad, 2.0)
+    assert g(x, 2.0)[1] == 3.0
+
+
+def test_the_seed_of_a_small_reduction_is_the_broadcast_it_stands_for():
+    import runtime as rt
+    for like in (np.ones(3), np.ones((2, 3), dtype=np.float32), np.ones(5000)):
+        for g in (1.0, np.float32(2.0), np.float64(3.0)):
+            got = rt.unreduce(g, like)
+            want = np.broadcast_to(np.asarray(g), like.shape)
+            assert got.shape == want.shape and got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)

@@ -14,6 +14,7 @@ that lower calls reach through ``Context.compile_callee``), so this module impor
 from __future__ import annotations
 
 import builtins
+import functools
 
 from transpiler import cache
 from transpiler.context import Mode
@@ -34,11 +35,20 @@ def rebound(fn, snapshots: tuple, defaults: tuple | None = None, watched: tuple 
 
 def _value(scope: dict, name: str):
     """What a global name, or a dotted name (``np.sin``), means now in ``scope``."""
-    root, *attrs = name.split(".")
+    if "." not in name:
+        return scope.get(name, _BUILTINS.get(name))
+    root, attrs = _path(name)
     value = scope.get(root, _BUILTINS.get(root))
     for attr in attrs:
         value = getattr(value, attr, None)
     return value
+
+
+@functools.lru_cache(maxsize=4096)
+def _path(name: str) -> tuple[str, tuple[str, ...]]:
+    """``"np.linalg.norm"`` -> ``("np", ("linalg", "norm"))``, split once per name."""
+    root, *attrs = name.split(".")
+    return root, tuple(attrs)
 
 
 def defaults_of(fn) -> tuple:

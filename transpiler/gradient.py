@@ -80,6 +80,10 @@ class GradientFunction:
         self._mode, self._options = mode, options
         self._variants: dict[tuple, Compiled] = {}  # positions of Python-number arguments -> code
         self._code = None
+        # variant keys of calls with Python numbers and NumPy arrays only, whose argument
+        # checks passed: they depend on those kinds alone, so such a call skips them
+        self._plain: set[tuple] = set()
+        self._positions = tuple(p for _, p in self._checks if p >= 0)  # (an int is no float)
 
     @property
     def wrt(self) -> tuple[str, ...]:
@@ -182,7 +186,21 @@ class GradientFunction:
         return self._call(*args, **kwargs)
 
     def _call(self, *args, **kwargs):
-        compiled = self._checked(kinds_of(self.__wrapped__, args, kwargs), args, kwargs)
+        kinds = kinds_of(self.__wrapped__, args, kwargs)
+        if kinds in self._plain and not any(  # numbers and NumPy arrays checked before (not
+                type(args[p]) is int for p in self._positions if p < len(args)):  # lazy either)
+            compiled = self._variants.get(kinds)
+            if compiled is not None and self.__wrapped__.__code__ is self._code \
+                    and not compiled.written and not compiled.stale(self.__wrapped__):
+                try:
+                    result = compiled.function(*args)
+                except Exception as e:
+                    note_origin(e)
+                    raise
+                return self._arranged(result)
+        compiled = self._checked(kinds, args, kwargs)
+        if not kwargs and len(kinds) == len(args) and _OTHER not in kinds:
+            self._plain.add(kinds)
         lazy_in = lazy.any_lazy(args) or (bool(kwargs) and lazy.any_lazy(kwargs.values()))
         try:
             if lazy_in:
@@ -195,6 +213,11 @@ class GradientFunction:
             raise
         if lazy_in or lazy.any_lazy(result if isinstance(result, tuple) else (result,)):
             result = self._concrete(result, args, kwargs)
+        return self._arranged(result)
+
+    def _arranged(self, result):
+        """The generated function's result as the caller asked for it: one gradient, or a
+        tuple of them (``value_and_grad``: the value first)."""
         if self._single:
             return result
         if self._mode == "value_and_grad":

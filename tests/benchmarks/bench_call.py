@@ -1,0 +1,90 @@
+"""What one call costs beyond the arithmetic: small and large arrays, a float, and the runtime
+helpers that generated code calls on small arrays.
+
+Run from the repository root::
+
+    python -m tests.benchmarks.bench_call            # ~20 s
+    python -m tests.benchmarks.bench_call --quick
+
+Not part of the test suite. Rows of a table are timed round-robin in one process (each round
+calls every row ``number`` times; the minimum over rounds is reported), so the ratios beside
+the hand-written gradient are measured under the same load. Each gradient is checked against
+the hand-written one before it is timed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import timeit
+
+import numpy as np
+
+import runtime as rt
+from transpiler import grad
+
+
+def f(x):
+    return np.sum(np.sin(x) * x)
+
+
+def f_hand(x):
+    return np.cos(x) * x + np.sin(x)
+
+
+def g(x):
+    return x * x + math.sin(x)
+
+
+def g_hand(x):
+    return 2.0 * x + math.cos(x)
+
+
+def interleaved(rows: dict, number: int, rounds: int) -> dict:
+    """The minimum over ``rounds`` of each row's time per call, rows timed round-robin."""
+    best = {name: math.inf for name in rows}
+    for _ in range(rounds):
+        for name, call in rows.items():
+            best[name] = min(best[name], timeit.timeit(call, number=number) / number)
+    return best
+
+
+def table(title: str, rows: dict, number: int, rounds: int, base: str | None = None) -> None:
+    best = interleaved(rows, number, rounds)
+    print(f"\n{title}")
+    for name, t in best.items():
+        ratio = f"  {t / best[base]:6.2f}x {base}" if base else ""
+        print(f"  {name:28s} {t * 1e6:10.3f} us{ratio}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    quick = parser.parse_args().quick
+    rounds = 3 if quick else 9
+    for n, number in ((10, 20000), (10**6, 5)):
+        x = np.random.default_rng(0).uniform(-1, 1, n)
+        df = grad(f)
+        np.testing.assert_allclose(df(x), f_hand(x), rtol=1e-12, atol=1e-14)
+        generated = df.compiled_for(x).function if hasattr(df, "compiled_for") else None
+        rows = {"hand-written gradient": lambda x=x: f_hand(x), "grad(f)(x)": lambda x=x: df(x)}
+        if generated is not None:
+            rows["generated function alone"] = lambda x=x, fn=generated: fn(x)
+        table(f"np.sum(np.sin(x) * x), {n} elements", rows, number if not quick else number // 4
+              or 1, rounds, "hand-written gradient")
+    dg = grad(g)
+    assert abs(dg(0.3) - g_hand(0.3)) < 1e-14
+    table("x * x + math.sin(x), a float", {"hand-written gradient": lambda: g_hand(0.3),
+                                          "grad(g)(x)": lambda: dg(0.3)},
+          100000 if not quick else 20000, rounds, "hand-written gradient")
+    x, v = np.random.default_rng(1).uniform(-1, 1, 10), np.random.default_rng(2).uniform(-1, 1, 10)
+    table("runtime helpers on 10 elements", {
+        "np.sin(x) (for scale)": lambda: np.sin(x),
+        "rt.unreduce(1.0, x)": lambda: rt.unreduce(1.0, x),
+        "rt.unbroadcast(v, x)": lambda: rt.unbroadcast(v, x),
+        "rt.grad_like(v, x)": lambda: rt.grad_like(v, x),
+    }, 50000 if not quick else 10000, rounds, "np.sin(x) (for scale)")
+
+
+if __name__ == "__main__":
+    main()
