@@ -67,7 +67,8 @@ def main() -> None:
         df = grad(f)
         np.testing.assert_allclose(df(x), f_hand(x), rtol=1e-12, atol=1e-14)
         generated = df.compiled_for(x).function if hasattr(df, "compiled_for") else None
-        rows = {"hand-written gradient": lambda x=x: f_hand(x), "grad(f)(x)": lambda x=x: df(x)}
+        rows = {"hand-written gradient": lambda x=x: f_hand(x),
+                "grad(f)(x)": lambda x=x, df=df: df(x)}
         if generated is not None:
             rows["generated function alone"] = lambda x=x, fn=generated: fn(x)
         table(f"np.sum(np.sin(x) * x), {n} elements", rows, number if not quick else number // 4
