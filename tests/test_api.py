@@ -449,6 +449,47 @@ def test_a_call_that_skips_the_checks_of_a_variant_still_refuses_what_they_refus
     assert g(x, 2.0)[1] == 3.0
 
 
+def test_calls_with_arrays_go_straight_to_the_variant_and_still_see_every_change():
+    """The newest pattern of numbers and arrays whose checks passed gets a dispatcher of its
+    own (as calls with floats do): it checks what the general path checks, at any depth."""
+    helper = make("def helper(x, a=2.0):\n    return a * x\n")
+    other = make("def far(x):\n    if np.sum(x) > 1e6:\n        return x * K\n"
+                 "    return x * K * 2.0\n", K=1.0)  # (another module's, with a global)
+    f = make("def f(x, n):\n    return np.sum(helper(x) * W + far(x)) * n\n",
+             helper=helper, far=other, W=np.ones(3))
+    g = grad(f)
+    x = np.arange(3.0)
+    for _ in range(3):
+        np.testing.assert_array_equal(g(x, 2), np.full(3, 8.0))
+    assert type(g).__call__ is not GradientFunction.__call__  # (the dispatcher)
+    f.__globals__["W"] = np.full(3, 3.0)
+    np.testing.assert_array_equal(g(x, 2), np.full(3, 16.0))
+    helper.__defaults__ = (5.0,)
+    np.testing.assert_array_equal(g(x, 2), np.full(3, 34.0))
+    other.__globals__["K"] = 2.0
+    np.testing.assert_array_equal(g(x, 2), np.full(3, 38.0))
+    got = g(x.astype(np.float32), 2)  # another dtype: its own variant
+    assert got.dtype == np.float32 and got.tolist() == [38.0] * 3
+    assert g(np.ones((2, 3)), 1.0).shape == (2, 3)
+    with pytest.raises(TypeError, match="'x'"):
+        g(np.arange(3), 2)
+    got = g(x, 2)
+    got[0] = -1.0  # the gradient is the caller's own array
+    np.testing.assert_array_equal(g(x, 2), np.full(3, 38.0))
+    del f.__globals__["W"]
+    with pytest.raises(NameError):
+        g(x, 2)
+
+
+def test_a_lazy_result_of_numpy_arguments_is_computed_on_every_call():
+    da = pytest.importorskip("dask.array")
+    f = make("def f(x):\n    return np.sum(x * W)\n", W=da.from_array(np.arange(3.0), chunks=2))
+    g = grad(f)
+    for _ in range(3):
+        got = g(np.ones(3))
+        assert type(got) is np.ndarray and got.tolist() == [0.0, 1.0, 2.0]
+
+
 def test_the_seed_of_a_small_reduction_is_the_broadcast_it_stands_for():
     import runtime as rt
     for like in (np.ones(3), np.ones((2, 3), dtype=np.float32), np.ones(5000)):

@@ -17,6 +17,7 @@ from runtime.objects import is_object
 from transpiler import cache, memory
 from transpiler.arguments import differentiable, objects_in
 from transpiler.backends import backend_for
+from transpiler.backends.python import FLOAT, NUMBER, ArrayOf
 from transpiler.context import Options
 from transpiler.emit import note_origin
 from transpiler.errors import TranspileError
@@ -132,22 +133,38 @@ class GradientFunction:
         if len(self._variants) >= _VARIANTS:  # (new functions given each call)
             self._variants.clear()
         self._variants[kinds] = compiled
-        if kinds and all(k == _NUMBER for k in kinds) and (
-                self._single or len(self._wrt) > 1):  # all numbers; the result needs no reshaping
-            self._call_directly(compiled, len(kinds))
         return compiled
 
     _direct_keywords: frozenset = frozenset()  # the keyword arguments a direct call passes
+    _dispatched: tuple = (None, None)  # the kinds and variant of the installed dispatcher
 
-    def _call_directly(self, compiled: Compiled, count: int):
-        """Calls with ``count`` float arguments (and exactly the keyword arguments
-        ``_direct_keywords``) go straight to ``compiled``'s function, through a dispatcher of
-        its own (the backend's ``fast_path``) installed as this object's ``__call__``: such
-        calls then cost two Python calls, not the general path's argument checks."""
-        call = backend_for(self._options).fast_path(self.__wrapped__, compiled, count,
-                                                     self._direct_keywords, self._call)
+    def _passed(self, compiled: Compiled, kinds: tuple, args: tuple,
+                numbers_only: bool = False) -> None:
+        """A call with Python numbers and NumPy arrays only (and exactly the keyword arguments
+        ``_direct_keywords``) passed the general path's checks and gave a concrete result: its
+        pattern's checks depend on those kinds alone, so later calls of the same kinds skip
+        them (``_plain``). The newest such pattern goes straight to ``compiled``'s function,
+        through a dispatcher of its own (the backend's ``fast_path``) installed as this object's
+        ``__call__``: such calls then cost two Python calls and a check per global the code
+        depends on, not the general path's argument checks."""
+        if len(kinds) != len(args) or _OTHER in kinds \
+                or numbers_only and any(k != _NUMBER for k in kinds):
+            return
+        if kinds in self._plain and self._dispatched[0] != kinds or \
+                self._dispatched == (kinds, compiled):
+            return  # (known already; a dispatcher is installed unless its variant was renewed)
+        self._plain.add(kinds)
+        if compiled.written or not (self._single or len(self._wrt) > 1 or self._direct_keywords):
+            return  # (a copy to check for shared memory; a result to arrange)
+        backend = backend_for(self._options)
+        differentiated = set(self._positions)
+        call = backend.fast_path(self.__wrapped__, compiled, tuple(
+            (FLOAT if p in differentiated else NUMBER) if k == _NUMBER else
+            ArrayOf(args[p].ndim, args[p].dtype) for p, k in enumerate(kinds)),
+            self._direct_keywords, self._call)
         if call is None:
             return
+        self._dispatched = (kinds, compiled)
         cls = type(self)
         if "_own_class" not in cls.__dict__:  # Python finds __call__ on the type
             cls = type(cls.__name__, (cls,), {"_own_class": True, "__module__": cls.__module__,
@@ -187,8 +204,8 @@ class GradientFunction:
 
     def _call(self, *args, **kwargs):
         kinds = kinds_of(self.__wrapped__, args, kwargs)
-        if kinds in self._plain and not any(  # numbers and NumPy arrays checked before (not
-                type(args[p]) is int for p in self._positions if p < len(args)):  # lazy either)
+        if kinds in self._plain and not any(  # numbers and NumPy arrays checked before
+                type(args[p]) is int for p in self._positions if p < len(args)):
             compiled = self._variants.get(kinds)
             if compiled is not None and self.__wrapped__.__code__ is self._code \
                     and not compiled.written and not compiled.stale(self.__wrapped__):
@@ -199,8 +216,6 @@ class GradientFunction:
                     raise
                 return self._arranged(result)
         compiled = self._checked(kinds, args, kwargs)
-        if not kwargs and len(kinds) == len(args) and _OTHER not in kinds:
-            self._plain.add(kinds)
         lazy_in = lazy.any_lazy(args) or (bool(kwargs) and lazy.any_lazy(kwargs.values()))
         try:
             if lazy_in:
@@ -213,6 +228,8 @@ class GradientFunction:
             raise
         if lazy_in or lazy.any_lazy(result if isinstance(result, tuple) else (result,)):
             result = self._concrete(result, args, kwargs)
+        elif not kwargs:
+            self._passed(compiled, kinds, args)
         return self._arranged(result)
 
     def _arranged(self, result):

@@ -15,6 +15,7 @@ the hand-written one before it is timed.
 from __future__ import annotations
 
 import argparse
+import linecache
 import math
 import timeit
 
@@ -78,6 +79,7 @@ def main() -> None:
     table("x * x + math.sin(x), a float", {"hand-written gradient": lambda: g_hand(0.3),
                                           "grad(g)(x)": lambda: dg(0.3)},
           100000 if not quick else 20000, rounds, "hand-written gradient")
+    path_costs(rounds, 20000 if not quick else 4000)
     x, v = np.random.default_rng(1).uniform(-1, 1, 10), np.random.default_rng(2).uniform(-1, 1, 10)
     table("runtime helpers on 10 elements", {
         "np.sin(x) (for scale)": lambda: np.sin(x),
@@ -85,6 +87,44 @@ def main() -> None:
         "rt.unbroadcast(v, x)": lambda: rt.unbroadcast(v, x),
         "rt.grad_like(v, x)": lambda: rt.grad_like(v, x),
     }, 50000 if not quick else 10000, rounds, "np.sin(x) (for scale)")
+
+
+def with_globals(count: int, helpers: int):
+    """``f(x)`` reading ``count`` globals (constants ``c0``...) and calling ``helpers`` helpers
+    of its module (each small enough to be inlined, each a global too)."""
+    lines = [f"c{i} = {1.0 + i / 10}" for i in range(count)]
+    lines += [f"def h{j}(x):\n    return x * c{j % count}" for j in range(helpers)]
+    terms = [f"c{i}" for i in range(count)] + [f"h{j}(x)" for j in range(helpers)]
+    lines.append("def f(x):\n    return np.sum(x * (" + " + ".join(terms) + "))")
+    source = "\n".join(lines) + "\n"
+    name = f"<bench globals {count} helpers {helpers}>"
+    linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+    namespace = {"np": np}
+    exec(compile(source, name, "exec"), namespace)
+    return namespace["f"]
+
+
+def path_costs(rounds: int, number: int) -> None:
+    """What the call path adds to the generated function, for 1, 5 and 20 globals and 0, 1
+    and 3 helpers: the direct path (a dispatcher per variant: a float, a 10-element array) and
+    the general path (a keyword argument takes it)."""
+    for what, x in (("a float", 0.5), ("10 elements", np.linspace(0.0, 1.0, 10))):
+        rows = {}
+        for count, helpers in ((1, 0), (5, 0), (20, 0), (5, 1), (5, 3)):
+            df = grad(with_globals(count, helpers))
+            df(x)
+            generated = df.compiled_for(x).function
+            label = f"{count:2d} globals, {helpers} helpers"
+            rows[f"{label}: generated"] = lambda x=x, fn=generated: fn(x)
+            rows[f"{label}: grad(f)(x)"] = lambda x=x, df=df: df(x)
+            rows[f"{label}: general path"] = lambda x=x, df=df: df(x=x)
+        best = interleaved(rows, number, rounds)
+        print(f"\nthe call path, {what} (added to the generated function)")
+        for name, t in best.items():
+            label, kind = name.split(": ")
+            added = "" if kind == "generated" else \
+                f"  +{(t - best[label + ': generated']) * 1e6:7.3f} us"
+            print(f"  {name:40s} {t * 1e6:8.3f} us{added}")
 
 
 if __name__ == "__main__":

@@ -9,9 +9,10 @@ A backend is a module or object with
 - ``load(text, names, label, fn, bindings) -> list``: the functions ``names`` of that text,
   living in ``fn``'s module (``label`` names them in tracebacks, ``bindings`` are the values
   the code refers to by name: rules' modules, the user's closure);
-- ``fast_path(fn, compiled, count, keywords, slow) -> callable | None``: a function taking
-  ``fn``'s arguments that calls ``compiled.function`` directly when given ``count`` Python
-  floats and exactly ``keywords``, and ``slow`` otherwise (None: no such path).
+- ``fast_path(fn, compiled, kinds, keywords, slow) -> callable | None``: a function taking
+  ``fn``'s arguments that calls ``compiled.function`` directly when given positional arguments
+  of ``kinds`` (``python.FLOAT``, ``python.NUMBER``, ``python.ArrayOf``) and exactly
+  ``keywords`` while ``compiled`` is not stale, and ``slow`` otherwise (None: no such path).
 
 The passes produce one tree whatever the backend; a new backend (native code, another array
 library) is a new entry here, listed in ``BACKENDS``: Python (the default and the reference),

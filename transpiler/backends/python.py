@@ -1,13 +1,18 @@
 """The Python backend: generated source printed as Python (``emit.to_source``), compiled with
-``compile`` into functions that live in the user's module (``emit.load``), and, for calls whose
-arguments are all Python floats, a dispatcher generated per variant that calls the compiled
-function without the general path's checks (``fast_path``)."""
+``compile`` into functions that live in the user's module (``emit.load``), and, for calls with
+Python numbers and NumPy arrays of the kinds a call already passed the checks with, a dispatcher
+generated per variant that calls the compiled function without the general path's checks
+(``fast_path``)."""
 
 from __future__ import annotations
 
 import types
+from typing import NamedTuple
+
+import numpy as np
 
 from transpiler import emit
+from transpiler.calls import defaults_of
 from transpiler.emit import note_origin
 
 NAME = "python"
@@ -25,11 +30,14 @@ def load(text: str, names: list[str], label: str, fn, bindings: dict) -> list:
 
 
 _DISPATCH = """\
-def _make(_fast_, _slow_, _fn_, _code_, _note_, _keywords_, _missing_, _type_, _float_,
-          _defaults_, _kwdefaults_{cells}):
+def _make(_fast_, _slow_, _fn_, _code_, _note_, _keywords_, _missing_, _type_, _float_, _int_,
+          _ndarray_{cells}):
     def dispatch({params}, /, *args, **kwargs):
-        if {floats} and not args and {keywords} and _fn_.__code__ is _code_ \
-                and _fn_.__defaults__ is _defaults_ and _fn_.__kwdefaults__ is _kwdefaults_{fresh}:
+        try:
+            fast = {kinds} and not args and {keywords} and _fn_.__code__ is _code_{fresh}
+        except (NameError, AttributeError):  # a global deleted: the general path tells
+            fast = False
+        if fast:
             try:
                 return _fast_({values}{pass_keywords})
             except Exception as e:
@@ -39,46 +47,80 @@ def _make(_fast_, _slow_, _fn_, _code_, _note_, _keywords_, _missing_, _type_, _
     return dispatch
 """
 _DISPATCH_NAMES = {"_make", "_fast_", "_slow_", "_fn_", "_code_", "_note_", "_keywords_",
-                   "_missing_", "_type_", "_float_", "_defaults_", "_kwdefaults_", "dispatch",
-                   "args", "kwargs", "e"}
+                   "_missing_", "_type_", "_float_", "_int_", "_ndarray_", "dispatch", "args",
+                   "kwargs", "e", "fast"}
+
+FLOAT, NUMBER = "float", "number"  # kinds of fast_path: a Python float, a float or an int
 
 
-def fast_path(fn, compiled, count: int, keywords: frozenset, slow):
-    """A function taking ``fn``'s arguments that calls ``compiled.function`` directly when it
-    is given ``count`` positional Python floats, exactly the keyword arguments ``keywords``, ``fn``
-    still has the code and the defaults it was compiled from, each global the code was compiled
-    against (``compiled.snapshots``) still names the same object and each function it calls by a
-    module's name is still that module's (``compiled.watched``); any other call goes to
-    ``slow``.
+class ArrayOf(NamedTuple):
+    """A kind of fast_path: a NumPy array of ``ndim`` dimensions and this very ``dtype``
+    object (NumPy's builtin dtypes are shared; another equal one takes the general path)."""
+    ndim: int
+    dtype: np.dtype
+
+
+def fast_path(fn, compiled, kinds: tuple, keywords: frozenset, slow):
+    """A function taking ``fn``'s arguments that calls ``compiled.function`` directly when its
+    positional arguments are of ``kinds`` (one each: ``FLOAT``, a Python float; ``NUMBER``, a
+    float or an int; ``ArrayOf``, a NumPy array of that ndim and dtype), it is given exactly
+    the keyword arguments ``keywords``, and ``compiled`` is not stale for ``fn``
+    (``Compiled.freshness``: ``fn``'s code and defaults, each global the code or a callee was
+    compiled against, each function called by a module's name, each callee's defaults); any
+    other call goes to ``slow``.
 
     It is compiled with ``fn``'s globals, so it reads those globals as ``fn`` does (the
-    interpreter caches the look-ups) without writing anything into them. None if a global's
-    name would clash with the dispatcher's own names."""
-    names = [name for name, _ in compiled.snapshots]  # (np, np.sin, ...)
-    values = [f"a{i}" for i in range(count)]
-    cells = [f"_s{i}_" for i in range(len(names))]
-    owners = [f"_o{i}_" for i in range(len(compiled.watched))]  # (a rule's np.sin, ...)
-    functions = [f"_w{i}_" for i in range(len(compiled.watched))]
-    if {n.split(".")[0] for n in names} & (_DISPATCH_NAMES | set(values) | set(cells)
-                                           | set(owners) | set(functions)) \
-            or "__builtins__" not in fn.__globals__:
+    interpreter caches the look-ups) without writing anything into them: checking a global
+    costs what reading it does, whatever their number. None if a global's name would clash
+    with the dispatcher's own names."""
+    fresh = compiled.freshness(fn)
+    names = [name for name, _ in fresh.snapshots]  # (np, np.sin, ...)
+    values = [f"a{i}" for i in range(len(kinds))]
+    cells: list[str] = []
+    objects: list = []
+
+    def cell(obj) -> str:
+        cells.append(f"_c{len(cells)}_")
+        objects.append(obj)
+        return cells[-1]
+
+    tests = []
+    for value, kind in zip(values, kinds, strict=True):
+        if kind == FLOAT:
+            tests.append(f"_type_({value}) is _float_")
+        elif kind == NUMBER:
+            tests.append(f"(_type_({value}) is _float_ or _type_({value}) is _int_)")
+        else:
+            tests.append(f"_type_({value}) is _ndarray_ and {value}.dtype is {cell(kind.dtype)}"
+                         f" and {value}.ndim == {kind.ndim}")
+    checks = [f"{name} is {cell(obj)}" for name, obj in fresh.snapshots]
+    checks += [f"{cell(owner)}.{attr} is {cell(obj)}" for owner, attr, obj in fresh.watched]
+    own = compiled.defaults if compiled.defaults is not None else defaults_of(fn)
+    for function, (positional, *keyword) in ((fn, own), *fresh.defaults):
+        f = "_fn_" if function is fn else cell(function)
+        checks.append(f"{f}.__defaults__ is {cell(positional)}")
+        if keyword:  # (a dict: what it holds is checked, as calls.same_defaults does)
+            checks += [f"{f}.__kwdefaults__.get({k!r}, _missing_) is {cell(v)}"
+                       for k, v in keyword]
+            checks.append(f"len({f}.__kwdefaults__) == {len(keyword)}")
+        else:
+            checks.append(f"not {f}.__kwdefaults__")
+    checks += [f"not {cell(callee.stale)}()" for callee in fresh.foreign]
+    clash = _DISPATCH_NAMES | set(values) | set(cells)
+    if {n.split(".")[0] for n in names} & clash or "__builtins__" not in fn.__globals__:
         return None
     source = _DISPATCH.format(
-        cells="".join(", " + c for c in cells + owners + functions),
+        cells="".join(", " + c for c in cells),
         params=", ".join(f"{v}=_missing_" for v in values),
-        floats=" and ".join(f"_type_({v}) is _float_" for v in values),
+        kinds=" and ".join(tests) if tests else "True",
         keywords="kwargs.keys() == _keywords_" if keywords else "not kwargs",
-        fresh="".join(f" and {n} is {c}" for n, c in zip(names, cells, strict=True)) + "".join(
-            f" and {o}.{attr} is {w}"
-            for o, w, (_, attr, _) in zip(owners, functions, compiled.watched, strict=True)),
+        fresh="".join(f" and {c}" for c in checks),
         values=", ".join(values), pass_keywords=", **kwargs" if keywords else "")
     namespace: dict = {}
     exec(compile(source, f"<dispatch of {fn.__qualname__}>", "exec"), namespace)
     make = types.FunctionType(namespace["_make"].__code__, fn.__globals__, "_make")
     return make(compiled.function, slow, fn, fn.__code__, note_origin, keywords, _MISSING, type,
-                float, fn.__defaults__, fn.__kwdefaults__,  # (those compiled against: just now)
-                *[obj for _, obj in compiled.snapshots], *[o for o, _, _ in compiled.watched],
-                *[f for _, _, f in compiled.watched])
+                float, int, np.ndarray, *objects)
 
 
 _MISSING = object()  # a parameter of the dispatcher the caller did not pass
