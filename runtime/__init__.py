@@ -34,6 +34,7 @@ from runtime.arrays import (
 from runtime.broadcast import (
     add_into,
     broadcast_like,
+    distinct,
     grad_like,
     reduce_like,
     seed,
@@ -346,6 +347,7 @@ __all__ = [
     "digamma",
     "dist_grad",
     "dist_grad_tangent",
+    "distinct",
     "dot_adjoint_a",
     "dot_adjoint_b",
     "ediff1d_grads",

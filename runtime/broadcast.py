@@ -28,7 +28,13 @@ from runtime.arrays import (
     zeros,
 )
 from runtime.containers import CONTAINERS, unindex_container, zero_entry, zeros_of
-from runtime.objects import GradFields, gradient_object, is_object
+from runtime.objects import (
+    GradFields,
+    differentiable_value,
+    field_names,
+    gradient_object,
+    is_object,
+)
 
 _SCALARS = (float, int)
 
@@ -264,6 +270,9 @@ def grad_like(g, x):
     gradient of a NumPy array or a number stays lazy, of the right shape and dtype, for the
     caller to compute together with the rest (``arrays.concrete``).
     """
+    if type(g) is np.ndarray and type(x) is np.ndarray and g.shape == x.shape \
+            and g.dtype is x.dtype and g.flags.writeable:  # (the common case, first)
+        return g
     if type(x) is not np.ndarray and is_array(x):
         _refuse_complex(g)
         return as_like(g, x)
@@ -279,16 +288,56 @@ def grad_like(g, x):
         elif g.shape != x.shape:
             g = g.reshape(x.shape)
         return g
-    if isinstance(x, CONTAINERS):
-        return gradient_object(g, x, grad_like) if is_object(x) else _plain(g, x)
+    if isinstance(x, CONTAINERS):  # (two entries' gradients may be one array: distinct)
+        return distinct(gradient_object(g, x, grad_like) if is_object(x) else _plain(g, x))
     if type(x) is not float and is_object(x):  # a dataclass or class instance: of its type
-        return gradient_object(g, x, grad_like)
+        return distinct(gradient_object(g, x, grad_like))
     if isinstance(x, (str, bytes)) or x is None:  # in a container: copied, as an object's
         return x
     _refuse_complex(g)
     if isinstance(x, np.generic):
         return x.dtype.type(g)
     return float(g)
+
+
+def distinct(grads):
+    """``grads`` (the gradients a call returns: a tuple of them, or one container or object)
+    with each float array that may share memory with one met before it copied, so that each
+    gradient is an array of its own, as if computed alone: ``x + y`` gives ``x`` and ``y`` one
+    gradient array otherwise, and writing into one would change the other. Only what
+    ``grad_like`` made is walked into (fields without gradients are the argument's own)."""
+    seen: dict[int, list] = {}  # id of the array owning the memory -> the arrays met using it
+
+    def own(g):
+        if type(g) is np.ndarray:
+            if g.dtype.kind not in "fc":
+                return g
+            root = g
+            while isinstance(root.base, np.ndarray):
+                root = root.base
+            met = seen.setdefault(id(root), [])
+            if any(np.may_share_memory(g, m) for m in met):
+                g = g.copy()
+                met = seen.setdefault(id(g), [])
+            met.append(g)
+            return g
+        if type(g) in (tuple, list):
+            items = [own(v) for v in g]
+            return items if type(g) is list else tuple(items)
+        if type(g) is dict:
+            return {k: own(v) for k, v in g.items()}
+        if isinstance(g, tuple) and hasattr(type(g), "_fields"):  # a NamedTuple's gradient
+            return type(g)(*[own(v) if differentiable_value(v) else v for v in g])
+        if is_object(g):  # a gradient object (objects.gradient_object): a copy of its own
+            for name in field_names(g):
+                value = getattr(g, name)
+                if differentiable_value(value):
+                    new = own(value)
+                    if new is not value:
+                        object.__setattr__(g, name, new)
+        return g
+
+    return own(grads)
 
 
 def _plain(g, like):

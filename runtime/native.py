@@ -154,6 +154,46 @@ def _zero_tangent(x):
     return _zeros_like_grad(x)
 
 
+@register_jitable
+def _extent(a):
+    """The bytes an array's elements span: ``[low, high)``."""
+    low = high = a.ctypes.data
+    for i in range(a.ndim):
+        step = (a.shape[i] - 1) * a.strides[i]
+        if step < 0:
+            low += step
+        else:
+            high += step
+    return low, high + a.itemsize
+
+
+@register_jitable
+def _may_overlap(a, b):
+    """``np.may_share_memory`` (which Numba lacks): whether the spans of two arrays meet."""
+    if a.size == 0 or b.size == 0:
+        return False
+    a_low, a_high = _extent(a)
+    b_low, b_high = _extent(b)
+    return a_low < b_high and b_low < a_high
+
+
+@overload(broadcast.distinct)
+def _distinct(grads):
+    if isinstance(grads, types.Array) or _number(grads):
+        return lambda grads: grads
+    if isinstance(grads, types.BaseTuple) and all(
+            isinstance(t, types.Array) or _number(t) or t == types.none for t in grads):
+        arrays = [k for k, t in enumerate(grads) if isinstance(t, types.Array)]
+        lines = [f"    g{k} = grads[{k}]\n" for k in range(len(grads))]
+        for i, k in enumerate(arrays):
+            for j in arrays[:i]:
+                lines.append(f"    if _may_overlap(g{k}, g{j}):\n        g{k} = g{k}.copy()\n")
+        items = "".join(f"g{k}, " for k in range(len(grads)))
+        return _compiled(f"def distinct_tuple(grads):\n{''.join(lines)}    return ({items})\n",
+                         _may_overlap=_may_overlap)
+    return lambda grads: grads  # (nested containers: as they are)
+
+
 @overload(broadcast.grad_like)
 def _grad_like(g, x):
     if isinstance(x, types.List) and isinstance(g, types.List):
@@ -163,8 +203,9 @@ def _grad_like(g, x):
             return [broadcast.grad_like(g[k], x[k]) for k in range(len(x))]
         return grad_like_list
     if isinstance(x, types.BaseTuple) and isinstance(g, types.BaseTuple) and len(g) == len(x):
-        return _each_item("grad_like_tuple", len(x), "grad_like(g[{k}], x[{k}])", "g, x",
-                          grad_like=broadcast.grad_like)
+        items = "".join(f"grad_like(g[{k}], x[{k}]), " for k in range(len(x)))
+        return _compiled(f"def grad_like_tuple(g, x):\n    return distinct(({items}))\n",
+                         grad_like=broadcast.grad_like, distinct=broadcast.distinct)
     if isinstance(x, types.Array):
         dtype = x.dtype
         if _number(g):

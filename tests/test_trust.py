@@ -5,6 +5,7 @@ user's line."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import linecache
 import subprocess
@@ -15,8 +16,8 @@ import warnings
 import numpy as np
 import pytest
 
-from tests.util import make, run_readme_block
-from transpiler import TranspileError, checkpoint, grad, jvp, vjp
+from tests.util import make, rand, run_readme_block
+from transpiler import TranspileError, checkpoint, grad, jvp, value_and_grad, vjp
 
 
 def _fd(f, x, h=1e-6):
@@ -691,3 +692,59 @@ def test_the_version_is_the_package_s():
     assert transpiler.__version__ == importlib.metadata.version("transpiler")
     run = _cli(_root(), "--version")
     assert run.returncode == 0 and run.stdout.strip() == f"python -m transpiler {transpiler.__version__}"
+
+
+# --- gradients that were one array ------------------------------------------------------------
+
+def _arrays_in(result):
+    if isinstance(result, np.ndarray):
+        return [result]
+    if isinstance(result, dict):
+        return [a for v in result.values() for a in _arrays_in(v)]
+    if isinstance(result, (tuple, list)):
+        return [a for v in result for a in _arrays_in(v)]
+    if hasattr(result, "__dict__"):
+        return [a for v in vars(result).values() for a in _arrays_in(v)]
+    return []
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("n", [3, 5000])
+def test_each_returned_gradient_is_an_array_of_its_own(backend, n):
+    """``x + y`` has one gradient for both (``rt.unbroadcast`` passes it on): the call returns
+    a copy for the second, so that writing into one gradient never changes another."""
+    if backend == "numba":
+        pytest.importorskip("numba")
+    f = make("def f(x, y):\n    return np.sum(np.exp(x + y))\n")
+    x, y = rand((n,), seed=1), rand((n,), seed=2)
+    want = np.exp(x + y)
+    results = [grad(f, wrt=(0, 1), backend=backend)(x, y),
+               value_and_grad(f, wrt=(0, 1), backend=backend)(x, y)[1],
+               grad(make("def f(x, y):\n    return np.sum(x + y)\n"), wrt=(0, 1),
+                    backend=backend)(x, y)]
+    if backend == "python":
+        results.append(vjp(f, x, y)[1](1.0))
+    for result in results:
+        a, b = result
+        assert not np.shares_memory(a, b)
+        a[...] = -1.0
+        assert (b > 0.0).all()
+    np.testing.assert_allclose(grad(f, wrt=(0, 1), backend=backend)(x, y)[1], want, rtol=1e-13)
+
+
+def test_entries_of_a_container_or_object_gradient_are_arrays_of_their_own():
+    @dataclasses.dataclass
+    class Params:
+        a: np.ndarray
+        b: np.ndarray
+        n: int = 3
+
+    f = make("def f(p):\n    return np.sum(np.exp(p.a + p.b))\n")
+    fd = make("def f(p):\n    return np.sum(np.exp(p['a'] + p['b'] + p['c'][0]))\n")
+    x, y = rand((3,), seed=1), rand((3,), seed=2)
+    for result in (grad(f)(Params(x, y)), grad(fd)({"a": x, "b": y, "c": [y]}),
+                   grad(fd)(p={"a": x, "b": y, "c": (y,)})):
+        arrays = _arrays_in(result)
+        assert len(arrays) == 3 if isinstance(result, dict) else len(arrays) == 2
+        for i, a in enumerate(arrays):
+            assert not any(np.shares_memory(a, b) for b in arrays[:i])

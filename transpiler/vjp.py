@@ -61,8 +61,8 @@ def vjp(f, *args, optimize: bool = True, backend: str = "python"):
             residuals = pair.forward(*args)[1]
         spent = True
         grads = iter(pair.backward(residuals, seed))
-        return tuple(rt.grad_like(next(grads), a) if p in active else None
-                     for p, a in zip(params, args, strict=True))
+        return rt.distinct(tuple(rt.grad_like(next(grads), a) if p in active else None
+                                 for p, a in zip(params, args, strict=True)))
 
     return value, pullback
 

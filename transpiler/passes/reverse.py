@@ -108,6 +108,9 @@ def _return(ctx, ret) -> gast.Return:
              else A.call(A.dotted(f"{rt}.grad_like"), A.name(ctx.namer.grad(w)), A.name(w))
              for w in ctx.wrt]  # a Python-number argument gets a float back
     value = grads[0] if len(grads) == 1 else gast.Tuple(elts=grads, ctx=gast.Load())
+    if sum(w not in ctx.scalars for w in ctx.wrt) > 1:  # two gradients may be one array
+        value = A.call(A.dotted(f"{rt}.distinct"), value)  # (x + y; grad_like sees to a
+        # container's entries)
     if ctx.mode == Mode.VALUE_AND_GRAD:
         value = gast.Tuple(elts=[ret.value, value], ctx=gast.Load())
     return gast.copy_location(gast.Return(value=value), ret)

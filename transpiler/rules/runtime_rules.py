@@ -43,6 +43,16 @@ def tan_grad_like(ans, g, x):
     d[ans] = rt.grad_like(d[g], x)
 
 
+@adjoint(rt.distinct)  # the same values (a copy where two gradients were one array)
+def adj_distinct(ans, grads):
+    d[grads] = d[ans]
+
+
+@tangent(rt.distinct)
+def tan_distinct(ans, grads):
+    d[ans] = rt.distinct(d[grads])
+
+
 @adjoint(rt.zero_index)  # g with g[index] = 0
 def adj_zero_index(ans, g, index):
     d[g] = rt.zero_index(d[ans], index)
