@@ -34,6 +34,7 @@ from runtime.arrays import (
 from runtime.broadcast import (
     add_into,
     broadcast_like,
+    copied,
     distinct,
     grad_like,
     reduce_like,
@@ -322,6 +323,7 @@ __all__ = [
     "constructed_tangent",
     "convolve_grads",
     "convolve_grads_tangent",
+    "copied",
     "corrcoef_grads",
     "corrcoef_grads_tangent",
     "corrcoef_tangent",

@@ -300,6 +300,19 @@ def grad_like(g, x):
     return float(g)
 
 
+def copied(g):
+    """A copy of gradient ``g`` that may be an argument's own array (passes/finalize.py): its
+    arrays copied, in containers too."""
+    if isinstance(g, np.ndarray):
+        return g.copy()
+    if type(g) in (list, tuple):
+        items = [copied(v) for v in g]
+        return items if type(g) is list else tuple(items)
+    if type(g) is dict:
+        return {k: copied(v) for k, v in g.items()}
+    return g
+
+
 def distinct(grads):
     """``grads`` (the gradients a call returns: a tuple of them, or one container or object)
     with each float array that may share memory with one met before it copied, so that each

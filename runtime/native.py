@@ -177,6 +177,21 @@ def _may_overlap(a, b):
     return a_low < b_high and b_low < a_high
 
 
+@overload(broadcast.copied)
+def _copied(g):
+    if isinstance(g, types.Array):
+        return lambda g: g.copy()
+    if _number(g):
+        return lambda g: g
+    if isinstance(g, types.BaseTuple):
+        items = "".join(f"copied(g[{k}]), " for k in range(len(g)))
+        return _compiled(f"def copied_tuple(g):\n    return ({items})\n",
+                         copied=broadcast.copied)
+    if isinstance(g, types.List):
+        return lambda g: [broadcast.copied(v) for v in g]
+    return None
+
+
 @overload(broadcast.distinct)
 def _distinct(grads):
     if isinstance(grads, types.Array) or _number(grads):

@@ -1187,6 +1187,19 @@ def check_program(source: str, args: tuple, timeout: int = 60) -> Outcome:
             signal.signal(signal.SIGALRM, old)
 
 
+def _arrays_in(value) -> list:
+    """The NumPy arrays in a value (containers and objects walked into)."""
+    if isinstance(value, np.ndarray):
+        return [value]
+    if isinstance(value, dict):
+        value = list(value.values())
+    elif hasattr(value, "__dict__") and not isinstance(value, type):
+        value = list(vars(value).values())
+    if isinstance(value, (tuple, list)):
+        return [a for v in value for a in _arrays_in(v)]
+    return []
+
+
 def _check_program(source: str, args: tuple) -> Outcome:
     try:
         f = make(source, name="f")
@@ -1239,6 +1252,11 @@ def _check_program(source: str, args: tuple) -> Outcome:
         if not all(_close(a, b) for a, b in zip(saved, args, strict=True)):
             return Outcome("mismatch", "an argument was modified by the gradient call",
                            "mutation")
+    returned = [a for g in grads[True] for a in _arrays_in(g)]
+    for i, g in enumerate(returned):
+        if any(np.shares_memory(g, a) for a in returned[:i] + _arrays_in(args)):
+            return Outcome("mismatch", "a gradient shares memory with an argument or another "
+                                       "gradient", "alias")
     for g, arg, pos in zip(grads[True], args, wrt, strict=True):
         if type(arg) is float and type(g) is not float:
             return Outcome("mismatch", f"the gradient of float argument {pos} is a "

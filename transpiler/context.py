@@ -58,6 +58,7 @@ class Context:
     objects: frozenset[str] = frozenset()  # parameters that may hold objects (arguments.py)
     classes: dict = field(default_factory=dict)  # parameter -> its object's known class
     written_params: set[str] = field(default_factory=set)  # check_writes: params written into
+    gradient_aliases: bool = False  # reverse: a partial is a parameter's array (finalize)
     # names the passes gave the user's variables (a comprehension's ``s`` is ``_s``), for
     # messages: analysis.facts folds them into ``Facts.variable``
     spelled: dict[str, str] = field(default_factory=dict)

@@ -12,6 +12,7 @@ SPECS = [
     OpSpec(runtime.unreduce, "rt.unreduce(a, b, (0, 2), True)", 2,
            shapes=(((1, 3, 1), (2, 3, 4)),)),
     OpSpec(runtime.grad_like, "rt.grad_like(a * 2.0, b)", 2, shapes=(((), (2, 3)), ((3,), (3,)))),
+    OpSpec(runtime.copied, "rt.copied(a * b) * a", 2, shapes=(((3,), (3,)), ((), ()))),
     OpSpec(runtime.distinct, "rt.distinct(a * b)", 2, shapes=(((3,), (3,)), ((), ()))),
     OpSpec(runtime.distinct, "rt.distinct((a * b, a + b))[1] * a", 2,
            shapes=(((3,), (3,)), ((2, 3), (3,)))),

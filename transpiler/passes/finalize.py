@@ -22,9 +22,11 @@ from __future__ import annotations
 import builtins
 
 import gast
+import numpy as np
 
+import runtime
 from transpiler import ast_util as A
-from transpiler.anno import Anno, hasanno
+from transpiler.anno import Anno, getanno, hasanno
 from transpiler.context import Mode
 from transpiler.passes.ssa import stored_names
 
@@ -44,10 +46,66 @@ def finalize(fn: gast.FunctionDef, ctx):
             extra.annotation = None
     fn.returns = None
     fn.decorator_list = []
+    if ctx.gradient_aliases and ctx.mode == Mode.GRAD:
+        _own_gradients(fn, ctx)
     if ctx.mode != Mode.SPLIT:
         fn.name = f"{ctx.mode}_{fn.name}"
         return fn
     return gast.Module(body=list(_split(fn, ctx)), type_ignores=[])
+
+
+def _own_gradients(fn: gast.FunctionDef, ctx) -> None:
+    """``return rt.grad_like(bx, x)`` -> ``return rt.grad_like(rt.copied(bx), x)`` where ``bx``
+    may be a parameter's array: the reverse pass made a partial the parameter itself
+    (``g * y`` -> ``y`` for all-ones ``g``), and a gradient is the caller's own array.
+
+    Which names may hold a parameter's array (or a view of it) at the return follows the
+    statements in order: a name assigned a name that may, a subscript or attribute of one, a
+    container holding one, or the result of a call reading one (a runtime helper reads only
+    its first argument, the gradient; ufuncs and ``math`` functions make new values) may;
+    arithmetic makes new values, and assigning one at the top level ends what the name held
+    (in a loop or branch, names only join, to a fixed point)."""
+    params = {a.id for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+    may = set(params)
+
+    def shared(node) -> bool:
+        if isinstance(node, gast.Name):
+            return node.id in may
+        if isinstance(node, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Constant)):
+            return False
+        if isinstance(node, gast.Call):
+            func = getanno(node, Anno.FUNC)
+            if isinstance(func, np.ufunc) or getattr(func, "__module__", None) == "math":
+                return False
+            if getattr(func, "__module__", "").startswith("runtime"):
+                return bool(node.args) and shared(node.args[0])
+        return any(shared(child) for child in gast.iter_child_nodes(node))
+
+    def join(stmts: list) -> None:  # (loops and branches: names only join)
+        changed = True
+        while changed:
+            changed = False
+            for node in (n for s in stmts for n in A.walk(s)):
+                if isinstance(node, gast.Assign) and shared(node.value):
+                    new = {n.id for t in node.targets for n in A.walk(t)
+                           if isinstance(n, gast.Name)} - may
+                    if new:
+                        may.update(new)
+                        changed = True
+
+    for stmt in fn.body:
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], gast.Name):
+            (may.add if shared(stmt.value) else may.discard)(stmt.targets[0].id)
+        else:
+            join([stmt])
+    rt = ctx.bind("rt", runtime)
+    for ret in (n for n in A.walk(fn) if isinstance(n, gast.Return) and n.value is not None):
+        for call in A.walk(ret.value):  # (reverse._return's rt.grad_like(bx, x))
+            if isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) \
+                    and call.func.attr == "grad_like" and isinstance(call.func.value, gast.Name) \
+                    and call.func.value.id == rt and shared(call.args[0]):
+                call.args[0] = A.call(A.dotted(f"{rt}.copied"), call.args[0])
 
 
 def _split(fn: gast.FunctionDef, ctx):

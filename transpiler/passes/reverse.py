@@ -55,6 +55,8 @@ def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     contexts.refuse_differentiated(primal, varied, ctx)
     scalars = ctx.facts.scalars
     builder = _Reverse(ctx, active, primal)
+    builder.parameters = frozenset(a.id for a in fn.args.args + fn.args.kwonlyargs) \
+        - stored_names(primal)
     if ctx.mode == Mode.GRAD and results[0] in active:
         builder.ones.add(ctx.namer.grad(results[0]))  # rt.seed gives ones
     primal, adjoint = builder.block(primal)
@@ -135,6 +137,7 @@ class _Reverse(Lowering):
         # temporaries: together they let rt.unbroadcast(ones * y, x) drop the product.
         self.ones: set[str] = set()
         self.temporaries = frozenset(_fresh_values(primal))
+        self.parameters: frozenset[str] = frozenset()  # those the function never rebinds
         self.loads = Counter(n for s in primal for n in A.load_names(s))
         self.powers = _powers(list(primal), self.loads)
         self.absorbed: set[str] = set()  # factors of a power whose adjoint the power's covers
@@ -374,7 +377,10 @@ class _Reverse(Lowering):
         ctx = self.ctx
         partials = instantiate(rule, bound, target, self.grad_of, ctx.namer.fresh, ctx.bind,
                                self.scalars, frozenset(self.ones), self.temporaries,
-                               self.shapes.same)
+                               self.shapes.same, self.parameters)
+        if any(isinstance(s.value, gast.Name) and s.value.id in self.parameters
+               for s in partials if isinstance(s, gast.Assign)):
+            ctx.gradient_aliases = True  # (a partial is the caller's array: see finalize)
         if self.grad_of(target) in self.ones:
             self.spread_ones(partials)
         self.shape_from_parameters(partials)

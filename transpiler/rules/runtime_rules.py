@@ -43,6 +43,16 @@ def tan_grad_like(ans, g, x):
     d[ans] = rt.grad_like(d[g], x)
 
 
+@adjoint(rt.copied)  # the same values
+def adj_copied(ans, g):
+    d[g] = d[ans]
+
+
+@tangent(rt.copied)
+def tan_copied(ans, g):
+    d[ans] = rt.copied(d[g])
+
+
 @adjoint(rt.distinct)  # the same values (a copy where two gradients were one array)
 def adj_distinct(ans, grads):
     d[grads] = d[ans]
