@@ -71,9 +71,15 @@ def field(obj, name):
     return getattr(obj, name)
 
 
+_ARRAY_VIEWS = {"T": np.transpose, "mT": lambda g: np.swapaxes(g, -1, -2),
+                "real": lambda g: g}  # an array attribute's adjoint, for a real array
+
+
 def unfield(g, obj, name):
     """The gradient of ``obj.name`` for ``obj``: ``g`` at that field. Refuses what is not a
     field of the instance (a property, a class attribute computed from others)."""
+    if isinstance(obj, np.ndarray) and name in _ARRAY_VIEWS:  # (a value the compiler could
+        return _ARRAY_VIEWS[name](g)  # not tell from an object: an array's own linear views)
     if not is_object(obj):
         raise TypeError(f"the attribute .{name} of a {type(obj).__name__} was read where an "
                         "object was expected: its gradient is not a field's")
@@ -100,6 +106,8 @@ def _constant(cls, name: str) -> bool:
 
 def field_tangent(t, obj, name):
     """Tangent of ``obj.name``: the field of the object's tangent (zeros when it has none)."""
+    if isinstance(obj, np.ndarray) and name in _ARRAY_VIEWS:  # (a value the compiler could
+        return _ARRAY_VIEWS[name](t)  # not tell from an object: an array's own linear views)
     if not is_object(obj):
         raise TypeError(f"the attribute .{name} of a {type(obj).__name__} was read where an "
                         "object was expected: its tangent is not a field's")

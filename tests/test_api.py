@@ -481,6 +481,45 @@ def test_calls_with_arrays_go_straight_to_the_variant_and_still_see_every_change
         g(x, 2)
 
 
+def test_a_call_by_keyword_takes_the_direct_path_and_is_passed_on_as_made():
+    f = make("def f(x, a=2.0, *, s=1.0):\n    return np.sum(a * x * x) * s\n")
+    g = grad(f)
+    x = np.arange(3.0)
+    for _ in range(3):  # (the dispatcher from the second call on)
+        np.testing.assert_array_equal(g(x=x), 4.0 * x)
+        np.testing.assert_array_equal(g(x, 3.0), 6.0 * x)
+        np.testing.assert_array_equal(g(a=3.0, x=x), 6.0 * x)
+        np.testing.assert_array_equal(g(x, s=2.0), 8.0 * x)
+    with pytest.raises(TypeError, match="multiple values for argument 'x'"):
+        g(x, x=x)
+    with pytest.raises(TypeError, match="'x'"):
+        g(a=3.0)
+    h = make("def h(x, /, y):\n    return np.sum(x * y)\n")
+    gh = grad(h)
+    for _ in range(2):
+        np.testing.assert_array_equal(gh(x, y=x), x)
+    with pytest.raises(TypeError, match="positional"):
+        gh(x=x, y=x)
+
+
+def test_the_freshness_checks_stay_flat_and_exact_with_helpers():
+    """Compiled.stale evaluates one generated expression (transpiler/freshness.py): a helper's
+    changed default and another module's rebound global are seen on every path."""
+    helper = make("def helper(x, a=2.0):\n    if np.sum(x) > 1e9:\n        return x\n"
+                  "    return a * x\n")  # (not inlined: a compiled callee)
+    f = make("def f(x):\n    return np.sum(helper(x) * x)\n", helper=helper)
+    g = grad(f)
+    x = np.arange(3.0)
+    for _ in range(2):
+        np.testing.assert_array_equal(g(x), 4.0 * x)
+    compiled = g.compiled_for(x)
+    assert not compiled.stale(f)
+    helper.__defaults__ = (3.0,)
+    assert compiled.stale(f)
+    np.testing.assert_array_equal(g(x), 6.0 * x)
+    np.testing.assert_array_equal(g(x[None, :])[0], 6.0 * x)  # (the checked path)
+
+
 def test_a_lazy_result_of_numpy_arguments_is_computed_on_every_call():
     da = pytest.importorskip("dask.array")
     f = make("def f(x):\n    return np.sum(x * W)\n", W=da.from_array(np.arange(3.0), chunks=2))

@@ -192,3 +192,27 @@ def test_a_containers_gradient_is_not_written_in_place():
     from transpiler import check_grad
     f = make(CONTAINER_GRADIENT_THEN_INDEX_ARRAY_READ, name="f")
     check_grad(f, np.array([0.169, 0.874, -0.273]), -1.364, np.array([-0.495, -0.59, -0.247]))
+
+
+# Seed 4200060: a helper returning a tuple, one of whose items scales an np.c_ join; the
+# join's .T was read as an object's field (the helper's items may be objects), and the
+# gradient refused it at run time. An array's .T (.mT, .real) has its linear adjoint there.
+HELPER_ITEM_IN_A_JOIN = """
+def h2(c):
+    return (np.vectorize(math.atan)(c), 0.3)
+
+def f(x):
+    o3, o4 = h2(0.5)
+    u = {join}.T
+    return np.sum(u * u)
+"""
+
+
+@pytest.mark.parametrize("join", ["np.c_[x, o3 * x]", "np.stack([x, o3 * x], 1)"])
+def test_the_transpose_of_a_join_holding_a_helper_s_item(join):
+    import math
+    f = make(HELPER_ITEM_IN_A_JOIN.format(join=join), name="f", math=math)
+    x = np.array([0.8, -0.2, 0.9])
+    c = 1.0 + math.atan(0.5) ** 2
+    np.testing.assert_allclose(grad(f)(x), 2.0 * c * x, rtol=1e-13)
+    np.testing.assert_allclose(jvp(f, (x,), (np.ones(3),))[1], 2.0 * c * np.sum(x), rtol=1e-13)

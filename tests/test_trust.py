@@ -748,3 +748,18 @@ def test_entries_of_a_container_or_object_gradient_are_arrays_of_their_own():
         assert len(arrays) == 3 if isinstance(result, dict) else len(arrays) == 2
         for i, a in enumerate(arrays):
             assert not any(np.shares_memory(a, b) for b in arrays[:i])
+
+
+# --- the ones of a sum, multiplied away only where that keeps the values -----------------------
+
+@pytest.mark.parametrize("n", [4, 5000])
+def test_partials_of_bools_and_small_ints_are_summed_as_numbers(n):
+    """``ones * y`` is ``y`` only for floats: bools (whose sums are ``or``s) and int8s (which
+    wrap) stay multiplied by the (float) ones."""
+    f = make("def f(x, a, b):\n    return np.sum(x * (a + a) + x * np.greater(x, 0.0) "
+             "+ x * np.less_equal(x, 1.0) + x * b + b * x)\n")
+    x = rand((n,), seed=3)
+    a = np.full(n, 100, dtype=np.uint8)
+    b = np.full(n, 200, dtype=np.uint8)
+    want = 200.0 + (x > 0.0) + (x <= 1.0) + 400.0
+    np.testing.assert_allclose(grad(f)(x, a, b), want, rtol=1e-15)

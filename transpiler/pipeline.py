@@ -5,14 +5,14 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import NamedTuple
 
 import gast
 
 from transpiler import ast_util as A
-from transpiler import emit
+from transpiler import emit, freshness
 from transpiler.analysis import facts
 from transpiler.arguments import defaults_holding_objects
 from transpiler.backends import backend_for
@@ -105,10 +105,18 @@ class Compiled:
         Numba refused it; ``compiled_for`` compiles for its arguments to tell)."""
         return getattr(self.function, "backend", "python")
 
+    # fn -> freshness.checker(fn, self) (built on the first check; None: names clash)
+    checkers: dict = field(default_factory=dict, compare=False, repr=False)
+
     def stale(self, fn) -> bool:
         """Whether a global the code, or a callee's, was compiled against now names another
-        object, or ``fn``'s defaults changed (calls with floats check only the code's own
-        globals and defaults, in the backend's fast_path)."""
+        object, or ``fn``'s defaults (or a callee's) changed: ``freshness.checker``'s one
+        expression per thing it depends on, read as cheaply as the globals themselves."""
+        check = self.checkers.get(fn, _UNBUILT)
+        if check is _UNBUILT:
+            check = self.checkers[fn] = freshness.checker(fn, self)
+        if check is not None:
+            return not check()
         return rebound(fn, self.snapshots, self.defaults, self.watched) \
             or any(c.stale() for c in self.callees)
 
@@ -131,6 +139,15 @@ class Compiled:
             if callee.defaults is not None:
                 defaults.append((callee.fn, callee.defaults))
             todo.extend(callee.callees)
+        # each check once: a function called by name in several places, a helper whose
+        # defaults are checked by name already (its global and the global's defaults)
+        watched = list({(id(o), a): (o, a, f) for o, a, f in watched}.values())
+        named = {id(obj): name for name, obj in self.snapshots}
+        by_name = {name for name, _ in self.snapshots}
+        defaults = [(f, d) for f, d in defaults if not (
+            id(f) in named and {f"{named[id(f)]}.__defaults__",
+                                f"{named[id(f)]}.__kwdefaults__"} <= by_name
+            and len(d) == 1)]  # (keyword defaults: their contents are checked one by one)
         return Freshness(self.snapshots, tuple(watched), tuple(defaults), tuple(foreign))
 
 
@@ -140,6 +157,9 @@ class Freshness(NamedTuple):
     watched: tuple  # (module, attribute, function): each attribute must still be that function
     defaults: tuple  # (callee's function, calls.defaults_of when compiled)
     foreign: tuple  # callees of another module: each .stale() must be False
+
+
+_UNBUILT = object()
 
 
 def compile_function(fn, wrt: tuple[str, ...], mode: Mode | str, options: Options,

@@ -195,18 +195,17 @@ def _unbroadcast_known(value: gast.Call, same_shape, scalars, module_name):
 
 
 def _drop_ones(value, ones: str, temporaries: frozenset[str], arg, same_shape,
-               parameters: frozenset[str]):
+               floats: frozenset[str]):
     """``rt.unbroadcast(g * y, x)`` -> ``rt.unbroadcast(y, x)`` for an all-ones ``g``: the
     product is ``y`` broadcast, and unbroadcast restores ``x``'s shape either way. ``g * y``
-    alone (the partial of ``x``, ``arg``) is ``y`` where ``y`` has ``x``'s shape, ``y`` one of
-    the ``temporaries`` or of the ``parameters`` (the caller's array: passes/finalize.py copies
-    a gradient returned that may be it)."""
+    alone (the partial of ``x``, ``arg``) is ``y`` where ``y`` has ``x``'s shape and is one of
+    the ``floats`` (a parameter's array among them: passes/finalize.py copies a gradient
+    returned that may be it; not a bool array, whose sums are ``or``)."""
     if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult) \
             and same_shape is not None:
         for one, other in ((value.left, value.right), (value.right, value.left)):
             if isinstance(one, gast.Name) and one.id == ones and isinstance(other, gast.Name) \
-                    and (other.id in temporaries or other.id in parameters) \
-                    and same_shape(other, arg):
+                    and other.id in floats and same_shape(other, arg):
                 return other
         return value
     if not (isinstance(value, gast.Call) and getanno(value, Anno.FUNC) is runtime.unbroadcast):
@@ -251,13 +250,14 @@ def instantiate(rule: Rule, bound: dict, ans: str, grad_of: Callable[[str], str 
                 scalars: frozenset[str] = frozenset(), ones: frozenset[str] = frozenset(),
                 temporaries: frozenset[str] = frozenset(),
                 same_shape: Callable[[gast.AST, gast.AST], bool] | None = None,
-                parameters: frozenset[str] = frozenset()) -> list:
+                floats: frozenset[str] = frozenset()) -> list:
     """The adjoint statements of one call. Partials are Assigns annotated ACCUMULATE.
 
     ``scalars`` names variables known to be 0-d (see analysis.scalars). ``ones`` names
     gradients known to hold only ones (the seed of a sum): ``rt.unbroadcast(g * y, x)`` is then
     ``rt.unbroadcast(y, x)`` when ``y`` is one of the function's own ``temporaries``, and
-    ``g * y`` of ``x``'s shape is ``y`` for those and the ``parameters`` it never rebinds.
+    ``g * y`` of ``x``'s shape is ``y`` for the ``floats`` (active temporaries, float parameters
+    never rebound).
     ``same_shape(a, b)`` tells when two expressions certainly have equal shapes (see
     analysis.shapes): ``rt.unbroadcast(e, x)`` is then ``e``.
     """
@@ -290,8 +290,8 @@ def instantiate(rule: Rule, bound: dict, ans: str, grad_of: Callable[[str], str 
                     and getanno(value, Anno.FUNC) is runtime.unbroadcast:
                 value = _unbroadcast_known(value, same_shape, scalars, module_name)
             if grad_of(ans) in ones:
-                value = _drop_ones(value, grad_of(ans), temporaries, arg, same_shape,
-                                   parameters)
+                value = _drop_ones(value, grad_of(ans), temporaries & floats, arg, same_shape,
+                                   floats)
             new = A.assign(partial_of, value)
             setanno(new, Anno.ACCUMULATE)
         else:

@@ -106,18 +106,23 @@ def with_globals(count: int, helpers: int):
 
 def path_costs(rounds: int, number: int) -> None:
     """What the call path adds to the generated function, for 1, 5 and 20 globals and 0, 1
-    and 3 helpers: the direct path (a dispatcher per variant: a float, a 10-element array) and
-    the general path (a keyword argument takes it)."""
+    and 3 helpers: the direct path (a dispatcher for the newest pattern of argument kinds: a
+    float, a 10-element array, by position or by keyword) and the general path (the same
+    call once another pattern of kinds is the newest: the checked path)."""
     for what, x in (("a float", 0.5), ("10 elements", np.linspace(0.0, 1.0, 10))):
         rows = {}
         for count, helpers in ((1, 0), (5, 0), (20, 0), (5, 1), (5, 3)):
-            df = grad(with_globals(count, helpers))
+            f = with_globals(count, helpers)
+            df, checked = grad(f), grad(f)
             df(x)
             generated = df.compiled_for(x).function
+            checked(x)  # (then another pattern the newest: x's takes the checked path)
+            checked(np.ones(3) if type(x) is float else np.ones((2, 5)))
             label = f"{count:2d} globals, {helpers} helpers"
             rows[f"{label}: generated"] = lambda x=x, fn=generated: fn(x)
             rows[f"{label}: grad(f)(x)"] = lambda x=x, df=df: df(x)
-            rows[f"{label}: general path"] = lambda x=x, df=df: df(x=x)
+            rows[f"{label}: grad(f)(x=x)"] = lambda x=x, df=df: df(x=x)
+            rows[f"{label}: general path"] = lambda x=x, df=checked: df(x)
         best = interleaved(rows, number, rounds)
         print(f"\nthe call path, {what} (added to the generated function)")
         for name, t in best.items():

@@ -11,8 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from transpiler import emit
-from transpiler.calls import defaults_of
+from transpiler import emit, freshness
 from transpiler.emit import note_origin
 
 NAME = "python"
@@ -31,8 +30,8 @@ def load(text: str, names: list[str], label: str, fn, bindings: dict) -> list:
 
 _DISPATCH = """\
 def _make(_fast_, _slow_, _fn_, _code_, _note_, _keywords_, _missing_, _type_, _float_, _int_,
-          _ndarray_{cells}):
-    def dispatch({params}, /, *args, **kwargs):
+          _ndarray_, _rebuilt_{cells}):
+    def dispatch({params}, *args, **kwargs):
         try:
             fast = {kinds} and not args and {keywords} and _fn_.__code__ is _code_{fresh}
         except (NameError, AttributeError):  # a global deleted: the general path tells
@@ -43,12 +42,13 @@ def _make(_fast_, _slow_, _fn_, _code_, _note_, _keywords_, _missing_, _type_, _
             except Exception as e:
                 _note_(e)  # name the user's line the failing statement came from
                 raise
-        return _slow_(*[a for a in ({values},) if a is not _missing_], *args, **kwargs)
+        positional, kwargs = _rebuilt_(({values},), {names}, args, kwargs)
+        return _slow_(*positional, **kwargs)
     return dispatch
 """
 _DISPATCH_NAMES = {"_make", "_fast_", "_slow_", "_fn_", "_code_", "_note_", "_keywords_",
-                   "_missing_", "_type_", "_float_", "_int_", "_ndarray_", "dispatch", "args",
-                   "kwargs", "e", "fast"}
+                   "_missing_", "_type_", "_float_", "_int_", "_ndarray_", "_rebuilt_",
+                   "dispatch", "args", "kwargs", "e", "fast", "positional"}
 
 FLOAT, NUMBER = "float", "number"  # kinds of fast_path: a Python float, a float or an int
 
@@ -73,9 +73,11 @@ def fast_path(fn, compiled, kinds: tuple, keywords: frozenset, slow):
     interpreter caches the look-ups) without writing anything into them: checking a global
     costs what reading it does, whatever their number. None if a global's name would clash
     with the dispatcher's own names."""
-    fresh = compiled.freshness(fn)
-    names = [name for name, _ in fresh.snapshots]  # (np, np.sin, ...)
-    values = [f"a{i}" for i in range(len(kinds))]
+    code = fn.__code__
+    values = list(code.co_varnames[:len(kinds)])  # (by name: a keyword call takes it too)
+    if not kinds or len(values) < len(kinds) or set(values) & _DISPATCH_NAMES or any(
+            v.startswith("_c") and v.endswith("_") for v in values):
+        return None
     cells: list[str] = []
     objects: list = []
 
@@ -93,25 +95,15 @@ def fast_path(fn, compiled, kinds: tuple, keywords: frozenset, slow):
         else:
             tests.append(f"_type_({value}) is _ndarray_ and {value}.dtype is {cell(kind.dtype)}"
                          f" and {value}.ndim == {kind.ndim}")
-    checks = [f"{name} is {cell(obj)}" for name, obj in fresh.snapshots]
-    checks += [f"{cell(owner)}.{attr} is {cell(obj)}" for owner, attr, obj in fresh.watched]
-    own = compiled.defaults if compiled.defaults is not None else defaults_of(fn)
-    for function, (positional, *keyword) in ((fn, own), *fresh.defaults):
-        f = "_fn_" if function is fn else cell(function)
-        checks.append(f"{f}.__defaults__ is {cell(positional)}")
-        if keyword:  # (a dict: what it holds is checked, as calls.same_defaults does)
-            checks += [f"{f}.__kwdefaults__.get({k!r}, _missing_) is {cell(v)}"
-                       for k, v in keyword]
-            checks.append(f"len({f}.__kwdefaults__) == {len(keyword)}")
-        else:
-            checks.append(f"not {f}.__kwdefaults__")
-    checks += [f"not {cell(callee.stale)}()" for callee in fresh.foreign]
-    clash = _DISPATCH_NAMES | set(values) | set(cells)
-    if {n.split(".")[0] for n in names} & clash or "__builtins__" not in fn.__globals__:
+    checks = freshness.conditions(fn, compiled, cell, own="_fn_")
+    if freshness.clashes(fn, compiled, _DISPATCH_NAMES | set(values) | set(cells)):
         return None
+    params = [f"{v}=_missing_" for v in values]
+    if code.co_posonlyargcount:  # (those the function takes by position only)
+        params.insert(min(code.co_posonlyargcount, len(params)), "/")
     source = _DISPATCH.format(
-        cells="".join(", " + c for c in cells),
-        params=", ".join(f"{v}=_missing_" for v in values),
+        cells="".join(", " + c for c in cells), names=repr(tuple(values)),
+        params=", ".join(params),
         kinds=" and ".join(tests) if tests else "True",
         keywords="kwargs.keys() == _keywords_" if keywords else "not kwargs",
         fresh="".join(f" and {c}" for c in checks),
@@ -119,8 +111,20 @@ def fast_path(fn, compiled, kinds: tuple, keywords: frozenset, slow):
     namespace: dict = {}
     exec(compile(source, f"<dispatch of {fn.__qualname__}>", "exec"), namespace)
     make = types.FunctionType(namespace["_make"].__code__, fn.__globals__, "_make")
-    return make(compiled.function, slow, fn, fn.__code__, note_origin, keywords, _MISSING, type,
-                float, int, np.ndarray, *objects)
+    dispatch = make(compiled.function, slow, fn, fn.__code__, note_origin, keywords, _MISSING,
+                    type, float, int, np.ndarray, _rebuilt, *objects)
+    dispatch.__name__ = dispatch.__qualname__ = compiled.function.__name__  # (in messages)
+    return dispatch
 
 
 _MISSING = object()  # a parameter of the dispatcher the caller did not pass
+
+
+def _rebuilt(values: tuple, names: tuple, args: tuple, kwargs: dict) -> tuple[list, dict]:
+    """The call the dispatcher was given, to pass on as it was made: the values of its named
+    parameters up to the first not given by position, the others (given by keyword) by name."""
+    gap = next((k for k, v in enumerate(values) if v is _MISSING), len(values))
+    positional = [*values[:gap], *args]
+    keywords = {names[k]: v for k, v in enumerate(values) if k > gap and v is not _MISSING}
+    keywords.update(kwargs)
+    return positional, keywords

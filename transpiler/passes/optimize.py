@@ -341,10 +341,11 @@ def _round_trips(stmts: list) -> bool:
     """``a = b`` ... ``b = a`` with neither reassigned between: the second copy does nothing
     (nor does ``a = a``)."""
     changed, copies, kept = False, {}, []
+    copied_from: dict[str, set] = {}  # b -> the a of each copy a = b in ``copies``
     for stmt in stmts:
         if isinstance(stmt, _COMPOUND):
             changed |= _round_trips(stmt.body) | _round_trips(stmt.orelse)
-            copies = {}
+            copies, copied_from = {}, {}
         target = A.target_name(stmt)
         source = stmt.value.id if target and isinstance(stmt.value, gast.Name) else None
         if source is not None and (source == target or copies.get(source) == target):
@@ -352,11 +353,16 @@ def _round_trips(stmts: list) -> bool:
             continue
         if copies:
             targets = getattr(stmt, "targets", None) or [getattr(stmt, "target", None)]
-            stored = {n.id for t in targets if t is not None for n in A.walk(t)
-                      if isinstance(n, gast.Name)}  # (a compound statement reset them above)
-            copies = {a: b for a, b in copies.items() if a not in stored and b not in stored}
+            for name in {n.id for t in targets if t is not None for n in A.walk(t)
+                         if isinstance(n, gast.Name)}:  # (a compound statement reset them)
+                old = copies.pop(name, None)
+                if old is not None:
+                    copied_from[old].discard(name)
+                for a in copied_from.pop(name, ()):
+                    copies.pop(a, None)
         if source is not None:
             copies[target] = source
+            copied_from.setdefault(source, set()).add(target)
         kept.append(stmt)
     stmts[:] = kept
     return changed

@@ -55,8 +55,11 @@ def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     contexts.refuse_differentiated(primal, varied, ctx)
     scalars = ctx.facts.scalars
     builder = _Reverse(ctx, active, primal)
-    builder.parameters = frozenset(a.id for a in fn.args.args + fn.args.kwonlyargs) \
+    kept = {a.id for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs} \
         - stored_names(primal)
+    builder.parameters = frozenset(p for p in kept if p in scalars and p in active or (
+        p in ctx.arrays and np.dtype(ctx.arrays[p][1]).kind == "f"))
+    builder.floats = builder.parameters | (builder.temporaries & (active | _float_values(primal)))
     if ctx.mode == Mode.GRAD and results[0] in active:
         builder.ones.add(ctx.namer.grad(results[0]))  # rt.seed gives ones
     primal, adjoint = builder.block(primal)
@@ -137,7 +140,10 @@ class _Reverse(Lowering):
         # temporaries: together they let rt.unbroadcast(ones * y, x) drop the product.
         self.ones: set[str] = set()
         self.temporaries = frozenset(_fresh_values(primal))
-        self.parameters: frozenset[str] = frozenset()  # those the function never rebinds
+        # float parameters the function never rebinds, and those with the float temporaries
+        # (the active ones): ones * y is y for these (not a bool y: True + True is True)
+        self.parameters: frozenset[str] = frozenset()
+        self.floats: frozenset[str] = frozenset()
         self.loads = Counter(n for s in primal for n in A.load_names(s))
         self.powers = _powers(list(primal), self.loads)
         self.absorbed: set[str] = set()  # factors of a power whose adjoint the power's covers
@@ -377,7 +383,7 @@ class _Reverse(Lowering):
         ctx = self.ctx
         partials = instantiate(rule, bound, target, self.grad_of, ctx.namer.fresh, ctx.bind,
                                self.scalars, frozenset(self.ones), self.temporaries,
-                               self.shapes.same, self.parameters)
+                               self.shapes.same, self.floats)
         if any(isinstance(s.value, gast.Name) and s.value.id in self.parameters
                for s in partials if isinstance(s, gast.Assign)):
             ctx.gradient_aliases = True  # (a partial is the caller's array: see finalize)
@@ -454,6 +460,37 @@ def _powers(body: list, loads: Counter) -> dict[str, tuple[str, int, str]]:
 
     scan(body)
     return powers
+
+
+def _float_values(body: list) -> set[str]:
+    """Names assigned only floats: of ``math`` functions, of ufuncs whose every loop gives
+    floats (``np.exp``; not ``np.add``, whose sums of bools are ``or``s and of int8s wrap), of
+    ``/``, or of arithmetic with a float (a constant, or such a name)."""
+    assigns = [n for s in body for n in A.walk(s) if isinstance(n, gast.Assign)]
+    floats: set[str] = set()
+
+    def is_float(node) -> bool:
+        if isinstance(node, gast.Constant):
+            return type(node.value) is float
+        if isinstance(node, gast.Name):
+            return node.id in floats
+        if isinstance(node, gast.BinOp):
+            return isinstance(node.op, gast.Div) or isinstance(
+                node.op, (gast.Add, gast.Sub, gast.Mult, gast.Pow, gast.Mod, gast.FloorDiv)) \
+                and (is_float(node.left) or is_float(node.right))
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+            return is_float(node.operand)
+        func = getanno(node, Anno.FUNC) if isinstance(node, gast.Call) else None
+        return getattr(func, "__module__", None) == "math" or isinstance(func, np.ufunc) and all(
+            t.split("->")[1] in ("e", "f", "d", "g", "F", "D", "G", "O") for t in func.types)
+
+    for _ in range(2):  # (a name read before its assignment, in a loop)
+        other = set()
+        for stmt in assigns:
+            for name in stored_names([stmt]):
+                (floats if is_float(stmt.value) else other).add(name)
+        floats -= other
+    return floats
 
 
 def _fresh_values(body: list) -> set[str]:

@@ -1,0 +1,83 @@
+"""Whether a compiled gradient still is the one for its function, checked as cheaply as the
+names it depends on can be read.
+
+``Compiled.freshness`` lists what the gradient was compiled against: globals of the function's
+module (``np``, ``np.sin``, a helper, a helper's defaults), functions called by a module's name,
+callees' defaults, callees of other modules. ``conditions`` writes each as a Python expression
+(``np.sin is _c1_``); compiled with the function's globals, one function evaluates them all, and
+the interpreter caches each global look-up: 20 names cost about what one call does. The call
+path's dispatcher (``backends/python.py``) inlines the same expressions; ``checker`` gives them
+to ``Compiled.stale``.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable
+
+from transpiler.calls import defaults_of
+
+_MISSING = object()  # a name ``.get`` finds nowhere
+# the names the generated code binds itself: a global of the function named so would clash
+RESERVED = frozenset({"_make", "_missing_", "fresh"})
+
+
+def conditions(fn, compiled, cell: Callable[[object], str], own: str | None = None) -> list[str]:
+    """The expressions, each true while one thing ``compiled`` depends on is unchanged, in
+    ``fn``'s globals; ``cell(obj)`` names a value the code is given (``own``: the name of one
+    holding ``fn``). None if a global's name clashes with a name the code binds."""
+    fresh = compiled.freshness(fn)
+    checks = [f"{name} is {cell(obj)}" for name, obj in fresh.snapshots]
+    checks += [f"{cell(owner)}.{attr} is {cell(obj)}" for owner, attr, obj in fresh.watched]
+    mine = compiled.defaults if compiled.defaults is not None else defaults_of(fn)
+    for function, (positional, *keyword) in ((fn, mine), *fresh.defaults):
+        f = own if function is fn and own else cell(function)
+        checks.append(f"{f}.__defaults__ is {cell(positional)}")
+        if keyword:  # (a dict: what it holds is checked, as calls.same_defaults does)
+            checks += [f"{f}.__kwdefaults__.get({k!r}, _missing_) is {cell(v)}"
+                       for k, v in keyword]
+            checks.append(f"len({f}.__kwdefaults__) == {len(keyword)}")
+        else:
+            checks.append(f"not {f}.__kwdefaults__")
+    checks += [f"not {cell(callee.stale)}()" for callee in fresh.foreign]
+    return checks
+
+
+def clashes(fn, compiled, names: set[str]) -> bool:
+    """Whether a global the checks read is shadowed by one of ``names`` (the code's own), or
+    ``fn``'s module has no builtins to read."""
+    roots = {name.split(".")[0] for name, _ in compiled.snapshots}
+    return bool(roots & (names | RESERVED)) or "__builtins__" not in fn.__globals__
+
+
+_CHECKER = """\
+def _make(_missing_{cells}):
+    def fresh():
+        try:
+            return {checks}
+        except (NameError, AttributeError):  # a global deleted: stale
+            return False
+    return fresh
+"""
+
+
+def checker(fn, compiled) -> Callable[[], bool] | None:
+    """A function of no arguments telling whether ``compiled`` is still fresh for ``fn`` (what
+    ``not compiled.stale(fn)`` computes, as ``conditions``), or None where names clash."""
+    cells: list[str] = []
+    objects: list = []
+
+    def cell(obj) -> str:
+        cells.append(f"_c{len(cells)}_")
+        objects.append(obj)
+        return cells[-1]
+
+    checks = conditions(fn, compiled, cell)
+    if clashes(fn, compiled, set(cells)):
+        return None
+    source = _CHECKER.format(cells="".join(", " + c for c in cells),
+                             checks=" and ".join(checks) or "True")
+    namespace: dict = {}
+    exec(compile(source, f"<freshness of {fn.__qualname__}>", "exec"), namespace)
+    make = types.FunctionType(namespace["_make"].__code__, fn.__globals__, "_make")
+    return make(_MISSING, *objects)
