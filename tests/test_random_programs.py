@@ -1322,8 +1322,8 @@ def _rebindings(source: str) -> list:
             new = source.replace(f"def {name}({sig})", f"def {name}({sig.replace('c=0.5', 'c=0.8')})")
             out.append(("defaults-changed", new, _new_defaults(name, (0.8,))))
     for spelled, module, old, new_name in _LIBRARY_SWAPS:
-        if spelled in source:
-            new = source.replace(spelled, f"{module}.{new_name}(")
+        if spelled in source:  # (every use: map(np.sin, ...) reads the rebound one too)
+            new = re.sub(rf"\b{module}\.{old}\b", f"{module}.{new_name}", source)
             out.append((f"{module}.{old}-rebound", new, _swap(module, old, new_name)))
     return out
 
@@ -1813,7 +1813,7 @@ def _mutate(tree, node, variant) -> bool:
             if variant == 0:
                 if isinstance(parent, ast.FunctionDef) and k == len(stmts) - 1:
                     return False
-                if isinstance(parent, ast.Module) and node.name == "f":
+                if isinstance(parent, ast.Module) and getattr(node, "name", None) == "f":
                     return False
                 del stmts[k]
                 if not stmts and fld == "body":

@@ -3,7 +3,7 @@ helpers that generated code calls on small arrays.
 
 Run from the repository root::
 
-    python -m tests.benchmarks.bench_call            # ~20 s
+    python -m tests.benchmarks.bench_call            # ~40 s
     python -m tests.benchmarks.bench_call --quick
 
 Not part of the test suite. Rows of a table are timed round-robin in one process (each round
@@ -80,6 +80,7 @@ def main() -> None:
                                           "grad(g)(x)": lambda: dg(0.3)},
           100000 if not quick else 20000, rounds, "hand-written gradient")
     path_costs(rounds, 20000 if not quick else 4000)
+    compile_costs(rounds)
     x, v = np.random.default_rng(1).uniform(-1, 1, 10), np.random.default_rng(2).uniform(-1, 1, 10)
     table("runtime helpers on 10 elements", {
         "np.sin(x) (for scale)": lambda: np.sin(x),
@@ -130,6 +131,40 @@ def path_costs(rounds: int, number: int) -> None:
             added = "" if kind == "generated" else \
                 f"  +{(t - best[label + ': generated']) * 1e6:7.3f} us"
             print(f"  {name:40s} {t * 1e6:8.3f} us{added}")
+
+
+def straight_line(n: int, tag: str):
+    """``f(x, p)``: ``n`` statements of elementwise NumPy, each reading the two before it."""
+    ops = ("np.sin({a})", "np.exp(-{a} * {b})", "{a} * {b} + p[1]", "np.tanh({a}) * p[2]",
+           "np.sqrt({a} * {b} + 1.0)")
+    lines = ["def f(x, p):", "    a0 = x * p[0]"]
+    for i in range(1, n):
+        a, b = f"a{i - 1}", f"a{max(0, i - 2)}"
+        lines.append(f"    a{i} = " + ops[i % len(ops)].format(a=a, b=b)
+                     + (f" + 0.1 * {b}" if i % 3 == 0 else ""))
+    lines.append(f"    return np.sum(a{n - 1})")
+    source = "\n".join(lines) + "\n"
+    name = f"<bench straight line {n} {tag}>"
+    linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+    namespace = {"np": np}
+    exec(compile(source, name, "exec"), namespace)
+    return namespace["f"]
+
+
+def compile_costs(rounds: int) -> None:
+    """First-call compile time of straight-line functions of 50, 100 and 200 statements (the
+    minimum over ``rounds`` fresh functions each, interleaved), and its growth."""
+    x, p = np.linspace(0.1, 1.0, 5), np.array([0.5, 0.2, 0.3])
+    best = {n: math.inf for n in (50, 100, 200)}
+    for r in range(rounds):
+        for n in best:
+            df = grad(straight_line(n, f"{r}"))
+            start = timeit.default_timer()
+            df(x, p)
+            best[n] = min(best[n], timeit.default_timer() - start)
+    print("\nfirst-call compile of a straight-line function")
+    for n, t in best.items():
+        print(f"  {n:4d} statements {t * 1e3:10.1f} ms  {t / best[50]:5.2f}x the 50-statement one")
 
 
 if __name__ == "__main__":
