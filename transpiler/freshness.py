@@ -61,23 +61,32 @@ def _make(_missing_{cells}):
 """
 
 
+class Cells:
+    """The values generated code is given, each named ``_c<k>_``: ``cells(obj)`` names one."""
+
+    def __init__(self):
+        self.names: list[str] = []
+        self.objects: list = []
+
+    def __call__(self, obj) -> str:
+        self.names.append(f"_c{len(self.names)}_")
+        self.objects.append(obj)
+        return self.names[-1]
+
+    def parameters(self) -> str:
+        """``", _c0_, _c1_"``: the names, as parameters after others."""
+        return "".join(", " + c for c in self.names)
+
+
 def checker(fn, compiled) -> Callable[[], bool] | None:
     """A function of no arguments telling whether ``compiled`` is still fresh for ``fn`` (what
     ``not compiled.stale(fn)`` computes, as ``conditions``), or None where names clash."""
-    cells: list[str] = []
-    objects: list = []
-
-    def cell(obj) -> str:
-        cells.append(f"_c{len(cells)}_")
-        objects.append(obj)
-        return cells[-1]
-
-    checks = conditions(fn, compiled, cell)
-    if clashes(fn, compiled, set(cells)):
+    cells = Cells()
+    checks = conditions(fn, compiled, cells)
+    if clashes(fn, compiled, set(cells.names)):
         return None
-    source = _CHECKER.format(cells="".join(", " + c for c in cells),
-                             checks=" and ".join(checks) or "True")
+    source = _CHECKER.format(cells=cells.parameters(), checks=" and ".join(checks) or "True")
     namespace: dict = {}
     exec(compile(source, f"<freshness of {fn.__qualname__}>", "exec"), namespace)
     make = types.FunctionType(namespace["_make"].__code__, fn.__globals__, "_make")
-    return make(_MISSING, *objects)
+    return make(_MISSING, *cells.objects)

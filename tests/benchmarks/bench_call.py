@@ -97,8 +97,11 @@ def with_globals(count: int, helpers: int):
     lines += [f"def h{j}(x):\n    return x * c{j % count}" for j in range(helpers)]
     terms = [f"c{i}" for i in range(count)] + [f"h{j}(x)" for j in range(helpers)]
     lines.append("def f(x):\n    return np.sum(x * (" + " + ".join(terms) + "))")
-    source = "\n".join(lines) + "\n"
-    name = f"<bench globals {count} helpers {helpers}>"
+    return defined("\n".join(lines) + "\n", f"<bench globals {count} helpers {helpers}>")
+
+
+def defined(source: str, name: str):
+    """The function ``f`` that ``source`` defines (registered as file ``name``)."""
     linecache.cache[name] = (len(source), None, source.splitlines(True), name)
     namespace = {"np": np}
     exec(compile(source, name, "exec"), namespace)
@@ -143,12 +146,7 @@ def straight_line(n: int, tag: str):
         lines.append(f"    a{i} = " + ops[i % len(ops)].format(a=a, b=b)
                      + (f" + 0.1 * {b}" if i % 3 == 0 else ""))
     lines.append(f"    return np.sum(a{n - 1})")
-    source = "\n".join(lines) + "\n"
-    name = f"<bench straight line {n} {tag}>"
-    linecache.cache[name] = (len(source), None, source.splitlines(True), name)
-    namespace = {"np": np}
-    exec(compile(source, name, "exec"), namespace)
-    return namespace["f"]
+    return defined("\n".join(lines) + "\n", f"<bench straight line {n} {tag}>")
 
 
 def compile_costs(rounds: int) -> None:

@@ -78,14 +78,7 @@ def fast_path(fn, compiled, kinds: tuple, keywords: frozenset, slow):
     if not kinds or len(values) < len(kinds) or set(values) & _DISPATCH_NAMES or any(
             v.startswith("_c") and v.endswith("_") for v in values):
         return None
-    cells: list[str] = []
-    objects: list = []
-
-    def cell(obj) -> str:
-        cells.append(f"_c{len(cells)}_")
-        objects.append(obj)
-        return cells[-1]
-
+    cell = freshness.Cells()
     tests = []
     for value, kind in zip(values, kinds, strict=True):
         if kind == FLOAT:
@@ -96,13 +89,13 @@ def fast_path(fn, compiled, kinds: tuple, keywords: frozenset, slow):
             tests.append(f"_type_({value}) is _ndarray_ and {value}.dtype is {cell(kind.dtype)}"
                          f" and {value}.ndim == {kind.ndim}")
     checks = freshness.conditions(fn, compiled, cell, own="_fn_")
-    if freshness.clashes(fn, compiled, _DISPATCH_NAMES | set(values) | set(cells)):
+    if freshness.clashes(fn, compiled, _DISPATCH_NAMES | set(values) | set(cell.names)):
         return None
     params = [f"{v}=_missing_" for v in values]
     if code.co_posonlyargcount:  # (those the function takes by position only)
         params.insert(min(code.co_posonlyargcount, len(params)), "/")
     source = _DISPATCH.format(
-        cells="".join(", " + c for c in cells), names=repr(tuple(values)),
+        cells=cell.parameters(), names=repr(tuple(values)),
         params=", ".join(params),
         kinds=" and ".join(tests) if tests else "True",
         keywords="kwargs.keys() == _keywords_" if keywords else "not kwargs",
@@ -112,7 +105,7 @@ def fast_path(fn, compiled, kinds: tuple, keywords: frozenset, slow):
     exec(compile(source, f"<dispatch of {fn.__qualname__}>", "exec"), namespace)
     make = types.FunctionType(namespace["_make"].__code__, fn.__globals__, "_make")
     dispatch = make(compiled.function, slow, fn, fn.__code__, note_origin, keywords, _MISSING,
-                    type, float, int, np.ndarray, _rebuilt, *objects)
+                    type, float, int, np.ndarray, _rebuilt, *cell.objects)
     dispatch.__name__ = dispatch.__qualname__ = compiled.function.__name__  # (in messages)
     return dispatch
 
