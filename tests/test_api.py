@@ -391,6 +391,8 @@ def test_float_calls_take_the_direct_path_and_anything_else_the_checked_one():
     f = make("def f(x, y=2.0):\n    return x * x * y\n")
     g = grad(f, wrt=(0, 1))
     assert g(3.0, 2.0) == (12.0, 9.0)
+    assert type(g).__call__ is GradientFunction.__call__  # (called once: no dispatcher yet)
+    assert g(3.0, 2.0) == (12.0, 9.0)
     assert type(g).__call__ is not GradientFunction.__call__  # a dispatcher of its own
     assert g(3.0) == (12.0, 9.0)  # default argument
     assert g(x=3.0, y=2.0) == (12.0, 9.0)  # keywords

@@ -143,17 +143,19 @@ class GradientFunction:
         """A call with Python numbers and NumPy arrays only (and exactly the keyword arguments
         ``_direct_keywords``) passed the general path's checks and gave a concrete result: its
         pattern's checks depend on those kinds alone, so later calls of the same kinds skip
-        them (``_plain``). The newest such pattern goes straight to ``compiled``'s function,
-        through a dispatcher of its own (the backend's ``fast_path``) installed as this object's
-        ``__call__``: such calls then cost two Python calls and a check per global the code
-        depends on, not the general path's argument checks."""
+        them (``_plain``). The first such pattern called again goes straight to ``compiled``'s
+        function from then on, through a dispatcher of its own (the backend's ``fast_path``)
+        installed as this object's ``__call__``: such calls then cost two Python calls and a
+        check per global the code depends on, not the general path's argument checks. (Not on
+        the first call: a gradient called once never pays for a dispatcher.)"""
         if len(kinds) != len(args) or _OTHER in kinds \
                 or numbers_only and any(k != _NUMBER for k in kinds):
             return
-        if kinds in self._plain and self._dispatched[0] != kinds or \
-                self._dispatched == (kinds, compiled):
-            return  # (known already; a dispatcher is installed unless its variant was renewed)
-        self._plain.add(kinds)
+        if kinds not in self._plain:
+            self._plain.add(kinds)
+            return
+        if self._dispatched[0] not in (None, kinds) or self._dispatched[1] is compiled:
+            return  # (another pattern has the dispatcher; or this one has it, for this variant)
         if compiled.written or not (self._single or len(self._wrt) > 1 or self._direct_keywords):
             return  # (a copy to check for shared memory; a result to arrange)
         backend = backend_for(self._options)
@@ -214,6 +216,8 @@ class GradientFunction:
                 except Exception as e:
                     note_origin(e)
                     raise
+                if self._dispatched[1] is not compiled and self._dispatched[0] in (None, kinds):
+                    self._passed(compiled, kinds, args)  # (a second call: a dispatcher)
                 return self._arranged(result)
         compiled = self._checked(kinds, args, kwargs)
         lazy_in = lazy.any_lazy(args) or (bool(kwargs) and lazy.any_lazy(kwargs.values()))

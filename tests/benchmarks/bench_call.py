@@ -110,9 +110,9 @@ def defined(source: str, name: str):
 
 def path_costs(rounds: int, number: int) -> None:
     """What the call path adds to the generated function, for 1, 5 and 20 globals and 0, 1
-    and 3 helpers: the direct path (a dispatcher for the newest pattern of argument kinds: a
-    float, a 10-element array, by position or by keyword) and the general path (the same
-    call once another pattern of kinds is the newest: the checked path)."""
+    and 3 helpers: the direct path (a dispatcher for the first pattern of argument kinds
+    called twice: a float, a 10-element array, by position or by keyword) and the general path
+    (the same call once another pattern has the dispatcher: the checked path)."""
     for what, x in (("a float", 0.5), ("10 elements", np.linspace(0.0, 1.0, 10))):
         rows = {}
         for count, helpers in ((1, 0), (5, 0), (20, 0), (5, 1), (5, 3)):
@@ -120,8 +120,10 @@ def path_costs(rounds: int, number: int) -> None:
             df, checked = grad(f), grad(f)
             df(x)
             generated = df.compiled_for(x).function
-            checked(x)  # (then another pattern the newest: x's takes the checked path)
-            checked(np.ones(3) if type(x) is float else np.ones((2, 5)))
+            other = np.ones(3) if type(x) is float else np.ones((2, 5))
+            checked(x)  # (another pattern called twice first has the dispatcher: x's pattern
+            checked(other)  # takes the checked path)
+            checked(other)
             label = f"{count:2d} globals, {helpers} helpers"
             rows[f"{label}: generated"] = lambda x=x, fn=generated: fn(x)
             rows[f"{label}: grad(f)(x)"] = lambda x=x, df=df: df(x)

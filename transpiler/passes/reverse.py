@@ -19,6 +19,7 @@ The dispatch by statement and value kind, rule binding and user calls are passes
 
 from __future__ import annotations
 
+import functools
 import inspect
 import linecache
 from collections import Counter
@@ -59,7 +60,9 @@ def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
         - stored_names(primal)
     builder.parameters = frozenset(p for p in kept if p in scalars and p in active or (
         p in ctx.arrays and np.dtype(ctx.arrays[p][1]).kind == "f"))
-    builder.floats = builder.parameters | (builder.temporaries & (active | _float_values(primal)))
+    candidates = builder.temporaries - active
+    builder.floats = builder.parameters | (builder.temporaries & active) | (
+        _float_values(builder.assigns, candidates, active) if candidates else frozenset())
     if ctx.mode == Mode.GRAD and results[0] in active:
         builder.ones.add(ctx.namer.grad(results[0]))  # rt.seed gives ones
     primal, adjoint = builder.block(primal)
@@ -139,7 +142,8 @@ class _Reverse(Lowering):
         # Gradients known to hold only ones (the seed, spread by a sum) and the function's own
         # temporaries: together they let rt.unbroadcast(ones * y, x) drop the product.
         self.ones: set[str] = set()
-        self.temporaries = frozenset(_fresh_values(primal))
+        self.assigns = [n for s in primal for n in A.walk(s) if isinstance(n, gast.Assign)]
+        self.temporaries = frozenset(_fresh_values(self.assigns))
         # float parameters the function never rebinds, and those with the float temporaries
         # (the active ones): ones * y is y for these (not a bool y: True + True is True)
         self.parameters: frozenset[str] = frozenset()
@@ -462,18 +466,18 @@ def _powers(body: list, loads: Counter) -> dict[str, tuple[str, int, str]]:
     return powers
 
 
-def _float_values(body: list) -> set[str]:
-    """Names assigned only floats: of ``math`` functions, of ufuncs whose every loop gives
-    floats (``np.exp``; not ``np.add``, whose sums of bools are ``or``s and of int8s wrap), of
-    ``/``, or of arithmetic with a float (a constant, or such a name)."""
-    assigns = [n for s in body for n in A.walk(s) if isinstance(n, gast.Assign)]
+def _float_values(assigns: list, candidates: frozenset[str], active: set[str]) -> set[str]:
+    """The ``candidates`` assigned only floats: of ``math`` functions, of ufuncs whose every
+    loop gives floats (``np.exp``; not ``np.add``, whose sums of bools are ``or``s and of int8s
+    wrap), of ``/``, or of arithmetic with a float (a constant, an active value, such a name)."""
+    assigns = [s for s in assigns if A.target_name(s) in candidates]
     floats: set[str] = set()
 
     def is_float(node) -> bool:
         if isinstance(node, gast.Constant):
             return type(node.value) is float
         if isinstance(node, gast.Name):
-            return node.id in floats
+            return node.id in floats or node.id in active
         if isinstance(node, gast.BinOp):
             return isinstance(node.op, gast.Div) or isinstance(
                 node.op, (gast.Add, gast.Sub, gast.Mult, gast.Pow, gast.Mod, gast.FloorDiv)) \
@@ -481,23 +485,28 @@ def _float_values(body: list) -> set[str]:
         if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
             return is_float(node.operand)
         func = getanno(node, Anno.FUNC) if isinstance(node, gast.Call) else None
-        return getattr(func, "__module__", None) == "math" or isinstance(func, np.ufunc) and all(
-            t.split("->")[1] in ("e", "f", "d", "g", "F", "D", "G", "O") for t in func.types)
+        return getattr(func, "__module__", None) == "math" or _float_ufunc(func)
 
     for _ in range(2):  # (a name read before its assignment, in a loop)
         other = set()
         for stmt in assigns:
-            for name in stored_names([stmt]):
-                (floats if is_float(stmt.value) else other).add(name)
+            (floats if is_float(stmt.value) else other).add(A.target_name(stmt))
         floats -= other
     return floats
 
 
-def _fresh_values(body: list) -> set[str]:
+@functools.lru_cache(maxsize=512)
+def _float_ufunc(func) -> bool:
+    """Whether ``func`` is a ufunc whose every loop gives floats (or objects)."""
+    return isinstance(func, np.ufunc) and all(
+        t.split("->")[1] in ("e", "f", "d", "g", "F", "D", "G", "O") for t in func.types)
+
+
+def _fresh_values(assigns: list) -> set[str]:
     """Names assigned only new values (arithmetic, ufuncs, math functions), never views of
     other arrays: safe to hand out as a gradient."""
     fresh, other = set(), set()
-    for stmt in (n for s in body for n in A.walk(s) if isinstance(n, gast.Assign)):
+    for stmt in assigns:
         func = getanno(stmt.value, Anno.FUNC) if isinstance(stmt.value, gast.Call) else None
         new = isinstance(stmt.value, (gast.BinOp, gast.UnaryOp)) or isinstance(func, np.ufunc) \
             or getattr(func, "__module__", None) == "math"
