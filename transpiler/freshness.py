@@ -1,7 +1,7 @@
 """Whether a compiled gradient still is the one for its function, checked as cheaply as the
 names it depends on can be read.
 
-``Compiled.freshness`` lists what the gradient was compiled against: globals of the function's
+``depends`` lists what the gradient was compiled against: globals of the function's
 module (``np``, ``np.sin``, a helper, a helper's defaults), functions called by a module's name,
 callees' defaults, callees of other modules. ``conditions`` writes each as a Python expression
 (``np.sin is _c1_``); compiled with the function's globals, one function evaluates them all, and
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import types
 from collections.abc import Callable
+from typing import NamedTuple
 
 from transpiler.calls import defaults_of
 
@@ -22,11 +23,50 @@ _MISSING = object()  # a name ``.get`` finds nowhere
 RESERVED = frozenset({"_make", "_missing_", "fresh"})
 
 
+def depends(fn, compiled) -> Depends:
+    """What ``compiled.stale(fn)`` compares, flattened (``fn``'s own code and defaults aside):
+    the globals of ``fn``'s module (``snapshots``, the callees' included), every function
+    called by a module's name and every callee's defaults, at any depth; callees living in
+    another module check themselves."""
+    watched, defaults, foreign = list(compiled.watched), [], []
+    todo, seen = list(compiled.callees), set()
+    while todo:
+        callee = todo.pop()
+        if id(callee) in seen or callee.fn is None:  # (recursion; still compiling)
+            continue
+        seen.add(id(callee))
+        if callee.fn.__globals__ is not fn.__globals__:
+            foreign.append(callee)
+            continue
+        watched.extend(callee.watched)
+        if callee.defaults is not None:
+            defaults.append((callee.fn, callee.defaults))
+        todo.extend(callee.callees)
+    # each check once: a function called by name in several places, a helper whose defaults
+    # are checked by name already (its global and the global's defaults)
+    watched = list({(id(o), a): (o, a, f) for o, a, f in watched}.values())
+    named = {id(obj): name for name, obj in compiled.snapshots}
+    by_name = {name for name, _ in compiled.snapshots}
+    defaults = [(f, d) for f, d in defaults if not (
+        id(f) in named and {f"{named[id(f)]}.__defaults__",
+                            f"{named[id(f)]}.__kwdefaults__"} <= by_name
+        and len(d) == 1)]  # (keyword defaults: their contents are checked one by one)
+    return Depends(compiled.snapshots, tuple(watched), tuple(defaults), tuple(foreign))
+
+
+class Depends(NamedTuple):
+    """What a compiled gradient depends on (``depends``)."""
+    snapshots: tuple  # (global name, object): each name must still mean that object
+    watched: tuple  # (module, attribute, function): each attribute must still be that function
+    defaults: tuple  # (callee's function, calls.defaults_of when compiled)
+    foreign: tuple  # callees of another module: each .stale() must be False
+
+
 def conditions(fn, compiled, cell: Callable[[object], str], own: str | None = None) -> list[str]:
     """The expressions, each true while one thing ``compiled`` depends on is unchanged, in
     ``fn``'s globals; ``cell(obj)`` names a value the code is given (``own``: the name of one
     holding ``fn``). None if a global's name clashes with a name the code binds."""
-    fresh = compiled.freshness(fn)
+    fresh = depends(fn, compiled)
     checks = [f"{name} is {cell(obj)}" for name, obj in fresh.snapshots]
     checks += [f"{cell(owner)}.{attr} is {cell(obj)}" for owner, attr, obj in fresh.watched]
     mine = compiled.defaults if compiled.defaults is not None else defaults_of(fn)

@@ -7,7 +7,6 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import NamedTuple
 
 import gast
 
@@ -119,44 +118,6 @@ class Compiled:
             return not check()
         return rebound(fn, self.snapshots, self.defaults, self.watched) \
             or any(c.stale() for c in self.callees)
-
-    def freshness(self, fn) -> Freshness:
-        """What ``stale(fn)`` compares, flattened for a dispatcher that checks it inline
-        (``fn``'s own code and defaults aside): the globals of ``fn``'s module (``snapshots``,
-        the callees' included), every function called by a module's name and every callee's
-        defaults, at any depth; callees living in another module check themselves."""
-        watched, defaults, foreign = list(self.watched), [], []
-        todo, seen = list(self.callees), set()
-        while todo:
-            callee = todo.pop()
-            if id(callee) in seen or callee.fn is None:  # (recursion; still compiling)
-                continue
-            seen.add(id(callee))
-            if callee.fn.__globals__ is not fn.__globals__:
-                foreign.append(callee)
-                continue
-            watched.extend(callee.watched)
-            if callee.defaults is not None:
-                defaults.append((callee.fn, callee.defaults))
-            todo.extend(callee.callees)
-        # each check once: a function called by name in several places, a helper whose
-        # defaults are checked by name already (its global and the global's defaults)
-        watched = list({(id(o), a): (o, a, f) for o, a, f in watched}.values())
-        named = {id(obj): name for name, obj in self.snapshots}
-        by_name = {name for name, _ in self.snapshots}
-        defaults = [(f, d) for f, d in defaults if not (
-            id(f) in named and {f"{named[id(f)]}.__defaults__",
-                                f"{named[id(f)]}.__kwdefaults__"} <= by_name
-            and len(d) == 1)]  # (keyword defaults: their contents are checked one by one)
-        return Freshness(self.snapshots, tuple(watched), tuple(defaults), tuple(foreign))
-
-
-class Freshness(NamedTuple):
-    """See ``Compiled.freshness``."""
-    snapshots: tuple  # (global name, object): each name must still mean that object
-    watched: tuple  # (module, attribute, function): each attribute must still be that function
-    defaults: tuple  # (callee's function, calls.defaults_of when compiled)
-    foreign: tuple  # callees of another module: each .stale() must be False
 
 
 _UNBUILT = object()

@@ -65,7 +65,7 @@ def fast_path(fn, compiled, kinds: tuple, keywords: frozenset, slow):
     positional arguments are of ``kinds`` (one each: ``FLOAT``, a Python float; ``NUMBER``, a
     float or an int; ``ArrayOf``, a NumPy array of that ndim and dtype), it is given exactly
     the keyword arguments ``keywords``, and ``compiled`` is not stale for ``fn``
-    (``Compiled.freshness``: ``fn``'s code and defaults, each global the code or a callee was
+    (``freshness.depends``: ``fn``'s code and defaults, each global the code or a callee was
     compiled against, each function called by a module's name, each callee's defaults); any
     other call goes to ``slow``.
 

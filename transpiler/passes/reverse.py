@@ -55,14 +55,8 @@ def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     refuse_discarded_calls(primal, varied, ctx)
     contexts.refuse_differentiated(primal, varied, ctx)
     scalars = ctx.facts.scalars
-    builder = _Reverse(ctx, active, primal)
-    kept = {a.id for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs} \
-        - stored_names(primal)
-    builder.parameters = frozenset(p for p in kept if p in scalars and p in active or (
-        p in ctx.arrays and np.dtype(ctx.arrays[p][1]).kind == "f"))
-    candidates = builder.temporaries - active
-    builder.floats = builder.parameters | (builder.temporaries & active) | (
-        _float_values(builder.assigns, candidates, active) if candidates else frozenset())
+    builder = _Reverse(ctx, active, primal,
+                       {a.id for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs})
     if ctx.mode == Mode.GRAD and results[0] in active:
         builder.ones.add(ctx.namer.grad(results[0]))  # rt.seed gives ones
     primal, adjoint = builder.block(primal)
@@ -137,17 +131,22 @@ class _Reverse(Lowering):
 
     rules, mode, derivative = ADJOINTS, "reverse", "gradient"
 
-    def __init__(self, ctx, active: set[str], primal: list):
+    def __init__(self, ctx, active: set[str], primal: list, params: set[str]):
         super().__init__(ctx, active)
         # Gradients known to hold only ones (the seed, spread by a sum) and the function's own
         # temporaries: together they let rt.unbroadcast(ones * y, x) drop the product.
         self.ones: set[str] = set()
-        self.assigns = [n for s in primal for n in A.walk(s) if isinstance(n, gast.Assign)]
-        self.temporaries = frozenset(_fresh_values(self.assigns))
+        assigns = [n for s in primal for n in A.walk(s) if isinstance(n, gast.Assign)]
+        self.temporaries = frozenset(_fresh_values(assigns))
         # float parameters the function never rebinds, and those with the float temporaries
-        # (the active ones): ones * y is y for these (not a bool y: True + True is True)
-        self.parameters: frozenset[str] = frozenset()
-        self.floats: frozenset[str] = frozenset()
+        # (active, or of float-valued operations): ones * y is y for these (not for a bool y:
+        # True + True is True)
+        self.parameters = frozenset(
+            p for p in params - stored_names(primal) if p in self.scalars and p in active
+            or p in ctx.arrays and np.dtype(ctx.arrays[p][1]).kind == "f")
+        candidates = self.temporaries - active
+        self.floats = self.parameters | (self.temporaries & active) | (
+            _float_values(assigns, candidates, active) if candidates else frozenset())
         self.loads = Counter(n for s in primal for n in A.load_names(s))
         self.powers = _powers(list(primal), self.loads)
         self.absorbed: set[str] = set()  # factors of a power whose adjoint the power's covers
