@@ -88,8 +88,9 @@ def unreduce(g, like, axis=None, keepdims=False):
     """
     if type(like) in _SCALARS:
         return g
-    if type(like) is np.ndarray and axis is None and like.size <= _SMALL \
+    if type(like) is np.ndarray and like.size <= _SMALL \
             and type(g) in (float, np.float64, np.float32):  # a filled array: faster, small
+        # (a scalar ``g``: the reduction was over every axis, whichever ``axis`` names them)
         out = np.empty(like.shape, float if type(g) is float else g.dtype)
         out.fill(g)
         return out
@@ -117,6 +118,12 @@ def unindex(g, like, index):
     Integer-array indices may repeat an element; their contributions are summed. For a tuple,
     list or dict ``like`` the result is a gradient container of the same structure.
     """
+    if type(like) is np.ndarray and (type(index) is slice or type(index) is int) \
+            and like.dtype.kind == "f" and type(g) in (np.ndarray, float, np.float64):
+        # (the common case, kept cheap)
+        out = np.zeros(like.shape, np.result_type(g, like.dtype))
+        out[index] = g
+        return out
     if isinstance(like, CONTAINERS):
         return unindex_container(g, like, index)
     kind = getattr(like, "dtype", None)
@@ -203,6 +210,8 @@ def add_into(g, index, part):
 
 def broadcast_like(d, g):
     """The transpose of ``unbroadcast(g, like)``: ``d`` spread back to ``g``'s shape."""
+    if type(d) is np.ndarray and type(g) is np.ndarray and d.shape == g.shape:
+        return d  # (the common case, kept cheap)
     if isinstance(g, (*CONTAINERS, GradFields)):  # a container's or object's gradient: as it is
         return d
     shape = np.shape(g)
@@ -212,6 +221,8 @@ def broadcast_like(d, g):
 def reduce_like(d, g, axis=None, keepdims=False):
     """The transpose of ``unreduce(g, like, axis, keepdims)``: ``d`` summed over the axes the
     reduction removed, back to ``g``'s shape."""
+    if axis is None and type(d) is np.ndarray and type(g) is np.ndarray and d.shape == g.shape:
+        return d  # (the common case, kept cheap)
     if np.ndim(d) == np.ndim(g):
         return d if axis is None and np.shape(d) == np.shape(g) else \
             np.sum(d, axis=axis, keepdims=True).reshape(np.shape(g))
@@ -245,6 +256,8 @@ def seed(out):
 def zeros_like_grad(x):
     """A zero gradient mirroring ``x``: 0.0 for a scalar, else a float array of ``x``'s shape
     (or a gradient container for a tuple, list or dict)."""
+    if type(x) is np.ndarray:  # (the common case, kept cheap)
+        return np.zeros(x.shape, x.dtype if x.dtype.kind == "f" else float)
     if isinstance(x, (np.ndarray, ShapeOf)) or is_array(x):
         return zeros(x.shape, x.dtype if x.dtype.kind == "f" else float, like=_foreign(x))
     if isinstance(x, CONTAINERS):
@@ -256,7 +269,7 @@ def zero_tangent(x):
     """A zero tangent for value ``x``, of its type: an object's (a dataclass, a NamedTuple) is an
     instance of it with zero fields, as jvp returns tangents of objects; otherwise
     ``zeros_like_grad(x)``."""
-    if is_object(x):
+    if type(x) is not np.ndarray and type(x) is not float and is_object(x):
         return gradient_object(0.0, x, tangent_like)
     return zeros_like_grad(x)
 
@@ -319,6 +332,9 @@ def distinct(grads):
     gradient is an array of its own, as if computed alone: ``x + y`` gives ``x`` and ``y`` one
     gradient array otherwise, and writing into one would change the other. Only what
     ``grad_like`` made is walked into (fields without gradients are the argument's own)."""
+    if type(grads) is tuple and all(type(g) is np.ndarray and g.base is None for g in grads) \
+            and len({id(g) for g in grads}) == len(grads):
+        return grads  # (arrays owning their memory, each once: none shares another's)
     seen: dict[int, list] = {}  # id of the array owning the memory -> the arrays met using it
 
     def own(g):
@@ -370,6 +386,8 @@ def _refuse_complex(g) -> None:
 def tangent_like(t, value):
     """Return tangent ``t`` shaped and typed like the result ``value`` it belongs to (a float
     for a number, an array of the value's shape and floating dtype, a tuple/list for one)."""
+    if type(value) is np.ndarray and value.dtype.kind == "f":  # (the common case, first)
+        return grad_like(t, value)
     if is_object(value):
         return gradient_object(t, value, tangent_like)
     if isinstance(value, (tuple, list)):

@@ -200,6 +200,8 @@ def unview(g, a, dtype=None):
 
 def reshape_like(g, x):
     """``g`` reshaped to ``x``'s shape (same size; a scalar zero is broadcast)."""
+    if type(g) is np.ndarray and type(x) is np.ndarray and g.shape == x.shape:
+        return g  # (the common case, kept cheap)
     if np.ndim(g) == 0 and size(x) != 1:
         return _fill(g, x)
     return np.reshape(g, np.shape(x))

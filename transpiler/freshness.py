@@ -48,10 +48,16 @@ def depends(fn, compiled) -> Depends:
     named = {id(obj): name for name, obj in compiled.snapshots}
     by_name = {name for name, _ in compiled.snapshots}
     defaults = [(f, d) for f, d in defaults if not (
-        id(f) in named and {f"{named[id(f)]}.__defaults__",
-                            f"{named[id(f)]}.__kwdefaults__"} <= by_name
+        id(f) in named and {f"{named[id(f)]}.{a}" for a in _read_defaults(f)} <= by_name
         and len(d) == 1)]  # (keyword defaults: their contents are checked one by one)
     return Depends(compiled.snapshots, tuple(watched), tuple(defaults), tuple(foreign))
+
+
+def _read_defaults(function) -> tuple[str, ...]:
+    """The attributes holding defaults that calls of ``function`` read (``__kwdefaults__`` only
+    for keyword-only parameters)."""
+    return ("__defaults__", "__kwdefaults__") if function.__code__.co_kwonlyargcount \
+        else ("__defaults__",)
 
 
 class Depends(NamedTuple):
@@ -77,7 +83,7 @@ def conditions(fn, compiled, cell: Callable[[object], str], own: str | None = No
             checks += [f"{f}.__kwdefaults__.get({k!r}, _missing_) is {cell(v)}"
                        for k, v in keyword]
             checks.append(f"len({f}.__kwdefaults__) == {len(keyword)}")
-        else:
+        elif function.__code__.co_kwonlyargcount:  # (else never read)
             checks.append(f"not {f}.__kwdefaults__")
     checks += [f"not {cell(callee.stale)}()" for callee in fresh.foreign]
     return checks

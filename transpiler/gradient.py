@@ -206,9 +206,8 @@ class GradientFunction:
 
     def _call(self, *args, **kwargs):
         kinds = kinds_of(self.__wrapped__, args, kwargs)
-        if kinds in self._plain and not any(  # numbers and NumPy arrays checked before
-                type(args[p]) is int for p in self._positions if p < len(args)):
-            compiled = self._variants.get(kinds)
+        if kinds in self._plain and not _int_given(args, self._positions):
+            compiled = self._variants.get(kinds)  # (numbers and NumPy arrays checked before)
             if compiled is not None and self.__wrapped__.__code__ is self._code \
                     and not compiled.written and not compiled.stale(self.__wrapped__):
                 try:
@@ -367,15 +366,31 @@ def kinds_of(fn, args: tuple, kwargs: dict) -> tuple:
     if kwargs:
         kinds: tuple = ()
     else:
-        kinds = tuple(_NUMBER if type(a) is float or type(a) is int else
-                      (a.ndim, a.dtype.char) if type(a) is np.ndarray and not a.dtype.hasobject
-                      else _OTHER for a in args)  # (an array's kind: its ndim and dtype)
-        if _OTHER not in kinds:
+        found, plain = [], True  # (a loop: a generator costs more than the rest of the path)
+        for a in args:
+            kind = type(a)
+            if kind is float or kind is int:
+                found.append(_NUMBER)
+            elif kind is np.ndarray and not (dtype := a.dtype).hasobject:
+                found.append((a.ndim, dtype.char))  # (an array's kind: its ndim and dtype)
+            else:
+                found.append(_OTHER)
+                plain = False
+        kinds = tuple(found)
+        if plain:
             return kinds
     objects = objects_in(fn, args, kwargs)
     functions = functions_in(fn, args, kwargs)
     return kinds + ((objects,) if objects else ()) + ((functions,) if functions is not None
                                                        else ())
+
+
+def _int_given(args: tuple, positions: tuple) -> bool:
+    """Whether an int is given at one of the differentiated ``positions`` (refused there)."""
+    for p in positions:
+        if p < len(args) and type(args[p]) is int:
+            return True
+    return False
 
 
 def _default(fn, name: str, pos: int):

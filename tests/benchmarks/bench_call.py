@@ -81,13 +81,35 @@ def main() -> None:
           100000 if not quick else 20000, rounds, "hand-written gradient")
     path_costs(rounds, 20000 if not quick else 4000)
     compile_costs(rounds)
+    helper_costs(rounds, 50000 if not quick else 10000)
+
+
+def helper_costs(rounds: int, number: int) -> None:
+    """Each runtime helper generated code calls to give gradients and tangents their shapes,
+    on 10-element arrays of matching shapes (each has a fast path for that case), beside
+    ``np.sin(x)`` for scale."""
     x, v = np.random.default_rng(1).uniform(-1, 1, 10), np.random.default_rng(2).uniform(-1, 1, 10)
     table("runtime helpers on 10 elements", {
         "np.sin(x) (for scale)": lambda: np.sin(x),
         "rt.unreduce(1.0, x)": lambda: rt.unreduce(1.0, x),
         "rt.unbroadcast(v, x)": lambda: rt.unbroadcast(v, x),
         "rt.grad_like(v, x)": lambda: rt.grad_like(v, x),
-    }, 50000 if not quick else 10000, rounds, "np.sin(x) (for scale)")
+        "rt.broadcast_like(v, x)": lambda: rt.broadcast_like(v, x),
+        "rt.reduce_like(v, x)": lambda: rt.reduce_like(v, x),
+        "rt.reshape_like(v, x)": lambda: rt.reshape_like(v, x),
+        "rt.tangent_like(v, x)": lambda: rt.tangent_like(v, x),
+        "rt.zeros_like_grad(x)": lambda: rt.zeros_like_grad(x),
+        "rt.zero_tangent(x)": lambda: rt.zero_tangent(x),
+        "rt.shape_of(x)": lambda: rt.shape_of(x),
+        "rt.copied(v)": lambda: rt.copied(v),
+        "rt.distinct((v, x))": lambda: rt.distinct((v, x)),
+        "rt.unsum(v[0], x)": lambda: rt.unsum(v[0], x),
+        "rt.unindex(v[:3], x, slice)": lambda: rt.unindex(v[:3], x, slice(0, 3)),
+        "rt.add_into(v, slice, x[:3])": lambda: rt.add_into(v, slice(0, 3), x[:3] * 0.0),
+        "rt.cotangent(v, x)": lambda: rt.cotangent(v, x),
+        "rt.unview(v, x)": lambda: rt.unview(v, x),
+        "rt.seed(1.0)": lambda: rt.seed(1.0),
+    }, number, rounds, "np.sin(x) (for scale)")
 
 
 def with_globals(count: int, helpers: int):
@@ -129,7 +151,7 @@ def path_costs(rounds: int, number: int) -> None:
             rows[f"{label}: grad(f)(x)"] = lambda x=x, df=df: df(x)
             rows[f"{label}: grad(f)(x=x)"] = lambda x=x, df=df: df(x=x)
             rows[f"{label}: general path"] = lambda x=x, df=checked: df(x)
-        best = interleaved(rows, number, rounds)
+        best = interleaved(rows, number, 3 * rounds)  # (differences of minimums: more rounds)
         print(f"\nthe call path, {what} (added to the generated function)")
         for name, t in best.items():
             label, kind = name.split(": ")

@@ -97,8 +97,9 @@ def watch_defaults(ctx, dotted: str, obj) -> None:
     """Note the defaults of the function ``dotted`` names (a helper's, inlined or copied by its
     compiled pair), so that the gradient compiles again when they change."""
     if isinstance(obj, types.FunctionType):
-        for attr in ("__defaults__", "__kwdefaults__"):
-            ctx.snapshots[f"{dotted}.{attr}"] = getattr(obj, attr)
+        ctx.snapshots[f"{dotted}.__defaults__"] = obj.__defaults__
+        if obj.__code__.co_kwonlyargcount:  # (read only for keyword-only parameters)
+            ctx.snapshots[f"{dotted}.__kwdefaults__"] = obj.__kwdefaults__
 
 
 def _dotted(node) -> str | None:
@@ -160,7 +161,8 @@ def watched_calls(tree, bindings: dict) -> tuple:
             path.append(root.attr)
             root = root.value
         if not isinstance(root, gast.Name) or not isinstance(bindings.get(root.id),
-                                                             types.ModuleType):
+                                                             types.ModuleType) \
+                or bindings[root.id] is runtime:  # (read when called, rebound or not)
             continue
         owner = bindings[root.id]
         for attr in reversed(path[1:]):
