@@ -15,6 +15,7 @@ family's adjoint helpers next to their tangents:
 - ``shapes``: functions that move, join, split, pad or select elements (``unblock``...);
 - ``linalg``: products and ``numpy.linalg`` (``matmul_adjoint_a``, ``solve_adjoint``...);
 - ``special``: elementwise partials that do not fit in a template (``digamma``...);
+- ``spectral``: the FFT adjoints that are not one FFT call (``unrfftn``, ``fitted``...);
 - ``custom``: what ``stop_gradient``, ``on_gradient`` and ``black_box`` compile to;
 - ``checkpoint``: the scheduler a checkpointed loop's gradient runs (``checkpoint_forward``,
   ``checkpoint_reverse``);
@@ -288,10 +289,11 @@ from runtime.special import (
     tie_split,
     trigamma,
 )
+from runtime.spectral import fitted, unirfftn, unrfftn
 
 # Helpers whose argument at this position is only used for its shape and dtype.
 SHAPE_ARGUMENTS = {"unbroadcast": 1, "unreduce": 1, "unindex": 1, "zeros_like_grad": 0,
-                   "unconcatenate": 1, "unstack": 1}
+                   "unconcatenate": 1, "unstack": 1, "fitted": 1, "unrfftn": 1, "unirfftn": 1}
 
 __all__ = [
     "GradFields",
@@ -370,6 +372,7 @@ __all__ = [
     "field",
     "field_grad",
     "field_tangent",
+    "fitted",
     "get_tangent",
     "grad_like",
     "gradient_grad",
@@ -503,12 +506,14 @@ __all__ = [
     "unindex",
     "unindex_join",
     "uninsert",
+    "unirfftn",
     "unitems",
     "unjoin",
     "unlinspace",
     "unpad",
     "unpiecewise",
     "unreduce",
+    "unrfftn",
     "unrollaxis",
     "unselect",
     "unsequence",

@@ -257,9 +257,9 @@ def zeros_like_grad(x):
     """A zero gradient mirroring ``x``: 0.0 for a scalar, else a float array of ``x``'s shape
     (or a gradient container for a tuple, list or dict)."""
     if type(x) is np.ndarray:  # (the common case, kept cheap)
-        return np.zeros(x.shape, x.dtype if x.dtype.kind == "f" else float)
+        return np.zeros(x.shape, x.dtype if x.dtype.kind in "fc" else float)
     if isinstance(x, (np.ndarray, ShapeOf)) or is_array(x):
-        return zeros(x.shape, x.dtype if x.dtype.kind == "f" else float, like=_foreign(x))
+        return zeros(x.shape, x.dtype if x.dtype.kind in "fc" else float, like=_foreign(x))
     if isinstance(x, CONTAINERS):
         return zeros_of(x)
     return 0.0
@@ -395,9 +395,10 @@ def tangent_like(t, value):
     if isinstance(value, dict):
         return {k: tangent_like(t[k], v) for k, v in value.items()}
     if is_array(value) and value.dtype.kind != "f":
+        kind = value.dtype if value.dtype.kind == "c" else np.dtype(float)  # (complex: its own)
         if type(value) is not np.ndarray:
-            return as_like(t, value, float)
-        return np.array(np.broadcast_to(t, value.shape), dtype=float)
+            return as_like(t, value, kind)
+        return np.array(np.broadcast_to(t, value.shape), dtype=kind)
     if isinstance(value, (bool, int, np.integer, np.bool_)):
         return float(t)
     return grad_like(t, value)

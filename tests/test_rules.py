@@ -425,7 +425,8 @@ def _keys_used(expr: str) -> list:
         elif isinstance(node, ast.Call):
             keys.append(eval(ast.unparse(node.func), env))
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
-                and node.value.id in ARG_NAMES and node.attr not in METHODS:
+                and node.value.id not in env and node.attr not in METHODS \
+                and hasattr(np.ndarray, node.attr):  # (x.T, z.real)
             keys.append(getattr(np.ndarray, node.attr))
         elif isinstance(node, ast.Subscript) and ast.unparse(node.value) in ("np.r_", "np.c_"):
             keys.append(runtime.index_join)  # np.r_[a, b] joins its items (passes/resolve.py)

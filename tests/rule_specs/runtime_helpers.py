@@ -4,6 +4,8 @@
 import runtime
 from tests.rule_specs.common import OpSpec
 
+W = "(0.6 - 0.8j)"  # a complex result is read as np.real(result * W)
+
 SPECS = [
     OpSpec(runtime.unbroadcast, "rt.unbroadcast(a * b, b)", 2,
            shapes=(((2, 3), (3,)), ((2, 3), ()), ((3,), (3,)))),
@@ -31,6 +33,21 @@ SPECS = [
            shapes=(((2, 4), (3, 4), (2, 3)),)),
     OpSpec(runtime.dot_adjoint_b, "rt.dot_adjoint_b(a, b, c)", 3,
            shapes=(((2, 4), (2, 3), (3, 4)),)),
+    OpSpec(runtime.fitted, "rt.fitted(a * b, np.ones(5)) * b[:5]", 2,
+           shapes=(((7,), (7,)),)),
+    OpSpec(runtime.fitted, "rt.fitted(a * b, np.ones((4, 6))) * 2.0", 2,
+           shapes=(((3, 7), (3, 7)),)),
+    OpSpec(runtime.unrfftn, "rt.unrfftn(a + 1j * b, np.ones(8), None, (0,), 'ortho')", 2,
+           shapes=(((5,), (5,)),)),
+    OpSpec(runtime.unrfftn, "rt.unrfftn(a * (0.6 - 0.8j), np.ones((4, 6)), (3, 7), (0, 1))", 1,
+           shapes=(((3, 4),),)),
+    OpSpec(runtime.unirfftn, f"np.real(rt.unirfftn(a, np.ones(5), None, (0,)) * {W})", 1,
+           shapes=(((8,),),)),  # (s None: the length irfftn gives, 2 * (5 - 1))
+    OpSpec(runtime.unirfftn, f"np.real(rt.unirfftn(a, np.ones(5), (9,), (0,)) * {W})", 1,
+           shapes=(((9,),),)),
+    OpSpec(runtime.unirfftn,
+           f"np.real(rt.unirfftn(a * b, np.ones((4, 3)), (3, 6), (1, 0), 'ortho') * {W})", 2,
+           shapes=(((6, 3), (6, 3)),)),
     # transpiler.on_gradient with a hook that leaves the gradient as it is
     OpSpec(runtime.on_gradient, "rt.on_gradient(a * b, np.positive) * a", 2,
            shapes=(((), ()), ((3,), (3,)), ((2, 3), (3,)))),

@@ -11,7 +11,9 @@ later pass (``ctx.facts``) instead of being recomputed or set piecemeal on the c
 - ``receivers``: which expressions may evaluate to objects (``analysis.receivers``), solved
   before the mode's pass adds statements whose names are not yet defined;
 - ``shapes``: the symbolic shape of each value (``analysis.shapes``), which the lowering uses to
-  drop ``rt.unbroadcast`` and the tape planner and ``release`` use to skip shape-only entries.
+  drop ``rt.unbroadcast`` and the tape planner and ``release`` use to skip shape-only entries;
+- ``complex``: the values that may be complex, recorded by ``check_kinds`` (which finds them for
+  its refusals): the lowering picks their rules (rules/complex_rules.py).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ class Facts:
     ranks: Mapping[str, int]  # names certainly NumPy arrays of that many dimensions
     receivers: Receivers
     shapes: ShapeKeys
+    complex: frozenset[str] = frozenset()  # names that may hold complex values
 
     def variable(self, name: str) -> str:
         """The user's variable an SSA name is a version of (itself if not a version)."""

@@ -1,12 +1,13 @@
-"""Refuse values whose arithmetic the rules would misread: complex numbers and matrices.
+"""Find the values whose arithmetic the real rules would misread: complex numbers, matrices.
 
-Every rule is written for real NumPy arrays: ``np.abs``'s adjoint is ``sign(x) * g``, a
-gradient is ``float(bx)``, the adjoint of ``a * b`` multiplies elementwise. A complex value
-reaching one of them gives a wrong number, and so does a ``scipy.sparse`` matrix or an
-``np.matrix``, whose ``*`` is a matrix product. So this pass finds, before any rule is applied,
-each value that may be of such a kind and refuses the first differentiated statement that reads
-one (as an operand: its rule would see it, even where its result, ``A @ u``, is an array), at
-its line.
+Most rules are written for real NumPy arrays: ``np.abs``'s adjoint is ``sign(x) * g``, the
+adjoint of ``a * b`` multiplies elementwise. A ``scipy.sparse`` matrix or an ``np.matrix``,
+whose ``*`` is a matrix product, gives a wrong number there: this pass finds, before any rule is
+applied, each value that may be of such a kind and refuses the first differentiated statement
+that reads one (as an operand: its rule would see it, even where its result, ``A @ u``, is an
+array), at its line. The values that may be complex are recorded instead (``facts.complex``):
+the lowering takes the rule each operation has for them, or refuses the operation at its line
+(rules/complex_rules.py).
 
 A value is of a kind when it is made by a call that makes such values (``complex(a, b)``,
 ``np.fft.fft``, ``cmath.exp``, ``dtype=complex``; ``scipy.sparse.diags``, ``np.matrix``,
@@ -20,17 +21,18 @@ used:
 
 >>> from types import SimpleNamespace
 >>> from transpiler.errors import TranspileError
+>>> from transpiler.analysis.facts import NONE
 >>> fn = gast.parse("def f(x, c):\\n    w = (c * 1j).imag\\n    y = x * w\\n    return y").body[0]
 >>> ctx = SimpleNamespace(wrt=("x",), arrays={}, bindings={}, fn=None, indent=0,
-...                       filename="f.py", facts=None, lookup={}.__getitem__)
+...                       filename="f.py", facts=NONE, lookup={}.__getitem__)
 >>> check_kinds(fn, ctx) is fn
 True
+>>> sorted(ctx.facts.complex)
+[]
 >>> fn = gast.parse("def f(x, c):\\n    z = c * 1j\\n    y = x * z\\n    return y").body[0]
->>> try:
-...     check_kinds(fn, ctx)
-... except TranspileError as e:
-...     print(e.msg.splitlines()[0])
-complex numbers are not supported yet: 'z' may be complex here (from line 2), and the gradient would carry it through rules for real arrays
+>>> _ = check_kinds(fn, ctx)
+>>> sorted(ctx.facts.complex)
+['y', 'z']
 """
 
 from __future__ import annotations
@@ -38,11 +40,12 @@ from __future__ import annotations
 import builtins
 import cmath
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import gast
 import numpy as np
 
+import runtime
 from transpiler import ast_util as A
 from transpiler.analysis.activity import activity
 from transpiler.anno import Anno, getanno, hasanno
@@ -83,8 +86,13 @@ def _in_modules(func, modules: tuple[str, ...]) -> bool:
 _REAL_RESULTS = frozenset({np.abs, np.absolute, builtins.abs, np.real, np.imag, np.angle,
                            np.isreal, np.iscomplex, np.isnan, np.isfinite, np.isinf,
                            np.linalg.norm, np.fft.fftfreq, np.fft.rfftfreq, cmath.isfinite,
-                           cmath.isnan, cmath.isinf, cmath.phase, cmath.polar})
-_COMPLEX_RESULTS = frozenset({builtins.complex, np.linalg.eig, np.linalg.eigvals, np.roots})
+                           cmath.isnan, cmath.isinf, cmath.phase, cmath.polar,
+                           np.fft.irfft, np.fft.irfft2, np.fft.irfftn, np.fft.hfft,
+                           runtime.unrfftn})
+# of the complex modules' functions, those whose result is complex where their argument is
+_KEEP_KIND = frozenset({np.fft.fftshift, np.fft.ifftshift})
+_COMPLEX_RESULTS = frozenset({builtins.complex, np.linalg.eig, np.linalg.eigvals, np.roots,
+                              runtime.unirfftn})
 _COMPLEX_MODULES = ("cmath", "numpy.fft", "scipy.fft", "numpy.lib.scimath", "numpy.emath",
                     "numpy.lib._scimath_impl")
 
@@ -118,7 +126,8 @@ def _makes_complex(call: gast.Call, func, scope) -> bool:
     if _is(func, _COMPLEX_RESULTS) or (isinstance(func, type)
                                        and issubclass(func, np.complexfloating)):
         return True
-    if func is not None and not _is(func, _REAL_RESULTS) and _in_modules(func, _COMPLEX_MODULES):
+    if func is not None and not _is(func, _REAL_RESULTS) and not _is(func, _KEEP_KIND) \
+            and _in_modules(func, _COMPLEX_MODULES):
         return True
     if any(k.arg == "dtype" and _complex_dtype(k.value, scope) for k in call.keywords):
         return True
@@ -197,10 +206,13 @@ NP_MATRIX = Kind("np.matrix values", "an np.matrix (whose * is a matrix product)
                  _holds_np_matrix, _makes_np_matrix, _leaves_np_matrix,
                  "make it an array first (np.asarray(m), m.A)")
 
-KINDS = (COMPLEX, SPARSE, NP_MATRIX)
+REFUSED = (SPARSE, NP_MATRIX)  # (the values that may be complex are recorded: facts.complex)
 
 
 def check_kinds(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
+    ctx.facts = replace(ctx.facts, complex=frozenset(_Found(COMPLEX, fn, ctx).origins))
+    if ctx.facts.complex and getattr(ctx, "mode", "jvp") != "jvp":
+        _refuse_complex_result(fn, ctx)
     if tape.is_generated(getattr(ctx, "fn", None)):
         return fn  # a gradient differentiated again: its values are those of a checked one
     varied = None
@@ -210,7 +222,7 @@ def check_kinds(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     if indexers:
         varied = activity(fn.body, tuple(ctx.wrt), [])[1]
         _refuse_indexer(indexers, ctx, varied)
-    for kind in KINDS:
+    for kind in REFUSED:
         found = _Found(kind, fn, ctx)
         if not found.origins and not found.anywhere:
             continue
@@ -244,6 +256,27 @@ def _refuse_first(kind: Kind, found: _Found, fn, ctx, varied: set[str]) -> None:
             what = f"this value is {kind.adjective}"
         raise error_at(source, ctx, f"{kind.name} are not supported yet: {what}, and the "
                        "gradient would carry it through rules for real arrays", kind.hint)
+
+
+def _refuse_complex_result(fn, ctx) -> None:
+    """A gradient needs a real result; and a helper's complex result would reach its caller's
+    rules as a real value: refused (``jvp`` of a function returning complex values is fine)."""
+    ret = fn.body[-1] if fn.body and isinstance(fn.body[-1], gast.Return) else None
+    if ret is None or ret.value is None:
+        return
+    name = next((n.id for n in A.walk(ret.value) if isinstance(n, gast.Name)
+                 and n.id in ctx.facts.complex), None)
+    if name is None:
+        return
+    variable = ctx.facts.variable(name)
+    if ctx.mode in ("grad", "value_and_grad") and not getattr(ctx, "called", False):
+        raise error_at(ret, ctx, "grad needs a real-valued function; this one returns "
+                       f"'{variable}', which may be complex", "return a real loss of it (np.abs(z) ** 2, "
+                       "np.real(z), np.sum(np.abs(Z) ** 2)), or use jvp for its derivative")
+    raise error_at(ret, ctx, f"complex numbers are not supported yet as the result of a function "
+                   f"called from a differentiated one or given to vjp: '{variable}' may be "
+                   "complex", "return its real and imaginary parts (np.real(z), np.imag(z)) and "
+                   "combine them in the caller")
 
 
 def _refuse_indexer(subscripts: list, ctx, varied: set[str]) -> None:

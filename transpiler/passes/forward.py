@@ -37,7 +37,7 @@ from transpiler.errors import error_at
 from transpiler.naming import function_name, tangent_parameters
 from transpiler.passes import contexts, tape
 from transpiler.passes.lower import Lowering, refuse_discarded_calls
-from transpiler.rules.registry import TANGENTS
+from transpiler.rules.registry import COMPLEX_TANGENTS, TANGENTS
 from transpiler.templates import instantiate_tangent
 
 
@@ -88,6 +88,7 @@ class _Forward(Lowering):
     flow keeps its shape."""
 
     rules, mode, derivative = TANGENTS, "forward", "tangent"
+    complex_rules = COMPLEX_TANGENTS
 
     def __init__(self, ctx, active: set[str], primal: list):
         super().__init__(ctx, active)

@@ -40,6 +40,7 @@ from transpiler.errors import TranspileError, error_at
 from transpiler.passes.checkpoint import is_checkpointed_loop
 from transpiler.passes.functions import bound_names
 from transpiler.passes.stars import vararg_names
+from transpiler.rules.complex_rules import COMPLEX_READY
 from transpiler.rules.methods import METHODS, PACKED
 from transpiler.rules.nondiff import NONDIFF, reports
 from transpiler.rules.registry import ADJOINTS, is_user_function, key_name, no_rule
@@ -50,6 +51,7 @@ class Lowering:
     """The statement-by-statement lowering of one function, in the mode a subclass gives."""
 
     rules: dict = {}  # the mode's rule table
+    complex_rules: dict = {}  # its rules for complex arguments (rules/complex_rules.py)
     mode = ""  # for no_rule: "reverse" or "forward"
     derivative = ""  # in errors: "the <derivative> rule of ..."
 
@@ -57,6 +59,7 @@ class Lowering:
         self.ctx, self.active = ctx, active
         self.scalars, self.shapes = ctx.facts.scalars, ctx.facts.shapes
         self.primal_for: dict[int, list] = {}  # statements whose primal the lowering rewrites
+        self.at = None  # the statement being lowered
 
     # --- statements ---
 
@@ -80,6 +83,7 @@ class Lowering:
         targets = [n.id for t in stmt.targets for n in A.walk(t) if isinstance(n, gast.Name)]
         if not any(t in self.active for t in targets):
             return None
+        self.at = stmt  # (where a refusal points when a rewritten value has no line)
         target = stmt.targets[0]
         if is_checkpointed_loop(stmt.value):
             return self.checkpointed_loop(stmt)
@@ -110,6 +114,8 @@ class Lowering:
             if isinstance(value, gast.Dict) and any(k is None for k in value.keys):
                 raise error_at(value, self.ctx, "'**' in a dict of differentiated values is not "
                                "supported", "write the keys out")
+            if self.is_complex(target, value):
+                raise self.complex_refusal(value, "a tuple, list or dict of values")
             return self.container(target, value)
         if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult) \
                 and isinstance(value.left, gast.Name) and isinstance(value.right, gast.Name) \
@@ -157,13 +163,20 @@ class Lowering:
     # --- rules ---
 
     def rule(self, key, args, keywords, target: str, node, spelled: str = "") -> list:
-        """The rule of ``key`` bound to the call site, then instantiated by the mode."""
+        """The rule of ``key`` bound to the call site, then instantiated by the mode (where a
+        value it reads or makes may be complex, its rule for complex values: ``of_complex``,
+        or its own where that serves them, ``COMPLEX_READY``; else refused here)."""
         try:
             rule = self.rules.get(key)
+            ready = rule is not None and key in COMPLEX_READY
         except TypeError:  # unhashable
             rule = None
         if rule is None:
             raise no_rule(node, self.ctx, key, spelled, self.mode)
+        if self.is_complex(target, *args, *keywords.values()):
+            rule = self.complex_rules.get(key) or (rule if ready else None)
+            if rule is None:
+                raise self.complex_refusal(node, spelled or key_name(key))
         try:
             bound = bind_call(rule, args, keywords)
         except TypeError as e:
@@ -171,6 +184,25 @@ class Lowering:
                            f"not accept these arguments: {e}", "pass only the arguments the "
                            f"rule lists ({', '.join(rule.params[1:])})") from e
         return self.apply_rule(rule, bound, target, node)
+
+    def is_complex(self, *values) -> bool:
+        """Whether one of ``values`` (names, or expressions) may be complex (facts.complex)."""
+        found = self.ctx.facts.complex
+        return bool(found) and any(
+            isinstance(n, gast.Name) and n.id in found or isinstance(n, gast.Constant)
+            and isinstance(n.value, complex) for v in values
+            for n in (A.walk(v) if isinstance(v, gast.AST) else [A.name(v)]))
+
+    def complex_refusal(self, node, what: str) -> TranspileError:
+        """The error for ``what`` (an operation, a helper) given or making a complex value."""
+        if not getattr(node, "lineno", 0) and self.at is not None:
+            node = self.at
+        return error_at(node, self.ctx, f"complex numbers are not supported yet by {what}: a "
+                        "value it reads or makes may be complex here, and its rule is written "
+                        "for real values", "compute with the operations that take complex "
+                        "values (arithmetic, np.exp, np.abs, np.real, np.imag, np.conj, np.angle, "
+                        "sums, indexing, the np.fft transforms: see the README), or on the real "
+                        "and imaginary parts as two real values")
 
     # --- calls of the user's functions ---
 
@@ -195,6 +227,8 @@ class Lowering:
         active = [p for p, node in arguments.items()
                   if any(self.differentiated(n.id) for n in A.walk(node)
                          if isinstance(n, gast.Name))]
+        if self.is_complex(target, *(arguments[p] for p in active)):
+            raise self.complex_refusal(call, f"a call of {func.__qualname__} (not inlined)")
         for p in active:
             if not isinstance(arguments[p], gast.Name):
                 raise error_at(call, self.ctx, f"argument '{p}' of {func.__name__} must be a "

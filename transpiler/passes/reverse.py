@@ -39,7 +39,8 @@ from transpiler.naming import function_name
 from transpiler.passes import checkpoint, contexts, tape
 from transpiler.passes.lower import Lowering, is_setitem, refuse_discarded_calls
 from transpiler.passes.ssa import stored_names
-from transpiler.rules.registry import ADJOINTS
+from transpiler.rules.complex_rules import REAL_PARTIALS
+from transpiler.rules.registry import ADJOINTS, COMPLEX_ADJOINTS
 from transpiler.templates import instantiate
 
 
@@ -130,6 +131,7 @@ class _Reverse(Lowering):
     assignment is the partials of its arguments (Assigns annotated ACCUMULATE)."""
 
     rules, mode, derivative = ADJOINTS, "reverse", "gradient"
+    complex_rules = COMPLEX_ADJOINTS
 
     def __init__(self, ctx, active: set[str], primal: list, params: set[str]):
         super().__init__(ctx, active)
@@ -387,6 +389,8 @@ class _Reverse(Lowering):
         partials = instantiate(rule, bound, target, self.grad_of, ctx.namer.fresh, ctx.bind,
                                self.scalars, frozenset(self.ones), self.temporaries,
                                self.shapes.same, self.floats)
+        if self.is_complex(target, *bound.values()):
+            self.real_parts(partials, bound)
         if any(isinstance(s.value, gast.Name) and s.value.id in self.parameters
                for s in partials if isinstance(s, gast.Assign)):
             ctx.gradient_aliases = True  # (a partial is the caller's array: see finalize)
@@ -399,6 +403,20 @@ class _Reverse(Lowering):
         zeros = [marker(Anno.ZERO, (self.grad_of(a), a), node) for a in sorted(arguments)
                  if self.grad_of(a) and self.grad_of(a) not in written]
         return partials + zeros
+
+    def real_parts(self, partials: list, bound: dict) -> None:
+        """Where a real value meets a complex one (``z = x * 1j``), ``x``'s gradient is the
+        real part of its partial (``dL/dx``; the imaginary part belongs to no value):
+        ``bx = np.real(bz * 1j)``. (The convention: rules/complex_rules.py.)"""
+        real = {self.grad_of(n.id) for v in bound.values() for n in A.walk(v)
+                if isinstance(n, gast.Name) and self.grad_of(n.id) and not self.is_complex(n)}
+        for stmt in partials:
+            if hasanno(stmt, Anno.ACCUMULATE) and A.target_name(stmt) in real and not (
+                    isinstance(stmt.value, gast.Call)
+                    and getanno(stmt.value, Anno.FUNC) in REAL_PARTIALS):
+                stmt.value = A.call(A.dotted(f"{self.ctx.bind('np', np)}.real"), stmt.value)
+                setanno(stmt.value, Anno.FUNC, np.real)
+                setanno(stmt.value, Anno.PURE)
 
     def shape_from_parameters(self, partials: list) -> None:
         """``rt.unreduce(g, _t2)`` -> ``rt.unreduce(g, x)`` when ``_t2`` has parameter ``x``'s

@@ -2,6 +2,7 @@
 
 from transpiler.rules import (  # noqa: F401
     builtin_rules,
+    complex_rules,
     container_rules,
     custom,
     linalg_rules,

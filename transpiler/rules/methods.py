@@ -18,7 +18,7 @@ METHODS = {
     "transpose": np.transpose, "reshape": np.reshape, "swapaxes": np.swapaxes,
     "copy": np.copy, "ravel": np.ravel, "flatten": np.ravel, "squeeze": np.squeeze,
     "clip": np.clip, "repeat": np.repeat, "take": np.take, "astype": np.ndarray.astype,
-    "view": np.ndarray.view,
+    "view": np.ndarray.view, "conj": np.conjugate, "conjugate": np.conjugate,
     "get": dict.get, "values": rt.values, "items": rt.items, "keys": rt.keys,
 }
 PACKED = frozenset({"transpose", "reshape"})

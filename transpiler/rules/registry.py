@@ -88,6 +88,10 @@ def namespace_of(template: Callable) -> ChainMap:
 
 ADJOINTS: dict[Any, Rule] = {}
 TANGENTS: dict[Any, Rule] = {}
+# the rules of functions whose derivative differs for a complex argument (np.abs): chosen where
+# an argument may be complex (transpiler/rules/complex_rules.py)
+COMPLEX_ADJOINTS: dict[Any, Rule] = {}
+COMPLEX_TANGENTS: dict[Any, Rule] = {}
 NEEDS_NEWER: dict[str, str] = {}  # 'math.exp2' -> 'Python 3.11': rules this interpreter lacks
 REQUIREMENTS: dict[str, str] = {}  # every rule registered only where its function exists
 
@@ -196,14 +200,16 @@ def _registrar(table: dict, keys: tuple, forward: bool) -> Callable[[Callable], 
     return register
 
 
-def adjoint(*keys) -> Callable[[Callable], Callable]:
-    """Register the decorated template as the adjoint (reverse-mode) rule of every key."""
-    return _registrar(ADJOINTS, keys, forward=False)
+def adjoint(*keys, of_complex: bool = False) -> Callable[[Callable], Callable]:
+    """Register the decorated template as the adjoint (reverse-mode) rule of every key (with
+    ``of_complex``: its rule where an argument is complex, complex_rules.py)."""
+    return _registrar(COMPLEX_ADJOINTS if of_complex else ADJOINTS, keys, forward=False)
 
 
-def tangent(*keys) -> Callable[[Callable], Callable]:
-    """Register the decorated template as the tangent (forward-mode) rule of every key."""
-    return _registrar(TANGENTS, keys, forward=True)
+def tangent(*keys, of_complex: bool = False) -> Callable[[Callable], Callable]:
+    """Register the decorated template as the tangent (forward-mode) rule of every key (with
+    ``of_complex``: its rule where an argument is complex)."""
+    return _registrar(COMPLEX_TANGENTS if of_complex else TANGENTS, keys, forward=True)
 
 
 def is_user_function(func) -> bool:

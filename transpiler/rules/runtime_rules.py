@@ -690,3 +690,35 @@ def tan_unlinspace(ans, g, start, stop, num, endpoint, retstep, axis, like):
 @tangent(rt.unarange)
 def tan_unarange(ans, g, start, step, like):
     d[ans] = rt.unarange(d[g], start, step, like)
+
+
+# --- the FFT adjoints (runtime/spectral.py): each the transpose of the other ------------------
+
+@adjoint(rt.fitted)  # crops or pads: the transpose pads or crops back
+def adj_fitted(ans, t, like):
+    d[t] = rt.fitted(d[ans], t)
+
+
+@tangent(rt.fitted)
+def tan_fitted(ans, t, like):
+    d[ans] = rt.fitted(d[t], like)
+
+
+@adjoint(rt.unrfftn)  # the transpose of rfftn's adjoint is rfftn (on a complex gradient too)
+def adj_unrfftn(ans, g, a, s=None, axes=None, norm=None):
+    d[g] = rt.fitted(np.fft.fftn(d[ans], s, axes, norm), g)
+
+
+@tangent(rt.unrfftn)
+def tan_unrfftn(ans, g, a, s=None, axes=None, norm=None):
+    d[ans] = rt.unrfftn(d[g], a, s, axes, norm)
+
+
+@adjoint(rt.unirfftn)  # the transpose of irfftn's adjoint is irfftn
+def adj_unirfftn(ans, g, c, s=None, axes=None, norm=None):
+    d[g] = np.fft.irfftn(d[ans], s, axes, norm)
+
+
+@tangent(rt.unirfftn)
+def tan_unirfftn(ans, g, c, s=None, axes=None, norm=None):
+    d[ans] = rt.unirfftn(d[g], c, s, axes, norm)

@@ -1,0 +1,98 @@
+"""The adjoints of the FFTs that are not an FFT call as they stand: a length changed by ``n=``
+or ``s=``, and the real transforms.
+
+The convention (transpiler/rules/complex_rules.py): the gradient of a real loss ``L`` at a
+complex value ``z = x + iy`` is ``dL/dx - i dL/dy``, so the adjoint of a linear map is its
+transpose, not its conjugate transpose. A DFT matrix is symmetric: the adjoint of ``fft`` is
+``fft`` and of ``ifft`` is ``ifft``, with the same ``norm``. What is left is here:
+
+- ``fitted(t, like)``: ``t`` cropped or padded with zeros to ``like``'s shape: the transpose of
+  the cropping or padding ``n=`` and ``s=`` make (its own transpose too);
+- ``unrfftn``: the adjoint of ``rfftn`` (and ``rfft``, ``rfft2``): the half spectrum padded
+  with zeros to the full length, then ``fftn``;
+- ``unirfftn``: the adjoint of ``irfftn`` (and ``irfft``, ``irfft2``), which reads each
+  coefficient and, but for the first and the Nyquist one, its conjugate: ``rfft`` of the
+  gradient, conjugated, weighted 1 or 2 and scaled by ``norm``, then ``ifftn`` over the other
+  axes.
+
+Each costs one FFT of the gradient: O(n log n).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def fitted(t, like):
+    """``t`` cropped or padded with zeros at the end of each axis to ``like``'s shape."""
+    shape = np.shape(like)
+    t = np.asarray(t)
+    if t.shape == shape:
+        return t
+    crop = tuple(slice(0, min(a, b)) for a, b in zip(t.shape, shape, strict=True))
+    if all(a >= b for a, b in zip(t.shape, shape, strict=True)):
+        return t[crop]
+    out = np.zeros(shape, t.dtype)
+    out[crop] = t[crop]
+    return out
+
+
+def _axes(ndim: int, s, axes) -> list[int]:
+    """The axes an n-dimensional FFT of an array of ``ndim`` dimensions transforms (NumPy's
+    defaults: the last ``len(s)``, or all), each in ``range(ndim)``."""
+    if axes is None:
+        axes = range(-len(s), 0) if s is not None else range(ndim)
+    return [int(a) % ndim for a in np.atleast_1d(axes)]
+
+
+def _scale(n: int, norm) -> float:
+    """The factor of an inverse transform of length ``n`` under ``norm``."""
+    if norm is None or norm == "backward":
+        return 1.0 / n
+    if norm == "ortho":
+        return 1.0 / math.sqrt(n)
+    if norm == "forward":
+        return 1.0
+    raise ValueError(f'norm must be "backward", "ortho" or "forward", not {norm!r}')
+
+
+def unrfftn(g, a, s=None, axes=None, norm=None):
+    """The adjoint of ``np.fft.rfftn(a, s, axes, norm)`` for ``a``, given the gradient ``g`` of
+    its result: ``g`` padded with zeros to the full length of the last axis, ``fftn`` over the
+    axes, fitted to ``a``'s shape (its real part: rfftn reads only the real part of ``a``)."""
+    g = np.asarray(g)
+    axes = _axes(np.ndim(a), s, axes)
+    last = axes[-1]
+    n = int(s[-1]) if s is not None else np.shape(a)[last]
+    full = list(g.shape)
+    full[last] = n
+    padded = np.zeros(full, np.result_type(g, complex))
+    keep = [slice(None)] * g.ndim
+    keep[last] = slice(0, min(n, g.shape[last]))
+    padded[tuple(keep)] = g[tuple(keep)]
+    return np.real(fitted(np.fft.fftn(padded, axes=axes, norm=norm), a))
+
+
+def unirfftn(g, c, s=None, axes=None, norm=None):
+    """The adjoint of ``np.fft.irfftn(c, s, axes, norm)`` for ``c``, given the (real) gradient
+    ``g`` of its result: along the last axis ``w_k * scale * conj(rfft(g))_k`` (``w_k`` is 1
+    for the first coefficient and, for an even length, the last, 2 otherwise: irfft reads the
+    others twice, as themselves and as their conjugates), then ``ifftn`` over the other axes,
+    fitted to ``c``'s shape."""
+    g = np.asarray(g)
+    axes = _axes(np.ndim(c), s, axes)
+    last = axes[-1]
+    n = g.shape[last]
+    half = np.conj(np.fft.rfft(g, axis=last))
+    weights = np.full(n // 2 + 1, 2.0)
+    weights[0] = 1.0
+    if n % 2 == 0:
+        weights[-1] = 1.0
+    shape = [1] * g.ndim
+    shape[last] = n // 2 + 1
+    half = half * (weights * _scale(n, norm)).reshape(shape)
+    if len(axes) > 1:
+        half = np.fft.ifftn(half, axes=axes[:-1], norm=norm)
+    return fitted(half, c)

@@ -1,0 +1,89 @@
+"""Specs of the complex rules and the FFTs (rules/complex_rules.py).
+
+Arguments are real; complex values are made inside (``a + 1j * b``), and each expression is a
+real function of them, so the finite differences in ``a`` and ``b`` check a rule in the real and
+the imaginary direction of its complex argument. A complex result is read through ``np.real``
+of its product with ``0.6 - 0.8j`` (both parts, in proportions no rule could get right by
+chance).
+"""
+
+import numpy as np
+
+from tests.rule_specs.common import AWAY, SCALAR2, OpSpec
+
+W = "(0.6 - 0.8j)"  # a complex result is read as np.real(result * W)
+PAIR = (((), ()), ((3,), (3,)), ((2, 3), (2, 3)))
+VEC8 = (((8,),), ((7,),))
+VEC8_2 = (((8,), (8,)), ((7,), (7,)))
+MAT = (((4, 6),), ((3, 4, 5),))
+MAT_2 = (((4, 6), (4, 6)), ((3, 4, 5), (3, 4, 5)))
+HALF_2 = (((5,), (5,)), ((4,), (4,)))  # a half spectrum: irfft's argument
+HALF_MAT_2 = (((4, 4), (4, 4)), ((3, 4, 3), (3, 4, 3)))
+
+
+def _fft(name: str, args: str, shapes, nargs: int = 1, real_input: bool = False) -> OpSpec:
+    """A spec of ``np.fft.<name>``: of ``a`` (real), or of ``a + 1j * b``."""
+    z = "a" if nargs == 1 else "(a + 1j * b)"
+    return OpSpec(getattr(np.fft, name), f"np.real(np.fft.{name}({z}{args}) * {W})", nargs,
+                  shapes=shapes)
+
+
+SPECS = [
+    # real and imaginary parts, modulus and argument, of complex and of real values
+    OpSpec(np.real, f"np.real(np.exp(1j * a) * b * {W})", 2, shapes=PAIR),
+    OpSpec(np.real, "np.real(a) * b", 2, shapes=PAIR),
+    OpSpec(np.ndarray.real, "z = np.exp(1j * a) * b; z.real", 2, shapes=PAIR[1:]),
+    OpSpec(np.imag, "np.imag(np.exp(1j * a) * b)", 2, shapes=PAIR),
+    OpSpec(np.imag, "np.imag(a) + b", 2, shapes=PAIR),
+    OpSpec(np.ndarray.imag, "z = np.exp(1j * a) * b; z.imag", 2, shapes=PAIR[1:]),
+    OpSpec(complex, "abs(complex(a, b) ** 2 + 1.0)", 2, shapes=SCALAR2),
+    OpSpec(complex, "np.real(complex(a, b) * complex(b, 1.0) * (0.6 - 0.8j))", 2,
+           shapes=SCALAR2),
+    OpSpec(np.abs, "np.abs(a + 1j * b)", 2, AWAY, PAIR, signed=(0, 1)),
+    OpSpec(np.abs, "np.abs(np.exp(1j * a) * b) ** 2", 2, shapes=PAIR),
+    OpSpec(abs, "abs(a + 1j * b)", 2, AWAY, SCALAR2, signed=(0, 1)),
+    OpSpec(np.angle, "np.angle(a + 1j * b)", 2, AWAY, PAIR, signed=(0, 1)),
+    OpSpec(np.angle, "np.angle(a - 1j * b, deg=True)", 2, AWAY, PAIR, signed=(0, 1)),
+    OpSpec(np.angle, "np.angle(a) + b", 2, AWAY, PAIR, signed=(0,)),  # real: constant
+    OpSpec(np.conjugate, f"np.real(np.conjugate(np.exp(1j * a) * b) * {W})", 2, shapes=PAIR),
+    # the FFTs, of real and of complex values, every norm, lengths cropped and padded
+    _fft("fft", "", VEC8),
+    _fft("fft", "", VEC8_2, 2),
+    _fft("fft", ", 5", VEC8),
+    _fft("fft", ", 12, -1, 'ortho'", VEC8_2, 2),
+    _fft("fft", ", None, 0, 'forward'", MAT),
+    _fft("ifft", "", VEC8_2, 2),
+    _fft("ifft", ", 6, 0", MAT),
+    _fft("ifft", ", 11, -1, 'ortho'", VEC8),
+    _fft("fft2", "", MAT),
+    _fft("fft2", ", (3, 8), (0, 1), 'ortho'", MAT_2, 2),
+    _fft("ifft2", ", None, (0, -1), 'forward'", MAT_2, 2),
+    _fft("ifft2", ", (5, 5)", MAT),
+    _fft("fftn", "", MAT_2, 2),
+    _fft("fftn", ", (3, 7), (0, 1)", MAT),
+    _fft("ifftn", ", None, (1,), 'ortho'", MAT_2, 2),
+    _fft("ifftn", ", (2, 6), (-2, -1)", MAT),
+    _fft("rfft", "", VEC8),
+    _fft("rfft", ", 6, -1, 'ortho'", VEC8),
+    _fft("rfft", ", 11, 0, 'forward'", MAT),
+    _fft("rfft2", "", MAT),
+    _fft("rfft2", ", (3, 7), (0, 1), 'ortho'", MAT),
+    _fft("rfftn", "", MAT),
+    _fft("rfftn", ", (6, 3), (1, 0)", MAT),
+    OpSpec(np.fft.irfft, "np.fft.irfft(a + 1j * b)", 2, shapes=HALF_2),
+    OpSpec(np.fft.irfft, "np.fft.irfft(a + 1j * b, 7, -1, 'ortho')", 2, shapes=HALF_2),
+    OpSpec(np.fft.irfft, "np.fft.irfft(a + 1j * b, 10, 0, 'forward')", 2,
+           shapes=HALF_MAT_2),
+    OpSpec(np.fft.irfft2, "np.fft.irfft2(a + 1j * b)", 2, shapes=HALF_MAT_2),
+    OpSpec(np.fft.irfft2, "np.fft.irfft2(a - 1j * b, (5, 5), (0, 1), 'ortho')", 2,
+           shapes=HALF_MAT_2),
+    OpSpec(np.fft.irfftn, "np.fft.irfftn(a + 1j * b)", 2, shapes=HALF_MAT_2),
+    OpSpec(np.fft.irfftn, "np.fft.irfftn(a + 1j * b, (3, 6), (0, 1), 'forward')", 2,
+           shapes=HALF_MAT_2),
+    OpSpec(np.fft.fftshift, "np.fft.fftshift(a) * b", 2, shapes=(((7,), (7,)), ((4, 5), (4, 5)))),
+    OpSpec(np.fft.fftshift, f"np.real(np.fft.fftshift(np.fft.fft(a), 0) * {W})", 1,
+           shapes=(((6,),), ((4, 5),))),
+    OpSpec(np.fft.ifftshift, "np.fft.ifftshift(a, (0, 1)) * b", 2, shapes=(((4, 5), (4, 5)),)),
+    OpSpec(np.fft.ifftshift, f"np.real(np.fft.ifftshift(np.fft.fft(a)) * {W})", 1,
+           shapes=(((7,),),)),
+]

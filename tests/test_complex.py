@@ -1,0 +1,275 @@
+"""Complex numbers inside real functions (rules/complex_rules.py): the convention, functions
+written as users write them, checked against finite differences in every mode, what is refused,
+and a walk over every rule-table case with a complex argument (right, or refused at its line:
+never a real rule given a complex value)."""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+from tests.test_rules import CASES, _seed, make_args
+from tests.util import central_differences, make, run_readme_block
+from transpiler import TranspileError, grad, hessian, hvp, jvp, value_and_grad, vjp
+from transpiler.checking import numeric_grad
+
+# --- functions written as users write them ---------------------------------------------------
+
+USER = """
+def transfer_fit(p, w, measured):
+    k, tau, zeta = p[0], p[1], p[2]
+    s = 1j * w
+    H = k / (tau * tau * s * s + 2.0 * zeta * tau * s + 1.0)
+    return np.sum(np.abs(H - measured) ** 2)
+
+def band_power(x):
+    X = np.fft.rfft(x, norm="ortho")
+    return np.sum(np.abs(X[1:6]) ** 2) / np.sum(np.abs(X) ** 2)
+
+def spectral_derivative(u):
+    n = u.shape[0]
+    k = np.fft.fftfreq(n, d=1.0 / n)
+    du = np.real(np.fft.ifft(1j * k * np.fft.fft(u)))
+    return np.sum(du ** 2 * np.cos(u))
+
+def fft_convolve(x, h):
+    n = x.shape[0] + h.shape[0] - 1
+    y = np.fft.irfft(np.fft.rfft(x, n) * np.fft.rfft(h, n), n)
+    return np.sum(np.tanh(y) * np.arange(n))
+
+def oscillator_amplitude(c, k, f0):
+    total = 0.0
+    for w in (0.5, 1.0, 1.5, 2.0):
+        z = f0 / (k - w * w + 1j * c * w)
+        total = total + np.abs(z) + np.angle(z) * 0.1
+    return total
+
+def image_smooth(img, sigma):
+    F = np.fft.fftshift(np.fft.fft2(img))
+    ky, kx = np.meshgrid(np.arange(-4, 4), np.arange(-3, 3), indexing="ij")
+    kernel = np.exp(-(kx * kx + ky * ky) * sigma)
+    out = np.fft.ifft2(np.fft.ifftshift(F * kernel))
+    return np.sum(out.real ** 2) + np.sum(np.imag(out) ** 2)
+
+def plane_wave(k, x):
+    field = np.exp(1j * k * x) * (1.0 + 0.5j * np.sin(x))
+    return np.sum(np.abs(field.conj() * field) * x)
+"""
+
+_rng = np.random.default_rng(7)
+_W = np.linspace(0.2, 3.0, 9)
+_MEASURED = 1.0 / (1.0 + 0.3j * _W)
+CASES_USER = [
+    ("transfer_fit", (np.array([1.2, 0.7, 0.4]), _W, _MEASURED), (0,)),
+    ("band_power", (_rng.normal(size=16),), (0,)),
+    ("spectral_derivative", (np.sin(np.linspace(0, 2 * np.pi, 12, endpoint=False)) +
+                             0.1 * _rng.normal(size=12),), (0,)),
+    ("fft_convolve", (_rng.normal(size=7), _rng.normal(size=4)), (0, 1)),
+    ("oscillator_amplitude", (0.3, 1.7, 0.9), (0, 1, 2)),
+    ("image_smooth", (_rng.normal(size=(8, 6)), 0.2), (0, 1)),
+    ("plane_wave", (0.8, np.linspace(0.0, 2.0, 5)), (0, 1)),
+]
+
+
+def _user(name: str):
+    return make(USER, name=name)
+
+
+def _fd(f, args: tuple, pos: int):
+    def at(v):
+        return f(*args[:pos], v, *args[pos + 1:])
+    return central_differences(at, args[pos])
+
+
+@pytest.mark.parametrize("name, args, wrt", CASES_USER, ids=[c[0] for c in CASES_USER])
+def test_real_functions_of_complex_values_match_finite_differences(name, args, wrt):
+    f = _user(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (a ComplexWarning: a real rule saw a complex value)
+        got = grad(f, wrt=wrt if len(wrt) > 1 else wrt[0])(*args)
+    got = got if len(wrt) > 1 else (got,)
+    for pos, g in zip(wrt, got, strict=True):
+        assert np.shape(g) == np.shape(args[pos]) and not np.iscomplexobj(g)
+        np.testing.assert_allclose(g, _fd(f, args, pos), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("name, args, wrt", CASES_USER, ids=[c[0] for c in CASES_USER])
+def test_forward_mode_and_hvp_of_complex_values(name, args, wrt):
+    f = _user(name)
+    pos = wrt[0]
+    direction = np.cos(np.arange(np.size(args[pos])) + 1.0).reshape(np.shape(args[pos]))
+    if np.ndim(args[pos]) == 0:
+        direction = 0.7
+    tangents = tuple(direction if i == pos else None for i in range(len(args)))
+    _, tangent = jvp(f, args, tangents)
+    expected = np.sum(_fd(f, args, pos) * direction)
+    assert abs(tangent - expected) < 1e-6 * max(1.0, abs(expected))
+
+    def gradient(v):  # the gradient at args with argument pos = v, by the compiled reverse mode
+        return grad(f, wrt=pos)(*args[:pos], v, *args[pos + 1:])
+    h = 1e-5
+    up = gradient(args[pos] + h * direction)
+    down = gradient(args[pos] - h * direction)
+    np.testing.assert_allclose(hvp(f, wrt=pos)(*args, direction), (up - down) / (2 * h),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_the_readme_s_complex_block_prints_what_it_says(capsys):
+    run_readme_block("# Complex numbers", capsys)
+
+
+def test_the_gradient_of_an_fft_is_an_fft():
+    f = make("def f(x):\n    X = np.fft.fft(x)\n    return np.sum(np.abs(X) ** 2)\n")
+    source = grad(f).source_for(np.ones(8))
+    assert "bx = np.real(np.fft.fft(bX))" in source
+    assert "np.conjugate(X)" in source
+
+
+def test_a_hessian_through_an_fft():
+    f = _user("band_power")
+    x = _rng.normal(size=6)
+    H = hessian(f)(x)
+    g = grad(f)
+    expected = np.array([(g(x + 1e-5 * e) - g(x - 1e-5 * e)) / 2e-5 for e in np.eye(6)])
+    np.testing.assert_allclose(H, expected, rtol=1e-5, atol=1e-6)
+
+
+# --- the convention ----------------------------------------------------------------------------
+
+def test_a_real_variable_gets_the_real_part_of_its_partial():
+    f = make("def f(x):\n    z = x * (2.0 + 3.0j)\n    return np.real(z * z)\n")
+    # z * z = x^2 (4 - 9 + 12j): real part -5 x^2, derivative -10 x
+    assert grad(f)(0.5) == pytest.approx(-5.0)
+    assert "bx = np.real(" in grad(f).source_for(0.5)
+    v, g = value_and_grad(f)(0.5)
+    assert v == pytest.approx(-1.25) and g == pytest.approx(-5.0)
+
+
+def test_jax_s_convention_on_intermediates():
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+    jax.config.update("jax_enable_x64", True)
+    ours = make("""
+def loss(x, y):
+    z = x + 1j * y
+    w = np.exp(z) * np.conjugate(z) + np.abs(z) * np.angle(z)
+    return np.real(w) + np.imag(w * w)
+""")
+
+    def theirs(x, y):
+        z = x + 1j * y
+        w = jnp.exp(z) * jnp.conjugate(z) + jnp.abs(z) * jnp.angle(z)
+        return jnp.real(w) + jnp.imag(w * w)
+    for x, y in ((0.3, 0.7), (-1.2, 0.4), (2.0, -0.5), (0.1, 0.1), (-0.8, -1.5)):
+        np.testing.assert_allclose(grad(ours, wrt=(0, 1))(x, y),
+                                   jax.grad(theirs, argnums=(0, 1))(x, y), rtol=1e-12)
+
+
+# --- what is refused, at its line ---------------------------------------------------------------
+
+REFUSED = [
+    ("def f(x):\n    z = x * 1j\n    return np.sum(np.abs(np.sinc(z)))\n", 3, "np.sinc"),
+    ("def f(x):\n    z = np.exp(1j * x)\n    return np.linalg.norm(np.linalg.solve(np.eye(2) * z, "
+     "np.ones(2)))\n", 3, "np.linalg."),
+    ("def f(x):\n    z = np.fft.fft(x)\n    return np.sum(np.abs(z))\n\n"
+     "def g(x):\n    return np.fft.fft(x)\n", None, None),
+]
+
+
+def test_an_operation_without_a_complex_rule_is_refused_at_its_line():
+    for source, line, what in REFUSED[:2]:
+        f = make(source)
+        for call in (lambda f=f: grad(f)(np.array([0.3, 0.5])),
+                     lambda f=f: jvp(f, (np.array([0.3, 0.5]),), (np.ones(2),))):
+            with pytest.raises(TranspileError, match=f"not supported yet by {re.escape(what)}") \
+                    as e:
+                call()
+            assert e.value.lineno == line
+
+
+def test_complex_results_of_grad_vjp_and_helpers_are_refused():
+    g = make("def g(x):\n    return np.fft.fft(x)\n")
+    x = np.array([0.3, 0.5, 0.1])
+    with pytest.raises(TranspileError, match="grad needs a real-valued function"):
+        grad(make("def f(x):\n    return np.sum(np.fft.fft(x))\n"))(x)
+    with pytest.raises(TranspileError, match="given to vjp"):
+        vjp(g, x)
+    value, tangent = jvp(g, (x,), (np.ones(3),))  # (jvp of a complex-valued function: fine)
+    np.testing.assert_allclose(tangent, np.fft.fft(np.ones(3)))
+    big = "\n".join(f"    y = y + np.sin(y) * {i}" for i in range(30))
+    helper = make(f"def h(x):\n    y = np.fft.fft(x)\n{big}\n    return y\n\n"
+                  "def f(x):\n    return np.sum(np.abs(h(x)))\n")
+    with pytest.raises(TranspileError, match="complex"):
+        grad(helper)(x)
+
+
+# --- every rule-table case, given a complex argument -------------------------------------------
+
+def _complex_case(spec, shapes):
+    """The case's function with its first argument made complex (``a * (1 + 0.5j)``), read
+    through the real part of its product with ``0.6 - 0.8j``; None where the case has no
+    differentiated first argument or NumPy refuses complex values there."""
+    if 0 in spec.bools or spec.nargs == 0:
+        return None
+    seed = _seed(f"{spec.expr}-{shapes}")
+    args = make_args(spec, shapes, seed)
+    if not (isinstance(args[0], float) or isinstance(args[0], np.ndarray)):
+        return None
+    *statements, expr = re.sub(r"\ba\b", "(a * (1.0 + 0.5j))", spec.expr).split("; ")
+    from tests.rule_specs import ARG_NAMES, SPEC_GLOBALS
+    names = ARG_NAMES[:len(args)]
+    scope = {n: a.copy() if isinstance(a, np.ndarray) else a
+             for n, a in zip(names, args, strict=True)} | dict(SPEC_GLOBALS)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            exec("\n".join(statements), scope)
+            value = eval(expr, scope)
+            if not np.iscomplexobj(value) and not np.isrealobj(value):
+                return None
+    except Exception:  # (NumPy or Python refuses complex values there)
+        return None
+    u = np.cos(np.arange(np.size(value)) + 0.5).reshape(np.shape(value))
+    prelude = "".join(f"    {line}\n" for line in statements)
+    body = f"np.real(np.sum(({expr}) * u) * (0.6 - 0.8j))"
+    f = make(f"def f({', '.join(names)}):\n{prelude}    return {body}\n", u=u, **SPEC_GLOBALS)
+    return f, args, spec.diff_positions
+
+
+@pytest.mark.parametrize("spec, shapes", [c for c in CASES if not c.marks])
+def test_no_real_rule_receives_a_complex_value(spec, shapes):
+    _right_or_refused(spec, shapes)
+
+
+def _right_or_refused(spec, shapes) -> None:
+    """The case with a complex first argument compiles to the gradient finite differences
+    give, or is refused at a line of its function (about 380 cases compile, 1,460 refuse)."""
+    case = _complex_case(spec, shapes)
+    if case is None:
+        return
+    f, args, wrt = case
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = grad(f, wrt=wrt if len(wrt) > 1 else wrt[0])(*args)
+    except TranspileError as e:
+        assert e.lineno is not None and e.lineno >= 2  # (refused at a line of the function)
+        return
+    got = got if len(wrt) > 1 else (got,)
+    for pos, g in zip(wrt, got, strict=True):
+        np.testing.assert_allclose(g, numeric_grad(f, args, pos), rtol=1e-4, atol=1e-5,
+                                   err_msg=f"{spec.expr} at {shapes}, argument {pos}")
+
+
+def test_the_walk_finds_a_real_rule_given_a_complex_value(monkeypatch):
+    from transpiler.passes import lower
+    from transpiler.rules.complex_rules import COMPLEX_READY
+    from transpiler.rules.registry import COMPLEX_ADJOINTS
+    monkeypatch.setattr(lower, "COMPLEX_READY", COMPLEX_READY | {np.abs})  # sign(z) * g
+    monkeypatch.delitem(COMPLEX_ADJOINTS, np.abs)
+    spec, shapes = next(c.values for c in CASES if c.values[0].expr == "np.absolute(a)")
+    with pytest.raises(AssertionError, match="Not equal to tolerance"):
+        _right_or_refused(spec, shapes)

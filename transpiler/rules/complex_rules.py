@@ -1,0 +1,303 @@
+"""Complex numbers: the convention, the rules that differ for complex values, and the FFTs.
+
+**The convention** (JAX's): the gradient of a real loss ``L`` at a complex value
+``z = x + iy`` is ``dL/dx - i dL/dy``. So ``grad`` of ``|z|**2`` at ``3 + 4j`` is ``6 - 8j``,
+and for a holomorphic ``f`` the adjoint of ``w = f(z)`` is ``bz = bw * f'(z)``: the real rule,
+as written. The rules of holomorphic operations (arithmetic, ``exp``, ``log``, ``sin``, sums,
+indexing, reshaping: ``COMPLEX_READY``) therefore serve complex values unchanged, and a linear
+map's adjoint is its transpose (not its conjugate transpose): a DFT matrix is symmetric, so the
+adjoint of ``fft`` is ``fft``.
+
+Three things make it whole, each in one place:
+
+- the functions whose derivative differs for a complex argument (``abs``, ``np.angle``,
+  ``np.imag``) have a second rule here, registered ``of_complex=True``; the lowering takes it
+  where an argument may be complex (``facts.complex``, computed by passes/check_kinds.py), and
+  refuses, at its line, any other operation that would see a complex value
+  (passes/lower.py ``Lowering.rule``);
+- where a real value meets a complex one (``x * 1j``, ``np.fft.fft(x)``), the real value's
+  gradient is the real part of its partial (``dL/dx`` alone): the reverse pass wraps that
+  partial in ``np.real`` (passes/reverse.py), which is why a real argument gets a real gradient;
+- the FFT adjoints that are not one FFT call (a length changed by ``n=``/``s=``, the real
+  transforms) are runtime/spectral.py's.
+"""
+
+import builtins
+import operator
+
+import gast
+import numpy as np
+
+import runtime as rt
+from transpiler.rules.registry import adjoint, d, tangent
+
+# --- the conjugate pair of views: real and imaginary parts -------------------------------------
+
+@adjoint(np.real, np.ndarray.real)
+def adj_real(ans, val):
+    d[val] = d[ans]
+
+
+@tangent(np.real, np.ndarray.real)
+def tan_real(ans, val):
+    d[ans] = np.real(d[val])
+
+
+@adjoint(np.imag, np.ndarray.imag)
+def adj_imag(ans, val):
+    d[val] = rt.zeros_like_grad(val)  # (a real value's imaginary part: zeros)
+
+
+@tangent(np.imag, np.ndarray.imag)
+def tan_imag(ans, val):
+    d[ans] = rt.zeros_like_grad(ans)
+
+
+@adjoint(np.imag, np.ndarray.imag, of_complex=True)
+def adj_imag_complex(ans, val):
+    d[val] = -1j * d[ans]
+
+
+@tangent(np.imag, np.ndarray.imag, of_complex=True)
+def tan_imag_complex(ans, val):
+    d[ans] = np.imag(d[val])
+
+
+@adjoint(complex)
+def adj_complex(ans, real=0.0, imag=0.0):
+    d[real] = d[ans]
+    d[imag] = 1j * d[ans]
+
+
+@tangent(complex)
+def tan_complex(ans, real=0.0, imag=0.0):
+    d[ans] = d[real]
+    d[ans] = 1j * d[imag]
+
+
+# --- modulus and argument ----------------------------------------------------------------------
+
+@adjoint(np.abs, builtins.abs, of_complex=True)
+def adj_abs_complex(ans, x):
+    d[x] = d[ans] * np.conjugate(x) / np.where(ans == 0.0, 1.0, ans)  # (0 at 0)
+
+
+@tangent(np.abs, builtins.abs, of_complex=True)
+def tan_abs_complex(ans, x):
+    d[ans] = np.real(np.conjugate(x) * d[x]) / np.where(ans == 0.0, 1.0, ans)
+
+
+@adjoint(np.angle)
+def adj_angle(ans, z, deg=False):
+    d[z] = rt.zeros_like_grad(z)  # (a real value's angle, 0 or pi, is constant)
+
+
+@tangent(np.angle)
+def tan_angle(ans, z, deg=False):
+    d[ans] = rt.zeros_like_grad(ans)
+
+
+@adjoint(np.angle, of_complex=True)
+def adj_angle_complex(ans, z, deg=False):
+    r2 = np.real(z * np.conjugate(z))
+    d[z] = -1j * d[ans] * (180.0 / np.pi if deg else 1.0) * np.conjugate(z) \
+        / np.where(r2 == 0.0, 1.0, r2)
+
+
+@tangent(np.angle, of_complex=True)
+def tan_angle_complex(ans, z, deg=False):
+    r2 = np.real(z * np.conjugate(z))
+    d[ans] = np.imag(np.conjugate(z) * d[z]) * (180.0 / np.pi if deg else 1.0) \
+        / np.where(r2 == 0.0, 1.0, r2)
+
+
+# --- the FFTs: the adjoint of a transform is the transform (a DFT matrix is symmetric) --------
+
+@adjoint(np.fft.fft)
+def adj_fft(ans, a, n=None, axis=-1, norm=None):
+    if n is None:
+        d[a] = np.fft.fft(d[ans], None, axis, norm)
+    else:
+        d[a] = rt.fitted(np.fft.fft(d[ans], None, axis, norm), a)
+
+
+@tangent(np.fft.fft)
+def tan_fft(ans, a, n=None, axis=-1, norm=None):
+    d[ans] = np.fft.fft(d[a], n, axis, norm)
+
+
+@adjoint(np.fft.ifft)
+def adj_ifft(ans, a, n=None, axis=-1, norm=None):
+    if n is None:
+        d[a] = np.fft.ifft(d[ans], None, axis, norm)
+    else:
+        d[a] = rt.fitted(np.fft.ifft(d[ans], None, axis, norm), a)
+
+
+@tangent(np.fft.ifft)
+def tan_ifft(ans, a, n=None, axis=-1, norm=None):
+    d[ans] = np.fft.ifft(d[a], n, axis, norm)
+
+
+@adjoint(np.fft.fft2)
+def adj_fft2(ans, a, s=None, axes=(-2, -1), norm=None):
+    if s is None:
+        d[a] = np.fft.fft2(d[ans], None, axes, norm)
+    else:
+        d[a] = rt.fitted(np.fft.fft2(d[ans], None, axes, norm), a)
+
+
+@tangent(np.fft.fft2)
+def tan_fft2(ans, a, s=None, axes=(-2, -1), norm=None):
+    d[ans] = np.fft.fft2(d[a], s, axes, norm)
+
+
+@adjoint(np.fft.ifft2)
+def adj_ifft2(ans, a, s=None, axes=(-2, -1), norm=None):
+    if s is None:
+        d[a] = np.fft.ifft2(d[ans], None, axes, norm)
+    else:
+        d[a] = rt.fitted(np.fft.ifft2(d[ans], None, axes, norm), a)
+
+
+@tangent(np.fft.ifft2)
+def tan_ifft2(ans, a, s=None, axes=(-2, -1), norm=None):
+    d[ans] = np.fft.ifft2(d[a], s, axes, norm)
+
+
+@adjoint(np.fft.fftn)
+def adj_fftn(ans, a, s=None, axes=None, norm=None):
+    if s is None:
+        d[a] = np.fft.fftn(d[ans], None, axes, norm)
+    else:  # (s given: the same axes, of those lengths already)
+        d[a] = rt.fitted(np.fft.fftn(d[ans], s, axes, norm), a)
+
+
+@tangent(np.fft.fftn)
+def tan_fftn(ans, a, s=None, axes=None, norm=None):
+    d[ans] = np.fft.fftn(d[a], s, axes, norm)
+
+
+@adjoint(np.fft.ifftn)
+def adj_ifftn(ans, a, s=None, axes=None, norm=None):
+    if s is None:
+        d[a] = np.fft.ifftn(d[ans], None, axes, norm)
+    else:
+        d[a] = rt.fitted(np.fft.ifftn(d[ans], s, axes, norm), a)
+
+
+@tangent(np.fft.ifftn)
+def tan_ifftn(ans, a, s=None, axes=None, norm=None):
+    d[ans] = np.fft.ifftn(d[a], s, axes, norm)
+
+
+@adjoint(np.fft.rfft)
+def adj_rfft(ans, a, n=None, axis=-1, norm=None):
+    if n is None:
+        d[a] = rt.unrfftn(d[ans], a, None, (axis,), norm)
+    else:
+        d[a] = rt.unrfftn(d[ans], a, (n,), (axis,), norm)
+
+
+@tangent(np.fft.rfft)
+def tan_rfft(ans, a, n=None, axis=-1, norm=None):
+    d[ans] = np.fft.rfft(d[a], n, axis, norm)
+
+
+@adjoint(np.fft.irfft)
+def adj_irfft(ans, a, n=None, axis=-1, norm=None):
+    if n is None:
+        d[a] = rt.unirfftn(d[ans], a, None, (axis,), norm)
+    else:
+        d[a] = rt.unirfftn(d[ans], a, (n,), (axis,), norm)
+
+
+@tangent(np.fft.irfft)
+def tan_irfft(ans, a, n=None, axis=-1, norm=None):
+    d[ans] = np.fft.irfft(d[a], n, axis, norm)
+
+
+@adjoint(np.fft.rfft2)
+def adj_rfft2(ans, a, s=None, axes=(-2, -1), norm=None):
+    d[a] = rt.unrfftn(d[ans], a, s, axes, norm)
+
+
+@adjoint(np.fft.rfftn)
+def adj_rfftn(ans, a, s=None, axes=None, norm=None):
+    d[a] = rt.unrfftn(d[ans], a, s, axes, norm)
+
+
+@tangent(np.fft.rfftn)
+def tan_rfftn(ans, a, s=None, axes=None, norm=None):
+    d[ans] = np.fft.rfftn(d[a], s, axes, norm)
+
+
+@tangent(np.fft.rfft2)
+def tan_rfft2(ans, a, s=None, axes=(-2, -1), norm=None):
+    d[ans] = np.fft.rfft2(d[a], s, axes, norm)
+
+
+@adjoint(np.fft.irfft2)
+def adj_irfft2(ans, a, s=None, axes=(-2, -1), norm=None):
+    d[a] = rt.unirfftn(d[ans], a, s, axes, norm)
+
+
+@adjoint(np.fft.irfftn)
+def adj_irfftn(ans, a, s=None, axes=None, norm=None):
+    d[a] = rt.unirfftn(d[ans], a, s, axes, norm)
+
+
+@tangent(np.fft.irfftn)
+def tan_irfftn(ans, a, s=None, axes=None, norm=None):
+    d[ans] = np.fft.irfftn(d[a], s, axes, norm)
+
+
+@tangent(np.fft.irfft2)
+def tan_irfft2(ans, a, s=None, axes=(-2, -1), norm=None):
+    d[ans] = np.fft.irfft2(d[a], s, axes, norm)
+
+
+@adjoint(np.fft.fftshift)
+def adj_fftshift(ans, x, axes=None):
+    d[x] = np.fft.ifftshift(d[ans], axes)
+
+
+@tangent(np.fft.fftshift)
+def tan_fftshift(ans, x, axes=None):
+    d[ans] = np.fft.fftshift(d[x], axes)
+
+
+@adjoint(np.fft.ifftshift)
+def adj_ifftshift(ans, x, axes=None):
+    d[x] = np.fft.fftshift(d[ans], axes)
+
+
+@tangent(np.fft.ifftshift)
+def tan_ifftshift(ans, x, axes=None):
+    d[ans] = np.fft.ifftshift(d[x], axes)
+
+
+# --- which rules serve complex values as written -----------------------------------------------
+
+_FFTS = (np.fft.fft, np.fft.ifft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn,
+         np.fft.rfft, np.fft.irfft, np.fft.rfft2, np.fft.irfft2, np.fft.rfftn, np.fft.irfftn,
+         np.fft.fftshift, np.fft.ifftshift)
+
+COMPLEX_READY = frozenset({
+    # holomorphic: bz = bw * f'(z), the real rule
+    gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.USub, gast.UAdd,
+    np.add, np.subtract, np.multiply, np.divide, np.power, np.negative, np.positive,
+    np.exp, np.expm1, np.log, np.log1p, np.log2, np.log10, np.sqrt, np.square, np.reciprocal,
+    np.sin, np.cos, np.tan, np.sinh, np.cosh, np.tanh, np.arcsin, np.arccos, np.arctan,
+    np.arctanh,
+    # linear: the transpose
+    np.sum, np.mean, np.cumsum, operator.getitem, np.reshape, np.ravel, np.transpose,
+    np.ndarray.T, np.roll, np.where, np.conjugate, complex, np.real, np.ndarray.real,
+    *_FFTS,
+    # the linear helpers of generated gradients (a gradient differentiated again: hvp)
+    rt.unbroadcast, rt.unreduce, rt.broadcast_like, rt.reduce_like, rt.unindex, rt.fitted,
+    rt.unrfftn, rt.unirfftn,
+})
+
+# functions whose partials are real whatever their arguments: not projected again
+REAL_PARTIALS = frozenset({np.real, rt.unrfftn})
