@@ -296,7 +296,8 @@ def grad_like(g, x):
         return g
     if is_array(x):
         if type(g) is not np.ndarray or g.dtype != x.dtype or not g.flags.writeable:
-            _refuse_complex(g)
+            if x.dtype.kind != "c":  # (a complex argument's gradient is complex: JAX's)
+                _refuse_complex(g)
             g = np.array(np.broadcast_to(g, x.shape), dtype=x.dtype)
         elif g.shape != x.shape:
             g = g.reshape(x.shape)

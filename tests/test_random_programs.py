@@ -177,6 +177,7 @@ class Gen:
         # their own too; a reduce needs a place its value is always computed (not ``guarded``)
         self.hof = random.Random(f"higher order {seed}")
         self.guarded = 0
+        self.cplx = random.Random(f"complex {seed}")  # complex intermediates: a stream too
 
     # -- names -------------------------------------------------------------------------------
     def fresh(self, prefix: str) -> str:
@@ -238,6 +239,9 @@ class Gen:
         d = depth - 1
         if kind in (NF, V3, M23) and "higher" not in self.disabled and self.hof.random() < 0.015:
             return self.higher(kind, sc, d)
+        if kind in (NF, V3, M23) and "complex" not in self.disabled \
+                and self.cplx.random() < 0.025:
+            return self.complex_value(kind, sc, d)
         choices = ["bin", "bin", "bin", "div", "neg", "unary", "unary", "ifexp"]
         if kind == PF:
             choices += ["math", "math", "float"]
@@ -411,6 +415,37 @@ class Gen:
         if "functools." in form:
             self.features.add("reduce")
         return form
+
+    def complex_value(self, kind: str, sc: Scope, d: int) -> str:
+        """A real value of ``kind`` computed through complex ones, as spectral and
+        frequency-domain code does: complex arithmetic, np.exp of an imaginary argument,
+        moduli, real and imaginary parts, angles away from the branch cut, FFTs."""
+        r = self.cplx
+        self.features.add(f"complex-{kind}")
+        p, q = self.leaf(PF, sc), self.expr(NF, sc, d - 1)
+        v, w = self.expr(V3, sc, d), self.leaf(V3, sc)
+        if kind == NF:
+            forms = [f"np.abs({p} + 1j * {self.paren(q)} + 0.5)",
+                     f"np.angle(1.5 + 1j * np.tanh({q}))",
+                     f"np.real(np.exp(1j * {self.paren(q)}) * (0.5 - 2.0j))",
+                     f"np.sum(np.abs(np.fft.fft({v})) ** 2)",
+                     f"np.imag(np.fft.ifft({v} * (1.0 + 0.5j))[1])",
+                     f"float(np.real(complex({p}, {self.paren(q)}) ** 2))",
+                     f"np.sum(np.real(np.fft.rfft({v}, norm='ortho')) * np.array([1.0, -0.5]))",
+                     f"abs(1.0 / (1.0 + 1j * {self.paren(q)} * 0.5)) ** 2"]
+        elif kind == V3:
+            forms = [f"np.fft.irfft(np.fft.rfft({v}) * np.array([1.0, 0.5 - 0.5j]), 3)",
+                     f"np.real(np.fft.ifft(np.fft.fft({v}) * np.array([1.0, 1j, -1j])))",
+                     f"np.abs({self.paren(v)} + 1j * {self.paren(w)} + 2.0)",
+                     f"np.real(np.exp(1j * {self.paren(v)}) * (0.5 - 1j))",
+                     f"np.imag({self.paren(v)} * np.exp(0.3j * {self.paren(w)}))",
+                     f"np.fft.fftshift({self.paren(v)} * {p}).real"]
+        else:
+            m = self.expr(M23, sc, d)
+            forms = [f"np.real(np.fft.ifft2(np.fft.fft2({m}) * (0.5 + 0.5j)))",
+                     f"np.fft.irfft2(np.fft.rfft2({m}), (2, 3))",
+                     f"np.abs(np.fft.fft({m}, axis=0)) ** 2"]
+        return r.choice(forms)
 
     @staticmethod
     def paren(a: str) -> str:
@@ -906,7 +941,9 @@ class _Trace:
             a, b = np.asarray(args[0], float), np.asarray(args[1], float)
             self.events.append(("k",) + tuple(np.ravel(a > b).tolist()))
         else:
-            self.events.append(("k",) + tuple(np.ravel(np.asarray(args[0], float) > 0).tolist()))
+            a = np.asarray(args[0])
+            side = np.abs(a) > 1e-3 if np.iscomplexobj(a) else a.astype(float) > 0
+            self.events.append(("k",) + tuple(np.ravel(side).tolist()))
         return fn(*args)
 
 

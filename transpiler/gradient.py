@@ -122,14 +122,18 @@ class GradientFunction:
         objects = next((k for k in kinds if isinstance(k, frozenset)), frozenset())
         functions = kinds[-1] if kinds and isinstance(kinds[-1], Functions) else \
             defaults_left(fn, len(kinds))  # (positional numbers and arrays only)
-        scalars = frozenset(p for p, k in zip(params, kinds, strict=False) if k == _NUMBER)
+        scalars = frozenset(p for p, k in zip(params, kinds, strict=False)
+                            if k == _NUMBER or k == _COMPLEX)
+        complex_numbers = frozenset(p for p, k in zip(params, kinds, strict=False)
+                                    if k == _COMPLEX)
         arrays = {p: ArrayKind(k[0], np.dtype(k[1]).str)
                   for p, k in zip(params, kinds, strict=False) if type(k) is tuple}
-        key = (self._wrt, self._mode, self._options, scalars, frozenset(arrays.items())) + (
+        key = (self._wrt, self._mode, self._options, scalars, frozenset(arrays.items()),
+               complex_numbers) + (
             (objects,) if objects else ()) + ((functions,) if functions else ())
         compiled = cache.get_or_compile(fn, key, lambda: compile_function(
             fn, self._wrt, self._mode, self._options, scalars, arrays=arrays, objects=objects,
-            known=known(functions)), bounded=bool(functions))
+            known=known(functions), complex_numbers=complex_numbers), bounded=bool(functions))
         if len(self._variants) >= _VARIANTS:  # (new functions given each call)
             self._variants.clear()
         self._variants[kinds] = compiled
@@ -148,7 +152,7 @@ class GradientFunction:
         installed as this object's ``__call__``: such calls then cost two Python calls and a
         check per global the code depends on, not the general path's argument checks. (Not on
         the first call: a gradient called once never pays for a dispatcher.)"""
-        if len(kinds) != len(args) or _OTHER in kinds \
+        if len(kinds) != len(args) or _OTHER in kinds or _COMPLEX in kinds \
                 or numbers_only and any(k != _NUMBER for k in kinds):
             return
         if kinds not in self._plain:
@@ -260,8 +264,13 @@ class GradientFunction:
 
     def _checked(self, kinds: tuple, args: tuple, kwargs: dict) -> Compiled:
         """The variant for ``kinds``, (re)compiled if needed, once the arguments pass the
-        checks: differentiated ones are real floats, none is complex (and none is an array type
-        of its own: ``_kinds``), none shares memory with one the function writes into."""
+        checks: differentiated ones are floats or complex numbers (a complex one given by
+        position, where the variant knows it: JAX's convention, rules/complex_rules.py), none is
+        an array type of its own (``_kinds``), none shares memory with one the function writes
+        into."""
+        def known_complex(pos: int) -> bool:  # (a complex number or array the variant knows)
+            return 0 <= pos < len(kinds) and (kinds[pos] == _COMPLEX or type(kinds[pos]) is tuple)
+
         for name, pos in self._checks:
             value = args[pos] if 0 <= pos < len(args) else kwargs.get(name, MISSING)
             if value is MISSING:  # not passed: the default (none: the call says so)
@@ -273,34 +282,33 @@ class GradientFunction:
                                 f"function {value!r:.60}, and functions given as arguments are "
                                 "never differentiated; leave it out of wrt (to differentiate "
                                 "a value it uses, pass that value as an argument)")
-            if type(value) is not float and not differentiable(value):
+            if _is_complex(value) and not known_complex(pos):
+                raise TypeError(f"{self.__wrapped__.__name__} was given the complex argument "
+                                f"'{name}' by keyword or as a {type(value).__name__}; complex "
+                                "numbers are taken by position, as a Python complex or a "
+                                "complex NumPy array")
+            if type(value) is not float and not differentiable(value) and not (
+                    _is_complex(value) and known_complex(pos)):
                 raise TypeError(f"cannot differentiate with respect to '{name}': it is "
                                 f"{_describe(value)}; pass a float, a float array, a tuple, "
                                 "list or dict of those, or an object holding them"
                                 f"{_object_hint(value)}")
-        differentiated = {pos for _, pos in self._checks}
         for pos, a in enumerate(args):
             if _holds_complex(a):
                 raise TypeError(f"{self.__wrapped__.__name__} was given a container holding "
                                 f"complex numbers at position {pos}; complex numbers are not "
                                 "supported yet")
             if _is_complex(a):
-                known = pos not in differentiated and pos < len(kinds) \
-                    and type(kinds[pos]) is tuple  # a complex array the variant knows of
-                if not known:
+                if not known_complex(pos):
                     raise TypeError(
                         f"{self.__wrapped__.__name__} was given a complex argument at position "
-                        f"{pos}; complex numbers are not supported yet"
-                        + (" (split real and imaginary parts into two real arrays)"
-                           if pos in differentiated else
-                           " as differentiated values; complex data that is not differentiated"
-                           " can be passed as a NumPy array, by position"))
+                        f"{pos} of a type it does not take ({type(a).__name__}); pass a Python "
+                        "complex or a complex NumPy array")
         for name, a in kwargs.items():
             if _holds_complex(a) or _is_complex(a):
                 raise TypeError(f"{self.__wrapped__.__name__} was given a complex argument "
-                                f"'{name}'; complex numbers are not supported yet (complex "
-                                "data that is not differentiated can be passed as a NumPy "
-                                "array, by position)")
+                                f"'{name}' by keyword; complex numbers are taken by position "
+                                "(a Python complex or a complex NumPy array)")
         compiled = self._variants.get(kinds)
         if compiled is None or self.__wrapped__.__code__ is not self._code \
                 or compiled.stale(self.__wrapped__):
@@ -341,7 +349,8 @@ class BoundGradient:
 MISSING = object()  # an argument the caller did not pass
 
 
-_OTHER, _NUMBER = 0, 1  # an argument that is anything else, a Python number
+_OTHER, _NUMBER, _COMPLEX = 0, 1, 2  # an argument that is anything else, a Python number
+# (a float or an int), a Python complex number
 
 
 class ArrayKind(NamedTuple):
@@ -371,6 +380,8 @@ def kinds_of(fn, args: tuple, kwargs: dict) -> tuple:
             kind = type(a)
             if kind is float or kind is int:
                 found.append(_NUMBER)
+            elif kind is complex:
+                found.append(_COMPLEX)
             elif kind is np.ndarray and not (dtype := a.dtype).hasobject:
                 found.append((a.ndim, dtype.char))  # (an array's kind: its ndim and dtype)
             else:

@@ -127,14 +127,15 @@ def compile_function(fn, wrt: tuple[str, ...], mode: Mode | str, options: Option
                      scalars: frozenset[str] = frozenset(), debug: bool = False,
                      varargs: tuple[int, tuple[str, ...]] | None = None,
                      arrays: Mapping[str, tuple[int, str]] | None = None, called: bool = False,
-                     objects: frozenset[str] = frozenset(), known: tuple = ()) -> Compiled:
+                     objects: frozenset[str] = frozenset(), known: tuple = (),
+                     complex_numbers: frozenset[str] = frozenset()) -> Compiled:
     """Run every pass over ``fn`` and load the result; ``scalars`` names parameters known to
-    be Python numbers, ``arrays`` those known to be NumPy arrays (each with its ndim and dtype)
-    and ``objects`` those that may hold objects (the variant; a parameter whose default holds one
-    counts too), with a pair ``(parameter, class)`` for each whose object's class is known
-    (passes/objects.py); ``varargs`` is a helper's call pattern; ``called`` marks a function
-    compiled for a call from another; ``known``, the functions a call passes it
-    (passes/functions.py)."""
+    be Python numbers (``complex_numbers``: those known to be complex), ``arrays`` those known
+    to be NumPy arrays (each with its ndim and dtype) and ``objects`` those that may hold
+    objects (the variant; a parameter whose default holds one counts too), with a pair
+    ``(parameter, class)`` for each whose object's class is known (passes/objects.py);
+    ``varargs`` is a helper's call pattern; ``called`` marks a function compiled for a call
+    from another; ``known``, the functions a call passes it (passes/functions.py)."""
     mode = Mode(mode)
     defaults = defaults_of(fn)  # (before anything reads them)
     node, filename, indent = parse_function(fn)
@@ -144,7 +145,7 @@ def compile_function(fn, wrt: tuple[str, ...], mode: Mode | str, options: Option
     objects = frozenset(item for item in objects if not isinstance(item, tuple)) \
         | defaults_holding_objects(fn)
     ctx = Context(fn=fn, filename=filename, indent=indent, wrt=wrt, mode=mode, options=options,
-                  namer=Namer(user_names), scalars=scalars,
+                  namer=Namer(user_names), scalars=scalars, complex_numbers=complex_numbers,
                   locals={n.id for n in names if isinstance(n.ctx, (gast.Store, gast.Param))},
                   varargs=varargs, arrays=MappingProxyType(dict(arrays or {})), called=called,
                   objects=objects, classes=classes, known=known,

@@ -42,6 +42,11 @@ def vjp(f, *args, optimize: bool = True, backend: str = "python"):
     if len(params) < len(args):
         raise TypeError(f"vjp: {f.__name__} takes {len(params)} positional arguments, "
                         f"{len(args)} given")
+    for name, a in zip(params, args, strict=True):
+        if np.iscomplexobj(a) or any(np.iscomplexobj(v) for v in (
+                a.values() if isinstance(a, dict) else a if isinstance(a, (tuple, list)) else ())):
+            raise TypeError(f"vjp: argument '{name}' is complex; vjp does not take complex "
+                            "arguments yet (grad and jvp do)")
     objects = objects_in(f, args, {})  # (refusing array types of their own)
     active = tuple(p for p, a in zip(params, args, strict=True)
                    if type(a) is float or differentiable(a))

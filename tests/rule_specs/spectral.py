@@ -46,6 +46,12 @@ SPECS = [
     OpSpec(np.angle, "np.angle(a - 1j * b, deg=True)", 2, AWAY, PAIR, signed=(0, 1)),
     OpSpec(np.angle, "np.angle(a) + b", 2, AWAY, PAIR, signed=(0,)),  # real: constant
     OpSpec(np.conjugate, f"np.real(np.conjugate(np.exp(1j * a) * b) * {W})", 2, shapes=PAIR),
+    OpSpec(np.vdot, f"np.real(np.vdot(a + 1j * b, np.exp(1j * b) * a) * {W})", 2,
+           shapes=(((3,), (3,)), ((2, 3), (2, 3)))),
+    OpSpec(np.matmul, f"np.real(np.sum((a + 1j * b) @ np.exp(1j * b).T) * {W})", 2,
+           shapes=(((2, 3), (2, 3)),)),
+    OpSpec(np.einsum, f"np.real(np.einsum('ij,ij->i', a + 1j * b, np.exp(1j * a)) @ "
+           f"np.array([1.0, 2.0j]) * {W})", 2, shapes=(((2, 3), (2, 3)),)),
     # the FFTs, of real and of complex values, every norm, lengths cropped and padded
     _fft("fft", "", VEC8),
     _fft("fft", "", VEC8_2, 2),

@@ -271,8 +271,9 @@ def _refuse_complex_result(fn, ctx) -> None:
     variable = ctx.facts.variable(name)
     if ctx.mode in ("grad", "value_and_grad") and not getattr(ctx, "called", False):
         raise error_at(ret, ctx, "grad needs a real-valued function; this one returns "
-                       f"'{variable}', which may be complex", "return a real loss of it (np.abs(z) ** 2, "
-                       "np.real(z), np.sum(np.abs(Z) ** 2)), or use jvp for its derivative")
+                       f"'{variable}', which may be complex", "return a real loss of it "
+                       "(np.abs(z) ** 2, np.real(z), np.sum(np.abs(Z) ** 2)), or use jvp for its "
+                       "derivative")
     raise error_at(ret, ctx, f"complex numbers are not supported yet as the result of a function "
                    f"called from a differentiated one or given to vjp: '{variable}' may be "
                    "complex", "return its real and imaginary parts (np.real(z), np.imag(z)) and "
@@ -398,6 +399,7 @@ def _parameters(kind: Kind, fn: gast.FunctionDef, ctx) -> set[str]:
     found = set()
     if kind is COMPLEX:
         found = {p for p, (_, dtype) in getattr(ctx, "arrays", {}).items() if dtype[1] == "c"}
+        found |= getattr(ctx, "complex_numbers", frozenset())
     defaults = getattr(getattr(ctx, "fn", None), "__defaults__", None) or ()
     params = [a.id for a in fn.args.args]
     for p, value in zip(params[len(params) - len(defaults):], defaults, strict=True):

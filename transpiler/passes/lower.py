@@ -114,8 +114,11 @@ class Lowering:
             if isinstance(value, gast.Dict) and any(k is None for k in value.keys):
                 raise error_at(value, self.ctx, "'**' in a dict of differentiated values is not "
                                "supported", "write the keys out")
-            if self.is_complex(target, value):
-                raise self.complex_refusal(value, "a tuple, list or dict of values")
+            if self.is_complex(target, value) and not all(  # (a mixed one: its real items'
+                    self.is_complex(e) or not (isinstance(e, gast.Name) and e.id in self.active)
+                    for e in (value.values if isinstance(value, gast.Dict) else value.elts)):
+                raise self.complex_refusal(value, "a tuple, list or dict of real and complex "
+                                           "values")  # gradients would not be projected)
             return self.container(target, value)
         if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult) \
                 and isinstance(value.left, gast.Name) and isinstance(value.right, gast.Name) \

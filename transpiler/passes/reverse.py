@@ -107,7 +107,9 @@ def _return(ctx, ret) -> gast.Return:
         value = gast.Tuple(elts=[ret.value, grads], ctx=gast.Load())
         return gast.copy_location(gast.Return(value=value), ret)
     to_float = ctx.bind("float", float)
-    grads = [A.call(A.name(to_float), A.name(ctx.namer.grad(w))) if w in ctx.scalars
+    to_complex = ctx.bind("complex", complex) if ctx.complex_numbers else None
+    grads = [A.call(A.name(to_complex), A.name(ctx.namer.grad(w))) if w in ctx.complex_numbers
+             else A.call(A.name(to_float), A.name(ctx.namer.grad(w))) if w in ctx.scalars
              else A.call(A.dotted(f"{rt}.grad_like"), A.name(ctx.namer.grad(w)), A.name(w))
              for w in ctx.wrt]  # a Python-number argument gets a float back
     value = grads[0] if len(grads) == 1 else gast.Tuple(elts=grads, ctx=gast.Load())

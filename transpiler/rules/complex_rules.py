@@ -111,6 +111,20 @@ def tan_angle_complex(ans, z, deg=False):
         / np.where(r2 == 0.0, 1.0, r2)
 
 
+# --- np.vdot conjugates its first argument --------------------------------------------------
+
+@adjoint(np.vdot, of_complex=True)
+def adj_vdot_complex(ans, a, b, /):
+    d[a] = np.reshape(np.conjugate(d[ans] * b), np.shape(a))
+    d[b] = np.reshape(d[ans] * np.conjugate(a), np.shape(b))
+
+
+@tangent(np.vdot, of_complex=True)
+def tan_vdot_complex(ans, a, b, /):
+    d[ans] = np.vdot(d[a], b)
+    d[ans] = np.vdot(a, d[b])
+
+
 # --- the FFTs: the adjoint of a transform is the transform (a DFT matrix is symmetric) --------
 
 @adjoint(np.fft.fft)
@@ -290,13 +304,15 @@ COMPLEX_READY = frozenset({
     np.exp, np.expm1, np.log, np.log1p, np.log2, np.log10, np.sqrt, np.square, np.reciprocal,
     np.sin, np.cos, np.tan, np.sinh, np.cosh, np.tanh, np.arcsin, np.arccos, np.arctan,
     np.arctanh,
-    # linear: the transpose
+    # linear and bilinear: the transpose (no conjugate)
+    gast.MatMult, np.matmul, np.dot, np.inner, np.outer, np.tensordot, np.einsum, np.kron,
     np.sum, np.mean, np.cumsum, operator.getitem, np.reshape, np.ravel, np.transpose,
     np.ndarray.T, np.roll, np.where, np.conjugate, complex, np.real, np.ndarray.real,
     *_FFTS,
     # the linear helpers of generated gradients (a gradient differentiated again: hvp)
     rt.unbroadcast, rt.unreduce, rt.broadcast_like, rt.reduce_like, rt.unindex, rt.fitted,
-    rt.unrfftn, rt.unirfftn,
+    rt.unrfftn, rt.unirfftn, rt.matmul_adjoint_a, rt.matmul_adjoint_b, rt.dot_adjoint_a,
+    rt.dot_adjoint_b, rt.inner_adjoint, rt.tensordot_adjoint, rt.einsum_adjoint,
 })
 
 # functions whose partials are real whatever their arguments: not projected again
