@@ -59,20 +59,29 @@ def _scale(n: int, norm) -> float:
 
 
 def unrfftn(g, a, s=None, axes=None, norm=None):
-    """The adjoint of ``np.fft.rfftn(a, s, axes, norm)`` for ``a``, given the gradient ``g`` of
-    its result: ``g`` padded with zeros to the full length of the last axis, ``fftn`` over the
-    axes, fitted to ``a``'s shape (its real part: rfftn reads only the real part of ``a``)."""
+    """The adjoint of ``np.fft.rfftn(a, s, axes, norm)`` for ``a`` (real), given the gradient
+    ``g`` of its result: the real part of ``fftn`` of ``g`` padded with zeros to the full length
+    of the last axis, fitted to ``a``'s shape. Computed as the real transform it is: ``irfftn``
+    (unscaled) of ``conj(g)``, each coefficient but the first and the Nyquist one halved
+    (irfftn counts those twice, as themselves and as their conjugates)."""
     g = np.asarray(g)
     axes = _axes(np.ndim(a), s, axes)
     last = axes[-1]
-    n = int(s[-1]) if s is not None else np.shape(a)[last]
-    full = list(g.shape)
-    full[last] = n
-    padded = np.zeros(full, np.result_type(g, complex))
+    lengths = [int(n) for n in s] if s is not None else [np.shape(a)[k] for k in axes]
+    n = lengths[-1]
+    m = n // 2 + 1
     keep = [slice(None)] * g.ndim
-    keep[last] = slice(0, min(n, g.shape[last]))
-    padded[tuple(keep)] = g[tuple(keep)]
-    return np.real(fitted(np.fft.fftn(padded, axes=axes, norm=norm), a))
+    keep[last] = slice(0, min(m, g.shape[last]))
+    half = np.conj(g[tuple(keep)])
+    weights = np.full(half.shape[last], 0.5)
+    weights[0] = 1.0
+    if n % 2 == 0 and half.shape[last] == m:
+        weights[-1] = 1.0
+    shape = [1] * g.ndim
+    shape[last] = half.shape[last]
+    full = np.fft.irfftn(half * weights.reshape(shape), lengths, axes, norm="forward")
+    scale = _scale(math.prod(lengths), {"ortho": "ortho", "forward": None}.get(norm, "forward"))
+    return fitted(full * scale if scale != 1.0 else full, a)  # (rfftn's factor: 1, N^-1/2, 1/N)
 
 
 def unirfftn(g, c, s=None, axes=None, norm=None):
