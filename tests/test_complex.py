@@ -351,9 +351,24 @@ def _right_or_refused(spec, shapes) -> None:
         assert e.lineno is not None and e.lineno >= 2  # (refused at a line of the function)
         return
     got = got if len(wrt) > 1 else (got,)
+    directional = 0.0
+    tangents = [None] * len(args)
     for pos, g in zip(wrt, got, strict=True):
-        np.testing.assert_allclose(g, numeric_grad(f, args, pos), rtol=1e-4, atol=1e-5,
+        expected = numeric_grad(f, args, pos)
+        np.testing.assert_allclose(g, expected, rtol=1e-4, atol=1e-5,
                                    err_msg=f"{spec.expr} at {shapes}, argument {pos}")
+        tangents[pos] = np.cos(np.arange(np.size(args[pos])) + pos).reshape(np.shape(args[pos]))
+        tangents[pos] = tangents[pos] if np.ndim(args[pos]) else float(tangents[pos])
+        directional += np.sum(expected * tangents[pos])
+    try:  # forward mode: the same rules' tangents
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            _, tangent = jvp(f, args, tuple(tangents))
+    except TranspileError as e:
+        assert e.lineno is not None and e.lineno >= 2
+        return
+    assert abs(tangent - directional) <= 1e-4 * max(1.0, abs(directional)), \
+        f"{spec.expr} at {shapes}: jvp {tangent}, finite differences {directional}"
 
 
 def test_the_walk_finds_a_real_rule_given_a_complex_value(monkeypatch):

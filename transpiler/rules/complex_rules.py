@@ -309,6 +309,19 @@ COMPLEX_READY = frozenset({
     np.sum, np.mean, np.cumsum, operator.getitem, np.reshape, np.ravel, np.transpose,
     np.ndarray.T, np.roll, np.where, np.conjugate, complex, np.real, np.ndarray.real,
     *_FFTS,
+    # moving, joining, splitting and selecting elements; holomorphic products and solves (not
+    # np.convolve, whose adjoint correlates, conjugating; nor np.pad, np.append, np.insert,
+    # whose adjoints make float arrays: the walk in tests/test_complex.py finds them)
+    np.asarray, np.ascontiguousarray, np.atleast_1d, np.atleast_2d, np.atleast_3d, np.array,
+    np.broadcast_to, np.concatenate, np.stack, np.hstack, np.vstack, np.dstack,
+    np.column_stack, np.copy, np.diag, np.diagonal, np.expand_dims, np.flip, np.fliplr,
+    np.flipud, np.moveaxis, np.repeat, np.rot90, np.squeeze, np.swapaxes, np.take,
+    np.take_along_axis, np.tile, np.trace, np.tril, np.triu, np.split, np.array_split,
+    np.hsplit, np.vsplit, np.dsplit, np.delete, np.rollaxis, np.diff,
+    np.ediff1d, np.prod, np.cumprod, np.nansum, np.nanmean, np.nancumsum, np.average,
+    np.polyval, np.exp2, np.arccosh, np.float_power, np.linalg.solve,
+    np.linalg.inv, np.linalg.det, np.linalg.matrix_power, np.linalg.multi_dot,
+    builtins.sum, tuple, list,
     # the linear helpers of generated gradients (a gradient differentiated again: hvp)
     rt.unbroadcast, rt.unreduce, rt.broadcast_like, rt.reduce_like, rt.unindex, rt.fitted,
     rt.unrfftn, rt.unirfftn, rt.matmul_adjoint_a, rt.matmul_adjoint_b, rt.dot_adjoint_a,
