@@ -21,13 +21,14 @@ import runtime
 from tests.rule_specs.common import Pair, Rec
 
 try:
+    import scipy.fft as sfft
     import scipy.special as special
-except ImportError:  # the scipy.special rules are not registered either
-    special = None
+except ImportError:  # the scipy.special and scipy.fft rules are not registered either
+    special = sfft = None
 
 ARG_NAMES = "abc"
-SPEC_GLOBALS = {"np": np, "math": math, "special": special, "rt": runtime, "Rec": Rec,
-                "Pair": Pair}
+SPEC_GLOBALS = {"np": np, "math": math, "special": special, "sfft": sfft, "rt": runtime,
+                "Rec": Rec, "Pair": Pair}
 
 
 def runs_here(expr: str) -> bool:

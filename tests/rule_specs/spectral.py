@@ -11,6 +11,11 @@ import numpy as np
 
 from tests.rule_specs.common import AWAY, SCALAR2, OpSpec
 
+try:
+    import scipy.fft as sfft
+except ImportError:  # (no scipy.fft rules either)
+    sfft = None
+
 W = "(0.6 - 0.8j)"  # a complex result is read as np.real(result * W)
 PAIR = (((), ()), ((3,), (3,)), ((2, 3), (2, 3)))
 VEC8 = (((8,),), ((7,),))
@@ -21,11 +26,24 @@ HALF_2 = (((5,), (5,)), ((4,), (4,)))  # a half spectrum: irfft's argument
 HALF_MAT_2 = (((4, 4), (4, 4)), ((3, 4, 3), (3, 4, 3)))
 
 
-def _fft(name: str, args: str, shapes, nargs: int = 1, real_input: bool = False) -> OpSpec:
-    """A spec of ``np.fft.<name>``: of ``a`` (real), or of ``a + 1j * b``."""
+def _fft(name: str, args: str, shapes, nargs: int = 1, scipy: bool = False) -> OpSpec | None:
+    """A spec of ``np.fft.<name>`` (``scipy``: of ``scipy.fft.<name>``, None without SciPy):
+    of ``a`` (real), or of ``a + 1j * b``."""
     z = "a" if nargs == 1 else "(a + 1j * b)"
-    return OpSpec(getattr(np.fft, name), f"np.real(np.fft.{name}({z}{args}) * {W})", nargs,
+    module, prefix = (sfft, "sfft") if scipy else (np.fft, "np.fft")
+    if module is None:
+        return None
+    return OpSpec(getattr(module, name), f"np.real({prefix}.{name}({z}{args}) * {W})", nargs,
                   shapes=shapes)
+
+
+def _scipy_twin(spec: OpSpec) -> OpSpec | None:
+    """The spec of the scipy.fft function of the same name as ``spec``'s np.fft one."""
+    if sfft is None:
+        return None
+    name = spec.key.__name__
+    return OpSpec(getattr(sfft, name), spec.expr.replace(f"np.fft.{name}(", f"sfft.{name}("),
+                  spec.nargs, spec.domain, spec.shapes)
 
 
 SPECS = [
@@ -48,7 +66,7 @@ SPECS = [
     OpSpec(np.conjugate, f"np.real(np.conjugate(np.exp(1j * a) * b) * {W})", 2, shapes=PAIR),
     OpSpec(np.vdot, f"np.real(np.vdot(a + 1j * b, np.exp(1j * b) * a) * {W})", 2,
            shapes=(((3,), (3,)), ((2, 3), (2, 3)))),
-    OpSpec(np.matmul, f"np.real(np.sum((a + 1j * b) @ np.exp(1j * b).T) * {W})", 2,
+    OpSpec(np.matmul, f"np.real(np.sum(np.matmul(a + 1j * b, np.exp(1j * b).T)) * {W})", 2,
            shapes=(((2, 3), (2, 3)),)),
     OpSpec(np.einsum, f"np.real(np.einsum('ij,ij->i', a + 1j * b, np.exp(1j * a)) @ "
            f"np.array([1.0, 2.0j]) * {W})", 2, shapes=(((2, 3), (2, 3)),)),
@@ -93,3 +111,7 @@ SPECS = [
     OpSpec(np.fft.ifftshift, f"np.real(np.fft.ifftshift(np.fft.fft(a)) * {W})", 1,
            shapes=(((7,),),)),
 ]
+
+SPECS += [twin for spec in SPECS if getattr(spec.key, "__module__", "").startswith("numpy.fft")
+          and (twin := _scipy_twin(spec)) is not None]
+SPECS = [spec for spec in SPECS if spec is not None]

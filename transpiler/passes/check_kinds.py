@@ -85,12 +85,24 @@ def _in_modules(func, modules: tuple[str, ...]) -> bool:
 
 _REAL_RESULTS = frozenset({np.abs, np.absolute, builtins.abs, np.real, np.imag, np.angle,
                            np.isreal, np.iscomplex, np.isnan, np.isfinite, np.isinf,
-                           np.linalg.norm, np.fft.fftfreq, np.fft.rfftfreq, cmath.isfinite,
+                           np.linalg.norm, cmath.isfinite,
                            cmath.isnan, cmath.isinf, cmath.phase, cmath.polar,
-                           np.fft.irfft, np.fft.irfft2, np.fft.irfftn, np.fft.hfft,
                            runtime.unrfftn})
+
+
+def _of_ffts(*names: str) -> frozenset:
+    """These functions of np.fft and, where SciPy is installed, scipy.fft."""
+    try:
+        import scipy.fft as sfft
+    except ImportError:
+        sfft = None
+    return frozenset(getattr(m, n) for m in (np.fft, sfft) if m is not None for n in names
+                     if hasattr(m, n))
+
+
+_REAL_RESULTS |= _of_ffts("irfft", "irfft2", "irfftn", "hfft", "fftfreq", "rfftfreq")
 # of the complex modules' functions, those whose result is complex where their argument is
-_KEEP_KIND = frozenset({np.fft.fftshift, np.fft.ifftshift})
+_KEEP_KIND = _of_ffts("fftshift", "ifftshift")
 _COMPLEX_RESULTS = frozenset({builtins.complex, np.linalg.eig, np.linalg.eigvals, np.roots,
                               runtime.unirfftn})
 _COMPLEX_MODULES = ("cmath", "numpy.fft", "scipy.fft", "numpy.lib.scimath", "numpy.emath",

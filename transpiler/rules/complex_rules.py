@@ -31,6 +31,16 @@ import numpy as np
 import runtime as rt
 from transpiler.rules.registry import adjoint, d, tangent
 
+try:  # scipy.fft's transforms are NumPy's: the same rules (their adjoints call NumPy's)
+    import scipy.fft as sfft
+except ImportError:
+    sfft = None
+
+
+def _also(name: str) -> tuple:
+    """``scipy.fft.<name>``, as a second key of a rule, where SciPy is installed."""
+    return (getattr(sfft, name),) if sfft is not None else ()
+
 # --- the conjugate pair of views: real and imaginary parts -------------------------------------
 
 @adjoint(np.real, np.ndarray.real)
@@ -127,7 +137,7 @@ def tan_vdot_complex(ans, a, b, /):
 
 # --- the FFTs: the adjoint of a transform is the transform (a DFT matrix is symmetric) --------
 
-@adjoint(np.fft.fft)
+@adjoint(np.fft.fft, *_also("fft"))
 def adj_fft(ans, a, n=None, axis=-1, norm=None):
     if n is None:
         d[a] = np.fft.fft(d[ans], None, axis, norm)
@@ -135,12 +145,12 @@ def adj_fft(ans, a, n=None, axis=-1, norm=None):
         d[a] = rt.fitted(np.fft.fft(d[ans], None, axis, norm), a)
 
 
-@tangent(np.fft.fft)
+@tangent(np.fft.fft, *_also("fft"))
 def tan_fft(ans, a, n=None, axis=-1, norm=None):
     d[ans] = np.fft.fft(d[a], n, axis, norm)
 
 
-@adjoint(np.fft.ifft)
+@adjoint(np.fft.ifft, *_also("ifft"))
 def adj_ifft(ans, a, n=None, axis=-1, norm=None):
     if n is None:
         d[a] = np.fft.ifft(d[ans], None, axis, norm)
@@ -148,12 +158,12 @@ def adj_ifft(ans, a, n=None, axis=-1, norm=None):
         d[a] = rt.fitted(np.fft.ifft(d[ans], None, axis, norm), a)
 
 
-@tangent(np.fft.ifft)
+@tangent(np.fft.ifft, *_also("ifft"))
 def tan_ifft(ans, a, n=None, axis=-1, norm=None):
     d[ans] = np.fft.ifft(d[a], n, axis, norm)
 
 
-@adjoint(np.fft.fft2)
+@adjoint(np.fft.fft2, *_also("fft2"))
 def adj_fft2(ans, a, s=None, axes=(-2, -1), norm=None):
     if s is None:
         d[a] = np.fft.fft2(d[ans], None, axes, norm)
@@ -161,12 +171,12 @@ def adj_fft2(ans, a, s=None, axes=(-2, -1), norm=None):
         d[a] = rt.fitted(np.fft.fft2(d[ans], None, axes, norm), a)
 
 
-@tangent(np.fft.fft2)
+@tangent(np.fft.fft2, *_also("fft2"))
 def tan_fft2(ans, a, s=None, axes=(-2, -1), norm=None):
     d[ans] = np.fft.fft2(d[a], s, axes, norm)
 
 
-@adjoint(np.fft.ifft2)
+@adjoint(np.fft.ifft2, *_also("ifft2"))
 def adj_ifft2(ans, a, s=None, axes=(-2, -1), norm=None):
     if s is None:
         d[a] = np.fft.ifft2(d[ans], None, axes, norm)
@@ -174,12 +184,12 @@ def adj_ifft2(ans, a, s=None, axes=(-2, -1), norm=None):
         d[a] = rt.fitted(np.fft.ifft2(d[ans], None, axes, norm), a)
 
 
-@tangent(np.fft.ifft2)
+@tangent(np.fft.ifft2, *_also("ifft2"))
 def tan_ifft2(ans, a, s=None, axes=(-2, -1), norm=None):
     d[ans] = np.fft.ifft2(d[a], s, axes, norm)
 
 
-@adjoint(np.fft.fftn)
+@adjoint(np.fft.fftn, *_also("fftn"))
 def adj_fftn(ans, a, s=None, axes=None, norm=None):
     if s is None:
         d[a] = np.fft.fftn(d[ans], None, axes, norm)
@@ -187,12 +197,12 @@ def adj_fftn(ans, a, s=None, axes=None, norm=None):
         d[a] = rt.fitted(np.fft.fftn(d[ans], s, axes, norm), a)
 
 
-@tangent(np.fft.fftn)
+@tangent(np.fft.fftn, *_also("fftn"))
 def tan_fftn(ans, a, s=None, axes=None, norm=None):
     d[ans] = np.fft.fftn(d[a], s, axes, norm)
 
 
-@adjoint(np.fft.ifftn)
+@adjoint(np.fft.ifftn, *_also("ifftn"))
 def adj_ifftn(ans, a, s=None, axes=None, norm=None):
     if s is None:
         d[a] = np.fft.ifftn(d[ans], None, axes, norm)
@@ -200,12 +210,12 @@ def adj_ifftn(ans, a, s=None, axes=None, norm=None):
         d[a] = rt.fitted(np.fft.ifftn(d[ans], s, axes, norm), a)
 
 
-@tangent(np.fft.ifftn)
+@tangent(np.fft.ifftn, *_also("ifftn"))
 def tan_ifftn(ans, a, s=None, axes=None, norm=None):
     d[ans] = np.fft.ifftn(d[a], s, axes, norm)
 
 
-@adjoint(np.fft.rfft)
+@adjoint(np.fft.rfft, *_also("rfft"))
 def adj_rfft(ans, a, n=None, axis=-1, norm=None):
     if n is None:
         d[a] = rt.unrfftn(d[ans], a, None, (axis,), norm)
@@ -213,12 +223,12 @@ def adj_rfft(ans, a, n=None, axis=-1, norm=None):
         d[a] = rt.unrfftn(d[ans], a, (n,), (axis,), norm)
 
 
-@tangent(np.fft.rfft)
+@tangent(np.fft.rfft, *_also("rfft"))
 def tan_rfft(ans, a, n=None, axis=-1, norm=None):
     d[ans] = np.fft.rfft(d[a], n, axis, norm)
 
 
-@adjoint(np.fft.irfft)
+@adjoint(np.fft.irfft, *_also("irfft"))
 def adj_irfft(ans, a, n=None, axis=-1, norm=None):
     if n is None:
         d[a] = rt.unirfftn(d[ans], a, None, (axis,), norm)
@@ -226,76 +236,76 @@ def adj_irfft(ans, a, n=None, axis=-1, norm=None):
         d[a] = rt.unirfftn(d[ans], a, (n,), (axis,), norm)
 
 
-@tangent(np.fft.irfft)
+@tangent(np.fft.irfft, *_also("irfft"))
 def tan_irfft(ans, a, n=None, axis=-1, norm=None):
     d[ans] = np.fft.irfft(d[a], n, axis, norm)
 
 
-@adjoint(np.fft.rfft2)
+@adjoint(np.fft.rfft2, *_also("rfft2"))
 def adj_rfft2(ans, a, s=None, axes=(-2, -1), norm=None):
     d[a] = rt.unrfftn(d[ans], a, s, axes, norm)
 
 
-@adjoint(np.fft.rfftn)
+@adjoint(np.fft.rfftn, *_also("rfftn"))
 def adj_rfftn(ans, a, s=None, axes=None, norm=None):
     d[a] = rt.unrfftn(d[ans], a, s, axes, norm)
 
 
-@tangent(np.fft.rfftn)
+@tangent(np.fft.rfftn, *_also("rfftn"))
 def tan_rfftn(ans, a, s=None, axes=None, norm=None):
     d[ans] = np.fft.rfftn(d[a], s, axes, norm)
 
 
-@tangent(np.fft.rfft2)
+@tangent(np.fft.rfft2, *_also("rfft2"))
 def tan_rfft2(ans, a, s=None, axes=(-2, -1), norm=None):
     d[ans] = np.fft.rfft2(d[a], s, axes, norm)
 
 
-@adjoint(np.fft.irfft2)
+@adjoint(np.fft.irfft2, *_also("irfft2"))
 def adj_irfft2(ans, a, s=None, axes=(-2, -1), norm=None):
     d[a] = rt.unirfftn(d[ans], a, s, axes, norm)
 
 
-@adjoint(np.fft.irfftn)
+@adjoint(np.fft.irfftn, *_also("irfftn"))
 def adj_irfftn(ans, a, s=None, axes=None, norm=None):
     d[a] = rt.unirfftn(d[ans], a, s, axes, norm)
 
 
-@tangent(np.fft.irfftn)
+@tangent(np.fft.irfftn, *_also("irfftn"))
 def tan_irfftn(ans, a, s=None, axes=None, norm=None):
     d[ans] = np.fft.irfftn(d[a], s, axes, norm)
 
 
-@tangent(np.fft.irfft2)
+@tangent(np.fft.irfft2, *_also("irfft2"))
 def tan_irfft2(ans, a, s=None, axes=(-2, -1), norm=None):
     d[ans] = np.fft.irfft2(d[a], s, axes, norm)
 
 
-@adjoint(np.fft.fftshift)
+@adjoint(np.fft.fftshift, *_also("fftshift"))
 def adj_fftshift(ans, x, axes=None):
     d[x] = np.fft.ifftshift(d[ans], axes)
 
 
-@tangent(np.fft.fftshift)
+@tangent(np.fft.fftshift, *_also("fftshift"))
 def tan_fftshift(ans, x, axes=None):
     d[ans] = np.fft.fftshift(d[x], axes)
 
 
-@adjoint(np.fft.ifftshift)
+@adjoint(np.fft.ifftshift, *_also("ifftshift"))
 def adj_ifftshift(ans, x, axes=None):
     d[x] = np.fft.fftshift(d[ans], axes)
 
 
-@tangent(np.fft.ifftshift)
+@tangent(np.fft.ifftshift, *_also("ifftshift"))
 def tan_ifftshift(ans, x, axes=None):
     d[ans] = np.fft.ifftshift(d[x], axes)
 
 
 # --- which rules serve complex values as written -----------------------------------------------
 
-_FFTS = (np.fft.fft, np.fft.ifft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn,
-         np.fft.rfft, np.fft.irfft, np.fft.rfft2, np.fft.irfft2, np.fft.rfftn, np.fft.irfftn,
-         np.fft.fftshift, np.fft.ifftshift)
+_FFTS = tuple(f for name in ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft",
+                              "rfft2", "irfft2", "rfftn", "irfftn", "fftshift", "ifftshift")
+              for f in (getattr(np.fft, name), *_also(name)))
 
 COMPLEX_READY = frozenset({
     # holomorphic: bz = bw * f'(z), the real rule
