@@ -661,6 +661,18 @@ def _norm_lane_sum(v, x, ans, weights_of, axes, keepdims):
     return _lane_sum(w, asarray(v), _axes(axes, x.ndim), keepdims, ans)
 
 
+def complex_moduli(x, ord=None, axis=None):
+    """``|x|`` for ``np.linalg.norm(x, ord, axis)`` of a complex ``x``: every norm but the
+    spectral and nuclear ones of a matrix is the same norm of the moduli (so its gradient is
+    the real one's, at ``|x|``, times ``conj(x) / |x|``); those two raise."""
+    matrix = (axis is None and np.ndim(x) == 2 and ord is not None) or (
+        axis is not None and np.ndim(axis) == 1 and len(axis) == 2)
+    if matrix and ord in (2, -2, "nuc"):
+        raise NotImplementedError(f"the gradient of np.linalg.norm(x, ord={ord!r}) of a complex "
+                                  "matrix is not supported yet (it depends on more than |x|)")
+    return np.abs(x)
+
+
 def norm_tangent(v, x, ans, ord=None, axis=None, keepdims=False):
     """Tangent of ``ans = np.linalg.norm(x, ord, axis, keepdims)`` (vector and matrix norms)."""
     return _norm_lane_sum(v, x, ans, lambda g, x: norm_grad(g, x, ans, ord, axis, keepdims),

@@ -48,6 +48,10 @@ SPECS = [
     OpSpec(runtime.unirfftn,
            f"np.real(rt.unirfftn(a * b, np.ones((4, 3)), (3, 6), (1, 0), 'ortho') * {W})", 2,
            shapes=(((6, 3), (6, 3)),)),
+    OpSpec(runtime.complex_moduli, "rt.complex_moduli(a + 1j * b) * b", 2,
+           shapes=(((3,), (3,)), ((2, 3), (2, 3)))),
+    OpSpec(runtime.complex_moduli, "rt.complex_moduli(a, 1, 0) * b", 2, (0.3, 2.0),
+           (((3,), (3,)),), signed=(0,)),
     # transpiler.on_gradient with a hook that leaves the gradient as it is
     OpSpec(runtime.on_gradient, "rt.on_gradient(a * b, np.positive) * a", 2,
            shapes=(((), ()), ((3,), (3,)), ((2, 3), (3,)))),

@@ -64,6 +64,12 @@ SPECS = [
     OpSpec(np.angle, "np.angle(a - 1j * b, deg=True)", 2, AWAY, PAIR, signed=(0, 1)),
     OpSpec(np.angle, "np.angle(a) + b", 2, AWAY, PAIR, signed=(0,)),  # real: constant
     OpSpec(np.conjugate, f"np.real(np.conjugate(np.exp(1j * a) * b) * {W})", 2, shapes=PAIR),
+    OpSpec(np.linalg.norm, "np.linalg.norm(a + 1j * b)", 2, shapes=PAIR[1:]),
+    OpSpec(np.linalg.norm, "np.linalg.norm(a - 1j * b, 1)", 2, AWAY, (((3,), (3,)),),
+           signed=(0, 1)),
+    OpSpec(np.linalg.norm, "np.linalg.norm(a + 1j * b, np.inf, 1)", 2, shapes=(((2, 3), (2, 3)),)),
+    OpSpec(np.linalg.norm, "np.linalg.norm(np.exp(1j * a) * b, 'fro')", 2,
+           shapes=(((2, 3), (2, 3)),)),
     OpSpec(np.vdot, f"np.real(np.vdot(a + 1j * b, np.exp(1j * b) * a) * {W})", 2,
            shapes=(((3,), (3,)), ((2, 3), (2, 3)))),
     OpSpec(np.matmul, f"np.real(np.sum(np.matmul(a + 1j * b, np.exp(1j * b).T)) * {W})", 2,

@@ -87,7 +87,7 @@ _REAL_RESULTS = frozenset({np.abs, np.absolute, builtins.abs, np.real, np.imag, 
                            np.isreal, np.iscomplex, np.isnan, np.isfinite, np.isinf,
                            np.linalg.norm, cmath.isfinite,
                            cmath.isnan, cmath.isinf, cmath.phase, cmath.polar,
-                           runtime.unrfftn})
+                           runtime.unrfftn, runtime.complex_moduli})
 
 
 def _of_ffts(*names: str) -> frozenset:

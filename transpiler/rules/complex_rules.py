@@ -121,6 +121,22 @@ def tan_angle_complex(ans, z, deg=False):
         / np.where(r2 == 0.0, 1.0, r2)
 
 
+# --- norms: of the moduli (but the spectral and nuclear norms of a matrix, refused) ----------
+
+@adjoint(np.linalg.norm, of_complex=True)
+def adj_norm_complex(ans, x, ord=None, axis=None, keepdims=False):
+    r = rt.complex_moduli(x, ord, axis)
+    d[x] = rt.norm_grad(d[ans], r, ans, ord, axis, keepdims) * np.conjugate(x) \
+        / np.where(r == 0.0, 1.0, r)
+
+
+@tangent(np.linalg.norm, of_complex=True)
+def tan_norm_complex(ans, x, ord=None, axis=None, keepdims=False):
+    r = rt.complex_moduli(x, ord, axis)
+    d[ans] = rt.norm_tangent(np.real(np.conjugate(x) * d[x]) / np.where(r == 0.0, 1.0, r), r,
+                             ans, ord, axis, keepdims)
+
+
 # --- np.vdot conjugates its first argument --------------------------------------------------
 
 @adjoint(np.vdot, of_complex=True)

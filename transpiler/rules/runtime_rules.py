@@ -722,3 +722,15 @@ def adj_unirfftn(ans, g, c, s=None, axes=None, norm=None):
 @tangent(rt.unirfftn)
 def tan_unirfftn(ans, g, c, s=None, axes=None, norm=None):
     d[ans] = rt.unirfftn(d[g], c, s, axes, norm)
+
+
+@adjoint(rt.complex_moduli)  # |x| (complex_rules.py: the norm of a complex value)
+@adjoint(rt.complex_moduli, of_complex=True)
+def adj_complex_moduli(ans, x, ord=None, axis=None):
+    d[x] = d[ans] * np.conjugate(x) / np.where(ans == 0.0, 1.0, ans)
+
+
+@tangent(rt.complex_moduli)
+@tangent(rt.complex_moduli, of_complex=True)
+def tan_complex_moduli(ans, x, ord=None, axis=None):
+    d[ans] = np.real(np.conjugate(x) * d[x]) / np.where(ans == 0.0, 1.0, ans)
