@@ -290,7 +290,7 @@ from runtime.special import (
     tie_split,
     trigamma,
 )
-from runtime.spectral import fitted, unirfftn, unrfftn
+from runtime.spectral import fitted, swapped_norm, unirfftn, unrfftn
 
 # Helpers whose argument at this position is only used for its shape and dtype.
 SHAPE_ARGUMENTS = {"unbroadcast": 1, "unreduce": 1, "unindex": 1, "zeros_like_grad": 0,
@@ -483,6 +483,7 @@ __all__ = [
     "svdvals_adjoint",
     "svdvals_adjoint_tangent",
     "svdvals_tangent",
+    "swapped_norm",
     "tangent_like",
     "tensordot_adjoint",
     "tensordot_adjoint_tangent",

@@ -10,6 +10,9 @@ transpose, not its conjugate transpose. A DFT matrix is symmetric: the adjoint o
   the cropping or padding ``n=`` and ``s=`` make (its own transpose too);
 - ``unrfftn``: the adjoint of ``rfftn`` (and ``rfft``, ``rfft2``): the half spectrum padded
   with zeros to the full length, then ``fftn``;
+- ``swapped_norm``: ``hfft`` is ``irfft`` of the conjugate, and ``ihfft`` the conjugate of
+  ``rfft``, each with the other direction's ``norm``: their adjoints are those of the real
+  transforms, conjugated;
 - ``unirfftn``: the adjoint of ``irfftn`` (and ``irfft``, ``irfft2``), which reads each
   coefficient and, but for the first and the Nyquist one, its conjugate: ``rfft`` of the
   gradient, conjugated, weighted 1 or 2 and scaled by ``norm``, then ``ifftn`` over the other
@@ -56,6 +59,12 @@ def _scale(n: int, norm) -> float:
     if norm == "forward":
         return 1.0
     raise ValueError(f'norm must be "backward", "ortho" or "forward", not {norm!r}')
+
+
+def swapped_norm(norm):
+    """The ``norm`` of the transform in the other direction (``hfft`` is ``irfft`` of the
+    conjugate with it): "backward" and "forward" swap, "ortho" stays."""
+    return {None: "forward", "backward": "forward", "forward": "backward"}.get(norm, norm)
 
 
 def unrfftn(g, a, s=None, axes=None, norm=None):

@@ -297,6 +297,32 @@ def tan_irfft2(ans, a, s=None, axes=(-2, -1), norm=None):
     d[ans] = np.fft.irfft2(d[a], s, axes, norm)
 
 
+@adjoint(np.fft.hfft, *_also("hfft"))  # irfft of the conjugate, the other direction's norm
+def adj_hfft(ans, a, n=None, axis=-1, norm=None):
+    if n is None:
+        d[a] = np.conjugate(rt.unirfftn(d[ans], a, None, (axis,), rt.swapped_norm(norm)))
+    else:
+        d[a] = np.conjugate(rt.unirfftn(d[ans], a, (n,), (axis,), rt.swapped_norm(norm)))
+
+
+@tangent(np.fft.hfft, *_also("hfft"))
+def tan_hfft(ans, a, n=None, axis=-1, norm=None):
+    d[ans] = np.fft.hfft(d[a], n, axis, norm)
+
+
+@adjoint(np.fft.ihfft, *_also("ihfft"))  # the conjugate of rfft, the other direction's norm
+def adj_ihfft(ans, a, n=None, axis=-1, norm=None):
+    if n is None:
+        d[a] = rt.unrfftn(np.conjugate(d[ans]), a, None, (axis,), rt.swapped_norm(norm))
+    else:
+        d[a] = rt.unrfftn(np.conjugate(d[ans]), a, (n,), (axis,), rt.swapped_norm(norm))
+
+
+@tangent(np.fft.ihfft, *_also("ihfft"))
+def tan_ihfft(ans, a, n=None, axis=-1, norm=None):
+    d[ans] = np.fft.ihfft(d[a], n, axis, norm)
+
+
 @adjoint(np.fft.fftshift, *_also("fftshift"))
 def adj_fftshift(ans, x, axes=None):
     d[x] = np.fft.ifftshift(d[ans], axes)
@@ -320,7 +346,8 @@ def tan_ifftshift(ans, x, axes=None):
 # --- which rules serve complex values as written -----------------------------------------------
 
 _FFTS = tuple(f for name in ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft",
-                              "rfft2", "irfft2", "rfftn", "irfftn", "fftshift", "ifftshift")
+                              "rfft2", "irfft2", "rfftn", "irfftn", "hfft", "ihfft",
+                              "fftshift", "ifftshift")
               for f in (getattr(np.fft, name), *_also(name)))
 
 COMPLEX_READY = frozenset({
