@@ -290,11 +290,19 @@ from runtime.special import (
     tie_split,
     trigamma,
 )
-from runtime.spectral import fitted, swapped_norm, unirfftn, unrfftn
+from runtime.spectral import (
+    fitted,
+    real_transform,
+    swapped_norm,
+    unirfftn,
+    unreal,
+    unrfftn,
+)
 
 # Helpers whose argument at this position is only used for its shape and dtype.
 SHAPE_ARGUMENTS = {"unbroadcast": 1, "unreduce": 1, "unindex": 1, "zeros_like_grad": 0,
-                   "unconcatenate": 1, "unstack": 1, "fitted": 1, "unrfftn": 1, "unirfftn": 1}
+                   "unconcatenate": 1, "unstack": 1, "fitted": 1, "unrfftn": 1, "unirfftn": 1,
+                   "unreal": 1}
 
 __all__ = [
     "GradFields",
@@ -455,6 +463,7 @@ __all__ = [
     "quantile_grads_tangent",
     "quantile_tangent",
     "quantile_tangent_q",
+    "real_transform",
     "reduce_like",
     "replaced",
     "replaced_grad",
@@ -515,6 +524,7 @@ __all__ = [
     "unlinspace",
     "unpad",
     "unpiecewise",
+    "unreal",
     "unreduce",
     "unrfftn",
     "unrollaxis",

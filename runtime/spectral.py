@@ -18,6 +18,12 @@ transpose, not its conjugate transpose. A DFT matrix is symmetric: the adjoint o
   gradient, conjugated, weighted 1 or 2 and scaled by ``norm``, then ``ifftn`` over the other
   axes.
 
+- ``unreal`` and ``real_transform``: the adjoints of SciPy's real transforms (``dct``,
+  ``idct``, ``dst``, ``idst`` and their n-dimensional forms), each the other's: an orthonormal
+  transform's transpose is its inverse, and the other norms scale the input and the output by
+  diagonal factors (``_dct_scales``), so the transpose of a transform is the orthonormal
+  inverse between the factors, swapped.
+
 Each costs one FFT of the gradient: O(n log n).
 """
 
@@ -114,3 +120,61 @@ def unirfftn(g, c, s=None, axes=None, norm=None):
     if len(axes) > 1:
         half = np.fft.ifftn(half, axes=axes[:-1], norm=norm)
     return fitted(half, c)
+
+
+def _dct_scales(kind: str, type_: int, n: int, norm) -> tuple[np.ndarray, np.ndarray]:
+    """The diagonal factors of SciPy's ``kind`` ("dct" or "dst") of ``type_`` and length ``n``
+    under ``norm``: the transform is ``out * orthonormal(in * x)``."""
+    out, into = np.ones(n), np.ones(n)
+    if norm == "ortho":
+        return out, into
+    end = 0 if kind == "dct" else -1  # (the coefficient DCT-II and III treat apart; DST's last)
+    if type_ == 1:
+        out[:] = math.sqrt(2 * (n - 1)) if kind == "dct" else math.sqrt(2 * (n + 1))
+        if kind == "dct":
+            out[[0, -1]] *= math.sqrt(2)
+            into[[0, -1]] = 1 / math.sqrt(2)
+    elif type_ == 2:
+        out[:] = math.sqrt(2 * n)
+        out[end] = math.sqrt(4 * n)
+    elif type_ == 3:
+        into[:] = math.sqrt(2 * n)
+        into[end] = math.sqrt(n)
+    else:
+        out[:] = math.sqrt(2 * n)
+    if norm == "forward":
+        out /= 2 * (n - 1) if (type_, kind) == (1, "dct") else 2 * (n + 1) if type_ == 1 \
+            else 2 * n
+    return out, into
+
+
+def _transposed(g, kind: str, type_: int, norm, axis: int):
+    """The transpose of SciPy's 1-D ``kind`` (dct, idct, dst, idst) along ``axis``, of ``g``."""
+    import scipy.fft as sfft
+    base = kind.lstrip("i")
+    out, into = _dct_scales(base, type_, g.shape[axis], norm)
+    shape = [1] * g.ndim
+    shape[axis] = g.shape[axis]
+    out, into = out.reshape(shape), into.reshape(shape)
+    if kind.startswith("i"):  # (the inverse of out * O * into is 1/into * O^T * 1/out)
+        return getattr(sfft, base)(g / into, type_, axis=axis, norm="ortho") / out
+    return into * getattr(sfft, "i" + base)(out * g, type_, axis=axis, norm="ortho")
+
+
+def unreal(g, x, kind: str, type=2, s=None, axes=None, norm=None):
+    """The adjoint of ``scipy.fft.<kind>n(x, type, s, axes, norm)`` for ``x`` (``kind``: "dct",
+    "idct", "dst" or "idst"; a 1-D transform as ``s=(n,)``, ``axes=(axis,)``), given the
+    gradient ``g`` of its result: the transposed transform along each axis, fitted to ``x``'s
+    shape."""
+    g = np.asarray(g)
+    for axis in _axes(np.ndim(x), s, axes):
+        g = _transposed(g, kind, int(type), norm, axis)
+    return fitted(g, x)
+
+
+def real_transform(g, x, kind: str, type=2, s=None, axes=None, norm=None):
+    """``scipy.fft.<kind>n(g, type, s, axes, norm)``: the transform ``unreal`` is the adjoint
+    of (``x``, the argument it was taken of, for its number of axes), which is its adjoint in
+    turn."""
+    import scipy.fft as sfft
+    return getattr(sfft, kind + "n")(g, int(type), s, _axes(np.ndim(x), s, axes), norm)

@@ -52,6 +52,13 @@ SPECS = [
            shapes=(((3,), (3,)), ((2, 3), (2, 3)))),
     OpSpec(runtime.complex_moduli, "rt.complex_moduli(a, 1, 0) * b", 2, (0.3, 2.0),
            (((3,), (3,)),), signed=(0,)),
+    OpSpec(runtime.unreal, "rt.unreal(a, np.ones(6), 'dct', 2, (4,), (0,), 'ortho') * b", 2,
+           shapes=(((4,), (6,)),)),
+    OpSpec(runtime.unreal, "rt.unreal(a * b, np.ones((3, 4)), 'idst', 3) * b", 2,
+           shapes=(((3, 4), (3, 4)),)),
+    OpSpec(runtime.real_transform,
+           "rt.real_transform(a, np.ones(4), 'dst', 1, (6,), (0,)) * b", 2,
+           shapes=(((4,), (6,)),)),
     # transpiler.on_gradient with a hook that leaves the gradient as it is
     OpSpec(runtime.on_gradient, "rt.on_gradient(a * b, np.positive) * a", 2,
            shapes=(((), ()), ((3,), (3,)), ((2, 3), (3,)))),

@@ -124,6 +124,19 @@ SPECS = [
            shapes=(((7,),),)),
 ]
 
+if sfft is not None:  # SciPy's real transforms, every type and norm, lengths cropped and padded
+    SPECS += [OpSpec(getattr(sfft, kind), f"sfft.{kind}(a{args}) * b", 2, shapes=shapes)
+              for kind in ("dct", "idct", "dst", "idst")
+              for args, shapes in ((", 1", (((6,), (6,)),)), (", 2, None, -1, 'ortho'", VEC8_2),
+                                   (", 3, 5", (((7,), (5,)),)), (", 4, 9, 0, 'forward'",
+                                                                (((6, 2), (9, 2)),)))]
+    SPECS += [OpSpec(getattr(sfft, kind), f"sfft.{kind}(a{args}) * b", 2, shapes=shapes)
+              for kind in ("dctn", "idctn", "dstn", "idstn")
+              for args, shapes in (("", (((3, 4), (3, 4)),)),
+                                   (", 3, (5, 2), (1, 0), 'ortho'", (((3, 4), (2, 5)),)),
+                                   (", 1, None, (0,), 'forward'", (((4, 3), (4, 3)),)))]
+    SPECS.append(OpSpec(sfft.dct, f"np.real(sfft.dct(a + 1j * b, 2) * {W})", 2, shapes=VEC8_2))
+
 SPECS += [twin for spec in SPECS if getattr(spec.key, "__module__", "").startswith("numpy.fft")
           and (twin := _scipy_twin(spec)) is not None]
 SPECS = [spec for spec in SPECS if spec is not None]

@@ -102,7 +102,8 @@ def _of_ffts(*names: str) -> frozenset:
 
 _REAL_RESULTS |= _of_ffts("irfft", "irfft2", "irfftn", "hfft", "fftfreq", "rfftfreq")
 # of the complex modules' functions, those whose result is complex where their argument is
-_KEEP_KIND = _of_ffts("fftshift", "ifftshift")
+_KEEP_KIND = _of_ffts("fftshift", "ifftshift", "dct", "idct", "dst", "idst", "dctn", "idctn",
+                      "dstn", "idstn")
 _COMPLEX_RESULTS = frozenset({builtins.complex, np.linalg.eig, np.linalg.eigvals, np.roots,
                               runtime.unirfftn})
 _COMPLEX_MODULES = ("cmath", "numpy.fft", "scipy.fft", "numpy.lib.scimath", "numpy.emath",

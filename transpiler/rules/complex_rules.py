@@ -343,6 +343,87 @@ def tan_ifftshift(ans, x, axes=None):
     d[ans] = np.fft.ifftshift(d[x], axes)
 
 
+# --- SciPy's real transforms: the transpose of an orthonormal one is its inverse ---------------
+
+if sfft is not None:
+
+    @adjoint(sfft.dct)
+    def adj_dct(ans, x, type=2, n=None, axis=-1, norm=None):
+        if n is None:
+            d[x] = rt.unreal(d[ans], x, "dct", type, None, (axis,), norm)
+        else:
+            d[x] = rt.unreal(d[ans], x, "dct", type, (n,), (axis,), norm)
+
+    @tangent(sfft.dct)
+    def tan_dct(ans, x, type=2, n=None, axis=-1, norm=None):
+        d[ans] = sfft.dct(d[x], type, n, axis, norm)
+
+    @adjoint(sfft.dctn)
+    def adj_dctn(ans, x, type=2, s=None, axes=None, norm=None):
+        d[x] = rt.unreal(d[ans], x, "dct", type, s, axes, norm)
+
+    @tangent(sfft.dctn)
+    def tan_dctn(ans, x, type=2, s=None, axes=None, norm=None):
+        d[ans] = sfft.dctn(d[x], type, s, axes, norm)
+
+    @adjoint(sfft.idct)
+    def adj_idct(ans, x, type=2, n=None, axis=-1, norm=None):
+        if n is None:
+            d[x] = rt.unreal(d[ans], x, "idct", type, None, (axis,), norm)
+        else:
+            d[x] = rt.unreal(d[ans], x, "idct", type, (n,), (axis,), norm)
+
+    @tangent(sfft.idct)
+    def tan_idct(ans, x, type=2, n=None, axis=-1, norm=None):
+        d[ans] = sfft.idct(d[x], type, n, axis, norm)
+
+    @adjoint(sfft.idctn)
+    def adj_idctn(ans, x, type=2, s=None, axes=None, norm=None):
+        d[x] = rt.unreal(d[ans], x, "idct", type, s, axes, norm)
+
+    @tangent(sfft.idctn)
+    def tan_idctn(ans, x, type=2, s=None, axes=None, norm=None):
+        d[ans] = sfft.idctn(d[x], type, s, axes, norm)
+
+    @adjoint(sfft.dst)
+    def adj_dst(ans, x, type=2, n=None, axis=-1, norm=None):
+        if n is None:
+            d[x] = rt.unreal(d[ans], x, "dst", type, None, (axis,), norm)
+        else:
+            d[x] = rt.unreal(d[ans], x, "dst", type, (n,), (axis,), norm)
+
+    @tangent(sfft.dst)
+    def tan_dst(ans, x, type=2, n=None, axis=-1, norm=None):
+        d[ans] = sfft.dst(d[x], type, n, axis, norm)
+
+    @adjoint(sfft.dstn)
+    def adj_dstn(ans, x, type=2, s=None, axes=None, norm=None):
+        d[x] = rt.unreal(d[ans], x, "dst", type, s, axes, norm)
+
+    @tangent(sfft.dstn)
+    def tan_dstn(ans, x, type=2, s=None, axes=None, norm=None):
+        d[ans] = sfft.dstn(d[x], type, s, axes, norm)
+
+    @adjoint(sfft.idst)
+    def adj_idst(ans, x, type=2, n=None, axis=-1, norm=None):
+        if n is None:
+            d[x] = rt.unreal(d[ans], x, "idst", type, None, (axis,), norm)
+        else:
+            d[x] = rt.unreal(d[ans], x, "idst", type, (n,), (axis,), norm)
+
+    @tangent(sfft.idst)
+    def tan_idst(ans, x, type=2, n=None, axis=-1, norm=None):
+        d[ans] = sfft.idst(d[x], type, n, axis, norm)
+
+    @adjoint(sfft.idstn)
+    def adj_idstn(ans, x, type=2, s=None, axes=None, norm=None):
+        d[x] = rt.unreal(d[ans], x, "idst", type, s, axes, norm)
+
+    @tangent(sfft.idstn)
+    def tan_idstn(ans, x, type=2, s=None, axes=None, norm=None):
+        d[ans] = sfft.idstn(d[x], type, s, axes, norm)
+
+
 # --- which rules serve complex values as written -----------------------------------------------
 
 _FFTS = tuple(f for name in ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft",
@@ -378,8 +459,13 @@ COMPLEX_READY = frozenset({
     # the linear helpers of generated gradients (a gradient differentiated again: hvp)
     rt.unbroadcast, rt.unreduce, rt.broadcast_like, rt.reduce_like, rt.unindex, rt.fitted,
     rt.unrfftn, rt.unirfftn, rt.matmul_adjoint_a, rt.matmul_adjoint_b, rt.dot_adjoint_a,
-    rt.dot_adjoint_b, rt.inner_adjoint, rt.tensordot_adjoint, rt.einsum_adjoint,
+    rt.dot_adjoint_b, rt.inner_adjoint, rt.tensordot_adjoint, rt.einsum_adjoint, rt.unreal,
+    rt.real_transform,
 })
+
+if sfft is not None:
+    COMPLEX_READY |= {getattr(sfft, k + n) for k in ("dct", "idct", "dst", "idst")
+                      for n in ("", "n")}
 
 # functions whose partials are real whatever their arguments: not projected again
 REAL_PARTIALS = frozenset({np.real, rt.unrfftn})

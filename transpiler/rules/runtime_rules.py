@@ -734,3 +734,23 @@ def adj_complex_moduli(ans, x, ord=None, axis=None):
 @tangent(rt.complex_moduli, of_complex=True)
 def tan_complex_moduli(ans, x, ord=None, axis=None):
     d[ans] = np.real(np.conjugate(x) * d[x]) / np.where(ans == 0.0, 1.0, ans)
+
+
+@adjoint(rt.unreal)  # the transpose of SciPy's real transform is the transform
+def adj_unreal(ans, g, x, kind, type=2, s=None, axes=None, norm=None):
+    d[g] = rt.real_transform(d[ans], x, kind, type, s, axes, norm)
+
+
+@tangent(rt.unreal)
+def tan_unreal(ans, g, x, kind, type=2, s=None, axes=None, norm=None):
+    d[ans] = rt.unreal(d[g], x, kind, type, s, axes, norm)
+
+
+@adjoint(rt.real_transform)
+def adj_real_transform(ans, g, x, kind, type=2, s=None, axes=None, norm=None):
+    d[g] = rt.unreal(d[ans], g, kind, type, s, axes, norm)
+
+
+@tangent(rt.real_transform)
+def tan_real_transform(ans, g, x, kind, type=2, s=None, axes=None, norm=None):
+    d[ans] = rt.real_transform(d[g], x, kind, type, s, axes, norm)
