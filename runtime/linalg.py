@@ -1183,3 +1183,236 @@ def svd_tangent(da, ans, a, full_matrices=True, compute_uv=True, hermitian=False
         dvh = np.concatenate([dvh, np.full(np.shape(vh)[:-2] + (cols - k, cols), np.nan,
                                            dvh.dtype)], axis=-2)
     return GradTuple((du, _diag(p), dvh))
+
+
+# --- complex matrices and eig ---------------------------------------------------------------------
+# Gradients here follow the convention of transpiler/rules/complex_rules.py: a loss L changes by
+# ``Re(sum(g * dz))`` for a change ``dz`` of a complex value whose gradient is ``g``. So a map
+# ``dz -> M dz N`` has the adjoint ``g -> M^T g N^T`` (no conjugate), and a real value's gradient
+# is real. The eigenvector tangents are those of NumPy's own normalisation: unit columns whose
+# reference component (``eigh``: the first row, the last for ``UPLO='U'``; ``eig``: the largest
+# one) is real, as LAPACK returns them.
+
+def _h(x):
+    """The conjugate transpose of each matrix in a stack."""
+    return np.conjugate(np.swapaxes(x, -1, -2))
+
+
+def _hermitian(t, lower=True):
+    """The Hermitian matrix a function that reads the lower (upper) triangle of ``t`` and the
+    real part of its diagonal sees."""
+    off = np.tril(t, -1) if lower else np.triu(t, 1)
+    return off + _h(off) + np.real(_diag(t))[..., np.newaxis, :] * _eye(t)
+
+
+def _fold_hermitian(s, lower=True):
+    """Gradient for the triangle ``_hermitian`` reads, given ``s``, the gradient for Hermitian
+    changes of the matrix it makes: an element below the diagonal stands for itself and, as its
+    conjugate, for its mirror; of the diagonal only the real part is read."""
+    both = s + np.conjugate(np.swapaxes(s, -1, -2))
+    off = np.tril(both, -1) if lower else np.triu(both, 1)
+    return off + np.real(_diag(s))[..., np.newaxis, :] * _eye(s)
+
+
+def _reference(v, rows):
+    """Each column's reference component ``v[rows[k], k]`` and whether NumPy made it real (and
+    nonzero): there its phase is fixed, elsewhere the column's phase is not defined."""
+    ref = np.take_along_axis(v, np.asarray(rows)[..., np.newaxis, :], axis=-2)[..., 0, :]
+    return ref, (np.imag(ref) == 0) & (np.real(ref) != 0)
+
+
+def _rows_of_eigh(v, lower: bool):
+    return np.full(np.shape(v)[:-2] + np.shape(v)[-1:], 0 if lower else np.shape(v)[-1] - 1)
+
+
+def _rows_of_eig(v):
+    return np.argmax(np.abs(v), axis=-2)
+
+
+def _gauge(v, dv, rows):
+    """``dv`` plus the multiple of each column of ``v`` that keeps it of unit norm and its
+    reference component real: ``dv + v c``, ``c = -Re(v^H dv) - i Im(dv_ref) / v_ref``."""
+    ref, fixed = _reference(v, rows)
+    dref = np.take_along_axis(dv, np.asarray(rows)[..., np.newaxis, :], axis=-2)[..., 0, :]
+    turn = np.where(fixed, np.imag(dref) / np.where(fixed, np.real(ref), 1.0), 0.0)
+    c = -np.real(np.sum(np.conjugate(v) * dv, axis=-2)) - 1j * turn
+    return dv + v * c[..., np.newaxis, :]
+
+
+def _gauge_adjoint(gv, v, rows, name: str):
+    """The adjoint of ``_gauge`` (``dv`` to ``dv + v c``) at the gradient ``gv``. Where a
+    column's phase is not fixed, the loss must not depend on it (``Im(v_k^T gv_k) = 0``)."""
+    if not np.iscomplexobj(v):  # (real eigenvectors of a real matrix: their norm alone)
+        gv = np.real(gv)
+        return gv - v * np.sum(v * gv, axis=-2)[..., np.newaxis, :]
+    s = np.sum(v * gv, axis=-2)  # the gradient of c
+    ref, fixed = _reference(v, rows)
+    scale = np.sqrt(np.sum(np.abs(gv) ** 2, axis=-2))
+    if np.any(~fixed & (np.abs(np.imag(s)) > 1e-8 * np.maximum(scale, 1e-300))):
+        raise NotImplementedError(f"the gradient of {name} is not supported here: the loss "
+                                  "depends on the phase of an eigenvector whose reference "
+                                  "component is 0, where NumPy's choice of its phase is not "
+                                  "known; use a loss of |v|^2 or of v v^H")
+    g = gv - np.conjugate(v) * np.real(s)[..., np.newaxis, :]
+    turn = np.where(fixed, -1j * np.imag(s) / np.where(fixed, np.real(ref), 1.0), 0.0)
+    rows = np.asarray(rows)[..., np.newaxis, :]
+    at = np.take_along_axis(g, rows, axis=-2) + turn[..., np.newaxis, :]
+    np.put_along_axis(g, rows, at, axis=-2)
+    return g
+
+
+def _eig_gaps(w):
+    """``F[i, j] = 1 / (w[j] - w[i])`` off the diagonal, 0 on it (complex ``w``)."""
+    gap = w[..., np.newaxis, :] - w[..., :, np.newaxis]
+    eye = np.eye(w.shape[-1], dtype=bool)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(eye, 0.0, 1.0 / np.where(eye, 1.0, gap))
+
+
+def eig_adjoint(g, ans):
+    """Gradient of ``w, v = np.linalg.eig(a)`` for distinct eigenvalues (of a real ``a``, its
+    real part):
+    ``v^-T (diag(gw) + F * (v^T gv')) v^T`` with ``F[i, j] = 1 / (w[j] - w[i])`` and ``gv'``
+    the adjoint of NumPy's normalisation of the columns at ``gv``."""
+    w, v = ans
+    inner = _full(g[0], w)[..., np.newaxis, :] * _eye(v)
+    if _flows(g[1]):
+        gv = _gauge_adjoint(asarray(g[1]), v, _rows_of_eig(v), "eig")
+        inner = inner + _eig_gaps(w) * (_t(v) @ gv)
+    return _t(np.linalg.inv(v)) @ inner @ _t(v)
+
+
+def eig_tangent(da, ans):
+    """Tangent of ``w, v = np.linalg.eig(a)``: with ``P = v^-1 da v``, ``dw = diag(P)`` and
+    ``dv = v (F * P)``, ``F[i, j] = 1 / (w[j] - w[i])``, normalised as NumPy's columns are."""
+    w, v = ans
+    p = np.linalg.solve(v, da @ v)
+    dv = _gauge(v, v @ (_eig_gaps(w) * p), _rows_of_eig(v))
+    return GradTuple((_diag(p), dv))
+
+
+def _eigvectors(a, w):
+    """The eigenvectors of ``a`` in the order of its eigenvalues ``w`` (``np.linalg.eigvals``)."""
+    found, v = np.linalg.eig(a)
+    if not np.allclose(found, w):
+        order = np.argmin(np.abs(found[..., np.newaxis, :] - w[..., :, np.newaxis]), axis=-1)
+        v = np.take_along_axis(v, order[..., np.newaxis, :], axis=-1)
+    return v
+
+
+def eigvals_adjoint(g, a, w):
+    """Gradient of ``w = np.linalg.eigvals(a)`` (distinct eigenvalues): ``v^-T diag(g) v^T``."""
+    v = _eigvectors(a, w)
+    return _t(np.linalg.inv(v)) @ (asarray(g)[..., :, np.newaxis] * _t(v))
+
+
+def eigvals_tangent(da, a, w):
+    """Tangent of ``w = np.linalg.eigvals(a)``: ``diag(v^-1 da v)``."""
+    v = _eigvectors(a, w)
+    return _diag(np.linalg.solve(v, da @ v))
+
+
+def eigh_complex_adjoint(g, ans, uplo="L"):
+    """Gradient of ``w, v = np.linalg.eigh(a)`` of a complex ``a`` (distinct eigenvalues):
+    ``conj(v) (diag(gw) + F * (v^T gv')) v^T``, ``F[i, j] = 1 / (w[j] - w[i])``, ``gv'`` the
+    adjoint of NumPy's phases at ``gv``, folded onto the triangle NumPy reads."""
+    w, v = ans
+    lower = _lower(uplo)
+    inner = np.real(_full(g[0], w))[..., np.newaxis, :] * _eye(v)
+    if _flows(g[1]):
+        gv = _gauge_adjoint(asarray(g[1]), v, _rows_of_eigh(v, lower), "eigh")
+        inner = inner + _gap_inverse(w) * (_t(v) @ gv)
+    return _fold_hermitian(np.conjugate(v) @ inner @ _t(v), lower)
+
+
+def eigh_complex_tangent(da, ans, uplo="L"):
+    """Tangent of ``w, v = np.linalg.eigh(a)`` of a complex ``a``: with ``P = v^H dA v``
+    (``dA`` the Hermitian matrix NumPy reads), ``dw = Re diag(P)``, ``dv = v (F * P)`` with
+    NumPy's phases (NaN for equal eigenvalues)."""
+    w, v = ans
+    lower = _lower(uplo)
+    m = _h(v) @ _hermitian(da, lower) @ v
+    with np.errstate(divide="ignore", invalid="ignore"):
+        dv = _gauge(v, v @ (_gap_inverse(w) * m), _rows_of_eigh(v, lower))
+    return GradTuple((np.real(_diag(m)), dv))
+
+
+def eigvalsh_complex_adjoint(g, a, uplo="L"):
+    """Gradient of ``np.linalg.eigvalsh(a)`` of a complex ``a``: ``conj(v) diag(g) v^T``,
+    folded onto the triangle NumPy reads."""
+    _, v = np.linalg.eigh(a, UPLO=uplo)
+    scaled = np.conjugate(v) * np.real(asarray(g))[..., np.newaxis, :]
+    return _fold_hermitian(scaled @ _t(v), _lower(uplo))
+
+
+def eigvalsh_complex_tangent(da, a, uplo="L"):
+    """Tangent of ``np.linalg.eigvalsh(a)`` of a complex ``a``: ``Re diag(v^H dA v)``."""
+    _, v = np.linalg.eigh(a, UPLO=uplo)
+    return np.real(np.sum(np.conjugate(v) * (_hermitian(da, _lower(uplo)) @ v), axis=-2))
+
+
+def cholesky_complex_adjoint(g, factor, upper=False):
+    """Gradient of the Cholesky factor ``L`` of a complex ``a = L L^H`` (``U = L^H`` for
+    ``upper``): ``L^-T Phi(L^T gL) conj(L)^-1``, ``Phi`` the lower triangle with a halved
+    diagonal, folded onto the triangle NumPy reads."""
+    lo, gl = (_h(factor), _h(g)) if upper else (factor, asarray(g))
+    m = _t(lo) @ gl
+    phi = np.tril(m) - 0.5 * m * _eye(m)
+    left = np.linalg.solve(_t(lo), phi)  # L^-T Phi
+    return _fold_hermitian(_t(np.linalg.solve(_h(lo), _t(left))), lower=not upper)
+
+
+def cholesky_complex_tangent(da, factor, upper=False):
+    """Tangent of the Cholesky factor of a complex ``a``: ``L Phi(L^-1 dA L^-H)``."""
+    lo = _h(factor) if upper else factor
+    left = np.linalg.solve(lo, _hermitian(da, lower=not upper))  # L^-1 dA
+    x = np.linalg.solve(lo, _h(left))  # L^-1 dA L^-H (dA Hermitian)
+    dl = lo @ (np.tril(x) - 0.5 * x * _eye(x))
+    return _h(dl) if upper else dl
+
+
+def slogdet_complex_adjoint(g, a, ans):
+    """Gradient of ``sign, logabsdet = np.linalg.slogdet(a)`` of a complex ``a``: with
+    ``t = tr(a^-1 da)``, ``dlogabsdet = Re t`` and ``dsign = i sign Im t``, so the gradient is
+    ``(g_log + i Im(g_sign sign)) a^-T``."""
+    sign = ans[0]
+    scale = np.real(_full(g[1], ans[1])) + 1j * np.imag(_full(g[0], sign) * sign)
+    return asarray(scale)[..., np.newaxis, np.newaxis] * _t(np.linalg.inv(a))
+
+
+def slogdet_complex_tangent(da, a, ans):
+    """Tangent of ``np.linalg.slogdet(a)`` of a complex ``a``: ``(i sign Im t, Re t)`` with
+    ``t = tr(a^-1 da)``."""
+    t = np.trace(np.linalg.solve(a, da), axis1=-2, axis2=-1)
+    return GradTuple((ans[0] * 1j * np.imag(t), np.real(t)))
+
+
+def svdvals_complex_adjoint(g, a):
+    """Gradient of the singular values of a complex ``a``: ``conj(u diag(g) v^H)``."""
+    u, _, vh = np.linalg.svd(a, full_matrices=False)
+    return np.conjugate((u * np.real(asarray(g))[..., np.newaxis, :]) @ vh)
+
+
+def svdvals_complex_tangent(da, a):
+    """Tangent of the singular values of a complex ``a``: ``Re diag(u^H da v)``."""
+    u, _, vh = np.linalg.svd(a, full_matrices=False)
+    return np.real(np.sum(np.conjugate(u) * (da @ _h(vh)), axis=-2))
+
+
+def _refuse_complex_svd(compute_uv, hermitian):
+    if compute_uv or hermitian:
+        raise NotImplementedError("the gradient of svd of a complex matrix is not supported yet "
+                                  "with compute_uv=True or hermitian=True (its singular values "
+                                  "alone are: compute_uv=False)")
+
+
+def svd_complex_adjoint(g, a, compute_uv=True, hermitian=False):
+    """Gradient of ``np.linalg.svd(a)`` of a complex ``a``: its singular values only."""
+    _refuse_complex_svd(compute_uv, hermitian)
+    return svdvals_complex_adjoint(g, a)
+
+
+def svd_complex_tangent(da, a, compute_uv=True, hermitian=False):
+    """Tangent of ``np.linalg.svd(a)`` of a complex ``a``: its singular values only."""
+    _refuse_complex_svd(compute_uv, hermitian)
+    return svdvals_complex_tangent(da, a)

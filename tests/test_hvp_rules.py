@@ -23,12 +23,25 @@ from tests.test_rules import CASES as REVERSE_CASES
 from tests.test_rules import _seed, build, make_args
 from tests.util import rand
 from transpiler import grad, hvp
+from transpiler.errors import NoRuleError
 
 _TIE = ("exact ties between different elements (a constant argument): the gradient jumps as "
         "the tie breaks, so its central differences are meaningless (the Hessian is 0 on "
         "either side)")
 _DEGENERATE = ("equal eigen- or singular values: the gradient depends on the choice of their "
                "vectors, its derivative is undefined (the tangent divides by their gaps: NaN)")
+
+# second derivatives not supported yet: they are refused (NoRuleError), at the gradient's line
+_NO_SECOND = ("second derivatives through eig and through the decompositions of complex "
+              "matrices are not supported yet: refused")
+_FIRST_ORDER_ONLY = (np.linalg.eigh, np.linalg.eigvalsh, np.linalg.cholesky, np.linalg.slogdet,
+                     np.linalg.svd, getattr(np.linalg, "svdvals", None))
+
+
+def _first_order_only(spec) -> bool:
+    return spec.key in (np.linalg.eig, np.linalg.eigvals) \
+        or (spec.key in _FIRST_ORDER_ONLY and "1j" in spec.expr)
+
 
 SKIP = {
     "np.max(np.concatenate((a, b)))-(2,)x(1,)": _TIE,
@@ -53,6 +66,8 @@ def _cases():
         marks = list(case.marks)
         if case.id in SKIP:
             marks.append(pytest.mark.skip(reason=SKIP[case.id]))
+        if _first_order_only(spec):
+            marks.append(pytest.mark.xfail(raises=NoRuleError, strict=True, reason=_NO_SECOND))
         last = k + 1 == len(REVERSE_CASES) or REVERSE_CASES[k + 1].values[0] is not spec
         for i in spec.diff_positions if last else spec.diff_positions[:1]:
             yield pytest.param(spec, shapes, i, id=f"{case.id}-wrt{i}", marks=marks)

@@ -2,11 +2,12 @@
 
 Decompositions get well-conditioned inputs built in the expression: ``a @ a.T + 3.0 * I`` is
 symmetric positive definite, ``a + 3.0 * I`` (entries in (-1, 1)) is invertible. Eigen- and
-singular vectors are only defined up to sign, so their specs contract them into sign-invariant
-quantities (``v * v``, ``w[:, :1] @ vh[:1]`` ...; never name a variable ``u``: the harness
-contracts array results with a covector of that name). Specs that feed a matrix whose upper
-triangle differs from its lower one check that cholesky/eigh differentiate the triangle NumPy
-reads.
+singular vectors are only defined up to sign (NumPy fixes the phase of a complex one: ``eig``'s
+largest component and ``eigh``'s first are real, and the rules follow it), so the specs contract
+real ones into sign-invariant quantities (``v * v``, ``w[:, :1] @ vh[:1]`` ...; never name a
+variable ``u``: the harness contracts array results with a covector of that name). Specs that
+feed a matrix whose upper triangle differs from its lower one check that cholesky/eigh
+differentiate the triangle NumPy reads.
 """
 
 import numpy as np
@@ -35,6 +36,14 @@ SPD_UP = SPD + "s = np.triu(s) + np.tril(b, -1); "
 SPREAD = ("q = np.linalg.qr(b)[0]; s = q @ np.diag(2.0 * np.arange(3.0) + 1.0) "
           "@ np.swapaxes(q, -1, -2) + 0.1 * (a + np.swapaxes(a, -1, -2)); ")
 INV = "m = a + 3.0 * np.eye(a.shape[-1]); "
+W = "(0.6 - 0.8j)"  # a complex result is read as np.real(result * W)
+# real eigenvalues near 0, 3 and 6 (Gershgorin discs apart), or a pair near +-2i
+APART = "m = a + np.diag(3.0 * np.arange(a.shape[-1])); "
+TURN = "m = 0.3 * a + np.array([[0.5, -2.0], [2.0, 0.0]]); "
+# a Hermitian matrix with eigenvalues near 1, 3 and 5, and a Hermitian positive definite one
+HERM = ("z = a + 1j * b; h = np.diag(2.0 * np.arange(3.0) + 1.0) "
+        "+ 0.15 * (z + np.conj(np.swapaxes(z, -1, -2))); ")
+HPD = "z = a + 1j * b; p = z @ np.conj(np.swapaxes(z, -1, -2)) + 3.0 * np.eye(3); "
 
 SPECS: list = [
     # --- products and contractions ---------------------------------------------------------------
@@ -252,6 +261,47 @@ SPECS: list = [
            (0.5, 1.0), shapes=(((2, 2),),)),
     OpSpec(linalg_svdvals, "np.linalg.svdvals(a)", 1, UNIT, shapes=(
         ((3, 3),), ((4, 3),), ((3, 4),), ((2, 4, 3),))),
+
+    # --- eig: complex results of a real matrix (read as np.real(result * W)) ------------------
+    OpSpec(np.linalg.eigvals, APART + f"np.real(np.linalg.eigvals(m) * {W})", 1, UNIT, shapes=(
+        ((3, 3),), ((2, 3, 3),))),
+    OpSpec(np.linalg.eigvals, TURN + f"np.real(np.linalg.eigvals(m) * {W})", 1, UNIT, shapes=(
+        ((2, 2),), ((3, 2, 2),))),
+    OpSpec(np.linalg.eig, APART + "w, v = np.linalg.eig(m); "
+           f"np.real(w[..., None, :] * {W} + v * v)", 1, UNIT, shapes=(((3, 3),), ((2, 3, 3),))),
+    OpSpec(np.linalg.eig, TURN + "w, v = np.linalg.eig(m); "
+           f"np.real(v * {W}) + np.imag(w)[..., None]", 1, UNIT, shapes=(((2, 2),), ((3, 2, 2),))),
+    OpSpec(np.linalg.eig, TURN + "np.abs(np.linalg.eig(m)[1]) ** 2", 1, UNIT, shapes=(
+        ((2, 2),),)),
+
+    # --- complex matrices (z = a + 1j b: both directions of each element) ---------------------
+    OpSpec(np.linalg.eigh, HERM + "w, v = np.linalg.eigh(h); w", 2, UNIT, shapes=(
+        ((3, 3), (3, 3)), ((2, 3, 3), (2, 3, 3)))),
+    OpSpec(np.linalg.eigh, HERM + f"w, v = np.linalg.eigh(h); np.real(v * {W}) "
+           "+ np.abs(v) * w[..., None, :]", 2, UNIT, shapes=(
+               ((3, 3), (3, 3)), ((2, 3, 3), (2, 3, 3)))),
+    OpSpec(np.linalg.eigh, HERM + "w, v = np.linalg.eigh(h + 1j * np.tril(a, -1), UPLO='U'); "
+           f"np.real(v * {W}) + w", 2, UNIT, shapes=(((3, 3), (3, 3)),)),
+    OpSpec(np.linalg.eigvalsh, HERM + "np.linalg.eigvalsh(h + 1j * np.triu(b, 1))", 2, UNIT,
+           shapes=(((3, 3), (3, 3)), ((2, 3, 3), (2, 3, 3)))),
+    OpSpec(np.linalg.eigvalsh, HERM + "np.linalg.eigvalsh(h, UPLO='U')", 2, UNIT, shapes=(
+        ((3, 3), (3, 3)),)),
+    OpSpec(np.linalg.cholesky, HPD + f"np.real(np.linalg.cholesky(p + 1j * np.triu(a, 1)) * {W})",
+           2, UNIT, shapes=(((3, 3), (3, 3)), ((2, 3, 3), (2, 3, 3)))),
+    OpSpec(np.linalg.cholesky, HPD + f"np.real(np.linalg.cholesky(p, upper=True) * {W})", 2,
+           UNIT, shapes=(((3, 3), (3, 3)),), numpy="2.0.0"),
+    OpSpec(np.linalg.slogdet, "z = a + 1j * b + 3.0 * np.eye(3); sign, logdet = "
+           f"np.linalg.slogdet(z); np.real(sign * {W}) + logdet", 2, UNIT, shapes=(
+               ((3, 3), (3, 3)), ((2, 3, 3), (2, 3, 3)))),
+    OpSpec(np.linalg.svd, "np.linalg.svd(a + 1j * b, compute_uv=False)", 2, UNIT, shapes=(
+        ((3, 3), (3, 3)), ((4, 3), (4, 3)), ((2, 3, 4), (2, 3, 4)))),
+    OpSpec(linalg_svdvals, "np.linalg.svdvals(a + 1j * b)", 2, UNIT, shapes=(
+        ((4, 3), (4, 3)),)),
+    OpSpec(np.linalg.eigvals, "z = a + 1j * b + np.diag(3.0 * np.arange(3.0)); "
+           f"np.real(np.linalg.eigvals(z) * {W})", 2, UNIT, shapes=(((3, 3), (3, 3)),)),
+    OpSpec(np.linalg.eig, "z = a + 1j * b + np.diag(3.0 * np.arange(3.0)); "
+           f"w, v = np.linalg.eig(z); np.real((v + w[..., None, :]) * {W})", 2, UNIT, shapes=(
+               ((3, 3), (3, 3)), ((2, 3, 3), (2, 3, 3)))),
 ]
 
 FLOAT32: list = [

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import builtins
 import cmath
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -67,6 +68,7 @@ class Kind:
     makes: Callable[[gast.Call, object], bool]  # a call (and the function it calls) makes one
     leaves: Callable  # (node, function it calls, of_kind(expr)): its result is not of the kind
     hint: str
+    items: Callable[[object], frozenset] = lambda func: frozenset()  # of a tuple result, never
 
 
 def _is(func, table: frozenset) -> bool:
@@ -87,7 +89,12 @@ _REAL_RESULTS = frozenset({np.abs, np.absolute, builtins.abs, np.real, np.imag, 
                            np.isreal, np.iscomplex, np.isnan, np.isfinite, np.isinf,
                            np.linalg.norm, cmath.isfinite,
                            cmath.isnan, cmath.isinf, cmath.phase, cmath.polar,
-                           runtime.unrfftn, runtime.complex_moduli})
+                           runtime.unrfftn, runtime.complex_moduli, np.linalg.eigvalsh,
+                           np.linalg.cond, np.linalg.matrix_rank,
+                           *(getattr(np.linalg, n) for n in ("svdvals",) if hasattr(np.linalg, n))})
+# the items of tuple results that are real whatever the argument (eigh's eigenvalues)
+_REAL_ITEMS = {np.linalg.eigh: frozenset({0}), np.linalg.slogdet: frozenset({1}),
+               np.linalg.svd: frozenset({1}), np.linalg.lstsq: frozenset({1, 2, 3})}
 
 
 def _of_ffts(*names: str) -> frozenset:
@@ -151,6 +158,10 @@ def _makes_complex(call: gast.Call, func, scope) -> bool:
 def _leaves_complex(node, func, of_kind) -> bool:
     if isinstance(node, gast.Attribute):
         return node.attr in ("real", "imag")
+    if func is np.linalg.svd:  # the singular values alone
+        flag = next((k.value for k in node.keywords if k.arg == "compute_uv"),
+                    node.args[2] if len(node.args) > 2 else None)
+        return isinstance(flag, gast.Constant) and flag.value is False
     if isinstance(node, gast.Slice) or func is builtins.slice or (  # np.mgrid[0:1:5j]
             isinstance(node, gast.Call) and hasanno(node.func, Anno.BUILTIN)
             and getattr(node.func, "id", None) == "slice"):
@@ -161,7 +172,8 @@ def _leaves_complex(node, func, of_kind) -> bool:
 COMPLEX = Kind("complex numbers", "complex", _holds_complex, _makes_complex, _leaves_complex,
                "compute with the real and imaginary parts as two real values, or keep complex "
                "values to data that is not differentiated (np.abs, np.real, np.imag and "
-               "np.angle of it are real)")
+               "np.angle of it are real)", lambda func: _REAL_ITEMS.get(func, frozenset())
+               if _is(func, _REAL_ITEMS) else frozenset())
 
 
 # --- matrices: scipy.sparse's and np.matrix, whose * is a matrix product ---
@@ -341,6 +353,11 @@ class _Found:
                          and isinstance(n.ctx, (gast.Store, gast.Param))}
         self.origins: dict[str, gast.AST] = {p: fn for p in _parameters(kind, fn, ctx)}
         assigns = [s for s in A.walk(fn) if isinstance(s, gast.Assign)]
+        stores = Counter(n.id for n in A.walk(fn) if isinstance(n, gast.Name)
+                         and isinstance(n.ctx, gast.Store))
+        self.calls = {s.targets[0].id: s.value for s in assigns if isinstance(s.value, gast.Call)
+                      and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
+                      and stores[s.targets[0].id] == 1}  # (names bound once, to a call)
         self.anywhere = any(self.source(s.value) is not None for s in assigns)
         changed = self.anywhere or bool(self.origins)
         while changed:  # to a fixed point: loops carry values round
@@ -368,6 +385,11 @@ class _Found:
             return None
         if isinstance(node, (gast.Compare, gast.BoolOp)):
             return None
+        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
+                and isinstance(node.slice, gast.Constant) and node.value.id in self.calls \
+                and node.slice.value in self.kind.items(
+                    getanno(self.calls[node.value.id], Anno.FUNC)):
+            return None  # (an item of a tuple result that is never of the kind)
         func = getanno(node, Anno.FUNC) if isinstance(node, gast.Call) else None
         if _is(func, _QUERIES) or self.kind.leaves(
                 node, func, lambda e: self.source(e) is not None):

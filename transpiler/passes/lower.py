@@ -36,7 +36,7 @@ from transpiler import ast_util as A
 from transpiler.analysis.activity import SHAPE_ATTRIBUTES
 from transpiler.analysis.reporting import only_reports
 from transpiler.anno import Anno, getanno, setanno
-from transpiler.errors import TranspileError, error_at
+from transpiler.errors import NoRuleError, TranspileError, error_at
 from transpiler.passes.checkpoint import is_checkpointed_loop
 from transpiler.passes.functions import bound_names
 from transpiler.passes.stars import vararg_names
@@ -200,6 +200,11 @@ class Lowering:
         """The error for ``what`` (an operation, a helper) given or making a complex value."""
         if not getattr(node, "lineno", 0) and self.at is not None:
             node = self.at
+        if what.startswith("rt."):  # (a helper of a gradient, differentiated again)
+            return error_at(node, self.ctx, "second derivatives (hvp, hessian, a gradient "
+                            "differentiated again) of complex values are not supported yet "
+                            f"through {what}", "grad, value_and_grad, jvp and vjp of the "
+                            "function work", cls=NoRuleError)
         return error_at(node, self.ctx, f"complex numbers are not supported yet by {what}: a "
                         "value it reads or makes may be complex here, and its rule is written "
                         "for real values", "compute with the operations that take complex "

@@ -19,7 +19,8 @@ Three things make it whole, each in one place:
   gradient is the real part of its partial (``dL/dx`` alone): the reverse pass wraps that
   partial in ``np.real`` (passes/reverse.py), which is why a real argument gets a real gradient;
 - the FFT adjoints that are not one FFT call (a length changed by ``n=``/``s=``, the real
-  transforms) are runtime/spectral.py's.
+  transforms) are runtime/spectral.py's, and the decompositions of complex matrices (written
+  with conjugate transposes) and ``eig`` are runtime/linalg.py's.
 """
 
 import builtins
@@ -29,7 +30,7 @@ import gast
 import numpy as np
 
 import runtime as rt
-from transpiler.rules.registry import adjoint, d, tangent
+from transpiler.rules.registry import adjoint, d, since, tangent
 
 try:  # scipy.fft's transforms are NumPy's: the same rules (their adjoints call NumPy's)
     import scipy.fft as sfft
@@ -149,6 +150,88 @@ def adj_vdot_complex(ans, a, b, /):
 def tan_vdot_complex(ans, a, b, /):
     d[ans] = np.vdot(d[a], b)
     d[ans] = np.vdot(a, d[b])
+
+
+# --- linear algebra: Hermitian transposes, and eig (complex whatever its argument) -------------
+
+@adjoint(np.linalg.eig)
+def adj_eig(ans, a):
+    d[a] = rt.eig_adjoint(d[ans], ans)
+
+
+@tangent(np.linalg.eig)
+def tan_eig(ans, a):
+    d[ans] = rt.eig_tangent(d[a], ans)
+
+
+@adjoint(np.linalg.eigvals)
+def adj_eigvals(ans, a):
+    d[a] = rt.eigvals_adjoint(d[ans], a, ans)
+
+
+@tangent(np.linalg.eigvals)
+def tan_eigvals(ans, a):
+    d[ans] = rt.eigvals_tangent(d[a], a, ans)
+
+
+@adjoint(np.linalg.eigh, of_complex=True)
+def adj_eigh_complex(ans, a, UPLO="L"):
+    d[a] = rt.eigh_complex_adjoint(d[ans], ans, UPLO)
+
+
+@tangent(np.linalg.eigh, of_complex=True)
+def tan_eigh_complex(ans, a, UPLO="L"):
+    d[ans] = rt.eigh_complex_tangent(d[a], ans, UPLO)
+
+
+@adjoint(np.linalg.eigvalsh, of_complex=True)
+def adj_eigvalsh_complex(ans, a, UPLO="L"):
+    d[a] = rt.eigvalsh_complex_adjoint(d[ans], a, UPLO)
+
+
+@tangent(np.linalg.eigvalsh, of_complex=True)
+def tan_eigvalsh_complex(ans, a, UPLO="L"):
+    d[ans] = rt.eigvalsh_complex_tangent(d[a], a, UPLO)
+
+
+@adjoint(np.linalg.cholesky, of_complex=True)
+def adj_cholesky_complex(ans, a, /, *, upper=False):
+    d[a] = rt.cholesky_complex_adjoint(d[ans], ans, upper)
+
+
+@tangent(np.linalg.cholesky, of_complex=True)
+def tan_cholesky_complex(ans, a, /, *, upper=False):
+    d[ans] = rt.cholesky_complex_tangent(d[a], ans, upper)
+
+
+@adjoint(np.linalg.slogdet, of_complex=True)
+def adj_slogdet_complex(ans, a):
+    d[a] = rt.slogdet_complex_adjoint(d[ans], a, ans)
+
+
+@tangent(np.linalg.slogdet, of_complex=True)
+def tan_slogdet_complex(ans, a):
+    d[ans] = rt.slogdet_complex_tangent(d[a], a, ans)
+
+
+@adjoint(np.linalg.svd, of_complex=True)
+def adj_svd_complex(ans, a, full_matrices=True, compute_uv=True, hermitian=False):
+    d[a] = rt.svd_complex_adjoint(d[ans], a, compute_uv, hermitian)
+
+
+@tangent(np.linalg.svd, of_complex=True)
+def tan_svd_complex(ans, a, full_matrices=True, compute_uv=True, hermitian=False):
+    d[ans] = rt.svd_complex_tangent(d[a], a, compute_uv, hermitian)
+
+
+@adjoint(since(np.linalg, "svdvals", "NumPy 2.0"), of_complex=True)
+def adj_svdvals_complex(ans, x, /):
+    d[x] = rt.svdvals_complex_adjoint(d[ans], x)
+
+
+@tangent(since(np.linalg, "svdvals", "NumPy 2.0"), of_complex=True)
+def tan_svdvals_complex(ans, x, /):
+    d[ans] = rt.svdvals_complex_tangent(d[x], x)
 
 
 # --- the FFTs: the adjoint of a transform is the transform (a DFT matrix is symmetric) --------
@@ -455,10 +538,11 @@ COMPLEX_READY = frozenset({
     np.ediff1d, np.prod, np.cumprod, np.nansum, np.nanmean, np.nancumsum, np.average,
     np.polyval, np.exp2, np.arccosh, np.float_power, np.linalg.solve,
     np.linalg.inv, np.linalg.det, np.linalg.matrix_power, np.linalg.multi_dot,
+    np.linalg.eig, np.linalg.eigvals,  # (their rules are complex_rules')
     builtins.sum, tuple, list,
     # the linear helpers of generated gradients (a gradient differentiated again: hvp)
-    rt.unbroadcast, rt.unreduce, rt.broadcast_like, rt.reduce_like, rt.unindex, rt.fitted,
-    rt.unrfftn, rt.unirfftn, rt.matmul_adjoint_a, rt.matmul_adjoint_b, rt.dot_adjoint_a,
+    rt.unbroadcast, rt.unreduce, rt.add_into, rt.broadcast_like, rt.reduce_like, rt.unindex,
+    rt.fitted, rt.unrfftn, rt.unirfftn, rt.matmul_adjoint_a, rt.matmul_adjoint_b, rt.dot_adjoint_a,
     rt.dot_adjoint_b, rt.inner_adjoint, rt.tensordot_adjoint, rt.einsum_adjoint, rt.unreal,
     rt.real_transform,
 })

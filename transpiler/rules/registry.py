@@ -251,6 +251,11 @@ def no_rule(node, ctx, key, spelled: str, mode: str):
             .split(".")[0] not in {"numpy", "scipy", "builtins", "transpiler", "runtime"}:
         return _constructor_refusal(node, ctx, key)
     missing, hint = _NO_RULE[mode]
+    if (getattr(key, "__module__", None) or "").split(".")[0] == "runtime":  # (in a gradient)
+        return error_at(node, ctx, "second derivatives (hvp, hessian, a gradient differentiated "
+                        f"again) are not supported yet through {spelled or name}: it has no "
+                        f"{missing}", "grad, value_and_grad, jvp and vjp of the function work; "
+                        "jvp of its gradient is what is missing", cls=NoRuleError)
     return error_at(node, ctx, f"no {missing} for {spelled or name} ({name})",
                     hint.format(name=spelled or name, short=short), cls=NoRuleError)
 
