@@ -180,13 +180,13 @@ def _last_writes(shape: tuple, index):
 def zero_index(g, index):
     """A copy of ``g`` with ``g[index]`` zeroed: the gradient of an array before ``a[index] = v``
     overwrote those elements (for a tuple, list or dict ``g``: that entry)."""
-    if type(g) is np.ndarray and g.dtype.kind == "f":
+    if type(g) is np.ndarray and g.dtype.kind in "fc":
         out = g.copy()
     elif isinstance(g, CONTAINERS):
         return zero_entry(g, index)
     else:
         kind = getattr(g, "dtype", np.dtype(float))
-        out = array_copy(g, kind if kind.kind == "f" else np.dtype(float))
+        out = array_copy(g, kind if kind.kind in "fc" else np.dtype(float))
     out[index] = 0
     return out
 

@@ -1071,13 +1071,19 @@ def _full_window(g, n, m, mode, correlate):
     return out
 
 
+def _slide(full, x):
+    """``sum(full[n + k] * x[n])`` for each ``k`` (``np.correlate(full, x, 'valid')``, which
+    conjugates a complex ``x``, without the conjugate)."""
+    return np.correlate(full, np.conjugate(x) if np.iscomplexobj(x) else x, "valid")
+
+
 def convolve_grads(g, a, v, mode="full"):
-    """Gradients ``(a, v)`` of ``np.convolve(a, v, mode)``."""
+    """Gradients ``(a, v)`` of ``np.convolve(a, v, mode)`` (bilinear, without conjugates: the
+    transpose, for complex values too)."""
     shapes = np.shape(a), np.shape(v)
     a, v = np.ravel(a), np.ravel(v)
     full = _full_window(g, a.size, v.size, mode, False)
-    return (np.correlate(full, v, "valid").reshape(shapes[0]),
-            np.correlate(full, a, "valid").reshape(shapes[1]))
+    return _slide(full, v).reshape(shapes[0]), _slide(full, a).reshape(shapes[1])
 
 
 
@@ -1090,13 +1096,16 @@ def convolve_grads_tangent(g, dg, a, da, v, dv, mode="full"):
 
 
 def correlate_grads(g, a, v, mode="valid"):
-    """Gradients ``(a, v)`` of ``np.correlate(a, v, mode)`` (real inputs)."""
+    """Gradients ``(a, v)`` of ``np.correlate(a, v, mode)``, ``sum(a[n + k] * conj(v[n]))``:
+    the full correlation is the full convolution with ``conj(v)`` reversed (so ``v``'s
+    gradient is the conjugate of that of ``conj(v)``)."""
     shapes = np.shape(a), np.shape(v)
     a, v = np.ravel(a), np.ravel(v)
     full = _full_window(g, a.size, v.size, mode, True)
-    # the full correlation is the full convolution with v reversed
-    return (np.correlate(full, v[::-1], "valid").reshape(shapes[0]),
-            np.correlate(full, a, "valid")[::-1].reshape(shapes[1]))
+    w = np.conjugate(v) if np.iscomplexobj(v) else v
+    gw = _slide(full, a)[::-1]
+    return (_slide(full, w[::-1]).reshape(shapes[0]),
+            (np.conjugate(gw) if np.iscomplexobj(gw) else gw).reshape(shapes[1]))
 
 
 def correlate_grads_tangent(g, dg, a, da, v, dv, mode="valid"):

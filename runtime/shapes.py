@@ -43,10 +43,11 @@ def unstack(g, arrays, axis=0):
 
 
 def _grad_dtype(g, like):
-    """The dtype of a gradient for ``like``: its own float dtype, else ``g``'s (at least float)."""
+    """The dtype of a gradient for ``like``: its own float dtype (complex for a complex ``g``:
+    the reverse pass takes its real part), else ``g``'s (at least float)."""
     kind = getattr(like, "dtype", None)
     if kind is not None and kind.kind == "f":
-        return kind
+        return np.result_type(g, kind) if np.iscomplexobj(g) else kind
     return np.result_type(g, float)
 
 

@@ -128,6 +128,12 @@ SUB = {PF: (PF,), NF: (PF, NF), V2: (PF, NF, V2), V3: (PF, NF, V3), M23: (PF, NF
 SHAPES = {V2: (2,), V3: (3,), M23: (2, 3)}
 
 
+# complex matrices of the generated programs: eigenvalues kept apart (a spread diagonal), one
+# Hermitian coupling with complex entries
+_SPREAD = "np.array([0.0, 3.0, 6.0])"
+_HERMITIAN = "np.array([[0.0, 0.4j, 0.0], [-0.4j, 0.0, 0.3], [0.0, 0.3, 0.0]])"
+
+
 def _const(rng: random.Random) -> str:
     return rng.choice(["0.5", "1.5", "0.3", "2.0", "0.7", "1.2", "0.25", "0.9", "1.1", "3.0"])
 
@@ -419,7 +425,8 @@ class Gen:
     def complex_value(self, kind: str, sc: Scope, d: int) -> str:
         """A real value of ``kind`` computed through complex ones, as spectral and
         frequency-domain code does: complex arithmetic, np.exp of an imaginary argument,
-        moduli, real and imaginary parts, angles away from the branch cut, FFTs."""
+        moduli, real and imaginary parts, angles away from the branch cut, FFTs, cmath,
+        convolutions and padding, eigenvalues of Hermitian and of non-symmetric matrices."""
         r = self.cplx
         self.features.add(f"complex-{kind}")
         p, q = self.leaf(PF, sc), self.expr(NF, sc, d - 1)
@@ -432,14 +439,25 @@ class Gen:
                      f"np.imag(np.fft.ifft({v} * (1.0 + 0.5j))[1])",
                      f"float(np.real(complex({p}, {self.paren(q)}) ** 2))",
                      f"np.sum(np.real(np.fft.rfft({v}, norm='ortho')) * np.array([1.0, -0.5]))",
-                     f"abs(1.0 / (1.0 + 1j * {self.paren(q)} * 0.5)) ** 2"]
+                     f"abs(1.0 / (1.0 + 1j * {self.paren(q)} * 0.5)) ** 2",
+                     f"(cmath.exp(1j * {self.paren(q)}) * cmath.sqrt({p} * {p} + 1.0 + 1j)).real",
+                     f"cmath.phase(cmath.rect(1.0 + {p} * {p}, 0.3 * np.tanh({q})))",
+                     f"np.sum(np.abs(np.convolve({self.paren(v)} * 1j + 0.5, "
+                     "np.array([1.0, 0.5j]))) ** 2)",
+                     f"np.linalg.eigvalsh(np.diag({self.paren(v)} + {_SPREAD}) + {_HERMITIAN})[0]",
+                     f"np.sum(np.real(np.linalg.eigvals(np.diag({self.paren(v)} + {_SPREAD}) "
+                     "+ np.array([[0.0, 0.5, 0.0], [-0.5, 0.0, 0.3], [0.2, 0.0, 0.0]]))) ** 2)"]
         elif kind == V3:
             forms = [f"np.fft.irfft(np.fft.rfft({v}) * np.array([1.0, 0.5 - 0.5j]), 3)",
                      f"np.real(np.fft.ifft(np.fft.fft({v}) * np.array([1.0, 1j, -1j])))",
                      f"np.abs({self.paren(v)} + 1j * {self.paren(w)} + 2.0)",
                      f"np.real(np.exp(1j * {self.paren(v)}) * (0.5 - 1j))",
                      f"np.imag({self.paren(v)} * np.exp(0.3j * {self.paren(w)}))",
-                     f"np.fft.fftshift({self.paren(v)} * {p}).real"]
+                     f"np.fft.fftshift({self.paren(v)} * {p}).real",
+                     f"np.real(np.pad({self.paren(v)} * (1.0 + 1j), 1)[1:4] "
+                     "* np.array([1.0, 1j, -1.0]))",
+                     f"np.abs(np.linalg.eigh(np.diag({self.paren(v)} + {_SPREAD}) "
+                     f"+ {_HERMITIAN})[1][0]) ** 2"]
         else:
             m = self.expr(M23, sc, d)
             forms = [f"np.real(np.fft.ifft2(np.fft.fft2({m}) * (0.5 + 0.5j)))",

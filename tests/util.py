@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cmath
 import itertools
 import linecache
 import math
@@ -20,7 +21,7 @@ def make(source: str, name: str | None = None, **globals_):
     source = textwrap.dedent(source).strip("\n") + "\n"
     filename = f"<test source {next(_counter)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = {"np": np, "math": math, **globals_}
+    namespace = {"np": np, "math": math, "cmath": cmath, **globals_}
     exec(compile(source, filename, "exec"), namespace)
     if name is None:
         name = [line.split()[1].split("(")[0] for line in source.splitlines()

@@ -11,6 +11,7 @@ when SciPy is not installed: a module of scipy specs then defines none).
 from __future__ import annotations
 
 import ast
+import cmath
 import importlib
 import math
 import pkgutil
@@ -27,8 +28,8 @@ except ImportError:  # the scipy.special and scipy.fft rules are not registered 
     special = sfft = None
 
 ARG_NAMES = "abc"
-SPEC_GLOBALS = {"np": np, "math": math, "special": special, "sfft": sfft, "rt": runtime,
-                "Rec": Rec, "Pair": Pair}
+SPEC_GLOBALS = {"np": np, "math": math, "cmath": cmath, "special": special, "sfft": sfft,
+                "rt": runtime, "Rec": Rec, "Pair": Pair}
 
 
 def runs_here(expr: str) -> bool:

@@ -7,6 +7,9 @@ of its product with ``0.6 - 0.8j`` (both parts, in proportions no rule could get
 chance).
 """
 
+import cmath
+import operator
+
 import numpy as np
 
 from tests.rule_specs.common import AWAY, SCALAR2, OpSpec
@@ -76,6 +79,37 @@ SPECS = [
            shapes=(((2, 3), (2, 3)),)),
     OpSpec(np.einsum, f"np.real(np.einsum('ij,ij->i', a + 1j * b, np.exp(1j * a)) @ "
            f"np.array([1.0, 2.0j]) * {W})", 2, shapes=(((2, 3), (2, 3)),)),
+    # cmath, in the first quadrant (away from every branch cut), and of real values
+    *(OpSpec(getattr(cmath, name), f"np.real(cmath.{name}(complex(a, b)) * {W})", 2, AWAY,
+             SCALAR2) for name in ("exp", "log", "log10", "sqrt", "sin", "cos", "tan", "sinh",
+                                   "cosh", "tanh", "asin", "acos", "atan", "asinh", "acosh",
+                                   "atanh")),
+    OpSpec(cmath.exp, f"np.real(cmath.exp(a) * cmath.exp(1j * b) * {W})", 2, shapes=SCALAR2),
+    OpSpec(cmath.log, f"np.real(cmath.log(complex(a, b), b + 2.0) * {W})", 2, AWAY, SCALAR2),
+    OpSpec(cmath.rect, f"np.real(cmath.rect(a, b) * {W})", 2, shapes=SCALAR2),
+    OpSpec(cmath.phase, "cmath.phase(complex(a, b)) * a", 2, AWAY, SCALAR2, signed=(0, 1)),
+    OpSpec(cmath.phase, "cmath.phase(a) + b", 2, AWAY, SCALAR2, signed=(0,)),  # real: constant
+    # convolutions, padding and insertion, element writes of complex values
+    OpSpec(np.convolve, f"np.real(np.convolve(a + 1j * b, np.exp(1j * b)) * {W})", 2,
+           shapes=(((5,), (5,)),)),
+    OpSpec(np.convolve, f"np.real(np.convolve(np.exp(1j * a), b, 'same') * {W})", 2,
+           shapes=(((6,), (3,)),)),
+    OpSpec(np.correlate, f"np.real(np.correlate(a + 1j * b, np.exp(1j * b), 'full') * {W})",
+           2, shapes=(((5,), (5,)),)),
+    OpSpec(np.correlate, f"np.real(np.correlate(np.exp(1j * a), b) * {W})", 2,
+           shapes=(((6,), (3,)),)),
+    OpSpec(np.correlate, f"np.real(np.correlate(a, np.exp(1j * b), 'same') * {W})", 2,
+           shapes=(((6,), (4,)),)),
+    OpSpec(np.pad, f"np.real(np.pad(a + 1j * b, 2) * {W})", 2, shapes=PAIR[1:]),
+    OpSpec(np.pad, f"np.real(np.pad(np.exp(1j * a), (1, 2), 'reflect') * b[0] * {W})", 2,
+           shapes=(((4,), (4,)),)),
+    OpSpec(np.append, f"np.real(np.append(a + 1j * b, b * 2j) * {W})", 2, shapes=PAIR[1:]),
+    OpSpec(np.insert, f"np.real(np.insert(np.exp(1j * a), 1, b[0] * 1j) * {W})", 2,
+           shapes=(((4,), (4,)),)),
+    OpSpec(operator.setitem, f"z = a + 1j * b; z[1] = z[0] * 2j; np.real(z * {W})", 2,
+           shapes=(((3,), (3,)), ((3, 2), (3, 2)))),
+    OpSpec(operator.setitem, f"z = np.exp(1j * a); z[::2] = b[::2]; np.real(z * {W})", 2,
+           shapes=(((5,), (5,)),)),
     # the FFTs, of real and of complex values, every norm, lengths cropped and padded
     _fft("fft", "", VEC8),
     _fft("fft", "", VEC8_2, 2),

@@ -45,7 +45,8 @@ from transpiler.passes.resolve import resolve
 from transpiler.rules.nondiff import NONDIFF
 from transpiler.rules.registry import ADJOINTS, TANGENTS, is_user_function
 
-_DATA_MODULES = frozenset({"numpy", "scipy", "math", "runtime", "transpiler", "builtins"})
+_DATA_MODULES = frozenset({"numpy", "scipy", "math", "cmath", "runtime", "transpiler",
+                           "builtins"})
 _OTHER_ARRAYS = ("numpy.ma", "numpy.rec", "numpy.char", "numpy.matrixlib")
 _DATA_CLASSES = frozenset({float, int, bool, complex, str, bytes, tuple, list, dict, range,
                            slice, zip, enumerate, reversed, np.ndarray})
@@ -229,6 +230,9 @@ class Receivers:
         return _UNKNOWN
 
     def _holds_objects(self, value) -> bool:
+        if isinstance(value, np.dtype) or (isinstance(value, type) and (
+                value in _DATA_CLASSES or issubclass(value, np.generic))):
+            return False  # a data type named as a value (dtype=complex): no object comes of it
         try:
             return holds_objects(value, "a global")
         except TypeError:  # an array type of its own: not data either

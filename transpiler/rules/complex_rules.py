@@ -24,6 +24,8 @@ Three things make it whole, each in one place:
 """
 
 import builtins
+import cmath
+import math
 import operator
 
 import gast
@@ -84,6 +86,208 @@ def adj_complex(ans, real=0.0, imag=0.0):
 def tan_complex(ans, real=0.0, imag=0.0):
     d[ans] = d[real]
     d[ans] = 1j * d[imag]
+
+
+# --- cmath: holomorphic, so the adjoint is bz = bw * f'(z) ------------------------------------
+
+@adjoint(cmath.exp)
+def adj_cexp(ans, x, /):
+    d[x] = d[ans] * ans
+
+
+@tangent(cmath.exp)
+def tan_cexp(ans, x, /):
+    d[ans] = d[x] * ans
+
+
+@adjoint(cmath.log)
+def adj_clog(ans, x, base=None, /):
+    if base is None:
+        d[x] = d[ans] / x
+    else:
+        d[x] = d[ans] / (x * cmath.log(base))
+        d[base] = -d[ans] * ans / (base * cmath.log(base))
+
+
+@tangent(cmath.log)
+def tan_clog(ans, x, base=None, /):
+    if base is None:
+        d[ans] = d[x] / x
+    else:
+        d[ans] = d[x] / (x * cmath.log(base))
+        d[ans] = -d[base] * ans / (base * cmath.log(base))
+
+
+@adjoint(cmath.log10)
+def adj_clog10(ans, x, /):
+    d[x] = d[ans] / (x * math.log(10.0))
+
+
+@tangent(cmath.log10)
+def tan_clog10(ans, x, /):
+    d[ans] = d[x] / (x * math.log(10.0))
+
+
+@adjoint(cmath.sqrt)
+def adj_csqrt(ans, x, /):
+    d[x] = d[ans] * 0.5 / ans
+
+
+@tangent(cmath.sqrt)
+def tan_csqrt(ans, x, /):
+    d[ans] = d[x] * 0.5 / ans
+
+
+@adjoint(cmath.sin)
+def adj_csin(ans, x, /):
+    d[x] = d[ans] * cmath.cos(x)
+
+
+@tangent(cmath.sin)
+def tan_csin(ans, x, /):
+    d[ans] = d[x] * cmath.cos(x)
+
+
+@adjoint(cmath.cos)
+def adj_ccos(ans, x, /):
+    d[x] = -d[ans] * cmath.sin(x)
+
+
+@tangent(cmath.cos)
+def tan_ccos(ans, x, /):
+    d[ans] = -d[x] * cmath.sin(x)
+
+
+@adjoint(cmath.tan)
+def adj_ctan(ans, x, /):
+    d[x] = d[ans] * (1.0 + ans * ans)
+
+
+@tangent(cmath.tan)
+def tan_ctan(ans, x, /):
+    d[ans] = d[x] * (1.0 + ans * ans)
+
+
+@adjoint(cmath.sinh)
+def adj_csinh(ans, x, /):
+    d[x] = d[ans] * cmath.cosh(x)
+
+
+@tangent(cmath.sinh)
+def tan_csinh(ans, x, /):
+    d[ans] = d[x] * cmath.cosh(x)
+
+
+@adjoint(cmath.cosh)
+def adj_ccosh(ans, x, /):
+    d[x] = d[ans] * cmath.sinh(x)
+
+
+@tangent(cmath.cosh)
+def tan_ccosh(ans, x, /):
+    d[ans] = d[x] * cmath.sinh(x)
+
+
+@adjoint(cmath.tanh)
+def adj_ctanh(ans, x, /):
+    d[x] = d[ans] * (1.0 - ans * ans)
+
+
+@tangent(cmath.tanh)
+def tan_ctanh(ans, x, /):
+    d[ans] = d[x] * (1.0 - ans * ans)
+
+
+@adjoint(cmath.asin)
+def adj_casin(ans, x, /):
+    d[x] = d[ans] / cmath.sqrt(1.0 - x * x)
+
+
+@tangent(cmath.asin)
+def tan_casin(ans, x, /):
+    d[ans] = d[x] / cmath.sqrt(1.0 - x * x)
+
+
+@adjoint(cmath.acos)
+def adj_cacos(ans, x, /):
+    d[x] = -d[ans] / cmath.sqrt(1.0 - x * x)
+
+
+@tangent(cmath.acos)
+def tan_cacos(ans, x, /):
+    d[ans] = -d[x] / cmath.sqrt(1.0 - x * x)
+
+
+@adjoint(cmath.atan)
+def adj_catan(ans, x, /):
+    d[x] = d[ans] / (1.0 + x * x)
+
+
+@tangent(cmath.atan)
+def tan_catan(ans, x, /):
+    d[ans] = d[x] / (1.0 + x * x)
+
+
+@adjoint(cmath.asinh)
+def adj_casinh(ans, x, /):
+    d[x] = d[ans] / cmath.sqrt(x * x + 1.0)
+
+
+@tangent(cmath.asinh)
+def tan_casinh(ans, x, /):
+    d[ans] = d[x] / cmath.sqrt(x * x + 1.0)
+
+
+@adjoint(cmath.acosh)
+def adj_cacosh(ans, x, /):
+    d[x] = d[ans] / (cmath.sqrt(x - 1.0) * cmath.sqrt(x + 1.0))
+
+
+@tangent(cmath.acosh)
+def tan_cacosh(ans, x, /):
+    d[ans] = d[x] / (cmath.sqrt(x - 1.0) * cmath.sqrt(x + 1.0))
+
+
+@adjoint(cmath.atanh)
+def adj_catanh(ans, x, /):
+    d[x] = d[ans] / (1.0 - x * x)
+
+
+@tangent(cmath.atanh)
+def tan_catanh(ans, x, /):
+    d[ans] = d[x] / (1.0 - x * x)
+
+
+@adjoint(cmath.rect)
+def adj_crect(ans, r, phi, /):
+    d[r] = d[ans] * cmath.exp(1j * phi)
+    d[phi] = d[ans] * 1j * ans
+
+
+@tangent(cmath.rect)
+def tan_crect(ans, r, phi, /):
+    d[ans] = d[r] * cmath.exp(1j * phi)
+    d[ans] = d[phi] * 1j * ans
+
+
+@adjoint(cmath.phase)
+def adj_cphase(ans, x, /):
+    d[x] = 0.0  # (a real number's phase, 0 or pi, is constant)
+
+
+@tangent(cmath.phase)
+def tan_cphase(ans, x, /):
+    d[ans] = 0.0
+
+
+@adjoint(cmath.phase, of_complex=True)
+def adj_cphase_complex(ans, x, /):
+    d[x] = -1j * d[ans] * x.conjugate() / (abs(x) ** 2 if x != 0 else 1.0)
+
+
+@tangent(cmath.phase, of_complex=True)
+def tan_cphase_complex(ans, x, /):
+    d[ans] = (x.conjugate() * d[x]).imag / (abs(x) ** 2 if x != 0 else 1.0)
 
 
 # --- modulus and argument ----------------------------------------------------------------------
@@ -526,10 +730,10 @@ COMPLEX_READY = frozenset({
     np.sum, np.mean, np.cumsum, operator.getitem, np.reshape, np.ravel, np.transpose,
     np.ndarray.T, np.roll, np.where, np.conjugate, complex, np.real, np.ndarray.real,
     *_FFTS,
-    # moving, joining, splitting and selecting elements; holomorphic products and solves (not
-    # np.convolve, whose adjoint correlates, conjugating; nor np.pad, np.append, np.insert,
-    # whose adjoints make float arrays: the walk in tests/test_complex.py finds them)
-    np.asarray, np.ascontiguousarray, np.atleast_1d, np.atleast_2d, np.atleast_3d, np.array,
+    # moving, joining, splitting, selecting and writing elements; holomorphic products and
+    # solves; convolutions (their runtime adjoints correlate without conjugating)
+    operator.setitem, np.pad, np.append, np.insert, np.convolve, np.correlate, np.asarray,
+    np.ascontiguousarray, np.atleast_1d, np.atleast_2d, np.atleast_3d, np.array,
     np.broadcast_to, np.concatenate, np.stack, np.hstack, np.vstack, np.dstack,
     np.column_stack, np.copy, np.diag, np.diagonal, np.expand_dims, np.flip, np.fliplr,
     np.flipud, np.moveaxis, np.repeat, np.rot90, np.squeeze, np.swapaxes, np.take,
@@ -540,11 +744,15 @@ COMPLEX_READY = frozenset({
     np.linalg.inv, np.linalg.det, np.linalg.matrix_power, np.linalg.multi_dot,
     np.linalg.eig, np.linalg.eigvals,  # (their rules are complex_rules')
     builtins.sum, tuple, list,
+    cmath.exp, cmath.log, cmath.log10, cmath.sqrt, cmath.sin, cmath.cos, cmath.tan, cmath.sinh,
+    cmath.cosh, cmath.tanh, cmath.asin, cmath.acos, cmath.atan, cmath.asinh, cmath.acosh,
+    cmath.atanh, cmath.rect,
     # the linear helpers of generated gradients (a gradient differentiated again: hvp)
     rt.unbroadcast, rt.unreduce, rt.add_into, rt.broadcast_like, rt.reduce_like, rt.unindex,
     rt.fitted, rt.unrfftn, rt.unirfftn, rt.matmul_adjoint_a, rt.matmul_adjoint_b, rt.dot_adjoint_a,
     rt.dot_adjoint_b, rt.inner_adjoint, rt.tensordot_adjoint, rt.einsum_adjoint, rt.unreal,
-    rt.real_transform,
+    rt.real_transform, rt.convolve_grads, rt.correlate_grads, rt.zero_index, rt.written,
+    rt.unpad, rt.unappend_array, rt.uninsert,
 })
 
 if sfft is not None:
