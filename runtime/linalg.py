@@ -608,25 +608,39 @@ def matrix_power_adjoint_tangent(g, da, a, n):
     return dgb if n > 0 else -(dbt @ gb @ bt + bt @ dgb @ bt + bt @ gb @ dbt)
 
 
+def _complex_form(*values) -> bool:
+    """Whether a formula below takes its complex form (one of ``values`` is complex): its
+    transposes conjugate (``_h``), and an adjoint maps the conjugate of its gradient and
+    conjugates the result (see the section on complex matrices at the end)."""
+    return any(np.iscomplexobj(v) for v in values)
+
+
+def _refuse_complex_hermitian(name: str):
+    raise NotImplementedError(f"the gradient of {name} of a complex matrix is not supported "
+                              "yet with hermitian=True")
+
+
 def pinv_adjoint(g, a, p, hermitian=False, rcond=None, rtol=None):
     """Gradient of ``p = np.linalg.pinv(a)`` where its rank is locally constant (Golub and
-    Pereyra): ``-p^T g p^T + (I - a p) g^T p p^T + p^T p g^T (I - p a)``.
+    Pereyra): ``-p^T g p^T + (I - a p) g^T p p^T + p^T p g^T (I - p a)`` (of a complex ``a``,
+    its conjugate at the conjugate of ``g``, with conjugate transposes).
 
     With ``hermitian=True`` NumPy reads only the lower triangle of ``a``."""
-    if rcond is not None or rtol is not None:  # a user cut-off may drop nonzero singular values
-        s = np.linalg.svd(a, compute_uv=False, hermitian=hermitian)
-        cut = asarray(rtol if rcond is None else rcond)[..., np.newaxis] * s[..., :1]
-        tiny = max(np.shape(a)[-2:]) * np.finfo(s.dtype).eps * 100 * s[..., :1]
-        if np.any((s <= cut) & (s > tiny)):
-            raise NotImplementedError("the gradient of pinv is not implemented when its cut-off "
-                                      "drops nonzero singular values")
+    _check_cutoff(a, hermitian, rcond, rtol)
+    complex_form = _complex_form(a, g)
+    if complex_form and hermitian:
+        _refuse_complex_hermitian("pinv")
     if hermitian:
         a = np.tril(a) + _t(np.tril(a, -1))
-    pt, gt = _t(p), _t(g)
+    t = _h if complex_form else _t
+    g = np.conjugate(g) if complex_form else g
+    pt, gt = t(p), t(g)
     m, n = np.shape(a)[-2:]
     left = np.eye(m, dtype=p.dtype) - a @ p
     right = np.eye(n, dtype=p.dtype) - p @ a
     r = -pt @ g @ pt + left @ gt @ p @ pt + pt @ p @ gt @ right
+    if complex_form:
+        return np.conjugate(r)
     return _fold(r) if hermitian else r
 
 
@@ -644,12 +658,17 @@ def _check_cutoff(a, hermitian, rcond, rtol):
 
 def pinv_tangent(da, a, p, hermitian=False, rcond=None, rtol=None):
     """Tangent of ``p = np.linalg.pinv(a)`` where its rank is locally constant (Golub and
-    Pereyra): ``-p da p + p p^T da^T (I - a p) + (I - p a) da^T p^T p``."""
+    Pereyra): ``-p da p + p p^T da^T (I - a p) + (I - p a) da^T p^T p`` (conjugate
+    transposes for a complex ``a``)."""
     _check_cutoff(a, hermitian, rcond, rtol)
+    complex_form = _complex_form(a, da)
+    if complex_form and hermitian:
+        _refuse_complex_hermitian("pinv")
     if hermitian:
         a, da = _sym(a), _sym(da)
     m, n = np.shape(a)[-2:]
-    pt, dat = _t(p), _t(da)
+    t = _h if complex_form else _t
+    pt, dat = t(p), t(da)
     left = np.eye(m, dtype=p.dtype) - a @ p
     right = np.eye(n, dtype=p.dtype) - p @ a
     return -p @ da @ p + p @ pt @ dat @ left + right @ dat @ pt @ p
@@ -689,26 +708,30 @@ def _lstsq_frame(a, b, ans):
 def lstsq_adjoint(g, a, b, ans, wrt=0):
     """Gradient of ``x, residuals, rank, s = np.linalg.lstsq(a, b)`` with respect to ``a``
     (``wrt=0``) or ``b``, for a full-rank ``a``: ``x = pinv(a) b``, the residuals are
-    ``|b - a x|^2`` per column, ``s`` are ``a``'s singular values (the rank has no gradient)."""
+    ``|b - a x|^2`` per column, ``s`` are ``a``'s singular values (the rank has no gradient).
+    Of complex values, the conjugate of the formula's complex form at the conjugate of ``g``."""
     x, vector, bm, xm = _lstsq_frame(a, b, ans)
     gx, gres, _, gs = g
+    complex_form = _complex_form(a, b, gx)
+    t = _h if complex_form else _t
     gxm = _full(gx, x).reshape(xm.shape)
+    gxm = np.conjugate(gxm) if complex_form else gxm
     p = np.linalg.pinv(a)
-    ga, gb = None, p.T @ gxm
-    if wrt == 0:
-        ga = pinv_adjoint(gxm @ bm.T, a, p)
+    ga, gb = None, t(p) @ gxm
+    if wrt == 0:  # (pinv_adjoint conjugates as it maps)
+        ga = pinv_adjoint(np.conjugate(gxm @ t(bm)) if complex_form else gxm @ t(bm), a, p)
+        ga = np.conjugate(ga) if complex_form else ga
     if _flows(gres):
-        # d|r|^2 = 2 r^T (db - da x), as a^T r = 0 at the solution
+        # d|r|^2 = 2 Re(r^H (db - da x)), as a^H r = 0 at the solution
         res = bm - a @ xm
-        scaled = 2.0 * res * asarray(gres)
+        scaled = 2.0 * res * np.real(asarray(gres))
         gb = gb + scaled
         if wrt == 0:
-            ga = ga - scaled @ xm.T
+            ga = ga - scaled @ t(xm)
+    out = gb[:, 0] if vector else gb
     if wrt == 0:
-        if _flows(gs):
-            ga = ga + svdvals_adjoint(gs, a)
-        return ga
-    return gb[:, 0] if vector else gb
+        out = ga + (svdvals_adjoint(np.real(gs), a) if _flows(gs) else 0.0)
+    return np.conjugate(out) if complex_form else out
 
 
 def lstsq_adjoint_tangent(g, dg, a, da, b, db, res, dres, wrt=0):
@@ -762,10 +785,11 @@ def lstsq_tangent(da, db, a, b, ans):
     dx = pinv_tangent(da, a, p) @ bm + p @ dbm
     if np.size(res):
         r = bm - a @ xm
-        dres = 2.0 * np.sum(r * (dbm - da @ xm), axis=0)
+        dres = 2.0 * np.real(np.sum(np.conjugate(r) * (dbm - da @ xm), axis=0))
     else:
         dres = np.zeros(np.shape(res), dtype=_float(res))
-    return GradTuple((dx[:, 0] if vector else dx, dres, 0.0, svdvals_tangent(da, a)))
+    ds = svdvals_complex_tangent(da, a) if np.iscomplexobj(a) else svdvals_tangent(da, a)
+    return GradTuple((dx[:, 0] if vector else dx, dres, 0.0, ds))
 
 
 # --- decompositions -----------------------------------------------------------------------------
@@ -904,9 +928,17 @@ def _copyltu(m):
 
 def _qr_square(gq, gr, q, r):
     """Gradient of ``q, r = qr(a)`` for ``a`` with at least as many rows as columns:
-    ``(gq + q copyltu(M)) r^-T`` with ``M = r gr^T - gq^T q``."""
-    m = r @ _t(gr) - _t(gq) @ q
-    b = gq + q @ _copyltu(m)
+    ``(gq + q copyltu(M)) r^-T`` with ``M = r gr^T - gq^T q``. Of a complex ``a`` (whose
+    ``r`` has a real diagonal), ``(gq + conj(q) C) r^-T`` with ``U = gr r^T - q^T gq`` and
+    ``C`` its upper triangle, the real part of its diagonal and the conjugate transpose of its
+    strict upper triangle below."""
+    if _complex_form(q, gq, gr):
+        u = gr @ _t(r) - _t(q) @ gq
+        c = np.triu(u, 1) + np.real(_diag(u))[..., np.newaxis, :] * _eye(u) + np.tril(_h(u), -1)
+        b = gq + np.conjugate(q) @ c
+    else:
+        m = r @ _t(gr) - _t(gq) @ q
+        b = gq + q @ _copyltu(m)
     return _t(np.linalg.solve(r, _t(b)))
 
 
@@ -933,9 +965,14 @@ def qr_adjoint(g, ans, a, mode="reduced"):
         _refuse_qr_mode(mode)
     if rows >= cols:
         return _qr_square(gq, gr, q, r)
-    y = a[..., rows:]
-    gy = q @ gr[..., rows:]
-    gx = _qr_square(gq + y @ _t(gr[..., rows:]), gr[..., :rows], q, r[..., :rows])
+    y = a[..., rows:]  # r = [r1 | q^H y]
+    if _complex_form(a, gq, gr):
+        gy = np.conjugate(q) @ gr[..., rows:]
+        gq = gq + np.conjugate(y @ _t(gr[..., rows:]))
+    else:
+        gy = q @ gr[..., rows:]
+        gq = gq + y @ _t(gr[..., rows:])
+    gx = _qr_square(gq, gr[..., :rows], q, r[..., :rows])
     return np.concatenate([gx, gy], axis=-1)
 
 
@@ -985,11 +1022,17 @@ def qr_adjoint_tangent(g, dg, res, dres, a, da, mode="reduced"):
 def _qr_square_tangent(da, q, r):
     """Tangents ``(dq, dr)`` of ``q, r = qr(a)`` for ``a`` with at least as many rows as
     columns: with ``C = q^T da r^-1`` and ``O`` the skew-symmetric part of its strict lower
-    triangle, ``dr = (C - O) r`` and ``dq = da r^-1 - q (C - O)``."""
+    triangle, ``dr = (C - O) r`` and ``dq = da r^-1 - q (C - O)`` (of a complex ``a``,
+    ``C = q^H da r^-1``, ``O`` skew-Hermitian with the imaginary part of ``C``'s diagonal)."""
     dar = _t(np.linalg.solve(_t(r), _t(da)))  # da r^-1
-    c = _t(q) @ dar
-    low = np.tril(c, -1)
-    upper = c - low + _t(low)  # C - O, upper triangular
+    if _complex_form(q, da):  # (O skew-Hermitian, and imaginary on the diagonal: r's is real)
+        c = _h(q) @ dar
+        low = np.tril(c, -1)
+        upper = c - low + _h(low) - 1j * np.imag(_diag(c))[..., np.newaxis, :] * _eye(c)
+    else:
+        c = _t(q) @ dar
+        low = np.tril(c, -1)
+        upper = c - low + _t(low)  # C - O, upper triangular
     return dar - q @ upper, upper @ r
 
 
@@ -1007,7 +1050,8 @@ def qr_tangent(da, ans, a, mode="reduced"):
         dq, dr = _qr_square_tangent(da, q, r)
     else:
         dq, dr1 = _qr_square_tangent(da[..., :rows], q, r[..., :rows])
-        dr2 = _t(dq) @ a[..., rows:] + _t(q) @ da[..., rows:]
+        t = _h if _complex_form(a, da) else _t
+        dr2 = t(dq) @ a[..., rows:] + t(q) @ da[..., rows:]
         dr = np.concatenate([dr1, dr2], axis=-1)
     return dr if mode == "r" else GradTuple((dq, dr))
 
@@ -1399,20 +1443,56 @@ def svdvals_complex_tangent(da, a):
     return np.real(np.sum(np.conjugate(u) * (da @ _h(vh)), axis=-2))
 
 
-def _refuse_complex_svd(compute_uv, hermitian):
-    if compute_uv or hermitian:
-        raise NotImplementedError("the gradient of svd of a complex matrix is not supported yet "
-                                  "with compute_uv=True or hermitian=True (its singular values "
-                                  "alone are: compute_uv=False)")
-
-
-def svd_complex_adjoint(g, a, compute_uv=True, hermitian=False):
-    """Gradient of ``np.linalg.svd(a)`` of a complex ``a``: its singular values only."""
-    _refuse_complex_svd(compute_uv, hermitian)
-    return svdvals_complex_adjoint(g, a)
+def svd_complex_adjoint(g, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
+    """Gradient of ``np.linalg.svd(a)`` of a complex ``a`` for distinct nonzero singular
+    values: Townsend's formula with conjugate transposes (``svd_adjoint``), the imaginary part
+    of ``diag(u^H gu) / s`` on the diagonal of its core, at the conjugate of ``g``, conjugated.
+    NumPy fixes no phase of a pair of singular vectors, so the loss must not depend on it
+    (``Im(diag(u^H gu + v^H gv)) = 0``)."""
+    if hermitian:
+        _refuse_complex_hermitian("svd")
+    if not compute_uv:
+        return svdvals_complex_adjoint(g, a)
+    u, s, vh = ans
+    rows, cols = np.shape(a)[-2:]
+    k = min(rows, cols)
+    gs = np.real(_full(g[1], s))
+    if not (_flows(g[0]) or _flows(g[2])):
+        return np.conjugate((u[..., :k] * gs[..., np.newaxis, :]) @ vh[..., :k, :])
+    if full_matrices and rows != cols:
+        raise NotImplementedError("the gradient of svd with full_matrices=True needs a square "
+                                  "matrix; use full_matrices=False")
+    gu, gvh = np.conjugate(_full(g[0], u)), np.conjugate(_full(g[2], vh))
+    v, gv = _h(vh), _h(gvh)
+    uhgu, vhgv = _h(u) @ gu, vh @ gv
+    turn = np.imag(_diag(uhgu))
+    scale = np.sqrt(np.sum(np.abs(gu) ** 2, axis=-2) + np.sum(np.abs(gv) ** 2, axis=-2))
+    if np.any(np.abs(turn + np.imag(_diag(vhgv))) > 1e-8 * np.maximum(scale, 1e-300)):
+        raise NotImplementedError("the gradient of svd of a complex matrix is not supported "
+                                  "here: the loss depends on the phases of singular vectors, "
+                                  "which NumPy does not fix; use a loss of |u|^2, |v|^2 or of "
+                                  "u diag(s) v^H")
+    f = _gap_inverse(s, square=True)
+    j = f * (uhgu - _h(uhgu))
+    kk = f * (vhgv - _h(vhgv))
+    core = j * s[..., np.newaxis, :] + (gs + 1j * turn / s)[..., np.newaxis, :] * _eye(j) \
+        + s[..., :, np.newaxis] * kk
+    out = u @ core @ vh
+    if rows > cols:
+        out = out + (gu - u @ uhgu) / s[..., np.newaxis, :] @ vh
+    if cols > rows:
+        out = out + (u / s[..., np.newaxis, :]) @ (_h(gv) - (_h(gv) @ v) @ vh)
+    return np.conjugate(out)
 
 
 def svd_complex_tangent(da, a, compute_uv=True, hermitian=False):
-    """Tangent of ``np.linalg.svd(a)`` of a complex ``a``: its singular values only."""
-    _refuse_complex_svd(compute_uv, hermitian)
+    """Tangent of ``np.linalg.svd(a)`` of a complex ``a``: its singular values (the vectors'
+    phases follow no convention a tangent could follow, and forward mode cannot tell whether
+    the result depends on them: refused)."""
+    if hermitian:
+        _refuse_complex_hermitian("svd")
+    if compute_uv:
+        raise NotImplementedError("the forward-mode derivative of svd of a complex matrix is "
+                                  "not supported with compute_uv=True: NumPy fixes no phase of "
+                                  "its singular vectors; use grad, or compute_uv=False")
     return svdvals_complex_tangent(da, a)

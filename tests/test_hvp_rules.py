@@ -35,7 +35,8 @@ _DEGENERATE = ("equal eigen- or singular values: the gradient depends on the cho
 _NO_SECOND = ("second derivatives through eig and through the decompositions of complex "
               "matrices are not supported yet: refused")
 _FIRST_ORDER_ONLY = (np.linalg.eigh, np.linalg.eigvalsh, np.linalg.cholesky, np.linalg.slogdet,
-                     np.linalg.svd, getattr(np.linalg, "svdvals", None))
+                     np.linalg.svd, getattr(np.linalg, "svdvals", None), np.linalg.pinv,
+                     np.linalg.lstsq, np.linalg.qr)
 
 
 def _first_order_only(spec) -> bool:

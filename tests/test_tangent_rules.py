@@ -26,8 +26,27 @@ from transpiler.rules.registry import ADJOINTS, TANGENTS, key_name
 # Cases marked as known failures in the adjoint specs are refusals (which forward mode makes too)
 # or reverse-mode bugs; forward mode runs these ones correctly.
 FORWARD_ONLY = {"np.array([[a, b], [b, a]])-()x()"}
-CASES = [pytest.param(*case.values, id=case.id) if case.id in FORWARD_ONLY else case
-         for case in REVERSE_CASES]
+# the singular vectors of a complex matrix: NumPy fixes no phase of theirs, so forward mode
+# (which cannot tell whether the result depends on one) refuses them
+_REVERSE_ONLY = ("forward mode refuses the singular vectors of a complex matrix "
+                 "(NotImplementedError)")
+
+
+def _reverse_only(spec) -> bool:
+    return spec.key is np.linalg.svd and "1j" in spec.expr and "compute_uv=False" not in spec.expr
+
+
+def _forward_marks(case):
+    """The case with the forward-mode refusal it must raise, where it has one."""
+    if not _reverse_only(case.values[0]):
+        return case
+    return pytest.param(*case.values, id=case.id, marks=pytest.mark.xfail(
+        raises=NotImplementedError, strict=True, reason=_REVERSE_ONLY))
+
+
+CASES = [pytest.param(*case.values, id=case.id) if case.id in FORWARD_ONLY else
+         _forward_marks(case) for case in REVERSE_CASES]
+DOT_CASES = [_forward_marks(case) for case in REVERSE_CASES]
 
 
 def _leaves(value) -> list:
@@ -110,7 +129,7 @@ def test_rule_jvp_on_numpy_scalars(spec, shapes):
                                atol=max(spec.atol, 1e-6) * (1 + np.abs(expected).max(initial=0)))
 
 
-@pytest.mark.parametrize("spec, shapes", REVERSE_CASES)
+@pytest.mark.parametrize("spec, shapes", DOT_CASES)
 def test_rule_dot_product(spec, shapes):
     """<u, J v> (forward) == <J^T u, v> (reverse)."""
     seed = _seed(f"{spec.expr}-{shapes}")

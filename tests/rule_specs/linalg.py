@@ -295,8 +295,28 @@ SPECS: list = [
                ((3, 3), (3, 3)), ((2, 3, 3), (2, 3, 3)))),
     OpSpec(np.linalg.svd, "np.linalg.svd(a + 1j * b, compute_uv=False)", 2, UNIT, shapes=(
         ((3, 3), (3, 3)), ((4, 3), (4, 3)), ((2, 3, 4), (2, 3, 4)))),
+    OpSpec(np.linalg.svd, "w, s, vh = np.linalg.svd(a + 1j * b, full_matrices=False); "
+           f"np.real((w[..., :, :1] @ vh[..., :1, :]) * {W}) + np.abs(w[..., :1, :]) ** 2 "
+           "@ np.abs(vh) + s[..., :1, None]", 2, UNIT, shapes=(
+               ((4, 3), (4, 3)), ((3, 4), (3, 4)), ((2, 4, 3), (2, 4, 3)))),
+    OpSpec(np.linalg.svd, "w, s, vh = np.linalg.svd(a + 1j * b); "
+           f"np.real((w * s) @ vh * {W})", 2, UNIT, shapes=(((3, 3), (3, 3)),)),
     OpSpec(linalg_svdvals, "np.linalg.svdvals(a + 1j * b)", 2, UNIT, shapes=(
         ((4, 3), (4, 3)),)),
+    OpSpec(np.linalg.qr, f"q, r = np.linalg.qr(a + 1j * b); np.real(q * {W}) @ np.abs(r)", 2,
+           UNIT, shapes=(((3, 3), (3, 3)), ((4, 3), (4, 3)), ((2, 4, 3), (2, 4, 3)))),
+    OpSpec(np.linalg.qr, f"q, r = np.linalg.qr(a + 1j * b); np.real(r * {W}) + np.abs(q) @ "
+           "np.abs(r)", 2, UNIT, shapes=(((3, 4), (3, 4)), ((2, 3, 4), (2, 3, 4)))),
+    OpSpec(np.linalg.qr, f"np.real(np.linalg.qr(a * np.exp(1j * b), mode='r') * {W})", 2, UNIT,
+           shapes=(((4, 3), (4, 3)), ((3, 4), (3, 4)))),
+    OpSpec(np.linalg.pinv, f"np.real(np.linalg.pinv(a + 1j * b) * {W})", 2, UNIT, shapes=(
+        ((4, 3), (4, 3)), ((3, 4), (3, 4)), ((2, 4, 3), (2, 4, 3)))),
+    OpSpec(np.linalg.lstsq, f"np.real(np.linalg.lstsq(a + 1j * b, b[:, 0] * 1j)[0] * {W})", 2,
+           UNIT, shapes=(((4, 3), (4, 3)), ((3, 3), (3, 3)), ((2, 4), (2, 4)))),
+    OpSpec(np.linalg.lstsq, "x, res, rank, sv = np.linalg.lstsq(a + 1j * b, b * np.exp(1j * a)); "
+           f"np.real(x * {W}) + res + np.sum(sv)", 2, UNIT, shapes=(((4, 3), (4, 3)),)),
+    OpSpec(np.linalg.lstsq, f"np.real(np.linalg.lstsq(a, np.exp(1j * b))[0] * {W})", 2, UNIT,
+           shapes=(((4, 3), (4, 2)),)),
     OpSpec(np.linalg.eigvals, "z = a + 1j * b + np.diag(3.0 * np.arange(3.0)); "
            f"np.real(np.linalg.eigvals(z) * {W})", 2, UNIT, shapes=(((3, 3), (3, 3)),)),
     OpSpec(np.linalg.eig, "z = a + 1j * b + np.diag(3.0 * np.arange(3.0)); "

@@ -420,7 +420,7 @@ def tan_slogdet_complex(ans, a):
 
 @adjoint(np.linalg.svd, of_complex=True)
 def adj_svd_complex(ans, a, full_matrices=True, compute_uv=True, hermitian=False):
-    d[a] = rt.svd_complex_adjoint(d[ans], a, compute_uv, hermitian)
+    d[a] = rt.svd_complex_adjoint(d[ans], ans, a, full_matrices, compute_uv, hermitian)
 
 
 @tangent(np.linalg.svd, of_complex=True)
@@ -743,6 +743,7 @@ COMPLEX_READY = frozenset({
     np.polyval, np.exp2, np.arccosh, np.float_power, np.linalg.solve,
     np.linalg.inv, np.linalg.det, np.linalg.matrix_power, np.linalg.multi_dot,
     np.linalg.eig, np.linalg.eigvals,  # (their rules are complex_rules')
+    np.linalg.pinv, np.linalg.lstsq, np.linalg.qr,  # (their runtime adjoints take them)
     builtins.sum, tuple, list,
     cmath.exp, cmath.log, cmath.log10, cmath.sqrt, cmath.sin, cmath.cos, cmath.tan, cmath.sinh,
     cmath.cosh, cmath.tanh, cmath.asin, cmath.acos, cmath.atan, cmath.asinh, cmath.acosh,
