@@ -308,6 +308,8 @@ def grad_like(g, x):
         return distinct(gradient_object(g, x, grad_like))
     if isinstance(x, (str, bytes)) or x is None:  # in a container: copied, as an object's
         return x
+    if type(x) is complex:  # (JAX's gradient of a complex number: complex)
+        return complex(g)
     _refuse_complex(g)
     if isinstance(x, np.generic):
         return x.dtype.type(g)

@@ -99,10 +99,11 @@ class SplitFunction(_Compiled):
 def split_pair(compile_function, fn, active: tuple[str, ...], options,
                varargs: tuple[int, tuple[str, ...]] | None = None,
                called: bool = True, objects: frozenset[str] = frozenset(),
-               known: tuple = ()) -> SplitFunction:
+               known: tuple = (), complex_values: frozenset[str] = frozenset()) -> SplitFunction:
     """The forward/backward pair of ``fn`` differentiated w.r.t. ``active`` (compiled once per
     call pattern ``varargs`` of a helper with ``*args``/``**kwargs``, per set ``objects`` of
-    parameters that may be given objects, and per functions ``known`` it is passed). ``called``:
+    parameters that may be given objects, per functions ``known`` it is passed, and per set
+    ``complex_values`` of parameters given complex numbers or arrays: ``vjp``'s). ``called``:
     for a call from a compiled function (not ``vjp``'s own), which may not write into its
     arguments."""
     def fill(compiled) -> None:
@@ -113,10 +114,10 @@ def split_pair(compile_function, fn, active: tuple[str, ...], options,
 
     pair = SplitFunction()
     key = (active, Mode.SPLIT, options, frozenset(), varargs, called, objects) + (
-        (known,) if known else ())
+        (known,) if known else ()) + ((complex_values,) if complex_values else ())
     return _compiled_once(fn, key, pair, lambda: compile_function(
         fn, active, Mode.SPLIT, options, varargs=varargs, called=called, objects=objects,
-        known=known), fill)
+        known=known, complex_numbers=complex_values), fill)
 
 
 class TangentFunction(_Compiled):

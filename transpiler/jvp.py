@@ -78,7 +78,7 @@ def jvp(f, args, tangents, optimize: bool = True, backend: str = "python"):
     for p, a, t in zip(params, args, tangents, strict=False):
         if t is None:
             continue
-        if type(a) is not float and not differentiable(a):
+        if type(a) is not float and not differentiable(a) and not _complex_number(a):
             raise TypeError(f"jvp: argument '{p}' is {type(a).__name__} and cannot have a "
                             "tangent; pass None for it")
         _same_shape(p, a, t)
@@ -93,6 +93,12 @@ def jvp(f, args, tangents, optimize: bool = True, backend: str = "python"):
             cache.store(f, key, function)
     given = dict(zip(params, tangents, strict=False))
     return function(*args, **{function.tangent_names[p]: given[p] for p in active})
+
+
+def _complex_number(value) -> bool:
+    """A Python complex or a complex NumPy array: its tangent is a direction in the complex
+    plane (complex, or real), and the result's tangent the real-linear derivative along it."""
+    return type(value) is complex or (type(value) is np.ndarray and value.dtype.kind == "c")
 
 
 def _same_shape(name: str, arg, tangent) -> None:

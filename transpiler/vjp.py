@@ -28,7 +28,9 @@ from transpiler.jvp import ForwardFunction, jvp
 def vjp(f, *args, optimize: bool = True, backend: str = "python"):
     """``(value, pullback)``: ``pullback(seed)`` returns one gradient per positional argument
     (JAX's convention), None for an argument that cannot be differentiated (an int, a bool).
-    ``f`` may return a scalar, an array or a tuple (then ``seed`` is a tuple)."""
+    ``f`` may return a scalar, an array or a tuple (then ``seed`` is a tuple). Complex
+    arguments and results follow JAX's convention too: ``seed`` is the gradient of a real loss
+    at the (complex) result, and so is what the pullback returns at each argument."""
     check_function(f)
     params = [p.name for p in inspect.signature(f).parameters.values()
               if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][:len(args)]
@@ -43,17 +45,22 @@ def vjp(f, *args, optimize: bool = True, backend: str = "python"):
         raise TypeError(f"vjp: {f.__name__} takes {len(params)} positional arguments, "
                         f"{len(args)} given")
     for name, a in zip(params, args, strict=True):
-        if np.iscomplexobj(a) or any(np.iscomplexobj(v) for v in (
+        if isinstance(a, np.complexfloating) or any(np.iscomplexobj(v) for v in (
                 a.values() if isinstance(a, dict) else a if isinstance(a, (tuple, list)) else ())):
-            raise TypeError(f"vjp: argument '{name}' is complex; vjp does not take complex "
-                            "arguments yet (grad and jvp do)")
+            raise TypeError(f"vjp: argument '{name}' holds complex numbers in a container or is "
+                            "a NumPy complex scalar; complex numbers are taken as a Python "
+                            "complex or a complex NumPy array")
     objects = objects_in(f, args, {})  # (refusing array types of their own)
     active = tuple(p for p, a in zip(params, args, strict=True)
-                   if type(a) is float or differentiable(a))
+                   if type(a) in (float, complex) or differentiable(a) or (
+                       type(a) is np.ndarray and a.dtype.kind == "c"))
     check_backend(backend)
+    complex_values = frozenset(p for p, a in zip(params, args, strict=True)
+                               if type(a) is complex or np.iscomplexobj(a))
     pair = split_pair(pipeline.compile_function, f, active, Options(optimize, backend=backend),
                       called=False, objects=objects,
-                      known=known(functions_in(f, args, {}) or ()))
+                      known=known(functions_in(f, args, {}) or ()),
+                      complex_values=complex_values)
     if pair.written:
         refuse_shared_memory(f, pair.written, args, {})
     value, residuals = pair.forward(*args)
@@ -91,7 +98,12 @@ def check_seed(seed, value, name: str, where: str = "") -> None:
             wrong(f"a {type(value).__name__} of {len(value)}")
         for i, (s, v) in enumerate(zip(seed, value, strict=True)):
             check_seed(s, v, name, f"{where}[{i}]")
-    elif isinstance(value, (float, int, np.ndarray, np.generic)) and not isinstance(value, bool):
+    elif isinstance(value, (float, int, complex, np.ndarray, np.generic)) \
+            and not isinstance(value, bool):
+        if np.iscomplexobj(seed) and not np.iscomplexobj(value):
+            raise ValueError(f"the seed of {name}'s real result"
+                             f"{' at ' + where if where else ''} is complex: a real value's "
+                             "gradient is real")
         if isinstance(seed, (dict, str)) or seed is None \
                 or (isinstance(seed, (list, tuple)) and not np.ndim(value)) \
                 or np.shape(seed) not in (np.shape(value), ()) \

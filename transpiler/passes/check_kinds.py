@@ -285,7 +285,8 @@ def _refuse_first(kind: Kind, found: _Found, fn, ctx, varied: set[str]) -> None:
 
 def _refuse_complex_result(fn, ctx) -> None:
     """A gradient needs a real result; and a helper's complex result would reach its caller's
-    rules as a real value: refused (``jvp`` of a function returning complex values is fine)."""
+    rules as a real value: refused (``jvp`` and ``vjp`` of a function returning complex values
+    are fine)."""
     ret = fn.body[-1] if fn.body and isinstance(fn.body[-1], gast.Return) else None
     if ret is None or ret.value is None:
         return
@@ -294,14 +295,15 @@ def _refuse_complex_result(fn, ctx) -> None:
     if name is None:
         return
     variable = ctx.facts.variable(name)
+    if ctx.mode == "split" and not getattr(ctx, "called", True):
+        return  # (vjp's: its pullback takes a complex seed)
     if ctx.mode in ("grad", "value_and_grad") and not getattr(ctx, "called", False):
         raise error_at(ret, ctx, "grad needs a real-valued function; this one returns "
                        f"'{variable}', which may be complex", "return a real loss of it "
                        "(np.abs(z) ** 2, np.real(z), np.sum(np.abs(Z) ** 2)), or use jvp for its "
                        "derivative")
     raise error_at(ret, ctx, f"complex numbers are not supported yet as the result of a function "
-                   f"called from a differentiated one or given to vjp: '{variable}' may be "
-                   "complex", "return its real and imaginary parts (np.real(z), np.imag(z)) and "
+                   f"called from a differentiated one: '{variable}' may be complex", "return its real and imaginary parts (np.real(z), np.imag(z)) and "
                    "combine them in the caller")
 
 

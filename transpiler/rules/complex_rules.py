@@ -753,7 +753,7 @@ COMPLEX_READY = frozenset({
     rt.fitted, rt.unrfftn, rt.unirfftn, rt.matmul_adjoint_a, rt.matmul_adjoint_b, rt.dot_adjoint_a,
     rt.dot_adjoint_b, rt.inner_adjoint, rt.tensordot_adjoint, rt.einsum_adjoint, rt.unreal,
     rt.real_transform, rt.convolve_grads, rt.correlate_grads, rt.zero_index, rt.written,
-    rt.unpad, rt.unappend_array, rt.uninsert,
+    rt.unpad, rt.unappend_array, rt.uninsert, rt.grad_like,
 })
 
 if sfft is not None:
