@@ -38,7 +38,6 @@ True
 from __future__ import annotations
 
 import builtins
-import cmath
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -46,12 +45,18 @@ from dataclasses import dataclass, replace
 import gast
 import numpy as np
 
-import runtime
 from transpiler import ast_util as A
 from transpiler.analysis.activity import activity
 from transpiler.anno import Anno, getanno, hasanno
 from transpiler.errors import error_at
 from transpiler.passes import tape
+from transpiler.rules.complex_rules import (
+    COMPLEX_MODULES,
+    COMPLEX_RESULTS,
+    KEEP_KIND,
+    REAL_ITEMS,
+    REAL_RESULTS,
+)
 
 _SHAPES = frozenset({"shape", "ndim", "size", "dtype", "nnz"})
 _QUERIES = frozenset({np.shape, np.ndim, np.size, len, builtins.isinstance, np.iscomplexobj,
@@ -83,39 +88,7 @@ def _in_modules(func, modules: tuple[str, ...]) -> bool:
     return any(module == m or module.startswith(m + ".") for m in modules)
 
 
-# --- complex numbers ---
-
-_REAL_RESULTS = frozenset({np.abs, np.absolute, builtins.abs, np.real, np.imag, np.angle,
-                           np.isreal, np.iscomplex, np.isnan, np.isfinite, np.isinf,
-                           np.linalg.norm, cmath.isfinite,
-                           cmath.isnan, cmath.isinf, cmath.phase, cmath.polar,
-                           runtime.unrfftn, runtime.complex_moduli, np.linalg.eigvalsh,
-                           np.linalg.cond, np.linalg.matrix_rank,
-                           *(getattr(np.linalg, n) for n in ("svdvals",) if hasattr(np.linalg, n))})
-# the items of tuple results that are real whatever the argument (eigh's eigenvalues)
-_REAL_ITEMS = {np.linalg.eigh: frozenset({0}), np.linalg.slogdet: frozenset({1}),
-               np.linalg.svd: frozenset({1}), np.linalg.lstsq: frozenset({1, 2, 3})}
-
-
-def _of_ffts(*names: str) -> frozenset:
-    """These functions of np.fft and, where SciPy is installed, scipy.fft."""
-    try:
-        import scipy.fft as sfft
-    except ImportError:
-        sfft = None
-    return frozenset(getattr(m, n) for m in (np.fft, sfft) if m is not None for n in names
-                     if hasattr(m, n))
-
-
-_REAL_RESULTS |= _of_ffts("irfft", "irfft2", "irfftn", "hfft", "fftfreq", "rfftfreq")
-# of the complex modules' functions, those whose result is complex where their argument is
-_KEEP_KIND = _of_ffts("fftshift", "ifftshift", "dct", "idct", "dst", "idst", "dctn", "idctn",
-                      "dstn", "idstn")
-_COMPLEX_RESULTS = frozenset({builtins.complex, np.linalg.eig, np.linalg.eigvals, np.roots,
-                              runtime.unirfftn})
-_COMPLEX_MODULES = ("cmath", "numpy.fft", "scipy.fft", "numpy.lib.scimath", "numpy.emath",
-                    "numpy.lib._scimath_impl")
-
+# --- complex numbers (which calls make, keep and leave them: rules/complex_rules.py) ---
 
 def _holds_complex(value) -> bool:
     if isinstance(value, (complex, np.complexfloating)):
@@ -143,11 +116,11 @@ def _complex_dtype(node, scope) -> bool:
 
 
 def _makes_complex(call: gast.Call, func, scope) -> bool:
-    if _is(func, _COMPLEX_RESULTS) or (isinstance(func, type)
+    if _is(func, COMPLEX_RESULTS) or (isinstance(func, type)
                                        and issubclass(func, np.complexfloating)):
         return True
-    if func is not None and not _is(func, _REAL_RESULTS) and not _is(func, _KEEP_KIND) \
-            and _in_modules(func, _COMPLEX_MODULES):
+    if func is not None and not _is(func, REAL_RESULTS) and not _is(func, KEEP_KIND) \
+            and _in_modules(func, COMPLEX_MODULES):
         return True
     if any(k.arg == "dtype" and _complex_dtype(k.value, scope) for k in call.keywords):
         return True
@@ -166,14 +139,14 @@ def _leaves_complex(node, func, of_kind) -> bool:
             isinstance(node, gast.Call) and hasanno(node.func, Anno.BUILTIN)
             and getattr(node.func, "id", None) == "slice"):
         return True  # a slice's complex step counts points
-    return _is(func, _REAL_RESULTS)
+    return _is(func, REAL_RESULTS)
 
 
 COMPLEX = Kind("complex numbers", "complex", _holds_complex, _makes_complex, _leaves_complex,
                "compute with the real and imaginary parts as two real values, or keep complex "
                "values to data that is not differentiated (np.abs, np.real, np.imag and "
-               "np.angle of it are real)", lambda func: _REAL_ITEMS.get(func, frozenset())
-               if _is(func, _REAL_ITEMS) else frozenset())
+               "np.angle of it are real)", lambda func: REAL_ITEMS.get(func, frozenset())
+               if _is(func, REAL_ITEMS) else frozenset())
 
 
 # --- matrices: scipy.sparse's and np.matrix, whose * is a matrix product ---
@@ -302,9 +275,10 @@ def _refuse_complex_result(fn, ctx) -> None:
                        f"'{variable}', which may be complex", "return a real loss of it "
                        "(np.abs(z) ** 2, np.real(z), np.sum(np.abs(Z) ** 2)), or use jvp for its "
                        "derivative")
-    raise error_at(ret, ctx, f"complex numbers are not supported yet as the result of a function "
-                   f"called from a differentiated one: '{variable}' may be complex", "return its real and imaginary parts (np.real(z), np.imag(z)) and "
-                   "combine them in the caller")
+    raise error_at(ret, ctx, "complex numbers are not supported yet as the result of a function "
+                   f"called from a differentiated one: '{variable}' may be complex",
+                   "return its real and imaginary parts (np.real(z), np.imag(z)) and combine "
+                   "them in the caller")
 
 
 def _refuse_indexer(subscripts: list, ctx, varied: set[str]) -> None:

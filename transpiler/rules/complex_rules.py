@@ -762,3 +762,33 @@ if sfft is not None:
 
 # functions whose partials are real whatever their arguments: not projected again
 REAL_PARTIALS = frozenset({np.real, rt.unrfftn})
+
+
+# --- kinds: which calls make complex values, keep their argument's kind, or leave it ------------
+# (passes/check_kinds.py finds the values that may be complex with these)
+
+REAL_RESULTS = frozenset({
+    np.abs, np.absolute, builtins.abs, np.real, np.imag, np.angle, np.isreal, np.iscomplex,
+    np.isnan, np.isfinite, np.isinf, np.linalg.norm, np.linalg.eigvalsh, np.linalg.cond,
+    np.linalg.matrix_rank, cmath.isfinite, cmath.isnan, cmath.isinf, cmath.phase, cmath.polar,
+    rt.unrfftn, rt.complex_moduli,
+    *(getattr(np.linalg, n) for n in ("svdvals",) if hasattr(np.linalg, n))})
+# the items of tuple results that are real whatever the argument (eigh's eigenvalues)
+REAL_ITEMS = {np.linalg.eigh: frozenset({0}), np.linalg.slogdet: frozenset({1}),
+              np.linalg.svd: frozenset({1}), np.linalg.lstsq: frozenset({1, 2, 3})}
+
+
+def _of_ffts(*names: str) -> frozenset:
+    """These functions of np.fft and, where SciPy is installed, scipy.fft."""
+    return frozenset(getattr(m, n) for m in (np.fft, sfft) if m is not None for n in names
+                     if hasattr(m, n))
+
+
+REAL_RESULTS |= _of_ffts("irfft", "irfft2", "irfftn", "hfft", "fftfreq", "rfftfreq")
+# of the complex modules' functions, those whose result is complex where their argument is
+KEEP_KIND = _of_ffts("fftshift", "ifftshift", "dct", "idct", "dst", "idst", "dctn", "idctn",
+                     "dstn", "idstn")
+COMPLEX_RESULTS = frozenset({builtins.complex, np.linalg.eig, np.linalg.eigvals, np.roots,
+                             rt.unirfftn})
+COMPLEX_MODULES = ("cmath", "numpy.fft", "scipy.fft", "numpy.lib.scimath", "numpy.emath",
+                   "numpy.lib._scimath_impl")
