@@ -1496,3 +1496,134 @@ def svd_complex_tangent(da, a, compute_uv=True, hermitian=False):
                                   "not supported with compute_uv=True: NumPy fixes no phase of "
                                   "its singular vectors; use grad, or compute_uv=False")
     return svdvals_complex_tangent(da, a)
+
+
+# --- their tangents (forward over reverse: hvp, hessian) --------------------------------------
+
+def _inverse_tangent(vi, dv):
+    """The tangent of ``inv(v)`` (``vi``) along ``dv``: ``-vi dv vi``."""
+    return -vi @ dv @ vi
+
+
+def _values_only(g, name: str):
+    if _flows(g):
+        raise NotImplementedError(f"second derivatives through the eigenvectors of {name} are "
+                                  "not supported yet (through its eigenvalues they are)")
+
+
+def eigvals_adjoint_tangent(g, da, a, w):
+    """Term of ``a`` in the tangent of ``eigvals_adjoint(g, a, w) = v^-T diag(g) v^T`` (which
+    does not depend on the scale or phase of ``v``'s columns: any tangent of them serves)."""
+    v = _eigvectors(a, w)
+    vi = np.linalg.inv(v)
+    dv = v @ (_eig_gaps(w) * (vi @ da @ v))
+    gt = asarray(g)[..., :, np.newaxis] * _t(v)  # diag(g) v^T
+    return _t(_inverse_tangent(vi, dv)) @ gt + _t(vi) @ (asarray(g)[..., :, np.newaxis] * _t(dv))
+
+
+def eig_adjoint_tangent(dg, dres, g, res):
+    """Tangent of ``eig_adjoint(g, (w, v))`` where only the eigenvalues carry a gradient."""
+    _values_only(g[1], "eig")
+    _values_only(dg[1], "eig")
+    w, v = res
+    vi = np.linalg.inv(v)
+    dv = _full(dres[1], v)
+    gw, dgw = _full(g[0], w), _full(dg[0], w)
+    return _t(vi) @ (dgw[..., :, np.newaxis] * _t(v)) \
+        + _t(_inverse_tangent(vi, dv)) @ (gw[..., :, np.newaxis] * _t(v)) \
+        + _t(vi) @ (gw[..., :, np.newaxis] * _t(dv))
+
+
+def eigh_complex_adjoint_tangent(dg, dres, g, res, uplo="L"):
+    """Tangent of ``eigh_complex_adjoint(g, (w, v), uplo)`` where only the eigenvalues carry a
+    gradient: ``fold(conj(v) diag(gw) v^T)`` (phase-free)."""
+    _values_only(g[1], "eigh")
+    _values_only(dg[1], "eigh")
+    w, v = res
+    dv = _full(dres[1], v)
+    gw, dgw = np.real(_full(g[0], w)), np.real(_full(dg[0], w))
+    scaled = np.conjugate(v) * gw[..., np.newaxis, :]
+    out = (np.conjugate(v) * dgw[..., np.newaxis, :]) @ _t(v) \
+        + (np.conjugate(dv) * gw[..., np.newaxis, :]) @ _t(v) + scaled @ _t(dv)
+    return _fold_hermitian(out, _lower(uplo))
+
+
+def eigvalsh_complex_adjoint_tangent(g, da, a, uplo="L"):
+    """Term of ``a`` in the tangent of ``eigvalsh_complex_adjoint(g, a) =
+    fold(conj(v) diag(g) v^T)`` (phase-free: any tangent of ``v`` serves)."""
+    lower = _lower(uplo)
+    w, v = np.linalg.eigh(a, UPLO=uplo)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        dv = v @ (_gap_inverse(w) * (_h(v) @ _hermitian(da, lower) @ v))
+    g = np.real(asarray(g))[..., np.newaxis, :]
+    return _fold_hermitian((np.conjugate(dv) * g) @ _t(v) + (np.conjugate(v) * g) @ _t(dv),
+                           lower)
+
+
+def slogdet_complex_adjoint_tangent(g, dg, da, dres, a, res):
+    """Tangent of ``slogdet_complex_adjoint(g, a, res) = c a^-T``,
+    ``c = Re(g_log) + i Im(g_sign sign)``."""
+    sign = res[0]
+    gs, dgs = _full(g[0], sign), _full(dg[0], sign)
+    c = np.real(_full(g[1], res[1])) + 1j * np.imag(gs * sign)
+    dc = np.real(_full(dg[1], res[1])) + 1j * np.imag(dgs * sign + gs * _full(dres[0], sign))
+    inv = np.linalg.inv(a)
+    return asarray(dc)[..., np.newaxis, np.newaxis] * _t(inv) \
+        + asarray(c)[..., np.newaxis, np.newaxis] * _t(_inverse_tangent(inv, da))
+
+
+def _svd_complex_vectors_tangent(da, u, s, vh):
+    """Tangents ``(du, dvh)`` of a complex matrix's singular vectors (reduced), in the phase
+    that leaves ``v``'s diagonal of ``v^H dv`` zero: right for anything phase-free."""
+    v = _h(vh)
+    p = _h(u) @ da @ v
+    f = _gap_inverse(s, square=True)
+    ps, sp = p * s[..., np.newaxis, :], s[..., :, np.newaxis] * p
+    turn = 1j * np.imag(_diag(p)) / s
+    du = u @ (f * (ps + _h(ps)) + turn[..., np.newaxis, :] * _eye(p))
+    dv = v @ (f * (sp + _h(sp)))
+    rows, cols = np.shape(da)[-2:]
+    if rows > cols:
+        dav = da @ v
+        du = du + (dav - u @ (_h(u) @ dav)) / s[..., np.newaxis, :]
+    if cols > rows:
+        dau = _h(da) @ u
+        dv = dv + (dau - v @ (_h(v) @ dau)) / s[..., np.newaxis, :]
+    return du, _h(dv)
+
+
+def svdvals_complex_adjoint_tangent(g, da, a):
+    """Term of ``a`` in the tangent of ``svdvals_complex_adjoint(g, a) = conj(u diag(g) v^H)``
+    (phase-free)."""
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    du, dvh = _svd_complex_vectors_tangent(da, u, s, vh)
+    g = np.real(asarray(g))[..., np.newaxis, :]
+    return np.conjugate((du * g) @ vh + (u * g) @ dvh)
+
+
+def svd_complex_adjoint_tangent(g, dg, res, dres, a, da, full_matrices=True, compute_uv=True,
+                                hermitian=False):
+    """Tangent of ``svd_complex_adjoint`` for the singular values alone."""
+    if hermitian:
+        _refuse_complex_hermitian("svd")
+    if compute_uv:
+        raise NotImplementedError("second derivatives through the singular vectors of a "
+                                  "complex matrix are not supported yet (through its singular "
+                                  "values, compute_uv=False, they are)")
+    return svdvals_complex_adjoint(dg, a) + svdvals_complex_adjoint_tangent(g, da, a)
+
+
+def cholesky_complex_adjoint_tangent(dg, dfactor, g, factor, upper=False):
+    """Tangent of ``cholesky_complex_adjoint(g, factor, upper) =
+    fold(L^-T Phi(L^T gL) conj(L)^-1)``."""
+    lo, gl = (_h(factor), _h(g)) if upper else (factor, asarray(g))
+    dlo, dgl = (_h(dfactor), _h(dg)) if upper else (asarray(dfactor), asarray(dg))
+    eye = _eye(lo)
+    inv = np.linalg.inv(lo)
+    dinv = _inverse_tangent(inv, dlo)
+    m = _t(lo) @ gl
+    dm = _t(dlo) @ gl + _t(lo) @ dgl
+    phi, dphi = np.tril(m) - 0.5 * m * eye, np.tril(dm) - 0.5 * dm * eye
+    out = _t(dinv) @ phi @ np.conjugate(inv) + _t(inv) @ dphi @ np.conjugate(inv) \
+        + _t(inv) @ phi @ np.conjugate(dinv)
+    return _fold_hermitian(out, lower=not upper)

@@ -17,7 +17,8 @@ import warnings
 import numpy as np
 import pytest
 
-from tests.test_rules import CASES, _seed, build, make_args
+from tests.rule_specs import build, case_seed, make_args
+from tests.test_rules import CASES
 from transpiler import grad
 from transpiler.rules.registry import key_name
 
@@ -47,7 +48,7 @@ DIFFERENT = {
 def outcome(case_id: str) -> str:
     """"" when the case gives NumPy's gradient on Dask arrays, else the refusal's message."""
     spec, shapes = next(c.values for c in DASK_CASES if c.id == case_id)
-    seed = _seed(f"{spec.expr}-{shapes}")
+    seed = case_seed(f"{spec.expr}-{shapes}")
     args = make_args(spec, shapes, seed)
     f = build(spec.expr, args, seed + 1)
     wrt = spec.diff_positions

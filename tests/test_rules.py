@@ -23,14 +23,13 @@ import ast
 import builtins
 import math
 import operator
-import zlib
 
 import gast
 import numpy as np
 import pytest
 
 import runtime
-from tests.rule_specs import ARG_NAMES, SPEC_GLOBALS, discovered, here
+from tests.rule_specs import SPEC_GLOBALS, build, case_seed, discovered, here, make_args
 from tests.rule_specs.common import (
     AWAY,
     BINARY,
@@ -249,47 +248,6 @@ def _shape_str(shapes) -> str:
     return "x".join(str(s) if s else "()" for s in shapes)
 
 
-def _seed(text: str) -> int:
-    return zlib.crc32(text.encode())
-
-
-def make_args(spec: OpSpec, shapes, seed: int, dtype=float) -> tuple:
-    """Arguments for one case: Python floats for shape (), arrays otherwise."""
-    rng = np.random.default_rng(seed)
-    args = []
-    for i, shape in enumerate(shapes):
-        if i in spec.bools:
-            cond = rng.random(shape) < 0.5
-            args.append(bool(cond) if shape == () else cond)
-            continue
-        lo, hi = spec.arg_domain(i)
-        x = rng.uniform(lo, hi, size=shape)
-        if i in spec.signed:
-            x = x * rng.choice([-1.0, 1.0], size=shape)
-        args.append(float(x) if shape == () else np.asarray(x, dtype=dtype))
-    return tuple(args)
-
-
-def build(expr: str, args: tuple, seed: int, u_dtype=float):
-    """The scalar test function of ``expr``: itself if scalar-valued, else a random VJP.
-
-    ``expr`` may start with statements separated by "; " (``c = a * 1.0; c[1] = b; c``)."""
-    names = ARG_NAMES[:len(args)]
-    *statements, expr = expr.split("; ")
-    scope = {n: a.copy() if isinstance(a, np.ndarray) else a
-             for n, a in zip(names, args, strict=True)}
-    scope.update(SPEC_GLOBALS)  # one namespace: comprehensions see the arguments
-    exec("\n".join(statements), scope)
-    value = eval(expr, scope)
-    params = ", ".join(names)
-    prelude = "".join(f"    {line}\n" for line in statements)
-    if np.ndim(value) == 0:
-        return make(f"def f({params}):\n{prelude}    return {expr}\n", **SPEC_GLOBALS)
-    u = rand(np.shape(value), -1.0, 1.0, seed=seed).astype(u_dtype)
-    return make(f"def f({params}):\n{prelude}    return np.sum(({expr}) * u)\n", u=u,
-                **SPEC_GLOBALS)
-
-
 def _cases():
     seen = set()
     for spec in SPECS:
@@ -313,7 +271,7 @@ CASES = list(_cases())
 @pytest.mark.parametrize("optimize", [True, False], ids=["opt", "noopt"])
 @pytest.mark.parametrize("spec, shapes", CASES)
 def test_rule_vjp(spec: OpSpec, shapes, optimize):
-    seed = _seed(f"{spec.expr}-{shapes}")
+    seed = case_seed(f"{spec.expr}-{shapes}")
     args = make_args(spec, shapes, seed)
     f = build(spec.expr, args, seed + 1)
     wrt = spec.diff_positions
@@ -335,7 +293,7 @@ NUMBER_CASES = [c for c in CASES if all(shape == () for shape in c.values[1]) an
 def test_rule_vjp_on_numpy_scalars(spec: OpSpec, shapes):
     """The numbers of a case as NumPy scalars (``x[i]`` of a float64 array is one): the same
     gradient, each a ``np.float64`` like its argument."""
-    seed = _seed(f"{spec.expr}-{shapes}")
+    seed = case_seed(f"{spec.expr}-{shapes}")
     args = tuple(a if isinstance(a, bool) else np.float64(a) for a in make_args(spec, shapes, seed))
     f = build(spec.expr, args, seed + 1)
     wrt = spec.diff_positions
@@ -365,7 +323,7 @@ FLOAT32_CASES = [
 @pytest.mark.parametrize("optimize", [True, False], ids=["opt", "noopt"])
 @pytest.mark.parametrize("expr, shapes", FLOAT32_CASES)
 def test_float32(expr, shapes, optimize):
-    seed = _seed(expr)
+    seed = case_seed(expr)
     spec = OpSpec(None, expr, len(shapes), domain=AWAY)  # positive: safe for a / b
     args32 = make_args(spec, shapes, seed, dtype=np.float32)
     args64 = tuple(x.astype(np.float64) for x in args32)

@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.rule_specs import ARG_NAMES, SPEC_GLOBALS
+from tests.rule_specs import ARG_NAMES, SPEC_GLOBALS, case_seed, make_args
 from tests.test_rules import CASES as REVERSE_CASES
-from tests.test_rules import NUMBER_CASES, _seed, make_args
+from tests.test_rules import NUMBER_CASES
 from tests.util import make, rand
 from transpiler import jvp, vjp
 from transpiler.rules.registry import ADJOINTS, TANGENTS, key_name
@@ -103,7 +103,7 @@ def _same_structure(tangent, value) -> None:
 
 @pytest.mark.parametrize("spec, shapes", CASES)
 def test_rule_jvp(spec, shapes):
-    seed = _seed(f"{spec.expr}-{shapes}")
+    seed = case_seed(f"{spec.expr}-{shapes}")
     args = make_args(spec, shapes, seed)
     f = _function(spec, len(args))
     tangents = _tangents(spec, args, seed + 7)
@@ -118,7 +118,7 @@ def test_rule_jvp(spec, shapes):
 @pytest.mark.parametrize("spec, shapes", NUMBER_CASES)
 def test_rule_jvp_on_numpy_scalars(spec, shapes):
     """The numbers of a case as NumPy scalars (as ``x[i]`` of a float64 array is one)."""
-    seed = _seed(f"{spec.expr}-{shapes}")
+    seed = case_seed(f"{spec.expr}-{shapes}")
     args = tuple(a if isinstance(a, bool) else np.float64(a)
                  for a in make_args(spec, shapes, seed))
     f = _function(spec, len(args))
@@ -132,7 +132,7 @@ def test_rule_jvp_on_numpy_scalars(spec, shapes):
 @pytest.mark.parametrize("spec, shapes", DOT_CASES)
 def test_rule_dot_product(spec, shapes):
     """<u, J v> (forward) == <J^T u, v> (reverse)."""
-    seed = _seed(f"{spec.expr}-{shapes}")
+    seed = case_seed(f"{spec.expr}-{shapes}")
     args = make_args(spec, shapes, seed)
     f = _function(spec, len(args))
     tangents = _tangents(spec, args, seed + 7)

@@ -3,9 +3,10 @@
 Each module in this package defines ``SPECS: list[OpSpec]`` and may define
 ``FLOAT32: list[tuple[str, tuple]]`` (expression, argument shapes) for the float32 test;
 ``tests/test_rules.py`` checks every entry against finite differences. Expressions are in the
-arguments ``a, b, c`` and may use ``np``, ``math``, ``rt``, the record classes ``Rec`` and
-``Pair`` (common.py) and ``special`` (``scipy.special``, or None
-when SciPy is not installed: a module of scipy specs then defines none).
+arguments ``a, b, c`` and may use ``np``, ``math``, ``cmath``, ``rt``, the record classes
+``Rec`` and ``Pair`` (common.py) and ``special`` (``scipy.special``, or None
+when SciPy is not installed: a module of scipy specs then defines none). ``make_args`` and
+``build`` make a case's arguments and test function (every rule-table test uses them).
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ import cmath
 import importlib
 import math
 import pkgutil
+import zlib
 
 import numpy as np
 
 import runtime
-from tests.rule_specs.common import Pair, Rec
+from tests.rule_specs.common import OpSpec, Pair, Rec
+from tests.util import make, rand
 
 try:
     import scipy.fft as sfft
@@ -74,3 +77,47 @@ def _needs_newer_numpy(entry) -> bool:
 def _expression(entry) -> str:
     expr = entry[0] if isinstance(entry, tuple) else entry.expr
     return expr.replace("; ", "\n")
+
+
+# --- building a case's arguments and test function -------------------------------------------
+
+def case_seed(text: str) -> int:
+    """A case's random seed, from its text (the same on every run)."""
+    return zlib.crc32(text.encode())
+
+
+def make_args(spec: OpSpec, shapes, seed: int, dtype=float) -> tuple:
+    """Arguments for one case: Python floats for shape (), arrays otherwise."""
+    rng = np.random.default_rng(seed)
+    args = []
+    for i, shape in enumerate(shapes):
+        if i in spec.bools:
+            cond = rng.random(shape) < 0.5
+            args.append(bool(cond) if shape == () else cond)
+            continue
+        lo, hi = spec.arg_domain(i)
+        x = rng.uniform(lo, hi, size=shape)
+        if i in spec.signed:
+            x = x * rng.choice([-1.0, 1.0], size=shape)
+        args.append(float(x) if shape == () else np.asarray(x, dtype=dtype))
+    return tuple(args)
+
+
+def build(expr: str, args: tuple, seed: int, u_dtype=float):
+    """The scalar test function of ``expr``: itself if scalar-valued, else a random VJP.
+
+    ``expr`` may start with statements separated by "; " (``c = a * 1.0; c[1] = b; c``)."""
+    names = ARG_NAMES[:len(args)]
+    *statements, expr = expr.split("; ")
+    scope = {n: a.copy() if isinstance(a, np.ndarray) else a
+             for n, a in zip(names, args, strict=True)}
+    scope.update(SPEC_GLOBALS)  # one namespace: comprehensions see the arguments
+    exec("\n".join(statements), scope)
+    value = eval(expr, scope)
+    params = ", ".join(names)
+    prelude = "".join(f"    {line}\n" for line in statements)
+    if np.ndim(value) == 0:
+        return make(f"def f({params}):\n{prelude}    return {expr}\n", **SPEC_GLOBALS)
+    u = rand(np.shape(value), -1.0, 1.0, seed=seed).astype(u_dtype)
+    return make(f"def f({params}):\n{prelude}    return np.sum(({expr}) * u)\n", u=u,
+                **SPEC_GLOBALS)

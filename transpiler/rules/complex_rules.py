@@ -753,7 +753,12 @@ COMPLEX_READY = frozenset({
     rt.fitted, rt.unrfftn, rt.unirfftn, rt.matmul_adjoint_a, rt.matmul_adjoint_b, rt.dot_adjoint_a,
     rt.dot_adjoint_b, rt.inner_adjoint, rt.tensordot_adjoint, rt.einsum_adjoint, rt.unreal,
     rt.real_transform, rt.convolve_grads, rt.correlate_grads, rt.zero_index, rt.written,
-    rt.unpad, rt.unappend_array, rt.uninsert, rt.grad_like,
+    rt.unpad, rt.unappend_array, rt.uninsert, rt.grad_like, rt.diag_adjoint, rt.undiagonal,
+    rt.untrace,
+    # the adjoints of eig and of the complex decompositions (their tangents: runtime_rules)
+    rt.eig_adjoint, rt.eigvals_adjoint, rt.eigh_complex_adjoint, rt.eigvalsh_complex_adjoint,
+    rt.slogdet_complex_adjoint, rt.svdvals_complex_adjoint, rt.svd_complex_adjoint,
+    rt.cholesky_complex_adjoint,
 })
 
 if sfft is not None:

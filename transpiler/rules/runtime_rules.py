@@ -328,6 +328,53 @@ def tan_eigvalsh_adjoint(ans, g, a, uplo="L"):
     d[ans] = rt.eigvalsh_adjoint_tangent(g, d[a], a, uplo)
 
 
+# eig's and the complex decompositions' adjoints (runtime/linalg.py): through eigen- and singular
+# values; their vectors' second derivatives are refused when run
+@tangent(rt.eigvals_adjoint)
+def tan_eigvals_adjoint(ans, g, a, w):
+    d[ans] = rt.eigvals_adjoint(d[g], a, w)
+    d[ans] = rt.eigvals_adjoint_tangent(g, d[a], a, w)
+
+
+@tangent(rt.eig_adjoint)
+def tan_eig_adjoint(ans, g, res):
+    d[ans] = rt.eig_adjoint_tangent(d[g], d[res], g, res)
+
+
+@tangent(rt.eigh_complex_adjoint)
+def tan_eigh_complex_adjoint(ans, g, res, uplo="L"):
+    d[ans] = rt.eigh_complex_adjoint_tangent(d[g], d[res], g, res, uplo)
+
+
+@tangent(rt.eigvalsh_complex_adjoint)
+def tan_eigvalsh_complex_adjoint(ans, g, a, uplo="L"):
+    d[ans] = rt.eigvalsh_complex_adjoint(d[g], a, uplo)
+    d[ans] = rt.eigvalsh_complex_adjoint_tangent(g, d[a], a, uplo)
+
+
+@tangent(rt.slogdet_complex_adjoint)
+def tan_slogdet_complex_adjoint(ans, g, a, res):
+    d[ans] = rt.slogdet_complex_adjoint_tangent(g, d[g], d[a], d[res], a, res)
+
+
+@tangent(rt.svdvals_complex_adjoint)
+def tan_svdvals_complex_adjoint(ans, g, a):
+    d[ans] = rt.svdvals_complex_adjoint(d[g], a)
+    d[ans] = rt.svdvals_complex_adjoint_tangent(g, d[a], a)
+
+
+@tangent(rt.svd_complex_adjoint)
+def tan_svd_complex_adjoint(ans, g, res, a, full_matrices=True, compute_uv=True,
+                            hermitian=False):
+    d[ans] = rt.svd_complex_adjoint_tangent(g, d[g], res, d[res], a, d[a], full_matrices,
+                                            compute_uv, hermitian)
+
+
+@tangent(rt.cholesky_complex_adjoint)
+def tan_cholesky_complex_adjoint(ans, g, factor, upper=False):
+    d[ans] = rt.cholesky_complex_adjoint_tangent(d[g], d[factor], g, factor, upper)
+
+
 # --- tangents of the helpers of the reductions, shapes and special rules' adjoints (forward over
 # reverse: hvp, hessian). A helper linear in g and reading its other arguments only for their
 # shape, a mask, an index or a tie pattern (piecewise constant) has one term: itself on d[g].
