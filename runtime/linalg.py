@@ -677,12 +677,18 @@ def pinv_tangent(da, a, p, hermitian=False, rcond=None, rtol=None):
 def pinv_adjoint_tangent(dg, da, dp, g, a, p, hermitian=False, rcond=None, rtol=None):
     """Tangent of ``pinv_adjoint(g, a, p, ...)``, a polynomial in ``g``, ``a`` and ``p``:
     ``-p^T g p^T + (I - a p) g^T p p^T + p^T p g^T (I - p a)`` (then folded for
-    ``hermitian``)."""
+    ``hermitian``; of complex values, its complex form)."""
     _check_cutoff(a, hermitian, rcond, rtol)
+    complex_form = _complex_form(a, g, dg, da)
+    if complex_form:
+        if hermitian:
+            _refuse_complex_hermitian("pinv")
+        g, dg = np.conjugate(g), np.conjugate(dg)
     if hermitian:
         a, da = _sym(a), _sym(da)
     m, n = np.shape(a)[-2:]
-    pt, gt, dpt, dgt = _t(p), _t(g), _t(dp), _t(dg)
+    t = _h if complex_form else _t
+    pt, gt, dpt, dgt = t(p), t(g), t(dp), t(dg)
     left = np.eye(m, dtype=p.dtype) - a @ p
     right = np.eye(n, dtype=p.dtype) - p @ a
     dleft = -(da @ p + a @ dp)
@@ -691,6 +697,8 @@ def pinv_adjoint_tangent(dg, da, dp, g, a, p, hermitian=False, rcond=None, rtol=
     r = r + dleft @ gt @ p @ pt + left @ dgt @ p @ pt + left @ gt @ dp @ pt + left @ gt @ p @ dpt
     r = r + dpt @ p @ gt @ right + pt @ dp @ gt @ right + pt @ p @ dgt @ right \
         + pt @ p @ gt @ dright
+    if complex_form:
+        return np.conjugate(r)
     return _fold(r) if hermitian else r
 
 
@@ -747,27 +755,39 @@ def lstsq_adjoint_tangent(g, dg, a, da, b, db, res, dres, wrt=0):
     dxm = tangent_array(dres[0], x).reshape(xm.shape)
     gxm = full(gx, x).reshape(xm.shape)
     dgxm = tangent_array(dgx, x).reshape(xm.shape)
+    complex_form = _complex_form(a, b, gxm, dgxm)
+    t = _h if complex_form else _t
+    if complex_form:  # (the formula's complex form, at the conjugate gradients)
+        gxm, dgxm = np.conjugate(gxm), np.conjugate(dgxm)
     p = np.linalg.pinv(a)
     dp = pinv_tangent(da, a, p)
-    dgb = dp.T @ gxm + p.T @ dgxm
+    dgb = t(dp) @ gxm + t(p) @ dgxm
     dga = None
     if wrt == 0:
-        dga = pinv_adjoint_tangent(dgxm @ bm.T + gxm @ dbm.T, da, dp, gxm @ bm.T, a, p)
+        if complex_form:
+            dga = np.conjugate(pinv_adjoint_tangent(
+                np.conjugate(dgxm @ t(bm) + gxm @ t(dbm)), da, dp, np.conjugate(gxm @ t(bm)),
+                a, p))
+        else:
+            dga = pinv_adjoint_tangent(dgxm @ t(bm) + gxm @ t(dbm), da, dp, gxm @ t(bm), a, p)
     if flows(gres) or flows(dgres):
         r = bm - a @ xm
         dr = dbm - da @ xm - a @ dxm
-        gr, dgr = full(gres, residuals), tangent_array(dgres, residuals)
+        gr, dgr = np.real(full(gres, residuals)), np.real(tangent_array(dgres, residuals))
         scaled, dscaled = 2.0 * r * gr, 2.0 * (dr * gr + r * dgr)
         dgb = dgb + dscaled
         if wrt == 0:
-            dga = dga - dscaled @ xm.T - scaled @ dxm.T
+            dga = dga - dscaled @ t(xm) - scaled @ t(dxm)
+    out = dgb[:, 0] if vector else dgb
     if wrt == 0:
+        out = dga
         if flows(gs) or flows(dgs):
             s = np.linalg.svd(a, compute_uv=False)
-            dga = dga + svdvals_adjoint(tangent_array(dgs, s), a) \
-                + svdvals_adjoint_tangent(full(gs, s), da, a)
-        return dga
-    return dgb[:, 0] if vector else dgb
+            gs, dgs = np.real(full(gs, s)), np.real(tangent_array(dgs, s))
+            second = np.conjugate(svdvals_complex_adjoint_tangent(gs, da, a)) if complex_form \
+                else svdvals_adjoint_tangent(gs, da, a)
+            out = out + svdvals_adjoint(dgs, a) + second
+    return np.conjugate(out) if complex_form else out
 
 
 def lstsq_tangent(da, db, a, b, ans):
@@ -980,10 +1000,19 @@ def _qr_square_adjoint_tangent(gq, dgq, gr, dgr, q, dq, r, dr):
     """Tangent of ``_qr_square(gq, gr, q, r) = B r^-T``, ``B = gq + q copyltu(M)``,
     ``M = r gr^T - gq^T q``: ``(dB - out dr^T) r^-T``."""
     t, copyltu = _t, _copyltu
-    m = r @ t(gr) - t(gq) @ q
-    dm = dr @ t(gr) + r @ t(dgr) - t(dgq) @ q - t(gq) @ dq
-    b = gq + q @ copyltu(m)
-    db = dgq + dq @ copyltu(m) + q @ copyltu(dm)
+    if _complex_form(q, gq, gr, dgq, dgr):  # (the complex _qr_square's terms)
+        def c_of(u):
+            return np.triu(u, 1) + np.real(_diag(u))[..., np.newaxis, :] * _eye(u) \
+                + np.tril(_h(u), -1)
+        u = gr @ t(r) - t(q) @ gq
+        du = dgr @ t(r) + gr @ t(dr) - t(dq) @ gq - t(q) @ dgq
+        b = gq + np.conjugate(q) @ c_of(u)
+        db = dgq + np.conjugate(dq) @ c_of(u) + np.conjugate(q) @ c_of(du)
+    else:
+        m = r @ t(gr) - t(gq) @ q
+        dm = dr @ t(gr) + r @ t(dgr) - t(dgq) @ q - t(gq) @ dq
+        b = gq + q @ copyltu(m)
+        db = dgq + dq @ copyltu(m) + q @ copyltu(dm)
     out = t(np.linalg.solve(r, t(b)))
     return t(np.linalg.solve(r, t(db - out @ t(dr))))
 
@@ -1011,9 +1040,14 @@ def qr_adjoint_tangent(g, dg, res, dres, a, da, mode="reduced"):
     t = _t
     y, dy = a[..., rows:], tangent_array(da, a)[..., rows:]
     gr2, dgr2 = gr[..., rows:], dgr[..., rows:]
-    dgy = dq @ gr2 + q @ dgr2
-    gq1 = gq + y @ t(gr2)
-    dgq1 = dgq + dy @ t(gr2) + y @ t(dgr2)
+    if _complex_form(a, gq, gr, dgq, dgr):  # (gy = conj(q) gr2, gq + conj(y gr2^T))
+        dgy = np.conjugate(dq) @ gr2 + np.conjugate(q) @ dgr2
+        gq1 = gq + np.conjugate(y @ t(gr2))
+        dgq1 = dgq + np.conjugate(dy @ t(gr2) + y @ t(dgr2))
+    else:
+        dgy = dq @ gr2 + q @ dgr2
+        gq1 = gq + y @ t(gr2)
+        dgq1 = dgq + dy @ t(gr2) + y @ t(dgr2)
     dgx = _qr_square_adjoint_tangent(gq1, dgq1, gr[..., :rows], dgr[..., :rows], q, dq,
                                      r[..., :rows], dr[..., :rows])
     return np.concatenate([dgx, dgy], axis=-1)
@@ -1505,10 +1539,43 @@ def _inverse_tangent(vi, dv):
     return -vi @ dv @ vi
 
 
-def _values_only(g, name: str):
-    if _flows(g):
-        raise NotImplementedError(f"second derivatives through the eigenvectors of {name} are "
-                                  "not supported yet (through its eigenvalues they are)")
+def _gauge_adjoint_tangent(gv, dgv, v, dv, rows):
+    """The tangent of ``_gauge_adjoint(gv, v, rows)`` along ``dgv`` and ``dv`` (the tangent of
+    NumPy's vectors: their reference components stay real)."""
+    gv, dgv = asarray(gv), asarray(dgv)
+    if not np.iscomplexobj(v):
+        gv, dgv = np.real(gv), np.real(dgv)
+        s = np.sum(v * gv, axis=-2)[..., np.newaxis, :]
+        ds = np.sum(dv * gv + v * dgv, axis=-2)[..., np.newaxis, :]
+        return dgv - dv * s - v * ds
+    s = np.sum(v * gv, axis=-2)
+    ds = np.sum(dv * gv + v * dgv, axis=-2)
+    ref, fixed = _reference(v, rows)
+    rows = np.asarray(rows)[..., np.newaxis, :]
+    dref = np.real(np.take_along_axis(dv, rows, axis=-2)[..., 0, :])
+    out = dgv - np.conjugate(dv) * np.real(s)[..., np.newaxis, :] \
+        - np.conjugate(v) * np.real(ds)[..., np.newaxis, :]
+    r = np.where(fixed, np.real(ref), 1.0)
+    dturn = np.where(fixed, -1j * (np.imag(ds) / r - np.imag(s) * dref / (r * r)), 0.0)
+    at = np.take_along_axis(out, rows, axis=-2) + dturn[..., np.newaxis, :]
+    np.put_along_axis(out, rows, at, axis=-2)
+    return out
+
+
+def _inner_tangent(gw, dgw, gv, dgv, v, dv, w, dw, rows, gaps, name: str):
+    """The core ``diag(gw) + F * (v^T gv')`` of eig's and eigh's adjoints and its tangent
+    (``F = gaps(w)``, ``F[i, j] = 1 / (w[j] - w[i])``, ``gv'`` NumPy's phases' adjoint)."""
+    inner = gw[..., np.newaxis, :] * _eye(v)
+    dinner = dgw[..., np.newaxis, :] * _eye(v)
+    if _flows(gv) or _flows(dgv):
+        gv, dgv = _full(gv, v), _full(dgv, v)
+        f = gaps(w)
+        df = -f * f * (dw[..., np.newaxis, :] - dw[..., :, np.newaxis])
+        g1 = _gauge_adjoint(gv, v, rows, name)
+        dg1 = _gauge_adjoint_tangent(gv, dgv, v, dv, rows)
+        inner = inner + f * (_t(v) @ g1)
+        dinner = dinner + df * (_t(v) @ g1) + f * (_t(dv) @ g1 + _t(v) @ dg1)
+    return inner, dinner
 
 
 def eigvals_adjoint_tangent(g, da, a, w):
@@ -1522,30 +1589,29 @@ def eigvals_adjoint_tangent(g, da, a, w):
 
 
 def eig_adjoint_tangent(dg, dres, g, res):
-    """Tangent of ``eig_adjoint(g, (w, v))`` where only the eigenvalues carry a gradient."""
-    _values_only(g[1], "eig")
-    _values_only(dg[1], "eig")
+    """Tangent of ``eig_adjoint(g, (w, v)) = v^-T inner v^T`` along the tangents of ``g`` and
+    of NumPy's ``(w, v)``."""
     w, v = res
+    dw, dv = _full(dres[0], w), _full(dres[1], v)
     vi = np.linalg.inv(v)
-    dv = _full(dres[1], v)
-    gw, dgw = _full(g[0], w), _full(dg[0], w)
-    return _t(vi) @ (dgw[..., :, np.newaxis] * _t(v)) \
-        + _t(_inverse_tangent(vi, dv)) @ (gw[..., :, np.newaxis] * _t(v)) \
-        + _t(vi) @ (gw[..., :, np.newaxis] * _t(dv))
+    inner, dinner = _inner_tangent(_full(g[0], w), _full(dg[0], w), g[1], dg[1], v, dv, w, dw,
+                                   _rows_of_eig(v), _eig_gaps, "eig")
+    return _t(_inverse_tangent(vi, dv)) @ inner @ _t(v) + _t(vi) @ dinner @ _t(v) \
+        + _t(vi) @ inner @ _t(dv)
 
 
 def eigh_complex_adjoint_tangent(dg, dres, g, res, uplo="L"):
-    """Tangent of ``eigh_complex_adjoint(g, (w, v), uplo)`` where only the eigenvalues carry a
-    gradient: ``fold(conj(v) diag(gw) v^T)`` (phase-free)."""
-    _values_only(g[1], "eigh")
-    _values_only(dg[1], "eigh")
+    """Tangent of ``eigh_complex_adjoint(g, (w, v), uplo) = fold(conj(v) inner v^T)`` along
+    the tangents of ``g`` and of NumPy's ``(w, v)``."""
     w, v = res
-    dv = _full(dres[1], v)
-    gw, dgw = np.real(_full(g[0], w)), np.real(_full(dg[0], w))
-    scaled = np.conjugate(v) * gw[..., np.newaxis, :]
-    out = (np.conjugate(v) * dgw[..., np.newaxis, :]) @ _t(v) \
-        + (np.conjugate(dv) * gw[..., np.newaxis, :]) @ _t(v) + scaled @ _t(dv)
-    return _fold_hermitian(out, _lower(uplo))
+    lower = _lower(uplo)
+    dw, dv = np.real(_full(dres[0], w)), _full(dres[1], v)
+    inner, dinner = _inner_tangent(np.real(_full(g[0], w)), np.real(_full(dg[0], w)), g[1],
+                                   dg[1], v, dv, w, dw, _rows_of_eigh(v, lower), _gap_inverse,
+                                   "eigh")
+    out = np.conjugate(dv) @ inner @ _t(v) + np.conjugate(v) @ dinner @ _t(v) \
+        + np.conjugate(v) @ inner @ _t(dv)
+    return _fold_hermitian(out, lower)
 
 
 def eigvalsh_complex_adjoint_tangent(g, da, a, uplo="L"):

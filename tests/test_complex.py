@@ -16,7 +16,6 @@ from tests.test_rules import CASES
 from tests.util import central_differences, make, run_readme_block
 from transpiler import TranspileError, grad, hessian, hvp, jvp, value_and_grad, vjp
 from transpiler.checking import numeric_grad
-from transpiler.errors import NoRuleError
 
 # --- functions written as users write them ---------------------------------------------------
 
@@ -332,8 +331,7 @@ def singular_spread(x):
     return np.sum(s ** 2 * x) + np.sum(np.linalg.eigvalsh(M @ M.conj().T, UPLO="U") * x)
 """
 _P = np.array([0.3, 1.1, -0.7])
-HVP_REFUSED = {"ground_state": NotImplementedError, "mode_shape": NotImplementedError,
-               "transfer_lstsq": NoRuleError, "schmidt": NoRuleError}
+HVP_REFUSED = {"schmidt"}  # (second derivatives through a complex matrix's singular vectors)
 LINALG_CASES = ["ground_state", "growth", "mode_shape", "covariance_logdet", "singular_spread",
                 "transfer_lstsq", "schmidt"]
 
@@ -356,9 +354,8 @@ def test_complex_linear_algebra_matches_finite_differences(name):
     if name != "schmidt":
         assert tangent == pytest.approx(expected @ np.cos(np.arange(x.size) + 1.0), rel=1e-6)
     direction = np.sin(np.arange(x.size) + 2.0)
-    refusal = HVP_REFUSED.get(name)
-    if refusal is not None:  # (second derivatives through eigenvectors, complex lstsq: not yet)
-        with pytest.raises(refusal, match="second derivatives .*not supported yet"):
+    if name in HVP_REFUSED:  # (not yet)
+        with pytest.raises(NotImplementedError, match="not supported"):
             hvp(f)(x, direction)
         return
     gradient, h = grad(f), 1e-5
@@ -451,6 +448,22 @@ def test_hvp_of_complex_arguments_is_the_derivative_of_the_gradient():
                                rtol=1e-6, atol=1e-8)
     with pytest.raises(TypeError, match="hessian of energy"):
         hessian(f)(_Z)  # (a complex Hessian has no one layout: use hvp)
+
+
+def test_dask_arrays_of_complex_values():
+    da = pytest.importorskip("dask.array")
+    dask = pytest.importorskip("dask")
+    f = make(MODES, name="energy")
+    g = make("def g(x):\n    z = np.exp(1j * x) * (1.0 + 0.5j)\n"
+             "    return np.sum(np.abs(z + x) ** 2 + np.real(z * z))\n")
+    x = np.linspace(0.0, 1.0, 6)
+    with dask.config.set(scheduler="synchronous"):
+        lazy = grad(f)(da.from_array(_Z, chunks=1))  # (a complex Dask argument: JAX's too)
+        assert isinstance(lazy, da.Array) and lazy.dtype == complex
+        np.testing.assert_allclose(lazy.compute(), grad(f)(_Z))
+        lazy = grad(g)(da.from_array(x, chunks=2))  # (complex values inside)
+        assert isinstance(lazy, da.Array) and lazy.dtype == float
+        np.testing.assert_allclose(lazy.compute(), grad(g)(x))
 
 
 # --- what is refused, at its line ---------------------------------------------------------------

@@ -117,7 +117,7 @@ def split_pair(compile_function, fn, active: tuple[str, ...], options,
         (known,) if known else ()) + ((complex_values,) if complex_values else ())
     return _compiled_once(fn, key, pair, lambda: compile_function(
         fn, active, Mode.SPLIT, options, varargs=varargs, called=called, objects=objects,
-        known=known, complex_numbers=complex_values), fill)
+        known=known, complex_values=complex_values), fill)
 
 
 class TangentFunction(_Compiled):

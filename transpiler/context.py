@@ -53,8 +53,9 @@ class Context:
     bindings: dict[str, Any] = field(default_factory=dict)
     locals: set[str] = field(default_factory=set)  # parameters and assigned names of the function
     scalars: frozenset[str] = frozenset()  # parameters known to be Python numbers
-    complex_numbers: frozenset[str] = frozenset()  # those of them known to be complex (and,
-    # for vjp's forward/backward pair, which has no variants, its complex arrays too)
+    complex_numbers: frozenset[str] = frozenset()  # those of them known to be complex
+    complex_values: frozenset[str] = frozenset()  # other parameters known to be complex: a
+    # Dask array's (its variant has no array kind), vjp's (its forward/backward pair, none)
     arrays: Mapping[str, tuple[int, str]] = field(default_factory=dict)  # parameters known to
     # be NumPy arrays -> (ndim, dtype.str), the variant's (gradient.ArrayKind)
     objects: frozenset[str] = frozenset()  # parameters that may hold objects (arguments.py)

@@ -126,14 +126,17 @@ class GradientFunction:
                             if k == _NUMBER or k == _COMPLEX)
         complex_numbers = frozenset(p for p, k in zip(params, kinds, strict=False)
                                     if k == _COMPLEX)
+        complex_values = frozenset(p for p, k in zip(params, kinds, strict=False)
+                                   if k == _COMPLEX_ARRAY)
         arrays = {p: ArrayKind(k[0], np.dtype(k[1]).str)
                   for p, k in zip(params, kinds, strict=False) if type(k) is tuple}
         key = (self._wrt, self._mode, self._options, scalars, frozenset(arrays.items()),
-               complex_numbers) + (
+               complex_numbers, complex_values) + (
             (objects,) if objects else ()) + ((functions,) if functions else ())
         compiled = cache.get_or_compile(fn, key, lambda: compile_function(
             fn, self._wrt, self._mode, self._options, scalars, arrays=arrays, objects=objects,
-            known=known(functions), complex_numbers=complex_numbers), bounded=bool(functions))
+            known=known(functions), complex_numbers=complex_numbers,
+            complex_values=complex_values), bounded=bool(functions))
         if len(self._variants) >= _VARIANTS:  # (new functions given each call)
             self._variants.clear()
         self._variants[kinds] = compiled
@@ -269,7 +272,8 @@ class GradientFunction:
         an array type of its own (``_kinds``), none shares memory with one the function writes
         into."""
         def known_complex(pos: int) -> bool:  # (a complex number or array the variant knows)
-            return 0 <= pos < len(kinds) and (kinds[pos] == _COMPLEX or type(kinds[pos]) is tuple)
+            return 0 <= pos < len(kinds) and (kinds[pos] in (_COMPLEX, _COMPLEX_ARRAY)
+                                              or type(kinds[pos]) is tuple)
 
         for name, pos in self._checks:
             value = args[pos] if 0 <= pos < len(args) else kwargs.get(name, MISSING)
@@ -349,8 +353,9 @@ class BoundGradient:
 MISSING = object()  # an argument the caller did not pass
 
 
-_OTHER, _NUMBER, _COMPLEX = 0, 1, 2  # an argument that is anything else, a Python number
-# (a float or an int), a Python complex number
+_OTHER, _NUMBER, _COMPLEX, _COMPLEX_ARRAY = 0, 1, 2, 3  # an argument that is anything else,
+# a Python number (a float or an int), a Python complex number, a complex array that is not
+# NumPy's (a Dask array: its variant has no array kind)
 
 
 class ArrayKind(NamedTuple):
@@ -385,7 +390,8 @@ def kinds_of(fn, args: tuple, kwargs: dict) -> tuple:
             elif kind is np.ndarray and not (dtype := a.dtype).hasobject:
                 found.append((a.ndim, dtype.char))  # (an array's kind: its ndim and dtype)
             else:
-                found.append(_OTHER)
+                found.append(_COMPLEX_ARRAY if lazy.is_lazy(a) and a.dtype.kind == "c"
+                             else _OTHER)
                 plain = False
         kinds = tuple(found)
         if plain:
@@ -415,9 +421,9 @@ def _default(fn, name: str, pos: int):
 
 
 def _is_complex(value) -> bool:
-    """Whether an argument is a complex number or a complex NumPy array."""
+    """Whether an argument is a complex number or a complex NumPy (or Dask) array."""
     return type(value) is complex or isinstance(value, np.complexfloating) or (
-        type(value) is np.ndarray and value.dtype.kind == "c")
+        (type(value) is np.ndarray or lazy.is_lazy(value)) and value.dtype.kind == "c")
 
 
 def _holds_complex(value) -> bool:

@@ -411,6 +411,7 @@ def _parameters(kind: Kind, fn: gast.FunctionDef, ctx) -> set[str]:
     if kind is COMPLEX:
         found = {p for p, (_, dtype) in getattr(ctx, "arrays", {}).items() if dtype[1] == "c"}
         found |= getattr(ctx, "complex_numbers", frozenset())
+        found |= getattr(ctx, "complex_values", frozenset())
     defaults = getattr(getattr(ctx, "fn", None), "__defaults__", None) or ()
     params = [a.id for a in fn.args.args]
     for p, value in zip(params[len(params) - len(defaults):], defaults, strict=True):

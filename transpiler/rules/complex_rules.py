@@ -758,7 +758,7 @@ COMPLEX_READY = frozenset({
     # the adjoints of eig and of the complex decompositions (their tangents: runtime_rules)
     rt.eig_adjoint, rt.eigvals_adjoint, rt.eigh_complex_adjoint, rt.eigvalsh_complex_adjoint,
     rt.slogdet_complex_adjoint, rt.svdvals_complex_adjoint, rt.svd_complex_adjoint,
-    rt.cholesky_complex_adjoint,
+    rt.cholesky_complex_adjoint, rt.qr_adjoint, rt.pinv_adjoint, rt.lstsq_adjoint,
 })
 
 if sfft is not None:
