@@ -29,6 +29,7 @@ import pytest
 
 import runtime as rt
 from tests.benchmarks.bench_grad import newton_cubic
+from tests.util import make
 from transpiler import TranspileError, forward, grad, jvp, value_and_grad, vjp
 from transpiler.backends import native
 
@@ -217,6 +218,34 @@ def test_auto_runs_python_where_numba_refuses_and_says_so():
     fast = grad(rk4, wrt=0, backend="auto")
     assert fast.compiled_for(1.0, 0.1, 1.0).backend == "numba"
     assert fast(1.0, 0.1, 1.0) == pytest.approx(grad(rk4)(1.0, 0.1, 1.0), rel=RTOL)
+
+
+COMPLEX = """
+def resonance(c, k):
+    total = 0.0
+    for i in range(4):
+        w = 0.5 * (i + 1)
+        z = 1.0 / (k - w * w + 1j * c * w)
+        total = total + abs(z) + 0.1 * cmath.phase(z)
+    return total
+
+def field(x):
+    z = np.exp(1j * x) * (1.0 + 0.5j)
+    return np.sum(np.abs(z + x) ** 2 + np.real(z * z)) + np.sum(np.angle(z))
+
+def spectrum(x):
+    return np.sum(np.abs(np.fft.rfft(x)) ** 2)
+"""
+
+
+def test_complex_values_compile_as_complex128():
+    resonance, field = make(COMPLEX, name="resonance"), make(COMPLEX, name="field")
+    np.testing.assert_allclose(grad(resonance, wrt=(0, 1), backend="numba")(0.3, 1.7),
+                               grad(resonance, wrt=(0, 1))(0.3, 1.7), rtol=RTOL)
+    x = np.linspace(0.0, 1.0, 5)
+    np.testing.assert_allclose(grad(field, backend="numba")(x), grad(field)(x), rtol=RTOL)
+    with pytest.raises(TranspileError, match="Numba cannot compile .*rfft"):
+        grad(make(COMPLEX, name="spectrum"), backend="numba")(x)  # (Numba has no np.fft)
 
 
 def scaled_sum(x, a):
