@@ -177,6 +177,28 @@ def _last_writes(shape: tuple, index):
     return last.reshape(np.shape(selected))
 
 
+def added_at(a, index, b):
+    """``np.add.at(a, index, b)`` as a function: a copy of ``a`` with ``b`` added at ``index``
+    (an element the index selects several times gets each addition), ``a`` unchanged."""
+    if is_lazy(a) or is_lazy(b):
+        raise TypeError("np.add.at is a scatter-add, which Dask arrays do not have: compute "
+                        "the array first (x.compute()), or keep the operation to NumPy arrays")
+    out = array_copy(asarray(a))
+    np.add.at(out, index, b)
+    return out
+
+
+def subtracted_at(a, index, b):
+    """``np.subtract.at(a, index, b)`` as a function (``a`` unchanged)."""
+    if is_lazy(a) or is_lazy(b):
+        raise TypeError("np.subtract.at is a scatter-add, which Dask arrays do not have: "
+                        "compute the array first (x.compute()), or keep the operation to "
+                        "NumPy arrays")
+    out = array_copy(asarray(a))
+    np.subtract.at(out, index, b)
+    return out
+
+
 def zero_index(g, index):
     """A copy of ``g`` with ``g[index]`` zeroed: the gradient of an array before ``a[index] = v``
     overwrote those elements (for a tuple, list or dict ``g``: that entry)."""

@@ -188,6 +188,15 @@ SPECS: list[OpSpec] = here([
     OpSpec(operator.setitem, "c = a * 1.0; c[a > 0.0] = b; c", 2, shapes=(((5,), ()),)),
     OpSpec(operator.setitem, "c = a * 1.0; c[1:] += b * c[:-1]; c", 2, shapes=(((4,), (3,)),)),
     OpSpec(operator.setitem, "a[0] = b; a * 2.0", 2, shapes=(((3,), ()),)),  # into an argument
+    # np.add.at: a scatter-add, an index repeated adds each time (FEM assembly)
+    OpSpec(runtime.added_at, "c = a * 1.0; np.add.at(c, np.array([0, 2, 2]), b); c", 2,
+           shapes=(((4,), (3,)), ((4,), ()), ((4, 2), (3, 2)), ((4, 2), (2,)))),
+    OpSpec(runtime.added_at, "c = a * 1.0; np.add.at(c, (np.array([[0, 1], [1, 2]]), "
+           "np.array([[0, 1], [1, 2]])), b); c * a", 2, shapes=(((3, 3), (2, 2)),)),
+    OpSpec(runtime.added_at, "np.add.at(a, [1, 1], b * b); a * 2.0", 2,
+           shapes=(((3,), ()),)),  # into an argument
+    OpSpec(runtime.subtracted_at, "c = a * 1.0; np.subtract.at(c, [1, 0, 1], b); c * c", 2,
+           shapes=(((3,), (3,)), ((3, 2), (2,)))),
     OpSpec(np.concatenate, "np.concatenate((a, b))", 2, shapes=(((3,), (2,)),)),
     OpSpec(runtime.appended, "xs = [v * b for v in a]; sum(xs)", 2, shapes=(((3,), ()),)),
     OpSpec(runtime.appended, "xs = [a]; xs.append(b * a); np.stack(xs) * 1.0", 2,
@@ -380,6 +389,10 @@ def _keys_used(expr: str) -> list:
             keys.append(runtime.extended)
         elif isinstance(node, ast.Starred) and isinstance(node.ctx, ast.Store):
             keys.append(list)  # first, *rest = xs makes rest = list(xs[1:])
+        elif isinstance(node, ast.Call) and ast.unparse(node.func) in ("np.add.at",
+                                                                       "np.subtract.at"):
+            keys.append(runtime.added_at if "add" in ast.unparse(node.func)
+                        else runtime.subtracted_at)  # a = rt.added_at(a, i, b): desugar.py
         elif isinstance(node, ast.Call):
             keys.append(eval(ast.unparse(node.func), env))
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \

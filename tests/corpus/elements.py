@@ -620,5 +620,5 @@ REFUSED_OR_RIGHT = {
                               "nested subscript"),
 }
 
-# Arguments of a dtype that is not differentiated: refused at call time.
+# A complex argument written element by element (in a copy).
 COMPLEX = (complex_copy_written, (_X, _X + 0.5j))

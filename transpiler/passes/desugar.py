@@ -10,6 +10,8 @@
 - ``[e for v in xs if c]`` (and a generator expression) -> a loop building a fresh list with
   ``_list = rt.appended(_list, e)``; ``xs.append(v)`` -> ``xs = rt.appended(xs, v)``,
   ``xs.extend(ys)`` -> ``xs = rt.extended(xs, ys)``
+- ``np.add.at(a, i, b)`` -> ``a = rt.added_at(a, i, b)`` (``np.subtract.at``: ``rt.subtracted_at``),
+  a scatter-add into a local array as the new value it makes
 - docstrings and ``pass`` are dropped.
 
 Other tuple targets (``n, m = x.shape``) are kept; the reverse pass accepts them when inactive.
@@ -34,10 +36,11 @@ from __future__ import annotations
 import operator
 
 import gast
+import numpy as np
 
 import runtime
 from transpiler import ast_util as A
-from transpiler.anno import Anno, setanno
+from transpiler.anno import Anno, getanno, setanno
 from transpiler.errors import error_at
 from transpiler.passes import tape
 
@@ -93,6 +96,12 @@ def _desugar(stmt, ctx, stored: frozenset[str]) -> list:
         if isinstance(stmt.target, gast.Name):
             setanno(out[-1], Anno.IN_PLACE)
         return out
+    scatter = _scatter_add(stmt, stored)
+    if scatter is not None:  # np.add.at(a, i, b): a new value of a (a scatter-add)
+        call = stmt.value
+        new = A.call(A.dotted(f"{ctx.bind('rt', runtime)}.{scatter.__name__}"), *call.args)
+        setanno(new, Anno.FUNC, scatter)
+        return [gast.copy_location(A.assign(call.args[0].id, new), stmt)]
     if _is_append(stmt):
         call = stmt.value
         if call.func.attr == "append" and tape.is_generated(getattr(ctx, "fn", None)):
@@ -126,6 +135,23 @@ def _desugar(stmt, ctx, stored: frozenset[str]) -> list:
                     + [A.assign(t.id, A.name(tmp)) for t, tmp in zip(targets, temps, strict=True)])
         return [A.assign(t.id, v) for t, v in zip(targets, values, strict=True)]
     return [stmt]
+
+
+def _scatter_add(stmt, stored: frozenset[str]):
+    """The runtime function of a statement ``np.add.at(a, index, b)`` (or ``np.subtract.at``)
+    into an array ``a`` the function binds (a local or a parameter: not its module's), or
+    None."""
+    if not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)):
+        return None
+    call = stmt.value
+    func = getanno(call, Anno.FUNC)
+    if len(call.args) != 3 or call.keywords or not isinstance(call.args[0], gast.Name) \
+            or call.args[0].id not in stored:
+        return None
+    try:
+        return {np.add.at: runtime.added_at, np.subtract.at: runtime.subtracted_at}.get(func)
+    except TypeError:  # unhashable
+        return None
 
 
 def _is_append(stmt) -> bool:

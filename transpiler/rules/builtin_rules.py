@@ -119,6 +119,30 @@ def adj_setitem(ans, a, index, value):
     d[a] = rt.zero_index(d[ans], index)
 
 
+@adjoint(rt.added_at)  # a = <np.add.at>(a, index, b): a copy of a with b added at index
+def adj_added_at(ans, a, index, b):
+    d[a] = d[ans]
+    d[b] = rt.unbroadcast(d[ans][index], b)  # (an index repeated gathers each time)
+
+
+@tangent(rt.added_at)
+def tan_added_at(ans, a, index, b):
+    d[ans] = d[a]
+    d[ans] = rt.unindex(rt.broadcast_like(d[b], ans[index]), ans, index)
+
+
+@adjoint(rt.subtracted_at)
+def adj_subtracted_at(ans, a, index, b):
+    d[a] = d[ans]
+    d[b] = -rt.unbroadcast(d[ans][index], b)
+
+
+@tangent(rt.subtracted_at)
+def tan_subtracted_at(ans, a, index, b):
+    d[ans] = d[a]
+    d[ans] = -rt.unindex(rt.broadcast_like(d[b], ans[index]), ans, index)
+
+
 @tangent(operator.setitem)
 def tan_setitem(ans, a, index, value):
     d[ans] = rt.zero_index(d[a], index)
