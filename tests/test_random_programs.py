@@ -664,6 +664,11 @@ class Gen:
         if self.chance(0.08):
             self.features.add("mask-write")
             lines.append(f"{name}[{name} > 0.5] = {self.expr(PF, sc, 1)}")
+        elif self.chance(0.1):  # a scatter-add (assembly): an index repeated adds each time
+            self.features.add("scatter-add")
+            at = r.choice(["np.add.at", "np.subtract.at"])
+            idx = "[0, 2, 2]" if kind == V3 else "(np.array([0, 1, 1]), np.array([2, 0, 2]))"
+            lines.append(f"{at}({name}, {idx}, {self.expr(r.choice([V3, NF]), sc, 2)})")
         else:
             lines.append(f"{name}[{idx}] {op} {self.expr(rhs, sc, r.randint(1, 2))}")
         return lines
