@@ -1222,6 +1222,30 @@ def svd_adjoint_tangent(g, dg, res, dres, a, da, full_matrices=True, compute_uv=
     return out
 
 
+def _singular_vectors_tangent(da, uk, s, vk, t):
+    """``(P, du, dv)`` of the reduced singular vectors ``uk``, ``vk`` (Townsend 2016):
+    ``P = u^T da v``, ``du = u (F * (P s + s P^T)) + (I - u u^T) da v s^-1``,
+    ``dv = v (F * (s P + P^T s)) + (I - v v^T) da^T u s^-1``, ``F[i, j] = 1 / (s[j]^2 -
+    s[i]^2)``; with ``t`` the conjugate transpose (a complex matrix), ``du`` also turns each
+    ``u`` by ``i Im(P[k, k]) / s[k]`` (``v``'s phase kept)."""
+    p = t(uk) @ da @ vk
+    f = _gap_inverse(s, square=True)
+    ps = p * s[..., np.newaxis, :]  # P s
+    sp = s[..., :, np.newaxis] * p  # s P
+    du = uk @ (f * (ps + t(ps)))
+    dv = vk @ (f * (sp + t(sp)))
+    if t is _h:
+        du = du + uk * (1j * np.imag(_diag(p)) / s)[..., np.newaxis, :]
+    rows, cols = np.shape(da)[-2:]
+    if rows > s.shape[-1]:
+        dav = da @ vk
+        du = du + (dav - uk @ (t(uk) @ dav)) / s[..., np.newaxis, :]
+    if cols > s.shape[-1]:
+        dau = t(da) @ uk
+        dv = dv + (dau - vk @ (t(vk) @ dau)) / s[..., np.newaxis, :]
+    return p, du, dv
+
+
 def svd_tangent(da, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
     """Tangent of ``np.linalg.svd(a)`` (Townsend 2016), with ``P = u^T da v``,
     ``F[i, j] = 1 / (s[j]^2 - s[i]^2)``: ``ds = diag(P)``,
@@ -1240,19 +1264,8 @@ def svd_tangent(da, ans, a, full_matrices=True, compute_uv=True, hermitian=False
     rows, cols = np.shape(a)[-2:]
     k = min(rows, cols)
     uk, vk = u[..., :k], _t(vh[..., :k, :])
-    p = _t(uk) @ da @ vk
     with np.errstate(divide="ignore", invalid="ignore"):
-        f = _gap_inverse(s, square=True)
-        ps = p * s[..., np.newaxis, :]  # P s
-        sp = s[..., :, np.newaxis] * p  # s P
-        du = uk @ (f * (ps + _t(ps)))
-        dv = vk @ (f * (sp + _t(sp)))
-        if rows > k:
-            dav = da @ vk
-            du = du + (dav - uk @ (_t(uk) @ dav)) / s[..., np.newaxis, :]
-        if cols > k:
-            dau = _t(da) @ uk
-            dv = dv + (dau - vk @ (_t(vk) @ dau)) / s[..., np.newaxis, :]
+        p, du, dv = _singular_vectors_tangent(da, uk, s, vk, _t)
     dvh = _t(dv)
     if full_matrices and rows > k:  # the other columns of u are not unique
         du = np.concatenate([du, np.full(np.shape(u)[:-1] + (rows - k,), np.nan, du.dtype)],
@@ -1641,20 +1654,7 @@ def slogdet_complex_adjoint_tangent(g, dg, da, dres, a, res):
 def _svd_complex_vectors_tangent(da, u, s, vh):
     """Tangents ``(du, dvh)`` of a complex matrix's singular vectors (reduced), in the phase
     that leaves ``v``'s diagonal of ``v^H dv`` zero: right for anything phase-free."""
-    v = _h(vh)
-    p = _h(u) @ da @ v
-    f = _gap_inverse(s, square=True)
-    ps, sp = p * s[..., np.newaxis, :], s[..., :, np.newaxis] * p
-    turn = 1j * np.imag(_diag(p)) / s
-    du = u @ (f * (ps + _h(ps)) + turn[..., np.newaxis, :] * _eye(p))
-    dv = v @ (f * (sp + _h(sp)))
-    rows, cols = np.shape(da)[-2:]
-    if rows > cols:
-        dav = da @ v
-        du = du + (dav - u @ (_h(u) @ dav)) / s[..., np.newaxis, :]
-    if cols > rows:
-        dau = _h(da) @ u
-        dv = dv + (dau - v @ (_h(v) @ dau)) / s[..., np.newaxis, :]
+    _, du, dv = _singular_vectors_tangent(da, u, s, _h(vh), _h)
     return du, _h(dv)
 
 
