@@ -308,13 +308,12 @@ def grad_like(g, x):
     if type(g) is np.ndarray and type(x) is np.ndarray and g.shape == x.shape \
             and g.dtype is x.dtype and g.flags.writeable:  # (the common case, first)
         return g
-    complex_x = getattr(getattr(x, "dtype", None), "kind", "") == "c"  # (JAX's: complex)
     if type(x) is not np.ndarray and is_array(x):
-        if not complex_x:
+        if x.dtype.kind != "c":  # (a complex argument's gradient is complex: JAX's)
             _refuse_complex(g)
         return as_like(g, x)
     if is_lazy(g):
-        if not complex_x:
+        if getattr(getattr(x, "dtype", None), "kind", "") != "c":
             _refuse_complex(g)
         if is_array(x):
             return np.broadcast_to(g, x.shape).astype(x.dtype)
