@@ -13,7 +13,7 @@ import string
 
 import numpy as np
 
-from runtime.arrays import asarray, inverse_axes, is_array, is_zero
+from runtime.arrays import asarray, inverse_axes, is_array, is_lazy, is_zero
 from runtime.broadcast import tangent_array, unbroadcast
 from runtime.containers import GradList, GradTuple, zeros_of
 
@@ -1693,3 +1693,202 @@ def cholesky_complex_adjoint_tangent(dg, dfactor, g, factor, upper=False):
     out = _t(dinv) @ phi @ np.conjugate(inv) + _t(inv) @ dphi @ np.conjugate(inv) \
         + _t(inv) @ phi @ np.conjugate(dinv)
     return _fold_hermitian(out, lower=not upper)
+
+
+# --- scipy.linalg (real matrices; SciPy imported where called: it is optional) -----------------
+
+def _scipy_linalg(name: str, *values):
+    """``scipy.linalg``, once ``values`` are known not to be Dask arrays (SciPy would compute
+    them at once, behind the graph's back)."""
+    if any(is_lazy(v) for v in values):
+        raise TypeError(f"scipy.linalg.{name} computes Dask arrays at once (SciPy converts them "
+                        "to NumPy): compute them first (x.compute()), or use np.linalg's "
+                        "function, which Dask keeps lazy")
+    import scipy.linalg
+    return scipy.linalg
+
+
+def _columns(v, like):
+    """``v`` as a matrix of columns where ``like`` (the right-hand side) is a vector."""
+    v = asarray(v)
+    return v[..., np.newaxis] if np.ndim(like) == 1 else v
+
+
+def _uncolumns(v, like):
+    return v[..., 0] if np.ndim(like) == 1 else v
+
+
+_TRANS = {0: "N", 1: "T", 2: "C", "N": "N", "T": "T", "C": "C"}
+
+
+def _read_triangle(m, lower: bool, unit: bool):
+    """What ``solve_triangular`` reads of ``m``: one triangle, without the diagonal for
+    ``unit_diagonal``."""
+    t = np.tril(m) if lower else np.triu(m)
+    return t - t * _eye(t) if unit else t
+
+
+def solve_triangular_adjoint(g, a, b, x, trans=0, lower=False, unit_diagonal=False):
+    """Gradients ``(ga, gb)`` of ``x = scipy.linalg.solve_triangular(a, b, trans, lower,
+    unit_diagonal)``, ``op(T) x = b``: ``gb = op(T)^-T g`` (one triangular solve) and
+    ``ga = -gb x^T`` (transposed back through ``op``) on the triangle it reads."""
+    sla = _scipy_linalg("solve_triangular", a, b)
+    op = _TRANS[trans]
+    gm, xm = _columns(g, b), _columns(x, b)
+    gb = sla.solve_triangular(a, gm, trans="N" if op != "N" else "T", lower=lower,
+                              unit_diagonal=unit_diagonal)
+    gop = -gb @ _t(xm)
+    ga = gop if op == "N" else _t(gop)
+    return _read_triangle(ga, lower, unit_diagonal), _uncolumns(gb, b)
+
+
+def solve_triangular_tangent(da, db, a, b, x, trans=0, lower=False, unit_diagonal=False):
+    """Tangent of ``scipy.linalg.solve_triangular``: ``op(T)^-1 (db - op(dT) x)``."""
+    sla = _scipy_linalg("solve_triangular", a, b, da, db)
+    dt = _read_triangle(tangent_array(da, a), lower, unit_diagonal)
+    dop = dt if _TRANS[trans] == "N" else _t(dt)
+    rhs = _columns(tangent_array(db, b), b) - dop @ _columns(x, b)
+    return _uncolumns(sla.solve_triangular(a, rhs, trans=trans, lower=lower,
+                                           unit_diagonal=unit_diagonal), b)
+
+
+def _solved_matrix(a, lower, assume_a):
+    """``(m, fold)``: the matrix ``scipy.linalg.solve(a, b, lower, assume_a)`` solves with (from
+    what it reads of ``a``), and the map of a gradient for it back onto what it read."""
+    if assume_a in (None, "gen", "general"):
+        return a, lambda s: s
+    if assume_a in ("sym", "symmetric", "her", "hermitian", "pos", "positive definite"):
+        return _sym(a, lower), lambda s: _fold(s, lower)  # (real: one triangle, mirrored)
+    if assume_a in ("upper triangular", "lower triangular"):
+        tri = np.tril if assume_a == "lower triangular" else np.triu
+        return tri(a), tri
+    if assume_a == "diagonal":
+        return _diag(a)[..., np.newaxis, :] * _eye(a), lambda s: _diag(s)[..., np.newaxis, :] \
+            * _eye(s)
+    raise NotImplementedError("the gradient of scipy.linalg.solve is not supported yet with "
+                              f"assume_a={assume_a!r}")
+
+
+def scipy_solve_adjoint(g, a, b, x, lower=False, assume_a=None, transposed=False):
+    """Gradients ``(ga, gb)`` of ``x = scipy.linalg.solve(a, b, ...)``, ``op(m) x = b`` with
+    ``m`` what it reads of ``a``: ``gb = op(m)^-T g``, ``ga = fold(-gb x^T)`` (transposed back
+    for ``transposed=True``)."""
+    _scipy_linalg("solve", a, b)
+    m, fold = _solved_matrix(a, lower, assume_a)
+    op = _t(m) if transposed else m
+    gm, xm = _columns(g, b), _columns(x, b)
+    gb = np.linalg.solve(_t(op), gm)
+    gop = -gb @ _t(xm)
+    return fold(_t(gop) if transposed else gop), _uncolumns(gb, b)
+
+
+def scipy_solve_tangent(da, db, a, b, x, lower=False, assume_a=None, transposed=False):
+    """Tangent of ``scipy.linalg.solve``: ``op(m)^-1 (db - op(dm) x)``."""
+    _scipy_linalg("solve", a, b, da, db)
+    m, _ = _solved_matrix(a, lower, assume_a)
+    dm, _ = _solved_matrix(tangent_array(da, a), lower, assume_a)
+    op, dop = (_t(m), _t(dm)) if transposed else (m, dm)
+    rhs = _columns(tangent_array(db, b), b) - dop @ _columns(x, b)
+    return _uncolumns(np.linalg.solve(op, rhs), b)
+
+
+def scipy_cholesky_adjoint(g, factor, a, lower=False):
+    """Gradient of ``scipy.linalg.cholesky(a, lower)`` (``np.linalg.cholesky``'s, with
+    ``upper=not lower``: the triangle it reads)."""
+    _scipy_linalg("cholesky", a)
+    return cholesky_adjoint(g, factor, not lower)
+
+
+def scipy_cholesky_tangent(da, factor, a, lower=False):
+    _scipy_linalg("cholesky", a, da)
+    return cholesky_tangent(tangent_array(da, a), factor, not lower)
+
+
+def _factor_and_rest(c, lower: bool):
+    """``cho_factor``'s matrix split: its Cholesky factor's triangle, and the strict other
+    triangle (a copy of the argument's)."""
+    return (np.tril(c), np.triu(c, 1)) if lower else (np.triu(c), np.tril(c, -1))
+
+
+def cho_factor_adjoint(g, ans, a):
+    """Gradient of ``(c, lower) = scipy.linalg.cho_factor(a, lower)``: the factor's triangle
+    through the Cholesky adjoint, the other triangle (``a``'s own entries) as it is."""
+    _scipy_linalg("cho_factor", a)
+    c, lower = ans
+    factor, _ = _factor_and_rest(c, lower)
+    gfactor, grest = _factor_and_rest(_full(g[0], c), lower)
+    return cholesky_adjoint(gfactor, factor, not lower) + grest
+
+
+def cho_factor_tangent(da, ans, a):
+    """Tangent of ``scipy.linalg.cho_factor``: the factor's tangent in its triangle, ``da``'s
+    other triangle."""
+    _scipy_linalg("cho_factor", a, da)
+    c, lower = ans
+    factor, _ = _factor_and_rest(c, lower)
+    da = tangent_array(da, a)
+    dfactor = cholesky_tangent(da, factor, not lower)
+    return GradTuple((_factor_and_rest(dfactor, lower)[0] + _factor_and_rest(da, lower)[1],
+                      0.0))
+
+
+def _lower_factor(c, lower: bool):
+    """The lower factor ``L`` (``a = L L^T``) of ``cho_factor``'s matrix."""
+    return np.tril(c) if lower else _t(np.triu(c))
+
+
+def cho_solve_adjoint(g, c_and_lower, b, x):
+    """Gradients ``((gc, 0), gb)`` of ``x = scipy.linalg.cho_solve((c, lower), b)``,
+    ``a x = b`` with ``a = L L^T``: ``gb = a^-1 g`` (the same factor), ``ga = -gb x^T``,
+    ``gL = (ga + ga^T) L`` on the factor's triangle of ``c``."""
+    c, lower = c_and_lower
+    sla = _scipy_linalg("cho_solve", c, b)
+    gm, xm = _columns(g, b), _columns(x, b)
+    gb = sla.cho_solve((c, lower), gm)
+    ga = -gb @ _t(xm)
+    gl = (ga + _t(ga)) @ _lower_factor(c, lower)
+    gc = np.tril(gl) if lower else np.triu(_t(gl))
+    return GradTuple((gc, 0.0)), _uncolumns(gb, b)
+
+
+def cho_solve_tangent(dcl, db, c_and_lower, b, x):
+    """Tangent of ``scipy.linalg.cho_solve((c, lower), b)``: ``a^-1 (db - da x)``,
+    ``da = dL L^T + L dL^T``."""
+    c, lower = c_and_lower
+    sla = _scipy_linalg("cho_solve", c, b, db)
+    dc = tangent_array(dcl[0] if isinstance(dcl, (tuple, list)) else dcl, c)
+    low = _lower_factor(c, lower)
+    dlow = _lower_factor(_factor_and_rest(dc, lower)[0], lower)
+    da = dlow @ _t(low) + low @ _t(dlow)
+    rhs = _columns(tangent_array(db, b), b) - da @ _columns(x, b)
+    return _uncolumns(sla.cho_solve((c, lower), rhs), b)
+
+
+def _general_only(name: str, assume_a):
+    if assume_a not in (None, "gen", "general"):
+        raise NotImplementedError(f"the gradient of scipy.linalg.{name} is not supported yet "
+                                  f"with assume_a={assume_a!r}")
+
+
+def scipy_inv_adjoint(g, ans, a, assume_a=None):
+    """Gradient of ``scipy.linalg.inv(a)``: ``-inv^T g inv^T``."""
+    _scipy_linalg("inv", a)
+    _general_only("inv", assume_a)
+    return -_t(ans) @ g @ _t(ans)
+
+
+def scipy_inv_tangent(da, ans, a, assume_a=None):
+    _scipy_linalg("inv", a, da)
+    _general_only("inv", assume_a)
+    return -ans @ tangent_array(da, a) @ ans
+
+
+def scipy_det_adjoint(g, a, ans):
+    """Gradient of ``scipy.linalg.det(a)`` (``np.linalg.det``'s)."""
+    _scipy_linalg("det", a)
+    return det_adjoint(g, a, ans)
+
+
+def scipy_det_tangent(da, a, ans):
+    _scipy_linalg("det", a, da)
+    return det_tangent(tangent_array(da, a), a, ans)

@@ -26,13 +26,14 @@ from tests.util import make, rand
 
 try:
     import scipy.fft as sfft
+    import scipy.linalg as sla
     import scipy.special as special
-except ImportError:  # the scipy.special and scipy.fft rules are not registered either
-    special = sfft = None
+except ImportError:  # the scipy.special, scipy.fft and scipy.linalg rules are not either
+    special = sfft = sla = None
 
 ARG_NAMES = "abc"
 SPEC_GLOBALS = {"np": np, "math": math, "cmath": cmath, "special": special, "sfft": sfft,
-                "rt": runtime, "Rec": Rec, "Pair": Pair}
+                "sla": sla, "rt": runtime, "Rec": Rec, "Pair": Pair}
 
 
 def runs_here(expr: str) -> bool:
