@@ -1892,3 +1892,91 @@ def scipy_det_adjoint(g, a, ans):
 def scipy_det_tangent(da, a, ans):
     _scipy_linalg("det", a, da)
     return det_tangent(tangent_array(da, a), a, ans)
+
+
+# --- their tangents (forward over reverse: hvp, hessian) --------------------------------------
+
+def scipy_solve_adjoint_tangent(dg, da, dx, g, a, b, x, lower=False, assume_a=None,
+                                transposed=False):
+    """Tangent of ``scipy_solve_adjoint(g, a, b, x, ...)`` (``gb = op(m)^-T g``,
+    ``ga = fold(-gb x^T)``): ``dgb = op^-T (dg - dop^T gb)``, ``dga = fold(-dgb x^T - gb dx^T)``
+    (``b`` is only read for its shape)."""
+    _scipy_linalg("solve", a, b)
+    m, fold = _solved_matrix(a, lower, assume_a)
+    dm, _ = _solved_matrix(tangent_array(da, a), lower, assume_a)
+    op, dop = (_t(m), _t(dm)) if transposed else (m, dm)
+    gm, dgm = _columns(g, b), _columns(tangent_array(dg, x), b)
+    xm, dxm = _columns(x, b), _columns(tangent_array(dx, x), b)
+    gb = np.linalg.solve(_t(op), gm)
+    dgb = np.linalg.solve(_t(op), dgm - _t(dop) @ gb)
+    dgop = -dgb @ _t(xm) - gb @ _t(dxm)
+    return GradTuple((fold(_t(dgop) if transposed else dgop), _uncolumns(dgb, b)))
+
+
+def solve_triangular_adjoint_tangent(dg, da, dx, g, a, b, x, trans=0, lower=False,
+                                     unit_diagonal=False):
+    """Tangent of ``solve_triangular_adjoint``: ``dgb = op(T)^-T (dg - op(dT)^T gb)``,
+    ``dga = -(dgb x^T + gb dx^T)`` (through ``op``, on the triangle read)."""
+    sla = _scipy_linalg("solve_triangular", a, b)
+    op = _TRANS[trans]
+    dt = _read_triangle(tangent_array(da, a), lower, unit_diagonal)
+    dop = dt if op == "N" else _t(dt)
+    gm, dgm = _columns(g, b), _columns(tangent_array(dg, x), b)
+    xm, dxm = _columns(x, b), _columns(tangent_array(dx, x), b)
+    flip = "N" if op != "N" else "T"
+    gb = sla.solve_triangular(a, gm, trans=flip, lower=lower, unit_diagonal=unit_diagonal)
+    dgb = sla.solve_triangular(a, dgm - _t(dop) @ gb, trans=flip, lower=lower,
+                               unit_diagonal=unit_diagonal)
+    dgop = -dgb @ _t(xm) - gb @ _t(dxm)
+    dga = dgop if op == "N" else _t(dgop)
+    return GradTuple((_read_triangle(dga, lower, unit_diagonal), _uncolumns(dgb, b)))
+
+
+def scipy_cholesky_adjoint_tangent(dg, dfactor, g, factor, a, lower=False):
+    _scipy_linalg("cholesky", a)
+    return cholesky_adjoint_tangent(dg, dfactor, g, factor, not lower)
+
+
+def cho_factor_adjoint_tangent(dg, dans, g, ans, a):
+    """Tangent of ``cho_factor_adjoint(g, (c, lower), a)``."""
+    _scipy_linalg("cho_factor", a)
+    c, lower = ans
+    factor, _ = _factor_and_rest(c, lower)
+    dc = _full(dans[0] if isinstance(dans, (tuple, list)) else dans, c)
+    dfactor, _ = _factor_and_rest(dc, lower)
+    gfactor, _ = _factor_and_rest(_full(g[0], c), lower)
+    dgfactor, dgrest = _factor_and_rest(_full(dg[0], c), lower)
+    return cholesky_adjoint_tangent(dgfactor, dfactor, gfactor, factor, not lower) + dgrest
+
+
+def cho_solve_adjoint_tangent(dg, dcl, dx, g, c_and_lower, b, x):
+    """Tangent of ``cho_solve_adjoint(g, (c, lower), b, x)``: with ``a = L L^T``,
+    ``dgb = a^-1 (dg - da gb)``, ``dga = -(dgb x^T + gb dx^T)``,
+    ``dgL = (dga + dga^T) L + (ga + ga^T) dL``."""
+    c, lower = c_and_lower
+    sla = _scipy_linalg("cho_solve", c, b)
+    dc = tangent_array(dcl[0] if isinstance(dcl, (tuple, list)) else dcl, c)
+    low = _lower_factor(c, lower)
+    dlow = _lower_factor(_factor_and_rest(dc, lower)[0], lower)
+    gm, dgm = _columns(g, b), _columns(tangent_array(dg, x), b)
+    xm, dxm = _columns(x, b), _columns(tangent_array(dx, x), b)
+    gb = sla.cho_solve((c, lower), gm)
+    dgb = sla.cho_solve((c, lower), dgm - (dlow @ _t(low) + low @ _t(dlow)) @ gb)
+    ga = -gb @ _t(xm)
+    dga = -dgb @ _t(xm) - gb @ _t(dxm)
+    dgl = (dga + _t(dga)) @ low + (ga + _t(ga)) @ dlow
+    dgc = np.tril(dgl) if lower else np.triu(_t(dgl))
+    return GradTuple((GradTuple((dgc, 0.0)), _uncolumns(dgb, b)))
+
+
+def scipy_inv_adjoint_tangent(dg, dans, g, ans, a, assume_a=None):
+    """Tangent of ``-inv^T g inv^T``."""
+    _scipy_linalg("inv", a)
+    _general_only("inv", assume_a)
+    dinv = tangent_array(dans, ans)
+    return -(_t(dinv) @ g @ _t(ans) + _t(ans) @ dg @ _t(ans) + _t(ans) @ g @ _t(dinv))
+
+
+def scipy_det_adjoint_tangent(g, dg, da, ddet, a, ans):
+    _scipy_linalg("det", a)
+    return det_adjoint(dg, a, ans) + det_adjoint_tangent(g, da, ddet, a, ans)

@@ -23,7 +23,6 @@ from tests.rule_specs import build, case_seed, make_args
 from tests.test_rules import CASES as REVERSE_CASES
 from tests.util import rand
 from transpiler import grad, hvp
-from transpiler.errors import NoRuleError
 
 _TIE = ("exact ties between different elements (a constant argument): the gradient jumps as "
         "the tie breaks, so its central differences are meaningless (the Hessian is 0 on "
@@ -31,16 +30,13 @@ _TIE = ("exact ties between different elements (a constant argument): the gradie
 _DEGENERATE = ("equal eigen- or singular values: the gradient depends on the choice of their "
                "vectors, its derivative is undefined (the tangent divides by their gaps: NaN)")
 
-# second derivatives not supported yet, refused: through scipy.linalg (NoRuleError, at the line)
-# and the singular vectors of a complex matrix
+# second derivatives not supported yet, refused: through the singular vectors of a complex matrix
 # (NotImplementedError when run: its singular values are fine)
 _NO_SECOND = "second derivatives through these are not supported yet: refused"
 
 
 def _second_order_refusal(spec):
     """The exception hvp raises for ``spec`` (None: it computes the product)."""
-    if (getattr(spec.key, "__module__", None) or "").startswith("scipy.linalg"):
-        return NoRuleError  # (scipy.linalg's adjoints have no tangent rules yet)
     complex_matrix = "1j" in spec.expr
     if spec.key is np.linalg.svd and complex_matrix and "compute_uv=False" not in spec.expr:
         return NotImplementedError

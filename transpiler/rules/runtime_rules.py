@@ -375,6 +375,44 @@ def tan_cholesky_complex_adjoint(ans, g, factor, upper=False):
     d[ans] = rt.cholesky_complex_adjoint_tangent(d[g], d[factor], g, factor, upper)
 
 
+# scipy.linalg's adjoints (runtime/linalg.py): a tuple (ga, gb) is one term
+@tangent(rt.scipy_solve_adjoint)
+def tan_scipy_solve_adjoint(ans, g, a, b, x, lower=False, assume_a=None, transposed=False):
+    d[ans] = rt.scipy_solve_adjoint_tangent(d[g], d[a], d[x], g, a, b, x, lower, assume_a,
+                                            transposed)
+
+
+@tangent(rt.solve_triangular_adjoint)
+def tan_solve_triangular_adjoint(ans, g, a, b, x, trans=0, lower=False, unit_diagonal=False):
+    d[ans] = rt.solve_triangular_adjoint_tangent(d[g], d[a], d[x], g, a, b, x, trans, lower,
+                                                 unit_diagonal)
+
+
+@tangent(rt.scipy_cholesky_adjoint)
+def tan_scipy_cholesky_adjoint(ans, g, factor, a, lower=False):
+    d[ans] = rt.scipy_cholesky_adjoint_tangent(d[g], d[factor], g, factor, a, lower)
+
+
+@tangent(rt.cho_factor_adjoint)
+def tan_cho_factor_adjoint(ans, g, res, a):
+    d[ans] = rt.cho_factor_adjoint_tangent(d[g], d[res], g, res, a)
+
+
+@tangent(rt.cho_solve_adjoint)
+def tan_cho_solve_adjoint(ans, g, c_and_lower, b, x):
+    d[ans] = rt.cho_solve_adjoint_tangent(d[g], d[c_and_lower], d[x], g, c_and_lower, b, x)
+
+
+@tangent(rt.scipy_inv_adjoint)
+def tan_scipy_inv_adjoint(ans, g, res, a, assume_a=None):
+    d[ans] = rt.scipy_inv_adjoint_tangent(d[g], d[res], g, res, a, assume_a)
+
+
+@tangent(rt.scipy_det_adjoint)
+def tan_scipy_det_adjoint(ans, g, a, res):
+    d[ans] = rt.scipy_det_adjoint_tangent(g, d[g], d[a], d[res], a, res)
+
+
 # --- tangents of the helpers of the reductions, shapes and special rules' adjoints (forward over
 # reverse: hvp, hessian). A helper linear in g and reading its other arguments only for their
 # shape, a mask, an index or a tie pattern (piecewise constant) has one term: itself on d[g].
