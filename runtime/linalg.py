@@ -1980,3 +1980,113 @@ def scipy_inv_adjoint_tangent(dg, dans, g, ans, a, assume_a=None):
 def scipy_det_adjoint_tangent(g, dg, da, ddet, a, ans):
     _scipy_linalg("det", a)
     return det_adjoint(dg, a, ans) + det_adjoint_tangent(g, da, ddet, a, ans)
+
+
+def _blocks(rows):
+    """The block matrix of these rows of blocks (stacks of matrices)."""
+    return np.concatenate([np.concatenate(row, axis=-1) for row in rows], axis=-2)
+
+
+def _frechet(sla, x, e):
+    """The Fréchet derivative of ``expm`` at ``x`` along ``e``: the upper right block of
+    ``expm([[x, e], [0, x]])`` (Higham 2008, 3.2)."""
+    n = np.shape(x)[-1]
+    z = np.zeros_like(x, dtype=np.result_type(x, e))
+    return sla.expm(_blocks([[x, e], [z, x]]))[..., :n, n:]
+
+
+def expm_adjoint(g, a):
+    """Gradient of ``scipy.linalg.expm(a)``: the Fréchet derivative at ``a^T`` along ``g``."""
+    sla = _scipy_linalg("expm", a)
+    return _frechet(sla, _t(a), asarray(g))
+
+
+def expm_tangent(da, a):
+    """Tangent of ``scipy.linalg.expm(a)``: its Fréchet derivative along ``da``."""
+    sla = _scipy_linalg("expm", a, da)
+    return _frechet(sla, a, tangent_array(da, a))
+
+
+def expm_adjoint_tangent(dg, da, g, a):
+    """Tangent of ``expm_adjoint(g, a) = L(a^T, g)``: ``L(a^T, dg)`` and the second Fréchet
+    derivative along ``g`` and ``da^T``: the upper right block of ``expm`` of the 4x4 block
+    matrix with ``a^T`` on its diagonal (Higham 2008, 3.6)."""
+    sla = _scipy_linalg("expm", a)
+    x, g, d2 = _t(a), asarray(g), _t(tangent_array(da, a))
+    n = np.shape(x)[-1]
+    z = np.zeros_like(x, dtype=np.result_type(x, g, d2))
+    second = sla.expm(_blocks([[x, g, d2, z], [z, x, z, d2], [z, z, x, g], [z, z, z, x]]))
+    return _frechet(sla, x, tangent_array(dg, g)) + second[..., :n, 3 * n:]
+
+
+def _lu_parts(lu, piv):
+    """``(L, U, perm)`` of ``scipy.linalg.lu_factor``'s result: ``a[perm] = L U``."""
+    n = np.shape(lu)[-1]
+    perm = np.arange(n)
+    for i, p in enumerate(piv):  # (LAPACK's row interchanges, in order)
+        perm[i], perm[p] = perm[p], perm[i]
+    low = np.tril(lu, -1) + np.eye(n, dtype=lu.dtype)
+    return low, np.triu(lu), perm
+
+
+def _unpermuted(m, perm):
+    """``out`` with ``out[perm] = m``."""
+    out = np.empty_like(m)
+    out[perm] = m
+    return out
+
+
+def lu_factor_adjoint(g, ans, a):
+    """Gradient of ``(lu, piv) = scipy.linalg.lu_factor(a)``, ``a[perm] = L U``:
+    ``L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T``, rows put back in ``a``'s order."""
+    _scipy_linalg("lu_factor", a)
+    low, up, perm = _lu_parts(*ans)
+    glu = _full(g[0], ans[0])
+    x = np.tril(_t(low) @ np.tril(glu, -1), -1) + np.triu(np.triu(glu) @ _t(up))
+    gm = _t(np.linalg.solve(up, _t(np.linalg.solve(_t(low), x))))  # L^-T x U^-T
+    return _unpermuted(gm, perm)
+
+
+def lu_factor_tangent(da, ans, a):
+    """Tangent of ``scipy.linalg.lu_factor(a)``: with ``X = L^-1 da[perm] U^-1``,
+    ``dL = L tril(X, -1)``, ``dU = triu(X) U``, packed as ``lu`` is."""
+    _scipy_linalg("lu_factor", a, da)
+    low, up, perm = _lu_parts(*ans)
+    dm = tangent_array(da, a)[perm]
+    x = _t(np.linalg.solve(_t(up), _t(np.linalg.solve(low, dm))))
+    return GradTuple((low @ np.tril(x, -1) + np.triu(x) @ up, 0.0))
+
+
+def _lu_matrix_gradient(ga, lu_and_piv):
+    """The gradient of ``lu_factor``'s packed factors given that of ``a = P L U``:
+    ``gL = P^T ga U^T`` below the diagonal, ``gU = L^T P^T ga`` on and above it."""
+    low, up, perm = _lu_parts(*lu_and_piv)
+    gm = ga[perm]
+    return np.tril(gm @ _t(up), -1) + np.triu(_t(low) @ gm)
+
+
+def lu_solve_adjoint(g, lu_and_piv, b, x, trans=0):
+    """Gradients ``((glu, 0), gb)`` of ``x = scipy.linalg.lu_solve((lu, piv), b, trans)``,
+    ``op(a) x = b``: ``gb = op(a)^-T g`` (the same factors), ``ga = -gb x^T`` (through
+    ``op``), taken to the packed factors."""
+    lu, piv = lu_and_piv
+    sla = _scipy_linalg("lu_solve", lu, b)
+    op = _TRANS[trans]
+    gm, xm = _columns(g, b), _columns(x, b)
+    gb = sla.lu_solve((lu, piv), gm, trans=0 if op != "N" else 1)
+    gop = -gb @ _t(xm)
+    ga = gop if op == "N" else _t(gop)
+    return GradTuple((_lu_matrix_gradient(ga, lu_and_piv), 0.0)), _uncolumns(gb, b)
+
+
+def lu_solve_tangent(dlp, db, lu_and_piv, b, x, trans=0):
+    """Tangent of ``scipy.linalg.lu_solve``: ``op(a)^-1 (db - op(da) x)``,
+    ``da = P (dL U + L dU)``."""
+    lu, piv = lu_and_piv
+    sla = _scipy_linalg("lu_solve", lu, b, db)
+    dlu = tangent_array(dlp[0] if isinstance(dlp, (tuple, list)) else dlp, lu)
+    low, up, perm = _lu_parts(lu, piv)
+    da = _unpermuted(np.tril(dlu, -1) @ up + low @ np.triu(dlu), perm)
+    dop = da if _TRANS[trans] == "N" else _t(da)
+    rhs = _columns(tangent_array(db, b), b) - dop @ _columns(x, b)
+    return _uncolumns(sla.lu_solve((lu, piv), rhs, trans=trans), b)

@@ -23,6 +23,7 @@ from tests.rule_specs import build, case_seed, make_args
 from tests.test_rules import CASES as REVERSE_CASES
 from tests.util import rand
 from transpiler import grad, hvp
+from transpiler.errors import NoRuleError
 
 _TIE = ("exact ties between different elements (a constant argument): the gradient jumps as "
         "the tie breaks, so its central differences are meaningless (the Hessian is 0 on "
@@ -31,12 +32,15 @@ _DEGENERATE = ("equal eigen- or singular values: the gradient depends on the cho
                "vectors, its derivative is undefined (the tangent divides by their gaps: NaN)")
 
 # second derivatives not supported yet, refused: through the singular vectors of a complex matrix
-# (NotImplementedError when run: its singular values are fine)
+# (NotImplementedError when run: its singular values are fine) and scipy.linalg's LU
+# (NoRuleError, at the gradient's line)
 _NO_SECOND = "second derivatives through these are not supported yet: refused"
 
 
 def _second_order_refusal(spec):
     """The exception hvp raises for ``spec`` (None: it computes the product)."""
+    if "sla.lu_" in spec.expr:
+        return NoRuleError
     complex_matrix = "1j" in spec.expr
     if spec.key is np.linalg.svd and complex_matrix and "compute_uv=False" not in spec.expr:
         return NotImplementedError

@@ -28,9 +28,23 @@ def triangular(x):
     w = sla.solve(A, x, assume_a="sym") + sla.solve(A + 0.5 * np.eye(x.shape[0]), x,
                                                      transposed=True)
     return np.sum(y * z) + np.sum(w ** 2) + sla.det(A) * 0.01 + np.sum(sla.inv(A))
+
+def propagator(k):
+    A = np.array([[0.0, 1.0], [-k[0], -k[1]]])
+    state = sla.expm(A * 0.7) @ np.array([1.0, 0.0])
+    return np.sum(state ** 2)
+"""
+
+LU = """
+def lu_twice(x):
+    A = np.outer(x, x[::-1]) + np.diag(x + 2.0)
+    factors = sla.lu_factor(A)
+    y = sla.lu_solve(factors, np.ones(x.shape[0]))
+    z = sla.lu_solve(factors, y * x, trans=1)
+    return np.sum(z * z)
 """
 CASES = [("gp_evidence", (np.array([0.1, 0.7, 1.5, 2.0]), 0.3)),
-         ("triangular", (np.array([0.5, -0.3, 0.8]),))]
+         ("triangular", (np.array([0.5, -0.3, 0.8]),)), ("propagator", (np.array([2.0, 0.3]),))]
 
 
 @pytest.mark.parametrize("name, args", CASES, ids=[c[0] for c in CASES])
@@ -47,6 +61,15 @@ def test_solves_and_factorizations_match_finite_differences(name, args):
         hvp(f)(*args, direction),
         (gradient(x + h * direction, *rest) - gradient(x - h * direction, *rest)) / (2 * h),
         rtol=1e-5, atol=1e-7)
+
+
+def test_lu_factors_reused_by_two_solves():
+    f = make(LU, sla=sla)
+    x = np.array([0.4, -0.6, 0.9])
+    expected = central_differences(f, x)
+    np.testing.assert_allclose(grad(f)(x), expected, rtol=1e-6, atol=1e-8)
+    _, tangent = jvp(f, (x,), (np.ones(3),))
+    assert tangent == pytest.approx(np.sum(expected), rel=1e-6)
 
 
 def test_the_readme_s_scipy_linalg_block_prints_what_it_says(capsys):

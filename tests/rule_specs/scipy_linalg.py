@@ -46,6 +46,14 @@ if sla is not None:
                shapes=SQ_VEC),
         OpSpec(sla.cho_solve, SPD + "f = sla.cho_factor(s, lower=True); sla.cho_solve(f, b)",
                2, UNIT, shapes=SQ_VEC),
+        OpSpec(sla.lu_factor, "lu, piv = sla.lu_factor(a); lu", 1, UNIT, shapes=(((3, 3),),)),
+        OpSpec(sla.lu_solve, "sla.lu_solve(sla.lu_factor(a), b)", 2, UNIT, shapes=SQ_VEC),
+        OpSpec(sla.lu_solve, "f = sla.lu_factor(a); sla.lu_solve(f, b, trans=1) + "
+               "sla.lu_solve(f, b * b)", 2, UNIT, shapes=SQ_VEC),
         OpSpec(sla.inv, INV + "sla.inv(m)", 1, UNIT, shapes=(((3, 3),),)),
         OpSpec(sla.det, INV + "sla.det(m)", 1, UNIT, shapes=(((3, 3),),)),
+        OpSpec(sla.expm, "sla.expm(a)", 1, UNIT, shapes=(((3, 3),), ((2, 3, 3),))),
+        OpSpec(sla.expm, "sla.expm(a * b) @ np.ones(3)", 2, UNIT, shapes=(((3, 3), ()),)),
+        OpSpec(sla.expm, "np.real(sla.expm(a + 1j * b) * (0.6 - 0.8j))", 2, UNIT, shapes=(
+            ((3, 3), (3, 3)),)),
     ]

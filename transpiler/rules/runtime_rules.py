@@ -408,6 +408,11 @@ def tan_scipy_inv_adjoint(ans, g, res, a, assume_a=None):
     d[ans] = rt.scipy_inv_adjoint_tangent(d[g], d[res], g, res, a, assume_a)
 
 
+@tangent(rt.expm_adjoint)
+def tan_expm_adjoint(ans, g, a):
+    d[ans] = rt.expm_adjoint_tangent(d[g], d[a], g, a)
+
+
 @tangent(rt.scipy_det_adjoint)
 def tan_scipy_det_adjoint(ans, g, a, res):
     d[ans] = rt.scipy_det_adjoint_tangent(g, d[g], d[a], d[res], a, res)

@@ -76,6 +76,32 @@ if sla is not None:
                     lower=False):
         d[ans] = rt.scipy_inv_tangent(d[a], ans, a, assume_a)
 
+    @adjoint(sla.lu_factor)
+    def adj_lu_factor(ans, a, overwrite_a=False, check_finite=True):
+        d[a] = rt.lu_factor_adjoint(d[ans], ans, a)
+
+    @tangent(sla.lu_factor)
+    def tan_lu_factor(ans, a, overwrite_a=False, check_finite=True):
+        d[ans] = rt.lu_factor_tangent(d[a], ans, a)
+
+    @adjoint(sla.lu_solve)
+    def adj_lu_solve(ans, lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+        glu, gb = rt.lu_solve_adjoint(d[ans], lu_and_piv, b, ans, trans)
+        d[lu_and_piv] = glu
+        d[b] = gb
+
+    @tangent(sla.lu_solve)
+    def tan_lu_solve(ans, lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+        d[ans] = rt.lu_solve_tangent(d[lu_and_piv], d[b], lu_and_piv, b, ans, trans)
+
+    @adjoint(sla.expm)
+    def adj_expm(ans, A):
+        d[A] = rt.expm_adjoint(d[ans], A)
+
+    @tangent(sla.expm)
+    def tan_expm(ans, A):
+        d[ans] = rt.expm_tangent(d[A], A)
+
     @adjoint(sla.det)
     def adj_sla_det(ans, a, overwrite_a=False, check_finite=True):
         d[a] = rt.scipy_det_adjoint(d[ans], a, ans)
