@@ -71,6 +71,12 @@ _VIEW_FUNCTIONS = frozenset({
     *(getattr(np, n) for n in ("matrix_transpose", "permute_dims", "unstack", "astype")
       if hasattr(np, n)),
     *(getattr(np.linalg, n) for n in ("matrix_transpose", "diagonal") if hasattr(np.linalg, n))})
+try:  # scipy.linalg's factorizations and solves with overwrite_a=True work in their argument
+    import scipy.linalg as _sla
+    _VIEW_FUNCTIONS |= {_sla.lu_factor, _sla.cho_factor, _sla.cholesky, _sla.solve,
+                        _sla.solve_triangular, _sla.inv}
+except ImportError:
+    pass
 _WRITES = (operator.setitem, runtime.appended, runtime.extended)  # result: the same object
 _CONTAINERS = frozenset({list, tuple, dict, set, frozenset, sorted, reversed, enumerate, zip,
                          iter, runtime.sequence, runtime.values, runtime.items, runtime.keys,
