@@ -242,8 +242,13 @@ def test_every_numpy_function_with_a_rule_returning_a_view_is_known_to():
     from transpiler.rules.nondiff import NONDIFF
     from transpiler.rules.registry import ADJOINTS, TANGENTS
 
+    try:  # (their first argument is a factorization LAPACK trusts: made-up pivots would have it
+        import scipy.linalg as sla  # read and write out of bounds, corrupting the process)
+        factored = {sla.lu_solve, sla.cho_solve}
+    except ImportError:
+        factored = set()
     missed = set()
-    for f in {*ADJOINTS, *TANGENTS, *NONDIFF}:
+    for f in {*ADJOINTS, *TANGENTS, *NONDIFF} - factored:
         module = getattr(f, "__module__", "") or ""
         if not (isinstance(f, np.ufunc) or module.split(".")[0] in ("numpy", "scipy")):
             continue
