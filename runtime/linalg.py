@@ -805,7 +805,8 @@ def lstsq_tangent(da, db, a, b, ans):
     dx = pinv_tangent(da, a, p) @ bm + p @ dbm
     if np.size(res):
         r = bm - a @ xm
-        dres = 2.0 * np.real(np.sum(np.conjugate(r) * (dbm - da @ xm), axis=0))
+        dres = np.reshape(2.0 * np.real(np.sum(np.conjugate(r) * (dbm - da @ xm), axis=0)),
+                          np.shape(res))  # (SciPy's of a vector b is a number)
     else:
         dres = np.zeros(np.shape(res), dtype=_float(res))
     ds = svdvals_complex_tangent(da, a) if np.iscomplexobj(a) else svdvals_tangent(da, a)
@@ -965,8 +966,10 @@ def _qr_square(gq, gr, q, r):
 def _refuse_qr_mode(mode: str):
     """The error for a qr mode whose gradient is not defined here."""
     if mode == "complete":
-        raise NotImplementedError("the gradient of qr with mode='complete' needs no more rows "
-                                  "than columns (the extra columns of q are not unique)")
+        raise NotImplementedError("the gradient of qr with mode='complete' of a matrix with more "
+                                  "rows than columns is implemented where the extra columns of "
+                                  "q get no gradient (they are not unique), and not in forward "
+                                  "mode: use mode='reduced' (SciPy: mode='economic')")
     raise NotImplementedError(f"the gradient of qr is not implemented for mode={mode!r}")
 
 
@@ -981,6 +984,10 @@ def qr_adjoint(g, ans, a, mode="reduced"):
     elif mode == "reduced" or (mode == "complete" and rows <= cols):
         q, r = ans
         gq, gr = _full(g[0], q), _full(g[1], r)
+    elif mode == "complete" and not _flows(_full(g[0], ans[0])[..., cols:]):
+        # the extra columns of q (not unique) get no gradient: the reduced factors' formula
+        q, r = ans[0][..., :cols], ans[1][..., :cols, :]
+        gq, gr = _full(g[0], ans[0])[..., :cols], _full(g[1], ans[1])[..., :cols, :]
     else:
         _refuse_qr_mode(mode)
     if rows >= cols:
@@ -1982,41 +1989,62 @@ def scipy_det_adjoint_tangent(g, dg, da, ddet, a, ans):
     return det_adjoint(dg, a, ans) + det_adjoint_tangent(g, da, ddet, a, ans)
 
 
+# the matrix functions of scipy.linalg: primary functions, whose Fréchet derivatives are blocks
+# of the function of a block matrix (Higham 2008, 3.2 and 3.6), each of the adjoint at ``a^T``
+MATRIX_FUNCTIONS = ("expm", "logm", "sqrtm", "cosm", "sinm", "tanm", "coshm", "sinhm", "tanhm")
+
+
+def _matrix_function(name: str, ans, a, *values):
+    """``scipy.linalg``'s function ``name`` (of one argument); NotImplementedError where the
+    result of a real matrix is complex (``sqrtm`` or ``logm`` of a matrix with negative
+    eigenvalues): its derivative would leave the real values the rest of the code assumes."""
+    if name not in MATRIX_FUNCTIONS:
+        raise ValueError(f"not a matrix function of scipy.linalg: {name!r}")
+    if isinstance(ans, tuple):
+        raise NotImplementedError(f"the gradient of scipy.linalg.{name} is not implemented "
+                                  "with disp=False (it returns an error estimate too)")
+    sla = _scipy_linalg(name, a, *values)
+    if np.iscomplexobj(ans) and not np.iscomplexobj(a):
+        raise NotImplementedError(f"the gradient of scipy.linalg.{name} of a real matrix whose "
+                                  f"{name} is complex (negative eigenvalues) is not supported: "
+                                  "pass a complex matrix (a + 0j)")
+    return getattr(sla, name)
+
+
 def _blocks(rows):
     """The block matrix of these rows of blocks (stacks of matrices)."""
     return np.concatenate([np.concatenate(row, axis=-1) for row in rows], axis=-2)
 
 
-def _frechet(sla, x, e):
-    """The Fréchet derivative of ``expm`` at ``x`` along ``e``: the upper right block of
-    ``expm([[x, e], [0, x]])`` (Higham 2008, 3.2)."""
+def _frechet(f, x, e):
+    """The Fréchet derivative of the matrix function ``f`` at ``x`` along ``e``: the upper right
+    block of ``f([[x, e], [0, x]])``."""
     n = np.shape(x)[-1]
     z = np.zeros_like(x, dtype=np.result_type(x, e))
-    return sla.expm(_blocks([[x, e], [z, x]]))[..., :n, n:]
+    return f(_blocks([[x, e], [z, x]]))[..., :n, n:]
 
 
-def expm_adjoint(g, a):
-    """Gradient of ``scipy.linalg.expm(a)``: the Fréchet derivative at ``a^T`` along ``g``."""
-    sla = _scipy_linalg("expm", a)
-    return _frechet(sla, _t(a), asarray(g))
+def matrix_function_adjoint(g, ans, a, name):
+    """Gradient of ``ans = scipy.linalg.<name>(a)`` (``expm``, ``logm``, ``sqrtm``, ``cosm``,
+    ...): its Fréchet derivative at ``a^T`` along ``g``."""
+    return _frechet(_matrix_function(name, ans, a), _t(a), asarray(g))
 
 
-def expm_tangent(da, a):
-    """Tangent of ``scipy.linalg.expm(a)``: its Fréchet derivative along ``da``."""
-    sla = _scipy_linalg("expm", a, da)
-    return _frechet(sla, a, tangent_array(da, a))
+def matrix_function_tangent(da, ans, a, name):
+    """Tangent of ``scipy.linalg.<name>(a)``: its Fréchet derivative along ``da``."""
+    return _frechet(_matrix_function(name, ans, a, da), a, tangent_array(da, a))
 
 
-def expm_adjoint_tangent(dg, da, g, a):
-    """Tangent of ``expm_adjoint(g, a) = L(a^T, g)``: ``L(a^T, dg)`` and the second Fréchet
-    derivative along ``g`` and ``da^T``: the upper right block of ``expm`` of the 4x4 block
-    matrix with ``a^T`` on its diagonal (Higham 2008, 3.6)."""
-    sla = _scipy_linalg("expm", a)
+def matrix_function_adjoint_tangent(dg, da, g, ans, a, name):
+    """Tangent of ``matrix_function_adjoint(g, ans, a, name) = L(a^T, g)``: ``L(a^T, dg)`` and
+    the second Fréchet derivative along ``g`` and ``da^T``, the upper right block of the
+    function of the 4x4 block matrix with ``a^T`` on its diagonal."""
+    f = _matrix_function(name, ans, a)
     x, g, d2 = _t(a), asarray(g), _t(tangent_array(da, a))
     n = np.shape(x)[-1]
     z = np.zeros_like(x, dtype=np.result_type(x, g, d2))
-    second = sla.expm(_blocks([[x, g, d2, z], [z, x, z, d2], [z, z, x, g], [z, z, z, x]]))
-    return _frechet(sla, x, tangent_array(dg, g)) + second[..., :n, 3 * n:]
+    second = f(_blocks([[x, g, d2, z], [z, x, z, d2], [z, z, x, g], [z, z, z, x]]))
+    return _frechet(f, x, tangent_array(dg, g)) + second[..., :n, 3 * n:]
 
 
 def _lu_parts(lu, piv):
@@ -2090,3 +2118,365 @@ def lu_solve_tangent(dlp, db, lu_and_piv, b, x, trans=0):
     dop = da if _TRANS[trans] == "N" else _t(da)
     rhs = _columns(tangent_array(db, b), b) - dop @ _columns(x, b)
     return _uncolumns(sla.lu_solve((lu, piv), rhs, trans=trans), b)
+
+
+# --- scipy.linalg's banded solves (the matrix stored by diagonals; never made dense) ----------
+
+def _band_span(offset: int, n: int):
+    """The columns ``j`` of a stored diagonal of ``offset`` (its entries ``A[j + offset, j]``)
+    inside an ``n x n`` matrix."""
+    return max(0, -offset), min(n, n - offset)
+
+
+def _band_times(ab, offsets, x, symmetric=False):
+    """``A @ x`` for ``x`` a matrix of columns and ``A`` stored by diagonals: row ``k`` of ``ab``
+    holds ``A[j + offsets[k], j]`` at column ``j`` (a symmetric ``A``: one triangle of it)."""
+    n = np.shape(ab)[-1]
+    y = np.zeros(np.shape(x), np.result_type(ab, x, float))
+    for k, o in enumerate(offsets):
+        lo, hi = _band_span(o, n)
+        y[lo + o:hi + o] += ab[k, lo:hi, np.newaxis] * x[lo:hi]
+        if symmetric and o != 0:
+            y[lo:hi] += ab[k, lo:hi, np.newaxis] * x[lo + o:hi + o]
+    return y
+
+
+def _band_outer(p, q, offsets, symmetric=False):
+    """The entries of ``p q^T`` (matrices of columns) that a band storage holds: row ``k``,
+    column ``j``, ``p[j + o] . q[j]`` (and ``+ p[j] . q[j + o]`` off the diagonal of a
+    symmetric matrix, whose stored entry stands for both); zero where no entry is."""
+    n = np.shape(p)[0]
+    out = np.zeros((len(offsets), n), np.result_type(p, q, float))
+    for k, o in enumerate(offsets):
+        lo, hi = _band_span(o, n)
+        out[k, lo:hi] = np.sum(p[lo + o:hi + o] * q[lo:hi], axis=-1)
+        if symmetric and o != 0:
+            out[k, lo:hi] += np.sum(p[lo:hi] * q[lo + o:hi + o], axis=-1)
+    return out
+
+
+def _band_transposed(ab, lower: int, upper: int):
+    """The band storage of ``A^T`` (``upper`` diagonals below, ``lower`` above) from ``A``'s."""
+    n = np.shape(ab)[-1]
+    out = np.zeros_like(ab)
+    for k in range(lower + upper + 1):
+        s = k - lower  # A^T[j + s, j] = A[j, j + s]
+        lo, hi = _band_span(s, n)
+        out[k, lo:hi] = ab[upper + lower - k, lo + s:hi + s]
+    return out
+
+
+def _general_band(l_and_u, ab):
+    lower, upper = (int(v) for v in l_and_u)
+    if np.ndim(ab) != 2:
+        raise NotImplementedError("the gradient of scipy.linalg.solve_banded is implemented "
+                                  "for one matrix (a 2-D ab)")
+    return lower, upper, [k - upper for k in range(lower + upper + 1)]
+
+
+def solve_banded_adjoint(g, l_and_u, ab, b, x):
+    """Gradients ``(gab, gb)`` of ``x = scipy.linalg.solve_banded((l, u), ab, b)``: ``gb =
+    A^-T g`` (one banded solve with ``A^T``'s storage), ``gab = -gb x^T`` on the stored
+    diagonals (zero at the corners the storage pads)."""
+    sla = _scipy_linalg("solve_banded", ab, b)
+    lower, upper, offsets = _general_band(l_and_u, ab)
+    gb = sla.solve_banded((upper, lower), _band_transposed(ab, lower, upper), _columns(g, b))
+    return -_band_outer(gb, _columns(x, b), offsets), _uncolumns(gb, b)
+
+
+def solve_banded_tangent(dab, db, l_and_u, ab, b, x):
+    """Tangent of ``scipy.linalg.solve_banded``: ``A^-1 (db - dA x)``."""
+    sla = _scipy_linalg("solve_banded", ab, b, dab, db)
+    lower, upper, offsets = _general_band(l_and_u, ab)
+    rhs = _columns(tangent_array(db, b), b) \
+        - _band_times(tangent_array(dab, ab), offsets, _columns(x, b))
+    return _uncolumns(sla.solve_banded((lower, upper), ab, rhs), b)
+
+
+def solve_banded_adjoint_tangent(dg, dab, dx, g, l_and_u, ab, b, x):
+    """Tangent of ``solve_banded_adjoint``: ``dgb = A^-T (dg - dA^T gb)``,
+    ``dgab = -(dgb x^T + gb dx^T)`` on the stored diagonals."""
+    sla = _scipy_linalg("solve_banded", ab, b)
+    lower, upper, offsets = _general_band(l_and_u, ab)
+    abt = _band_transposed(ab, lower, upper)
+    dabt = _band_transposed(tangent_array(dab, ab), lower, upper)
+    back = [k - lower for k in range(lower + upper + 1)]
+    gm, dgm = _columns(_full(g, x), b), _columns(tangent_array(dg, x), b)
+    xm, dxm = _columns(x, b), _columns(tangent_array(dx, x), b)
+    gb = sla.solve_banded((upper, lower), abt, gm)
+    dgb = sla.solve_banded((upper, lower), abt, dgm - _band_times(dabt, back, gb))
+    dgab = -(_band_outer(dgb, xm, offsets) + _band_outer(gb, dxm, offsets))
+    return GradTuple((dgab, _uncolumns(dgb, b)))
+
+
+def _symmetric_band(ab, lower: bool):
+    """The offsets of ``solveh_banded``'s rows: its upper form holds ``A[j + k - u, j]``, its
+    lower form ``A[j + k, j]``."""
+    if np.ndim(ab) != 2:
+        raise NotImplementedError("the gradient of scipy.linalg.solveh_banded is implemented "
+                                  "for one matrix (a 2-D ab)")
+    rows = np.shape(ab)[0]
+    return list(range(rows)) if lower else [k - rows + 1 for k in range(rows)]
+
+
+def solveh_banded_adjoint(g, ab, b, x, lower=False):
+    """Gradients ``(gab, gb)`` of ``x = scipy.linalg.solveh_banded(ab, b, lower=lower)``
+    (``A`` symmetric positive definite, one triangle stored): ``gb = A^-1 g`` (the same
+    storage), ``gab = -(gb x^T + x gb^T)`` off the diagonal, ``-gb x^T`` on it."""
+    sla = _scipy_linalg("solveh_banded", ab, b)
+    offsets = _symmetric_band(ab, lower)
+    gb = sla.solveh_banded(ab, _columns(g, b), lower=lower)
+    return -_band_outer(gb, _columns(x, b), offsets, True), _uncolumns(gb, b)
+
+
+def solveh_banded_tangent(dab, db, ab, b, x, lower=False):
+    """Tangent of ``scipy.linalg.solveh_banded``: ``A^-1 (db - dA x)``."""
+    sla = _scipy_linalg("solveh_banded", ab, b, dab, db)
+    offsets = _symmetric_band(ab, lower)
+    rhs = _columns(tangent_array(db, b), b) \
+        - _band_times(tangent_array(dab, ab), offsets, _columns(x, b), True)
+    return _uncolumns(sla.solveh_banded(ab, rhs, lower=lower), b)
+
+
+def solveh_banded_adjoint_tangent(dg, dab, dx, g, ab, b, x, lower=False):
+    """Tangent of ``solveh_banded_adjoint``: ``dgb = A^-1 (dg - dA gb)``,
+    ``dgab = -(dgb x^T + gb dx^T)`` folded as the adjoint folds."""
+    sla = _scipy_linalg("solveh_banded", ab, b)
+    offsets = _symmetric_band(ab, lower)
+    gm, dgm = _columns(_full(g, x), b), _columns(tangent_array(dg, x), b)
+    xm, dxm = _columns(x, b), _columns(tangent_array(dx, x), b)
+    gb = sla.solveh_banded(ab, gm, lower=lower)
+    dgb = sla.solveh_banded(
+        ab, dgm - _band_times(tangent_array(dab, ab), offsets, gb, True), lower=lower)
+    dgab = -(_band_outer(dgb, xm, offsets, True) + _band_outer(gb, dxm, offsets, True))
+    return GradTuple((dgab, _uncolumns(dgb, b)))
+
+
+# --- scipy.linalg's decompositions, in NumPy's terms -------------------------------------------
+
+def _eigh_frame(a, ans, b, eigvals_only, subset_by_index, subset_by_value):
+    """``(w, v, picked)``: the whole eigendecomposition of what ``scipy.linalg.eigh`` reads of
+    ``a`` (``v``'s columns with the signs of ``ans``'s vectors) and the indices of the
+    eigenvalues ``ans`` holds; NotImplementedError for the generalized problem (``b``)."""
+    if b is not None:
+        raise NotImplementedError("the gradient of scipy.linalg.eigh is not implemented for "
+                                  "the generalized problem (b given)")
+    w, v = np.linalg.eigh(a)
+    if subset_by_index is not None:
+        lo, hi = subset_by_index
+        picked = np.arange(int(lo), int(hi) + 1)
+    elif subset_by_value is not None:
+        lo, hi = subset_by_value
+        picked = np.flatnonzero((w > lo) & (w <= hi))
+    else:
+        picked = np.arange(np.shape(w)[-1])
+    if not eigvals_only:
+        mine = ans[1]
+        signs = np.sign(np.sum(v[..., picked] * mine, axis=-2))
+        v[..., picked] = v[..., picked] * np.where(signs == 0, 1.0, signs)[..., np.newaxis, :]
+    return w, v, picked
+
+
+def _lower_frame(a, lower):
+    return _sym(asarray(a), bool(lower))
+
+
+def scipy_eigh_adjoint(g, ans, a, b=None, lower=True, eigvals_only=False,
+                       subset_by_index=None, subset_by_value=None):
+    """Gradient of ``scipy.linalg.eigh`` (and ``eigvalsh``, ``eigvals_only=True``) for
+    distinct eigenvalues: NumPy's ``eigh`` adjoint on the whole decomposition, the gradient of
+    the eigenvalues (and vectors) outside a subset zero."""
+    _scipy_linalg("eigh", a)
+    sym = _lower_frame(a, lower)
+    whole = subset_by_index is None and subset_by_value is None
+    if eigvals_only and whole and b is None:
+        return eigvalsh_adjoint(g, a, "L" if lower else "U")
+    if not eigvals_only and whole and b is None:
+        return eigh_adjoint(g, ans, "L" if lower else "U")
+    w, v, picked = _eigh_frame(sym, ans, b, eigvals_only, subset_by_index, subset_by_value)
+    gw, gv = np.zeros_like(w), np.zeros_like(v)
+    if eigvals_only:
+        gw[..., picked] = _full(g, ans)
+    else:
+        gw[..., picked] = _full(g[0], ans[0])
+        gv[..., picked] = _full(g[1], ans[1])
+    return eigh_adjoint(GradTuple((gw, gv)), (w, v), "L" if lower else "U")
+
+
+def scipy_eigh_tangent(da, ans, a, b=None, lower=True, eigvals_only=False,
+                       subset_by_index=None, subset_by_value=None):
+    """Tangent of ``scipy.linalg.eigh`` (NumPy's, restricted to the subset computed)."""
+    _scipy_linalg("eigh", a, da)
+    uplo = "L" if lower else "U"
+    da = tangent_array(da, a)
+    if subset_by_index is None and subset_by_value is None and b is None:
+        return eigvalsh_tangent(da, a, uplo) if eigvals_only else eigh_tangent(da, ans, uplo)
+    w, v, picked = _eigh_frame(_lower_frame(a, lower), ans, b, eigvals_only, subset_by_index,
+                               subset_by_value)
+    dw, dv = eigh_tangent(da, (w, v), uplo)
+    return dw[..., picked] if eigvals_only else GradTuple((dw[..., picked], dv[..., picked]))
+
+
+def scipy_eigh_adjoint_tangent(dg, dres, da, g, res, a, b=None, lower=True,
+                               eigvals_only=False, subset_by_index=None, subset_by_value=None):
+    """Tangent of ``scipy_eigh_adjoint``: NumPy's, on the whole decomposition."""
+    _scipy_linalg("eigh", a)
+    uplo = "L" if lower else "U"
+    whole = subset_by_index is None and subset_by_value is None
+    if whole and b is None:
+        if eigvals_only:
+            return eigvalsh_adjoint(dg, a, uplo) + eigvalsh_adjoint_tangent(g, da, a, uplo)
+        return eigh_adjoint_tangent(dg, dres, g, res, uplo)
+    w, v, picked = _eigh_frame(_lower_frame(a, lower), res, b, eigvals_only, subset_by_index,
+                               subset_by_value)
+
+    def whole_gradient(h):
+        hw, hv = np.zeros_like(w), np.zeros_like(v)
+        if eigvals_only:
+            hw[..., picked] = _full(h, res)
+        else:
+            hw[..., picked] = _full(h[0], res[0])
+            hv[..., picked] = _full(h[1], res[1])
+        return GradTuple((hw, hv))
+
+    dwhole = eigh_tangent(tangent_array(da, a), (w, v), uplo)
+    return eigh_adjoint_tangent(whole_gradient(dg), dwhole, whole_gradient(g), (w, v), uplo)
+
+
+_QR_MODES = {"full": "complete", "economic": "reduced", "r": "r"}
+
+
+def _qr_frame(ans, a, mode, pivoting):
+    """``(numpy_mode, factors, a_read)``: scipy.linalg.qr's result in np.linalg.qr's terms
+    (``a``'s columns permuted for ``pivoting``); NotImplementedError for mode 'raw'."""
+    if mode not in _QR_MODES:
+        raise NotImplementedError(f"the gradient of scipy.linalg.qr is not implemented for "
+                                  f"mode={mode!r}")
+    items = tuple(ans)
+    perm = items[-1] if pivoting else None
+    factors = items[:-1] if pivoting else items
+    read = a if perm is None else asarray(a)[..., perm]
+    return _QR_MODES[mode], (factors[0] if mode == "r" else tuple(factors)), read, perm
+
+
+def _qr_gradient_frame(g, mode, pivoting):
+    items = tuple(g)
+    return items[0] if mode == "r" else GradTuple(items[:2])
+
+
+def scipy_qr_adjoint(g, ans, a, mode="full", pivoting=False):
+    """Gradient of ``scipy.linalg.qr(a, mode=, pivoting=)`` (NumPy's modes 'complete',
+    'reduced', 'r'; with pivoting, of ``a[:, p] = q r``, taken back through the permutation)."""
+    _scipy_linalg("qr", a)
+    numpy_mode, factors, read, perm = _qr_frame(ans, a, mode, pivoting)
+    ga = qr_adjoint(_qr_gradient_frame(g, mode, pivoting), factors, read, numpy_mode)
+    return ga if perm is None else _unpermuted_columns(ga, perm)
+
+
+def scipy_qr_tangent(da, ans, a, mode="full", pivoting=False):
+    """Tangent of ``scipy.linalg.qr`` (the permutation, piecewise constant, has none)."""
+    _scipy_linalg("qr", a, da)
+    numpy_mode, factors, read, perm = _qr_frame(ans, a, mode, pivoting)
+    da = tangent_array(da, a)
+    out = qr_tangent(da if perm is None else da[..., perm], factors, read, numpy_mode)
+    items = (out,) if mode == "r" else tuple(out)
+    return GradTuple((*items, 0.0) if pivoting else items)
+
+
+def scipy_qr_adjoint_tangent(g, dg, ans, dans, a, da, mode="full", pivoting=False):
+    """Tangent of ``scipy_qr_adjoint``."""
+    _scipy_linalg("qr", a)
+    numpy_mode, factors, read, perm = _qr_frame(ans, a, mode, pivoting)
+    dfactors = _qr_gradient_frame(dans, mode, pivoting)
+    da = tangent_array(da, a)
+    out = qr_adjoint_tangent(_qr_gradient_frame(g, mode, pivoting),
+                             _qr_gradient_frame(dg, mode, pivoting), factors, dfactors, read,
+                             da if perm is None else da[..., perm], numpy_mode)
+    return out if perm is None else _unpermuted_columns(out, perm)
+
+
+def _unpermuted_columns(m, perm):
+    """``out`` with ``out[..., perm] = m``."""
+    out = np.empty_like(m)
+    out[..., perm] = m
+    return out
+
+
+# --- scipy.linalg's special matrices (constructions: their gradients are gathers) ------------
+
+def _block_spans(arrs):
+    """The (rows, columns) slices of each block of ``scipy.linalg.block_diag(*arrs)`` (an
+    argument of 0 or 1 axes is one row)."""
+    spans, r, c = [], 0, 0
+    for x in arrs:
+        shape = np.shape(x)
+        if len(shape) > 2:
+            raise NotImplementedError("the gradient of scipy.linalg.block_diag is implemented "
+                                      "for blocks of at most 2 axes")
+        rows, cols = shape if len(shape) == 2 else (1, shape[0] if shape else 1)
+        spans.append((slice(r, r + rows), slice(c, c + cols)))
+        r, c = r + rows, c + cols
+    return spans
+
+
+def _present(arrs):
+    """The arguments before the first ``None`` (the template's absent ones)."""
+    ends = [i for i, x in enumerate(arrs) if x is None]
+    return arrs[:ends[0]] if ends else arrs
+
+
+def unblock_diag(g, index, *arrs):
+    """The gradient of block ``index`` of ``scipy.linalg.block_diag(*arrs)``: its block of
+    ``g``, in the argument's shape (``arrs`` ends at the first ``None``: absent ones)."""
+    rows, cols = _block_spans(_present(arrs))[index]
+    return np.reshape(asarray(g)[rows, cols], np.shape(arrs[index]))
+
+
+def into_block_diag(ans, index, t, *arrs):
+    """The tangent of ``scipy.linalg.block_diag(*arrs)`` along block ``index``'s tangent ``t``:
+    zeros but that block."""
+    arrs = _present(arrs)
+    rows, cols = _block_spans(arrs)[index]
+    out = np.zeros(np.shape(ans), np.result_type(ans, asarray(t), float))
+    out[rows, cols] = np.reshape(tangent_array(t, arrs[index]), (rows.stop - rows.start,
+                                                                 cols.stop - cols.start))
+    return out
+
+
+def _vector(name, v):
+    v = np.atleast_1d(asarray(v))
+    if v.ndim != 1:
+        raise NotImplementedError(f"the gradient of scipy.linalg.{name} is implemented for "
+                                  "1-D arguments")
+    return v
+
+
+def _diagonal_sums(g, offsets):
+    """The sums of ``g``'s diagonals ``offsets`` (``g[i + k, i]`` for ``k`` of them, ``k``
+    below the main diagonal)."""
+    return np.array([np.trace(g, offset=-k) for k in offsets], dtype=np.result_type(g, float))
+
+
+def toeplitz_adjoint(g, c, r=None, wrt=0):
+    """Gradient for ``c`` (``wrt=0``) or ``r`` of ``t = scipy.linalg.toeplitz(c, r)``,
+    ``t[i, j] = c[i - j]`` on and below the diagonal, ``r[j - i]`` above it (``r[0]`` is not
+    read): the sums of the diagonals. Without ``r`` (``r = c``, real), ``c`` takes both."""
+    c, g = _vector("toeplitz", c), asarray(g)
+    if wrt == 1:
+        r = _vector("toeplitz", r)
+        return np.concatenate([[0.0], _diagonal_sums(_t(g), range(1, len(r)))])
+    gc = _diagonal_sums(g, range(len(c)))
+    if r is None:
+        gc[1:] = gc[1:] + _diagonal_sums(_t(g), range(1, len(c)))
+    return gc
+
+
+def circulant_adjoint(g, c):
+    """Gradient of ``scipy.linalg.circulant(c)``, ``C[i, j] = c[(i - j) mod n]``: the sums of
+    the wrapped diagonals."""
+    c = _vector("circulant", c)
+    g = asarray(g)
+    n = len(c)
+    rows = np.arange(n)
+    return np.array([np.sum(g[rows, (rows - k) % n]) for k in range(n)],
+                    dtype=np.result_type(g, float))

@@ -43,13 +43,48 @@ def lu_twice(x):
     z = sla.lu_solve(factors, y * x, trans=1)
     return np.sum(z * z)
 """
+MORE = """
+def implicit_heat(x):
+    n = x.shape[0]
+    ab = np.vstack([np.concatenate([[0.0], -x[1:]]), 1.0 + 2.0 * x,
+                    np.concatenate([-x[:-1], [0.0]])])
+    u = np.cos(np.arange(n) * 0.5)
+    for _ in range(3):
+        u = sla.solve_banded((1, 1), ab, u)
+    s = sla.solveh_banded(np.vstack([-0.2 * x, 2.0 + x]), u)
+    return np.sum(u ** 2) + np.sum(s)
+
+def spectral(x):
+    n = x.shape[0]
+    A = np.outer(x, x) + np.diag(np.arange(n) * 2.0 + 1.0)
+    w, v = sla.eigh(A)
+    top = sla.eigvalsh(A, subset_by_index=[n - 1, n - 1])
+    q, r = sla.qr(A + np.triu(np.ones_like(A)))
+    s = sla.svdvals(A[:, :2])
+    fit = sla.lstsq(A[:, :3], x)[0]
+    return np.sum(w * v[0] ** 2) + top[0] + np.sum(np.abs(np.diag(r))) + np.sum(s) + \
+        np.sum(fit) + np.sum(q[:, 0] * r[0])
+
+def matrix_functions(x):
+    A = np.array([[1.0 + x[0], x[1]], [0.5 * x[1], 2.0 + x[2]]])
+    return np.sum(sla.logm(A)) + np.sum(sla.sqrtm(A) @ sla.expm(0.3 * A)) + \
+        np.trace(sla.cosm(A) + sla.tanhm(A))
+
+def structured(x):
+    T = sla.toeplitz(x, x[::-1] * 0.5)
+    C = sla.circulant(x)
+    B = sla.block_diag(T[:2, :2], x[:2], 3.0)
+    return np.sum(T @ C) + np.sum(B ** 2) + np.sum(sla.toeplitz(x) ** 3)
+"""
 CASES = [("gp_evidence", (np.array([0.1, 0.7, 1.5, 2.0]), 0.3)),
-         ("triangular", (np.array([0.5, -0.3, 0.8]),)), ("propagator", (np.array([2.0, 0.3]),))]
+         ("triangular", (np.array([0.5, -0.3, 0.8]),)), ("propagator", (np.array([2.0, 0.3]),)),
+         *((name, (np.array([0.5, 0.3, 0.8, 0.4]),)) for name in
+           ("implicit_heat", "spectral", "matrix_functions", "structured"))]
 
 
 @pytest.mark.parametrize("name, args", CASES, ids=[c[0] for c in CASES])
 def test_solves_and_factorizations_match_finite_differences(name, args):
-    f = make(USER, name=name, sla=sla)
+    f = make(USER + MORE, name=name, sla=sla)
     x, rest = args[0], args[1:]
     expected = central_differences(lambda v: f(v, *rest), x)
     np.testing.assert_allclose(grad(f)(*args), expected, rtol=1e-6, atol=1e-8)
@@ -87,3 +122,39 @@ def test_complex_matrices_and_dask_arrays_are_refused():
              sla=sla)
     with pytest.raises(TypeError, match="Dask"):
         grad(g)(da.from_array(np.array([0.3, 0.5]), chunks=1))
+
+
+@pytest.mark.parametrize("body, mode, says", [
+    ("return np.sum(sla.sqrtm(np.diag(x) - 5.0 * np.eye(2)).real)", "grad", "negative eigen"),
+    ("return np.sum(sla.eigh(np.diag(x), 2.0 * np.eye(2))[0])", "grad", "generalized"),
+    ("return np.sum(sla.toeplitz(np.outer(x, x)))", "grad", "1-D"),
+    ("return np.sum(sla.qr(np.vstack([np.diag(x), x]))[1])", "jvp", "mode='complete'"),
+    ("return np.sum(sla.qr(np.vstack([np.diag(x), x]))[0])", "grad", "mode='complete'"),
+])
+def test_what_has_no_derivative_here_raises_when_run(body, mode, says):
+    f = make(f"def f(x):\n    {body}\n", sla=sla)
+    x = np.array([0.3, 0.5])
+    with pytest.raises(NotImplementedError, match=says):
+        grad(f)(x) if mode == "grad" else jvp(f, (x,), (np.ones(2),))
+
+
+def test_a_banded_solve_of_200000_unknowns_stays_banded():
+    """The gradient of a tridiagonal solve's data: band storage throughout (a dense matrix of
+    this size would take 320 GB)."""
+    import tracemalloc
+
+    f = make("def f(ab, b):\n    return np.sum(sla.solve_banded((1, 1), ab, b) ** 2)\n",
+             sla=sla)
+    n = 200_000
+    ab = np.vstack([np.full(n, -1.0), np.full(n, 4.0), np.full(n, -1.0)])
+    b = np.cos(np.arange(n) * 1e-3)
+    gradient = grad(f, wrt=(0, 1))
+    gradient(ab[:, :10], b[:10])  # (compiled first)
+    tracemalloc.start()
+    gab, gb = gradient(ab, b)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 20 * ab.nbytes
+    x = sla.solve_banded((1, 1), ab, b)
+    np.testing.assert_allclose(gab[1], -(gb * x) * 1.0, rtol=1e-12)  # the diagonal's: -gb x
+    assert gab[0, 0] == 0.0 and gab[2, -1] == 0.0  # the storage's padding

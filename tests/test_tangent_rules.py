@@ -28,11 +28,13 @@ from transpiler.rules.registry import ADJOINTS, TANGENTS, key_name
 FORWARD_ONLY = {"np.array([[a, b], [b, a]])-()x()"}
 # the singular vectors of a complex matrix: NumPy fixes no phase of theirs, so forward mode
 # (which cannot tell whether the result depends on one) refuses them
-_REVERSE_ONLY = ("forward mode refuses the singular vectors of a complex matrix "
-                 "(NotImplementedError)")
+_REVERSE_ONLY = ("forward mode refuses the singular vectors of a complex matrix and the extra "
+                 "columns of scipy.linalg.qr's q (NotImplementedError)")
 
 
 def _reverse_only(spec) -> bool:
+    if spec.expr.startswith("q, r = sla.qr(a); r * r"):  # (of a tall matrix, mode='full')
+        return True
     return spec.key is np.linalg.svd and "1j" in spec.expr and "compute_uv=False" not in spec.expr
 
 

@@ -764,8 +764,11 @@ COMPLEX_READY = frozenset({
 if sfft is not None:
     COMPLEX_READY |= {getattr(sfft, k + n) for k in ("dct", "idct", "dst", "idst")
                       for n in ("", "n")}
-    import scipy.linalg as sla  # (expm is holomorphic: its Fréchet derivatives serve as written)
-    COMPLEX_READY |= {sla.expm, rt.expm_adjoint}
+    import scipy.linalg as sla  # (holomorphic: their Fréchet derivatives serve as written)
+
+    from runtime.linalg import MATRIX_FUNCTIONS
+    COMPLEX_READY |= {getattr(sla, n) for n in MATRIX_FUNCTIONS} \
+        | {rt.matrix_function_adjoint}
 
 # functions whose partials are real whatever their arguments: not projected again
 REAL_PARTIALS = frozenset({np.real, rt.unrfftn})

@@ -408,9 +408,47 @@ def tan_scipy_inv_adjoint(ans, g, res, a, assume_a=None):
     d[ans] = rt.scipy_inv_adjoint_tangent(d[g], d[res], g, res, a, assume_a)
 
 
-@tangent(rt.expm_adjoint)
-def tan_expm_adjoint(ans, g, a):
-    d[ans] = rt.expm_adjoint_tangent(d[g], d[a], g, a)
+@tangent(rt.matrix_function_adjoint)
+def tan_matrix_function_adjoint(ans, g, res, a, name):
+    d[ans] = rt.matrix_function_adjoint_tangent(d[g], d[a], g, res, a, name)
+
+
+@tangent(rt.solve_banded_adjoint)
+def tan_solve_banded_adjoint(ans, g, l_and_u, ab, b, x):
+    d[ans] = rt.solve_banded_adjoint_tangent(d[g], d[ab], d[x], g, l_and_u, ab, b, x)
+
+
+@tangent(rt.solveh_banded_adjoint)
+def tan_solveh_banded_adjoint(ans, g, ab, b, x, lower=False):
+    d[ans] = rt.solveh_banded_adjoint_tangent(d[g], d[ab], d[x], g, ab, b, x, lower)
+
+
+@tangent(rt.scipy_eigh_adjoint)
+def tan_scipy_eigh_adjoint(ans, g, res, a, b=None, lower=True, eigvals_only=False,
+                           subset_by_index=None, subset_by_value=None):
+    d[ans] = rt.scipy_eigh_adjoint_tangent(d[g], d[res], d[a], g, res, a, b, lower, eigvals_only,
+                                           subset_by_index, subset_by_value)
+
+
+@tangent(rt.scipy_qr_adjoint)
+def tan_scipy_qr_adjoint(ans, g, res, a, mode="full", pivoting=False):
+    d[ans] = rt.scipy_qr_adjoint_tangent(g, d[g], res, d[res], a, d[a], mode, pivoting)
+
+
+@tangent(rt.unblock_diag)  # a gather: linear in g
+def tan_unblock_diag(ans, g, index, arr1, arr2=None, arr3=None, arr4=None, arr5=None,
+                     arr6=None):
+    d[ans] = rt.unblock_diag(d[g], index, arr1, arr2, arr3, arr4, arr5, arr6)
+
+
+@tangent(rt.toeplitz_adjoint)
+def tan_toeplitz_adjoint(ans, g, c, r=None, wrt=0):
+    d[ans] = rt.toeplitz_adjoint(d[g], c, r, wrt)
+
+
+@tangent(rt.circulant_adjoint)
+def tan_circulant_adjoint(ans, g, c):
+    d[ans] = rt.circulant_adjoint(d[g], c)
 
 
 @tangent(rt.scipy_det_adjoint)
