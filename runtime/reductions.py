@@ -1291,3 +1291,56 @@ def unsum(g, items):
         return unreduce(g, items, 0)
     parts = [unbroadcast(g, item) for item in items]
     return GradTuple(parts) if isinstance(items, tuple) else GradList(parts)
+
+
+# --- grouped sums: np.bincount's weights, np.add.reduceat, ufunc outer products ----------------
+
+def ungrouped(g, x):
+    """Gradient of ``np.bincount(x, weights)`` for its weights: each weight's bin's gradient,
+    ``g[x]``."""
+    if is_zero(g):
+        return np.zeros(np.shape(x))
+    return asarray(g)[x]
+
+
+def reduceat_grad(g, a, indices, axis=0):
+    """Gradient of ``np.add.reduceat(a, indices, axis)``: each element gets the gradient of the
+    segment that summed it. Segment ``k`` is ``a[i_k:i_k+1]`` (to the end for the last one), or
+    the element ``a[i_k]`` alone where ``i_k >= i_k+1``."""
+    a = asarray(a)
+    g = np.moveaxis(asarray(g) if not is_zero(g) else np.zeros(
+        np.shape(np.add.reduceat(a, indices, axis))), axis, 0)
+    idx = np.asarray(indices, dtype=np.intp)
+    n = a.shape[axis]
+    idx = np.where(idx < 0, idx + n, idx)
+    ends = np.append(idx[1:], n)
+    spans = idx < ends
+    edges = np.zeros((n + 1,) + g.shape[1:], dtype=np.result_type(g, float))
+    np.add.at(edges, idx[spans], g[spans])
+    np.subtract.at(edges, ends[spans], g[spans])
+    out = np.cumsum(edges[:n], axis=0)
+    np.add.at(out, idx[~spans], g[~spans])
+    return np.moveaxis(out, 0, axis)
+
+
+def outer_grad(g, a, b, wrt=0, op="multiply"):
+    """Gradient for ``a`` (``wrt=0``) or ``b`` of ``np.<op>.outer(a, b)`` (``a``'s axes, then
+    ``b``'s): a contraction of ``g`` with the other argument (``multiply``) or a sum over its
+    axes (``add``; ``subtract`` negates ``b``'s)."""
+    g = asarray(g)
+    na, nb = np.ndim(a), np.ndim(b)
+    if op == "multiply":
+        return np.tensordot(g, asarray(b), nb) if wrt == 0 else np.tensordot(asarray(a), g, na)
+    out = np.sum(g, axis=tuple(range(na, na + nb))) if wrt == 0 \
+        else np.sum(g, axis=tuple(range(na)))
+    return -out if op == "subtract" and wrt == 1 else out
+
+
+def outer_grad_tangent(g, da, db, a, b, wrt=0, op="multiply"):
+    """The term of ``a``'s and ``b``'s tangents in the tangent of ``outer_grad(g, a, b, wrt,
+    op)``: the other argument's, for ``multiply`` (the sums read neither)."""
+    if op != "multiply":
+        return np.zeros(np.shape(a if wrt == 0 else b), dtype=np.result_type(g, float))
+    if wrt == 0:
+        return outer_grad(g, a, tangent_array(db, b), 0, op)
+    return outer_grad(g, tangent_array(da, a), b, 1, op)

@@ -521,3 +521,34 @@ def test_the_view_cases_are_numpy_code_that_runs():
     y = x * 2.0
     y[2] = x[0] ** 2
     assert _call(fn, args) == pytest.approx(np.sum(y[1:] ** 2) + np.sum(y), rel=1e-14)
+
+
+GROUPED = """
+def assembled(k):
+    n = k.shape[0] + 1
+    left, right = np.arange(n - 1), np.arange(1, n)
+    nodes = np.concatenate([left, right, left, right])
+    # the stiffness of each 1-D element, summed onto its two nodes' diagonal and off-diagonal
+    diag = np.bincount(nodes[:2 * (n - 1)], weights=np.concatenate([k, k]), minlength=n)
+    off = -k
+    u = np.sin(np.arange(n) * 0.7)
+    energy = np.sum(diag * u ** 2) + 2.0 * np.sum(off * u[:-1] * u[1:])
+    per_pair = np.add.reduceat(k * k, [0, 2, 2, 3])
+    running = np.add.accumulate(np.add.outer(k, k[:2]), axis=1)
+    return energy + np.sum(per_pair * np.arange(4.0)) + np.sum(np.multiply.outer(k, k) ** 2) \\
+        + np.add.reduce(running, axis=None, initial=1.0)
+"""
+
+
+def test_assembly_by_grouped_sums_matches_finite_differences():
+    from tests.util import central_differences, make
+
+    f = make(GROUPED, np=np)
+    k = np.array([1.0, 0.5, 2.0, 1.5, 0.8])
+    expected = central_differences(f, k)
+    np.testing.assert_allclose(grad(f)(k), expected, rtol=1e-6, atol=1e-8)
+    v = np.cos(np.arange(5.0))
+    assert jvp(f, (k,), (v,))[1] == pytest.approx(expected @ v, rel=1e-6)
+    h = 1e-5
+    np.testing.assert_allclose(hvp(f)(k, v), (grad(f)(k + h * v) - grad(f)(k - h * v)) / (2 * h),
+                               rtol=1e-5, atol=1e-6)

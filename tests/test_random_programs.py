@@ -366,7 +366,14 @@ class Gen:
                      f"np.dot({self.expr(V2, sc, d - 1)}, {m})", f"{v}[[2, 0, 1]]",
                      f"{v}[[0, 0, 1]]", f"{v}[::-1]", f"{m}[-1, :]", f"({m}.T @ np.ones(2))",
                      f"np.concatenate([{self.expr(V2, sc, d - 1)}, {v}[:1]])",
-                     f"np.reshape({m}, (6,))[1:4]", f"{m}[:, [0, 2]].ravel()[:3]"]
+                     f"np.reshape({m}, (6,))[1:4]", f"{m}[:, [0, 2]].ravel()[:3]",
+                     # grouped sums: assembly by bins and segments, running sums, outer forms
+                     f"np.bincount([0, 2, 2, 1], weights=np.r_[{v}, {self.leaf(NF, sc)}], "
+                     "minlength=3)",
+                     f"np.add.reduceat({self.paren(a)}.ravel(), [0, 2, 5])",
+                     f"np.add.accumulate({v})",
+                     f"np.{r.choice(['add', 'multiply', 'subtract'])}.outer("
+                     f"{self.expr(V2, sc, d - 1)}, {v})[{r.choice('01')}]"]
             if sc.ints:
                 forms += [f"{m}[{r.choice(sc.ints)} % 2]"]
             return r.choice(forms)

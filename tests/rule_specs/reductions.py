@@ -137,6 +137,23 @@ SPECS: list[OpSpec] = [
     OpSpec(np.cumsum, "np.cumsum(a, axis=0)", 1, shapes=M34),
     OpSpec(np.cumsum, "a.cumsum(axis=1)", 1, shapes=M34),
     OpSpec(np.cumsum, "a.cumsum()", 1, shapes=M34),
+    # grouped sums: bincount's weights (assembly by bins) and the ufunc methods that sum
+    OpSpec(np.bincount, "np.bincount(np.array([0, 2, 2, 1, 4, 2]), a)", 1, shapes=(((6,),),)),
+    OpSpec(np.bincount, "np.bincount(np.array([3, 0, 3]), weights=a * b, minlength=6)", 2,
+           shapes=(((3,), (3,)), ((3,), ()))),
+    OpSpec(np.add.reduce, "np.add.reduce(a)", 1, shapes=((((4,),),) + REDUCE_IN)),
+    OpSpec(np.add.reduce, "np.add.reduce(a, axis=1, keepdims=True)", 1, shapes=REDUCE_IN),
+    OpSpec(np.add.reduce, "np.add.reduce(a, axis=None, initial=b)", 2, shapes=(
+        ((2, 3), ()),)),
+    OpSpec(np.add.accumulate, "np.add.accumulate(a)", 1, shapes=((((4,),),) + REDUCE_IN)),
+    OpSpec(np.add.accumulate, "np.add.accumulate(a, axis=-1)", 1, shapes=REDUCE_IN),
+    OpSpec(np.add.reduceat, "np.add.reduceat(a, [0, 2, 2, 5, 1])", 1, shapes=(((6,),),)),
+    OpSpec(np.add.reduceat, "np.add.reduceat(a, np.array([1, 3]), axis=2)", 1,
+           shapes=REDUCE_IN),
+    OpSpec(np.multiply.outer, "np.multiply.outer(a, b)", 2, shapes=(
+        ((3,), (2,)), ((2, 2), (3,)), ((), (3,)))),
+    OpSpec(np.add.outer, "np.add.outer(a, b)", 2, shapes=(((3,), (2,)), ((2, 2), (3,)))),
+    OpSpec(np.subtract.outer, "np.subtract.outer(a, b)", 2, shapes=(((3,), (2, 2)),)),
     OpSpec(np.cumprod, "np.cumprod(a)", 1, shapes=ALL),
     OpSpec(np.cumprod, "np.cumprod(a, axis=1)", 1, shapes=REDUCE_IN),
     OpSpec(np.cumprod, "np.cumprod(a, -1)", 1, shapes=REDUCE_IN),

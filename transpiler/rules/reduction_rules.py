@@ -438,3 +438,108 @@ def adj_cross(ans, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 def tan_cross(ans, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     d[ans] = np.cross(d[a], b, axisa, axisb, axisc, axis)
     d[ans] = np.cross(a, d[b], axisa, axisb, axisc, axis)
+
+
+# --- grouped sums and the ufunc methods that sum: np.bincount's weights (assembly by bins),
+# np.add.reduce/accumulate/reduceat, and outer products of add, subtract and multiply ----------
+
+@adjoint(np.bincount)
+def adj_bincount(ans, x, weights=None, minlength=0):
+    d[weights] = rt.ungrouped(d[ans], x)
+
+
+@tangent(np.bincount)
+def tan_bincount(ans, x, weights=None, minlength=0):
+    d[ans] = np.bincount(x, d[weights], minlength)
+
+
+@adjoint(np.add.reduce)
+def adj_add_reduce(ans, array, axis=0, dtype=None, out=None, keepdims=False, initial=None,
+                   where=None):
+    if out is not None:
+        d[array] = rt.unsupported("np.add.reduce(..., out=...)")
+    elif where is not None:
+        d[array] = rt.unsupported("np.add.reduce(..., where=...)")
+    else:
+        d[array] = rt.unreduce(d[ans], array, axis, keepdims)
+        d[initial] = rt.unbroadcast(d[ans], initial)
+
+
+@tangent(np.add.reduce)
+def tan_add_reduce(ans, array, axis=0, dtype=None, out=None, keepdims=False, initial=None,
+                   where=None):
+    if out is not None:
+        d[ans] = rt.unsupported_tangent(d[array], "np.add.reduce(..., out=...)")
+    elif where is not None:
+        d[ans] = rt.unsupported_tangent(d[array], "np.add.reduce(..., where=...)")
+    else:
+        d[ans] = np.add.reduce(d[array], axis, keepdims=keepdims)
+        d[ans] = rt.broadcast_like(d[initial], ans)
+
+
+@adjoint(np.add.accumulate)
+def adj_add_accumulate(ans, array, axis=0, dtype=None, out=None):
+    if out is not None:
+        d[array] = rt.unsupported("np.add.accumulate(..., out=...)")
+    else:
+        d[array] = rt.cumsum_grad(d[ans], array, axis)
+
+
+@tangent(np.add.accumulate)
+def tan_add_accumulate(ans, array, axis=0, dtype=None, out=None):
+    if out is not None:
+        d[ans] = rt.unsupported_tangent(d[array], "np.add.accumulate(..., out=...)")
+    else:
+        d[ans] = np.add.accumulate(d[array], axis)
+
+
+@adjoint(np.add.reduceat)
+def adj_add_reduceat(ans, array, indices, axis=0, dtype=None, out=None):
+    if out is not None:
+        d[array] = rt.unsupported("np.add.reduceat(..., out=...)")
+    else:
+        d[array] = rt.reduceat_grad(d[ans], array, indices, axis)
+
+
+@tangent(np.add.reduceat)
+def tan_add_reduceat(ans, array, indices, axis=0, dtype=None, out=None):
+    if out is not None:
+        d[ans] = rt.unsupported_tangent(d[array], "np.add.reduceat(..., out=...)")
+    else:
+        d[ans] = np.add.reduceat(d[array], indices, axis)
+
+
+@adjoint(np.multiply.outer)
+def adj_multiply_outer(ans, A, B):
+    d[A] = rt.outer_grad(d[ans], A, B, 0, "multiply")
+    d[B] = rt.outer_grad(d[ans], A, B, 1, "multiply")
+
+
+@tangent(np.multiply.outer)
+def tan_multiply_outer(ans, A, B):
+    d[ans] = np.multiply.outer(d[A], B)
+    d[ans] = np.multiply.outer(A, d[B])
+
+
+@adjoint(np.add.outer)
+def adj_add_outer(ans, A, B):
+    d[A] = rt.outer_grad(d[ans], A, B, 0, "add")
+    d[B] = rt.outer_grad(d[ans], A, B, 1, "add")
+
+
+@tangent(np.add.outer)
+def tan_add_outer(ans, A, B):
+    d[ans] = rt.broadcast_like(np.add.outer(d[A], np.zeros(np.shape(B))), ans)
+    d[ans] = rt.broadcast_like(np.add.outer(np.zeros(np.shape(A)), d[B]), ans)
+
+
+@adjoint(np.subtract.outer)
+def adj_subtract_outer(ans, A, B):
+    d[A] = rt.outer_grad(d[ans], A, B, 0, "subtract")
+    d[B] = rt.outer_grad(d[ans], A, B, 1, "subtract")
+
+
+@tangent(np.subtract.outer)
+def tan_subtract_outer(ans, A, B):
+    d[ans] = rt.broadcast_like(np.add.outer(d[A], np.zeros(np.shape(B))), ans)
+    d[ans] = rt.broadcast_like(np.add.outer(np.zeros(np.shape(A)), -d[B]), ans)

@@ -287,6 +287,9 @@ def key_name(key) -> str:
         return f"operator {ops[key]}"
     if isinstance(key, property) or type(key).__name__ == "getset_descriptor":
         return f"{key.__objclass__.__name__}.{key.__name__}"
+    owner = getattr(key, "__self__", None)
+    if isinstance(owner, np.ufunc) and getattr(np, owner.__name__, None) is owner:
+        return f"numpy.{owner.__name__}.{key.__name__}"  # a ufunc's method: np.add.reduceat
     module = getattr(key, "__module__", None) or ""
     if isinstance(key, np.ufunc):
         special = sys.modules.get("scipy.special")

@@ -464,6 +464,22 @@ def tan_scipy_det_adjoint(ans, g, a, res):
 # parameter named ``ans`` in the helper (its primal's result) is renamed ``res``: generated code
 # passes it by position.
 
+@tangent(rt.ungrouped)  # a gather: linear in g
+def tan_ungrouped(ans, g, x):
+    d[ans] = rt.ungrouped(d[g], x)
+
+
+@tangent(rt.reduceat_grad)
+def tan_reduceat_grad(ans, g, a, indices, axis=0):
+    d[ans] = rt.reduceat_grad(d[g], a, indices, axis)
+
+
+@tangent(rt.outer_grad)
+def tan_outer_grad(ans, g, a, b, wrt=0, op="multiply"):
+    d[ans] = rt.outer_grad(d[g], a, b, wrt, op)
+    d[ans] = rt.outer_grad_tangent(g, d[a], d[b], a, b, wrt, op)
+
+
 @tangent(rt.prod_grad)
 def tan_prod_grad(ans, g, a, axis=None, keepdims=False):
     d[ans] = rt.prod_grad(d[g], a, axis, keepdims)
