@@ -2070,11 +2070,9 @@ def _lu_parts(lu, piv):
     return low, np.triu(lu), perm
 
 
-def _unpermuted(m, perm):
-    """``out`` with ``out[perm] = m``."""
-    out = np.empty_like(m)
-    out[perm] = m
-    return out
+def _unpermuted(m, perm, axis=0):
+    """``out`` with ``m`` the permutation ``perm`` of it along ``axis`` (``out[perm] = m``)."""
+    return np.take(m, np.argsort(perm), axis=axis)
 
 
 def lu_factor_adjoint(g, ans, a):
@@ -2290,23 +2288,19 @@ def _eigh_frame(a, ans, b, eigvals_only, subset_by_index, subset_by_value):
     return w, v, picked
 
 
-def _lower_frame(a, lower):
-    return _sym(asarray(a), bool(lower))
-
-
 def scipy_eigh_adjoint(g, ans, a, b=None, lower=True, eigvals_only=False,
                        subset_by_index=None, subset_by_value=None):
     """Gradient of ``scipy.linalg.eigh`` (and ``eigvalsh``, ``eigvals_only=True``) for
     distinct eigenvalues: NumPy's ``eigh`` adjoint on the whole decomposition, the gradient of
     the eigenvalues (and vectors) outside a subset zero."""
     _scipy_linalg("eigh", a)
-    sym = _lower_frame(a, lower)
     whole = subset_by_index is None and subset_by_value is None
     if eigvals_only and whole and b is None:
         return eigvalsh_adjoint(g, a, "L" if lower else "U")
     if not eigvals_only and whole and b is None:
         return eigh_adjoint(g, ans, "L" if lower else "U")
-    w, v, picked = _eigh_frame(sym, ans, b, eigvals_only, subset_by_index, subset_by_value)
+    w, v, picked = _eigh_frame(_sym(asarray(a), lower), ans, b, eigvals_only, subset_by_index,
+                               subset_by_value)
     gw, gv = np.zeros_like(w), np.zeros_like(v)
     if eigvals_only:
         gw[..., picked] = _full(g, ans)
@@ -2324,7 +2318,7 @@ def scipy_eigh_tangent(da, ans, a, b=None, lower=True, eigvals_only=False,
     da = tangent_array(da, a)
     if subset_by_index is None and subset_by_value is None and b is None:
         return eigvalsh_tangent(da, a, uplo) if eigvals_only else eigh_tangent(da, ans, uplo)
-    w, v, picked = _eigh_frame(_lower_frame(a, lower), ans, b, eigvals_only, subset_by_index,
+    w, v, picked = _eigh_frame(_sym(asarray(a), lower), ans, b, eigvals_only, subset_by_index,
                                subset_by_value)
     dw, dv = eigh_tangent(da, (w, v), uplo)
     return dw[..., picked] if eigvals_only else GradTuple((dw[..., picked], dv[..., picked]))
@@ -2340,7 +2334,7 @@ def scipy_eigh_adjoint_tangent(dg, dres, da, g, res, a, b=None, lower=True,
         if eigvals_only:
             return eigvalsh_adjoint(dg, a, uplo) + eigvalsh_adjoint_tangent(g, da, a, uplo)
         return eigh_adjoint_tangent(dg, dres, g, res, uplo)
-    w, v, picked = _eigh_frame(_lower_frame(a, lower), res, b, eigvals_only, subset_by_index,
+    w, v, picked = _eigh_frame(_sym(asarray(a), lower), res, b, eigvals_only, subset_by_index,
                                subset_by_value)
 
     def whole_gradient(h):
@@ -2372,7 +2366,8 @@ def _qr_frame(ans, a, mode, pivoting):
     return _QR_MODES[mode], (factors[0] if mode == "r" else tuple(factors)), read, perm
 
 
-def _qr_gradient_frame(g, mode, pivoting):
+def _qr_gradient_frame(g, mode):
+    """A gradient (or tangent) of scipy.linalg.qr's result in np.linalg.qr's terms."""
     items = tuple(g)
     return items[0] if mode == "r" else GradTuple(items[:2])
 
@@ -2382,8 +2377,8 @@ def scipy_qr_adjoint(g, ans, a, mode="full", pivoting=False):
     'reduced', 'r'; with pivoting, of ``a[:, p] = q r``, taken back through the permutation)."""
     _scipy_linalg("qr", a)
     numpy_mode, factors, read, perm = _qr_frame(ans, a, mode, pivoting)
-    ga = qr_adjoint(_qr_gradient_frame(g, mode, pivoting), factors, read, numpy_mode)
-    return ga if perm is None else _unpermuted_columns(ga, perm)
+    ga = qr_adjoint(_qr_gradient_frame(g, mode), factors, read, numpy_mode)
+    return ga if perm is None else _unpermuted(ga, perm, -1)
 
 
 def scipy_qr_tangent(da, ans, a, mode="full", pivoting=False):
@@ -2400,19 +2395,12 @@ def scipy_qr_adjoint_tangent(g, dg, ans, dans, a, da, mode="full", pivoting=Fals
     """Tangent of ``scipy_qr_adjoint``."""
     _scipy_linalg("qr", a)
     numpy_mode, factors, read, perm = _qr_frame(ans, a, mode, pivoting)
-    dfactors = _qr_gradient_frame(dans, mode, pivoting)
+    dfactors = _qr_gradient_frame(dans, mode)
     da = tangent_array(da, a)
-    out = qr_adjoint_tangent(_qr_gradient_frame(g, mode, pivoting),
-                             _qr_gradient_frame(dg, mode, pivoting), factors, dfactors, read,
+    out = qr_adjoint_tangent(_qr_gradient_frame(g, mode),
+                             _qr_gradient_frame(dg, mode), factors, dfactors, read,
                              da if perm is None else da[..., perm], numpy_mode)
-    return out if perm is None else _unpermuted_columns(out, perm)
-
-
-def _unpermuted_columns(m, perm):
-    """``out`` with ``out[..., perm] = m``."""
-    out = np.empty_like(m)
-    out[..., perm] = m
-    return out
+    return out if perm is None else _unpermuted(out, perm, -1)
 
 
 # --- scipy.linalg's special matrices (constructions: their gradients are gathers) ------------
