@@ -16,6 +16,8 @@ family's adjoint helpers next to their tangents:
 - ``linalg``: products and ``numpy.linalg`` (``matmul_adjoint_a``, ``solve_adjoint``...);
 - ``special``: elementwise partials that do not fit in a template (``digamma``...);
 - ``spectral``: the FFT adjoints that are not one FFT call (``unrfftn``, ``fitted``...);
+- ``sparse``: the gradients of scipy.sparse matrices, read at their data's coordinates
+  (``SparseGrad``, ``spsolve_adjoint``...), SciPy imported on first use;
 - ``custom``: what ``stop_gradient``, ``on_gradient`` and ``black_box`` compile to;
 - ``checkpoint``: the scheduler a checkpointed loop's gradient runs (``checkpoint_forward``,
   ``checkpoint_reverse``);
@@ -23,8 +25,9 @@ family's adjoint helpers next to their tangents:
 
 ``<name>_tangent`` is the tangent (forward mode) of ``<name>``: of a NumPy function
 (``rt.prod_tangent``) or of an adjoint helper (``rt.prod_grad_tangent``, forward over reverse).
-Imports run one way, without cycles: ``arrays`` <- ``containers`` <- ``broadcast`` <- the families
-(``reductions`` also reads ``linalg``).
+Imports run one way, without cycles: ``arrays`` <- ``containers`` <- ``sparse`` <- ``broadcast``
+<- the families (``reductions`` also reads ``linalg``; ``sparse`` calls ``broadcast`` and
+``linalg`` from inside its helpers, for values that turn out dense).
 """
 
 from runtime.arrays import (
@@ -347,6 +350,28 @@ from runtime.shapes import (
     untile,
     unview,
 )
+from runtime.sparse import (
+    SparseGrad,
+    diags_adjoint,
+    diags_tangent,
+    sparse_add_adjoint,
+    sparse_dense_adjoint,
+    sparse_diagonal_adjoint,
+    sparse_div_adjoint,
+    sparse_grad_like,
+    sparse_made_adjoint,
+    sparse_made_tangent,
+    sparse_matmul_adjoint,
+    sparse_mul_adjoint,
+    sparse_multiply_adjoint,
+    sparse_sum_adjoint,
+    sparse_sum_tangent,
+    spdiags_adjoint,
+    spdiags_tangent,
+    spsolve_adjoint,
+    spsolve_b_tangent,
+    spsolve_tangent,
+)
 from runtime.special import (
     balanced_eq,
     clip_partials,
@@ -382,6 +407,7 @@ __all__ = [
     "GradFields",
     "SHAPE_ARGUMENTS",
     "ShapeOf",
+    "SparseGrad",
     "add_into",
     "added_at",
     "along_axis",
@@ -442,6 +468,8 @@ __all__ = [
     "det_adjoint_tangent",
     "det_tangent",
     "diag_adjoint",
+    "diags_adjoint",
+    "diags_tangent",
     "diff_grads",
     "digamma",
     "dist_grad",
@@ -623,6 +651,23 @@ __all__ = [
     "solveh_banded_adjoint",
     "solveh_banded_adjoint_tangent",
     "solveh_banded_tangent",
+    "sparse_add_adjoint",
+    "sparse_dense_adjoint",
+    "sparse_diagonal_adjoint",
+    "sparse_div_adjoint",
+    "sparse_grad_like",
+    "sparse_made_adjoint",
+    "sparse_made_tangent",
+    "sparse_matmul_adjoint",
+    "sparse_mul_adjoint",
+    "sparse_multiply_adjoint",
+    "sparse_sum_adjoint",
+    "sparse_sum_tangent",
+    "spdiags_adjoint",
+    "spdiags_tangent",
+    "spsolve_adjoint",
+    "spsolve_b_tangent",
+    "spsolve_tangent",
     "stop_gradient",
     "subtracted_at",
     "svd_adjoint",

@@ -35,6 +35,7 @@ from runtime.objects import (
     gradient_object,
     is_object,
 )
+from runtime.sparse import is_sparse, sparse_grad_like
 
 _SCALARS = (float, int)
 
@@ -328,6 +329,8 @@ def grad_like(g, x):
         return g
     if isinstance(x, CONTAINERS):  # (two entries' gradients may be one array: distinct)
         return distinct(gradient_object(g, x, grad_like) if is_object(x) else _plain(g, x))
+    if is_sparse(x):  # (a sparse matrix's: of its format, on its stored entries)
+        return sparse_grad_like(g, x)
     if type(x) is not float and is_object(x):  # a dataclass or class instance: of its type
         return distinct(gradient_object(g, x, grad_like))
     if isinstance(x, (str, bytes)) or x is None:  # in a container: copied, as an object's

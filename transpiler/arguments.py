@@ -31,6 +31,7 @@ import numpy as np
 
 from runtime.arrays import is_array
 from runtime.objects import differentiable_value, is_object
+from runtime.sparse import is_sparse
 from transpiler.rules.methods import METHODS
 
 _ATOMS = frozenset({int, bool, complex, str, bytes, type(None), slice, range, type(Ellipsis)})
@@ -105,6 +106,10 @@ def holds_objects(value, where: str) -> bool:
         if set(map(type, value.values() if isinstance(value, dict) else value)) <= _FLOAT:
             return found  # (a quick look at many floats)
         for k, v in items:
+            if is_sparse(v):
+                raise TypeError(f"{where}[{k!r}] is a scipy.sparse {type(v).__name__}: sparse "
+                                "matrices are supported as arguments of their own, not inside "
+                                "containers; pass the matrix as a parameter")
             if type(v) is not float:
                 found |= holds_objects(v, f"{where}[{k!r}]")
         return found
@@ -112,10 +117,8 @@ def holds_objects(value, where: str) -> bool:
         if overrides(t):
             refuse_array_type(value, where)
         return value.dtype.hasobject
-    if t.__module__.startswith("scipy.sparse"):
-        raise TypeError(f"{where} is a scipy.sparse {t.__name__}, whose * is a matrix product: "
-                        "sparse matrices are not supported as arguments yet; pass x.toarray(), "
-                        "or keep the matrix a global of the module if it is not differentiated")
+    if is_sparse(value):
+        return False  # (data: the variant knows it, passes/check_kinds.py)
     return not (isinstance(value, np.generic) or is_array(value))  # (a Dask, CuPy array: data)
 
 

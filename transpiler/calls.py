@@ -99,11 +99,13 @@ class SplitFunction(_Compiled):
 def split_pair(compile_function, fn, active: tuple[str, ...], options,
                varargs: tuple[int, tuple[str, ...]] | None = None,
                called: bool = True, objects: frozenset[str] = frozenset(),
-               known: tuple = (), complex_values: frozenset[str] = frozenset()) -> SplitFunction:
+               known: tuple = (), complex_values: frozenset[str] = frozenset(),
+               sparse_values: frozenset[str] = frozenset()) -> SplitFunction:
     """The forward/backward pair of ``fn`` differentiated w.r.t. ``active`` (compiled once per
     call pattern ``varargs`` of a helper with ``*args``/``**kwargs``, per set ``objects`` of
     parameters that may be given objects, per functions ``known`` it is passed, and per set
-    ``complex_values`` of parameters given complex numbers or arrays: ``vjp``'s). ``called``:
+    ``complex_values`` of parameters given complex numbers or arrays: ``vjp``'s, and
+    ``sparse_values`` of those given scipy.sparse matrices). ``called``:
     for a call from a compiled function (not ``vjp``'s own), which may not write into its
     arguments."""
     def fill(compiled) -> None:
@@ -114,10 +116,11 @@ def split_pair(compile_function, fn, active: tuple[str, ...], options,
 
     pair = SplitFunction()
     key = (active, Mode.SPLIT, options, frozenset(), varargs, called, objects) + (
-        (known,) if known else ()) + ((complex_values,) if complex_values else ())
+        (known,) if known else ()) + ((complex_values,) if complex_values else ()) + (
+        (("sparse", sparse_values),) if sparse_values else ())
     return _compiled_once(fn, key, pair, lambda: compile_function(
         fn, active, Mode.SPLIT, options, varargs=varargs, called=called, objects=objects,
-        known=known, complex_values=complex_values), fill)
+        known=known, complex_values=complex_values, sparse_values=sparse_values), fill)
 
 
 class TangentFunction(_Compiled):
@@ -138,7 +141,8 @@ class TangentFunction(_Compiled):
 
 def tangent_function(compile_function, fn, active: tuple[str, ...], options,
                      varargs: tuple[int, tuple[str, ...]] | None = None,
-                     objects: frozenset[str] = frozenset(), known: tuple = ()) -> TangentFunction:
+                     objects: frozenset[str] = frozenset(), known: tuple = (),
+                     sparse_values: frozenset[str] = frozenset()) -> TangentFunction:
     """The forward-mode function of ``fn`` for tangents of ``active`` (compiled once per call
     pattern, as split_pair)."""
     def fill(compiled) -> None:
@@ -148,10 +152,10 @@ def tangent_function(compile_function, fn, active: tuple[str, ...], options,
 
     holder = TangentFunction()
     key = (active, Mode.TANGENT, options, frozenset(), varargs, objects) + (
-        (known,) if known else ())
+        (known,) if known else ()) + ((("sparse", sparse_values),) if sparse_values else ())
     return _compiled_once(fn, key, holder, lambda: compile_function(
         fn, active, Mode.TANGENT, options, varargs=varargs, called=True, objects=objects,
-        known=known), fill)
+        known=known, sparse_values=sparse_values), fill)
 
 
 def _compiled_once(fn, key: tuple, holder, compile_, fill):

@@ -56,6 +56,7 @@ class Context:
     complex_numbers: frozenset[str] = frozenset()  # those of them known to be complex
     complex_values: frozenset[str] = frozenset()  # other parameters known to be complex: a
     # Dask array's (its variant has no array kind), vjp's (its forward/backward pair, none)
+    sparse_values: frozenset[str] = frozenset()  # parameters given scipy.sparse matrices
     arrays: Mapping[str, tuple[int, str]] = field(default_factory=dict)  # parameters known to
     # be NumPy arrays -> (ndim, dtype.str), the variant's (gradient.ArrayKind)
     objects: frozenset[str] = frozenset()  # parameters that may hold objects (arguments.py)

@@ -7,7 +7,14 @@ equal to it, so the list is never maintained by hand.
 from __future__ import annotations
 
 from transpiler.rules.nondiff import NONDIFF
-from transpiler.rules.registry import ADJOINTS, NEEDS_NEWER, REQUIREMENTS, TANGENTS, key_name
+from transpiler.rules.registry import (
+    ADJOINTS,
+    NEEDS_NEWER,
+    REQUIREMENTS,
+    SPARSE_ADJOINTS,
+    TANGENTS,
+    key_name,
+)
 
 BEGIN, END = "<!-- coverage:begin -->", "<!-- coverage:end -->"
 # rules keyed by the helper a user's spelling compiles to (passes/resolve.py): listed as written
@@ -15,11 +22,12 @@ SPELLED = {"runtime.index_join": ("numpy.c_", "numpy.r_")}
 
 
 def supported(requirements: bool = False) -> list[str] | dict[str, str | None]:
-    """Sorted names of every function and operator that has an adjoint rule here. With
+    """Sorted names of every function and operator that has an adjoint rule here (the methods of
+    scipy.sparse matrices as ``sparse matrix.toarray``). With
     ``requirements=True``: a dict of every name that has a rule on some supported Python and
     NumPy (also those this interpreter lacks) to the version it needs (``"Python 3.11"``,
     ``"NumPy 2.0"``), or None where every supported version has it."""
-    names = {key_name(key) for key in ADJOINTS} | set(NEEDS_NEWER)
+    names = {key_name(key) for key in (*ADJOINTS, *SPARSE_ADJOINTS)} | set(NEEDS_NEWER)
     names = sorted({spelled for name in names for spelled in SPELLED.get(name, (name,))})
     if requirements:
         return {name: REQUIREMENTS.get(name) for name in names}

@@ -14,6 +14,7 @@ import numpy as np
 
 from runtime import lazy
 from runtime.objects import is_object
+from runtime.sparse import is_sparse
 from transpiler import cache, memory
 from transpiler.arguments import differentiable, objects_in
 from transpiler.backends import backend_for
@@ -128,15 +129,18 @@ class GradientFunction:
                                     if k == _COMPLEX)
         complex_values = frozenset(p for p, k in zip(params, kinds, strict=False)
                                    if k == _COMPLEX_ARRAY)
+        sparse_values = frozenset(p for p, k in zip(params, kinds, strict=False)
+                                  if k == _SPARSE)
         arrays = {p: ArrayKind(k[0], np.dtype(k[1]).str)
                   for p, k in zip(params, kinds, strict=False) if type(k) is tuple}
         key = (self._wrt, self._mode, self._options, scalars, frozenset(arrays.items()),
-               complex_numbers, complex_values) + (
+               complex_numbers, complex_values, sparse_values) + (
             (objects,) if objects else ()) + ((functions,) if functions else ())
         compiled = cache.get_or_compile(fn, key, lambda: compile_function(
             fn, self._wrt, self._mode, self._options, scalars, arrays=arrays, objects=objects,
             known=known(functions), complex_numbers=complex_numbers,
-            complex_values=complex_values), bounded=bool(functions))
+            complex_values=complex_values, sparse_values=sparse_values),
+            bounded=bool(functions))
         if len(self._variants) >= _VARIANTS:  # (new functions given each call)
             self._variants.clear()
         self._variants[kinds] = compiled
@@ -353,9 +357,9 @@ class BoundGradient:
 MISSING = object()  # an argument the caller did not pass
 
 
-_OTHER, _NUMBER, _COMPLEX, _COMPLEX_ARRAY = 0, 1, 2, 3  # an argument that is anything else,
-# a Python number (a float or an int), a Python complex number, a complex array that is not
-# NumPy's (a Dask array: its variant has no array kind)
+_OTHER, _NUMBER, _COMPLEX, _COMPLEX_ARRAY, _SPARSE = 0, 1, 2, 3, 4  # an argument that is
+# anything else, a Python number (a float or an int), a Python complex number, a complex array
+# that is not NumPy's (a Dask array: its variant has no array kind), a scipy.sparse matrix
 
 
 class ArrayKind(NamedTuple):
@@ -391,7 +395,7 @@ def kinds_of(fn, args: tuple, kwargs: dict) -> tuple:
                 found.append((a.ndim, dtype.char))  # (an array's kind: its ndim and dtype)
             else:
                 found.append(_COMPLEX_ARRAY if lazy.is_lazy(a) and a.dtype.kind == "c"
-                             else _OTHER)
+                             else _SPARSE if is_sparse(a) else _OTHER)
                 plain = False
         kinds = tuple(found)
         if plain:

@@ -129,10 +129,12 @@ def compile_function(fn, wrt: tuple[str, ...], mode: Mode | str, options: Option
                      arrays: Mapping[str, tuple[int, str]] | None = None, called: bool = False,
                      objects: frozenset[str] = frozenset(), known: tuple = (),
                      complex_numbers: frozenset[str] = frozenset(),
-                     complex_values: frozenset[str] = frozenset()) -> Compiled:
+                     complex_values: frozenset[str] = frozenset(),
+                     sparse_values: frozenset[str] = frozenset()) -> Compiled:
     """Run every pass over ``fn`` and load the result; ``scalars`` names parameters known to
     be Python numbers (``complex_numbers``: those known to be complex; ``complex_values``, other
-    parameters known to be complex), ``arrays`` those known
+    parameters known to be complex; ``sparse_values``, those given scipy.sparse matrices),
+    ``arrays`` those known
     to be NumPy arrays (each with its ndim and dtype) and ``objects`` those that may hold
     objects (the variant; a parameter whose default holds one counts too), with a pair
     ``(parameter, class)`` for each whose object's class is known (passes/objects.py);
@@ -148,7 +150,7 @@ def compile_function(fn, wrt: tuple[str, ...], mode: Mode | str, options: Option
         | defaults_holding_objects(fn)
     ctx = Context(fn=fn, filename=filename, indent=indent, wrt=wrt, mode=mode, options=options,
                   namer=Namer(user_names), scalars=scalars, complex_numbers=complex_numbers,
-                  complex_values=complex_values,
+                  complex_values=complex_values, sparse_values=sparse_values,
                   locals={n.id for n in names if isinstance(n.ctx, (gast.Store, gast.Param))},
                   varargs=varargs, arrays=MappingProxyType(dict(arrays or {})), called=called,
                   objects=objects, classes=classes, known=known,

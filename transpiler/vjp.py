@@ -14,6 +14,7 @@ import inspect
 import numpy as np
 
 import runtime as rt
+from runtime.sparse import is_sparse
 from transpiler import pipeline
 from transpiler.api import grad
 from transpiler.arguments import differentiable, objects_in
@@ -60,7 +61,9 @@ def vjp(f, *args, optimize: bool = True, backend: str = "python"):
     pair = split_pair(pipeline.compile_function, f, active, Options(optimize, backend=backend),
                       called=False, objects=objects,
                       known=known(functions_in(f, args, {}) or ()),
-                      complex_values=complex_values)
+                      complex_values=complex_values,
+                      sparse_values=frozenset(p for p, a in zip(params, args, strict=True)
+                                              if is_sparse(a)))
     if pair.written:
         refuse_shared_memory(f, pair.written, args, {})
     value, residuals = pair.forward(*args)

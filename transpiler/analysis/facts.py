@@ -38,6 +38,7 @@ class Facts:
     receivers: Receivers
     shapes: ShapeKeys
     complex: frozenset[str] = frozenset()  # names that may hold complex values
+    sparse: frozenset[str] = frozenset()  # names that may hold scipy.sparse matrices
 
     def variable(self, name: str) -> str:
         """The user's variable an SSA name is a version of (itself if not a version)."""

@@ -1,13 +1,14 @@
 """Find the values whose arithmetic the real rules would misread: complex numbers, matrices.
 
 Most rules are written for real NumPy arrays: ``np.abs``'s adjoint is ``sign(x) * g``, the
-adjoint of ``a * b`` multiplies elementwise. A ``scipy.sparse`` matrix or an ``np.matrix``,
-whose ``*`` is a matrix product, gives a wrong number there: this pass finds, before any rule is
-applied, each value that may be of such a kind and refuses the first differentiated statement
-that reads one (as an operand: its rule would see it, even where its result, ``A @ u``, is an
-array), at its line. The values that may be complex are recorded instead (``facts.complex``):
-the lowering takes the rule each operation has for them, or refuses the operation at its line
-(rules/complex_rules.py).
+adjoint of ``a * b`` multiplies elementwise. An ``np.matrix``, whose ``*`` is a matrix product,
+gives a wrong number there: this pass finds, before any rule is applied, each value that may be
+one and refuses the first differentiated statement that reads one (as an operand: its rule
+would see it, even where its result is an array), at its line. The values that may be complex
+or ``scipy.sparse`` matrices are recorded instead (``facts.complex``, ``facts.sparse``): the
+lowering takes the rule each operation has for them, or refuses the operation at its line
+(rules/complex_rules.py, rules/sparse_rules.py). A call of the user's function may return a
+sparse matrix when its source says so, given which arguments are sparse.
 
 A value is of a kind when it is made by a call that makes such values (``complex(a, b)``,
 ``np.fft.fft``, ``cmath.exp``, ``dtype=complex``; ``scipy.sparse.diags``, ``np.matrix``,
@@ -38,9 +39,11 @@ True
 from __future__ import annotations
 
 import builtins
+import inspect
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from types import SimpleNamespace
 
 import gast
 import numpy as np
@@ -48,7 +51,8 @@ import numpy as np
 from transpiler import ast_util as A
 from transpiler.analysis.activity import activity
 from transpiler.anno import Anno, getanno, hasanno
-from transpiler.errors import error_at
+from transpiler.errors import TranspileError, error_at
+from transpiler.frontend import parse_function
 from transpiler.passes import tape
 from transpiler.rules.complex_rules import (
     COMPLEX_MODULES,
@@ -57,6 +61,7 @@ from transpiler.rules.complex_rules import (
     REAL_ITEMS,
     REAL_RESULTS,
 )
+from transpiler.rules.registry import is_user_function
 
 _SHAPES = frozenset({"shape", "ndim", "size", "dtype", "nnz"})
 _QUERIES = frozenset({np.shape, np.ndim, np.size, len, builtins.isinstance, np.iscomplexobj,
@@ -152,6 +157,10 @@ COMPLEX = Kind("complex numbers", "complex", _holds_complex, _makes_complex, _le
 # --- matrices: scipy.sparse's and np.matrix, whose * is a matrix product ---
 
 def _holds_sparse(value) -> bool:
+    if isinstance(value, (list, tuple)):
+        return any(_holds_sparse(v) for v in value[:64])
+    if isinstance(value, dict):
+        return any(_holds_sparse(v) for v in list(value.values())[:64])
     return _in_modules(type(value), ("scipy.sparse",))
 
 
@@ -163,19 +172,22 @@ def _makes_sparse(call: gast.Call, func, scope) -> bool:
 
 
 def _leaves_sparse(node, func, of_kind) -> bool:
-    """``.toarray()`` and ``.todense()`` (an np.matrix: the next kind) leave it, and so does a
-    product with an array: ``A @ u`` and ``A.dot(u)`` are arrays."""
+    """``.toarray()`` and ``.todense()`` (an np.matrix: the next kind) leave it, and so do a
+    product with an array (``A @ u`` and ``A.dot(u)`` are arrays), a solve with one
+    (``spsolve(A, b)``), a sum and a diagonal."""
     if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute):
-        if node.func.attr in ("toarray", "todense"):
+        if node.func.attr in ("toarray", "todense", "sum", "diagonal", "trace"):
             return True
         if node.func.attr == "dot" and len(node.args) == 1:
             return of_kind(node.func.value) and not of_kind(node.args[0])
     if isinstance(node, gast.BinOp) and isinstance(node.op, gast.MatMult):
         return of_kind(node.left) != of_kind(node.right)
+    if isinstance(node, gast.Call) and _in_modules(func, ("scipy.sparse.linalg",)):
+        return not any(of_kind(a) for a in node.args[1:])  # (spsolve(A, b) of a dense b)
     return False
 
 
-SPARSE = Kind("scipy.sparse matrices", "a scipy.sparse matrix (whose * is a matrix product)",
+SPARSE = Kind("scipy.sparse matrices", "a scipy.sparse matrix",
               _holds_sparse, _makes_sparse, _leaves_sparse,
               "make it a NumPy array first (.toarray()), or keep the matrix to data that is not "
               "differentiated (its product with an array, A @ u, is an array)")
@@ -204,11 +216,12 @@ NP_MATRIX = Kind("np.matrix values", "an np.matrix (whose * is a matrix product)
                  _holds_np_matrix, _makes_np_matrix, _leaves_np_matrix,
                  "make it an array first (np.asarray(m), m.A)")
 
-REFUSED = (SPARSE, NP_MATRIX)  # (the values that may be complex are recorded: facts.complex)
+REFUSED = (NP_MATRIX,)  # (the values that may be complex or sparse are recorded: facts)
 
 
 def check_kinds(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
-    ctx.facts = replace(ctx.facts, complex=frozenset(_Found(COMPLEX, fn, ctx).origins))
+    ctx.facts = replace(ctx.facts, complex=frozenset(_Found(COMPLEX, fn, ctx).origins),
+                        sparse=_Found(SPARSE, fn, ctx).names())
     if ctx.facts.complex and getattr(ctx, "mode", "jvp") != "jvp":
         _refuse_complex_result(fn, ctx)
     if tape.is_generated(getattr(ctx, "fn", None)):
@@ -323,8 +336,10 @@ class _Found:
     """The names of ``fn`` that may hold a value of ``kind``, each with the node it comes
     from (``fn`` itself for a parameter)."""
 
-    def __init__(self, kind: Kind, fn: gast.FunctionDef, ctx) -> None:
-        self.kind, self.ctx = kind, ctx
+    def __init__(self, kind: Kind, fn: gast.FunctionDef, ctx, depth: int = 0,
+                 memo: dict | None = None) -> None:
+        self.kind, self.ctx, self.fn = kind, ctx, fn
+        self.depth, self.memo = depth, {} if memo is None else memo
         self.assigned = {n.id for n in A.walk(fn) if isinstance(n, gast.Name)
                          and isinstance(n.ctx, (gast.Store, gast.Param))}
         self.origins: dict[str, gast.AST] = {p: fn for p in _parameters(kind, fn, ctx)}
@@ -370,6 +385,8 @@ class _Found:
         if _is(func, _QUERIES) or self.kind.leaves(
                 node, func, lambda e: self.source(e) is not None):
             return None
+        if self.kind is SPARSE and is_user_function(func) and self.depth < _DEPTH:
+            return node if self._returns_kind(func, node) else None
         if isinstance(node, gast.Call) and self.kind.makes(node, func, self._value):
             return node
         for child in gast.iter_child_nodes(node):
@@ -377,6 +394,41 @@ class _Found:
             if found is not None:
                 return found
         return None
+
+    def _returns_kind(self, func, call: gast.Call) -> bool:
+        """Whether a call of the user's function ``func`` may return a value of the kind, given
+        which of its parameters the call gives one (its source analysed the same way; not
+        readable: it may)."""
+        passed = [a for a in call.args] + [k.value for k in call.keywords]
+        if not any(self.source(a) is not None for a in passed):
+            return False
+        try:
+            params = list(inspect.signature(func).parameters)
+            node, _, _ = parse_function(func)
+        except (TypeError, ValueError, OSError, TranspileError):
+            return True
+        if any(isinstance(a, gast.Starred) for a in call.args) \
+                or any(k.arg is None for k in call.keywords):
+            return True
+        given = {params[i] for i, a in enumerate(call.args)
+                 if i < len(params) and self.source(a) is not None}
+        given |= {k.arg for k in call.keywords if self.source(k.value) is not None}
+        key = (func, frozenset(given))
+        if key not in self.memo:
+            self.memo[key] = True  # (a recursive call: it may)
+            scope = SimpleNamespace(sparse_values=frozenset(given), bindings={}, fn=func,
+                                    lookup=_lookup(func), arrays={})
+            found = _Found(self.kind, node, scope, self.depth + 1, self.memo)
+            self.memo[key] = any(r.value is not None and found.source(r.value) is not None
+                                 for r in A.walk(node) if isinstance(r, gast.Return))
+        return self.memo[key]
+
+    def names(self) -> frozenset[str]:
+        """The names that may hold a value of the kind: those assigned one, and the
+        module's or closure's names holding one now."""
+        loaded = {n.id for n in A.walk(self.fn) if isinstance(n, gast.Name)
+                  and isinstance(n.ctx, gast.Load) and n.id not in self.assigned}
+        return frozenset(self.origins) | {n for n in loaded if self.kind.holds(self._global(n))}
 
     def operand(self, value):
         """A name of the kind that ``value`` (one operation, after anf) reads, though its
@@ -403,6 +455,23 @@ class _Found:
             return None
 
 
+_DEPTH = 4  # how deep calls of the user's functions are followed (deeper: they may)
+
+
+def _lookup(func):
+    """A function's global (or closure) names, as ``ctx.lookup`` reads them."""
+    cells = dict(zip(func.__code__.co_freevars, func.__closure__ or (), strict=True))
+
+    def lookup(name: str):
+        if name in cells:
+            return cells[name].cell_contents
+        if name in func.__globals__:
+            return func.__globals__[name]
+        return getattr(builtins, name)
+
+    return lookup
+
+
 def _parameters(kind: Kind, fn: gast.FunctionDef, ctx) -> set[str]:
     """The parameters the variant knows to hold ``kind`` (complex arrays), and those whose
     default does. (A matrix given as an argument is refused when the call is checked:
@@ -412,6 +481,8 @@ def _parameters(kind: Kind, fn: gast.FunctionDef, ctx) -> set[str]:
         found = {p for p, (_, dtype) in getattr(ctx, "arrays", {}).items() if dtype[1] == "c"}
         found |= getattr(ctx, "complex_numbers", frozenset())
         found |= getattr(ctx, "complex_values", frozenset())
+    if kind is SPARSE:
+        found = set(getattr(ctx, "sparse_values", frozenset()))
     defaults = getattr(getattr(ctx, "fn", None), "__defaults__", None) or ()
     params = [a.id for a in fn.args.args]
     for p, value in zip(params[len(params) - len(defaults):], defaults, strict=True):

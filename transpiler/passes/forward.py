@@ -37,7 +37,7 @@ from transpiler.errors import error_at
 from transpiler.naming import function_name, tangent_parameters
 from transpiler.passes import contexts, tape
 from transpiler.passes.lower import Lowering, refuse_discarded_calls
-from transpiler.rules.registry import COMPLEX_TANGENTS, TANGENTS
+from transpiler.rules.registry import COMPLEX_TANGENTS, SPARSE_TANGENTS, TANGENTS
 from transpiler.templates import instantiate_tangent
 
 
@@ -89,6 +89,7 @@ class _Forward(Lowering):
 
     rules, mode, derivative = TANGENTS, "forward", "tangent"
     complex_rules = COMPLEX_TANGENTS
+    sparse_rules = SPARSE_TANGENTS
 
     def __init__(self, ctx, active: set[str], primal: list):
         super().__init__(ctx, active)
@@ -253,10 +254,11 @@ class _Forward(Lowering):
             return A.name(self.name(target.id), store=True)
         return gast.Tuple(elts=[self.tangent_target(e) for e in target.elts], ctx=gast.Store())
 
-    def compile_callee(self, func, active: tuple[str, ...], varargs, objects, known=()):
+    def compile_callee(self, func, active: tuple[str, ...], varargs, objects, known=(),
+                       sparse=frozenset()):
         options = dataclasses.replace(self.ctx.options, value=True)
         return tangent_function(self.ctx.compile_callee, func, active, options, varargs,
-                                objects, known)
+                                objects, known, sparse)
 
     def call_callee(self, func, holder, call, arguments, active, target, stmt) -> list:
         """``y = helper(a, b)`` -> ``y, dy = helper_jvp.call(a, b, da=da_1)``, in place of the

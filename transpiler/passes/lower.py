@@ -43,7 +43,13 @@ from transpiler.passes.stars import vararg_names
 from transpiler.rules.complex_rules import COMPLEX_READY
 from transpiler.rules.methods import METHODS, PACKED
 from transpiler.rules.nondiff import NONDIFF, reports
-from transpiler.rules.registry import ADJOINTS, is_user_function, key_name, no_rule
+from transpiler.rules.registry import (
+    ADJOINTS,
+    SparseMethod,
+    is_user_function,
+    key_name,
+    no_rule,
+)
 from transpiler.templates import bind_call
 
 
@@ -136,6 +142,9 @@ class Lowering:
             index = A.index_expression(value.slice)
             return self.rule(operator.getitem, [value.value, index], {}, target, value)
         if isinstance(value, gast.Attribute) and value.attr not in SHAPE_ATTRIBUTES:
+            if self.is_sparse(value.value):  # (A.T: rules/sparse_rules.py)
+                return self.rule(SparseMethod(value.attr), [value.value], {}, target, value,
+                                 f".{value.attr}")
             key = getattr(np.ndarray, value.attr, None)
             data = isinstance(value.value, gast.Name) and (
                 value.value.id in self.ctx.arrays or value.value.id in self.ctx.scalars)
@@ -169,6 +178,12 @@ class Lowering:
         """The rule of ``key`` bound to the call site, then instantiated by the mode (where a
         value it reads or makes may be complex, its rule for complex values: ``of_complex``,
         or its own where that serves them, ``COMPLEX_READY``; else refused here)."""
+        if self.is_sparse(target, *args, *keywords.values()):
+            rule = _get(self.sparse_rules, key)
+            if rule is None:
+                raise self.sparse_refusal(node, spelled or key_name(key))
+            return self.apply_rule(rule, self.bind(rule, key, args, keywords, node),
+                                   target, node)
         try:
             rule = self.rules.get(key)
             ready = rule is not None and key in COMPLEX_READY
@@ -180,13 +195,40 @@ class Lowering:
             rule = self.complex_rules.get(key) or (rule if ready else None)
             if rule is None:
                 raise self.complex_refusal(node, spelled or key_name(key))
+        return self.apply_rule(rule, self.bind(rule, key, args, keywords, node), target, node)
+
+    def bind(self, rule, key, args, keywords, node):
+        """The rule's parameters bound to the call site's arguments (as the call binds them)."""
         try:
-            bound = bind_call(rule, args, keywords)
+            return bind_call(rule, args, keywords)
         except TypeError as e:
             raise error_at(node, self.ctx, f"the {self.derivative} rule of {key_name(key)} does "
                            f"not accept these arguments: {e}", "pass only the arguments the "
                            f"rule lists ({', '.join(rule.params[1:])})") from e
-        return self.apply_rule(rule, bound, target, node)
+
+    def is_sparse(self, *values) -> bool:
+        """Whether one of ``values`` (names, or expressions) may be a scipy.sparse matrix
+        (facts.sparse)."""
+        found = self.ctx.facts.sparse
+        return bool(found) and any(
+            isinstance(n, gast.Name) and n.id in found for v in values
+            for n in (A.walk(v) if isinstance(v, gast.AST) else [A.name(v)]))
+
+    def sparse_refusal(self, node, what: str) -> TranspileError:
+        """The error for ``what`` (an operation, a helper) given or making a sparse matrix."""
+        if not getattr(node, "lineno", 0) and self.at is not None:
+            node = self.at
+        if what.startswith("rt."):  # (a helper of a gradient, differentiated again)
+            return error_at(node, self.ctx, "second derivatives (hvp, hessian, a gradient "
+                            "differentiated again) through scipy.sparse matrices are not "
+                            f"supported yet ({what})", "grad, value_and_grad, jvp and vjp of "
+                            "the function work", cls=NoRuleError)
+        return error_at(node, self.ctx, f"{what} is not differentiated for scipy.sparse "
+                        "matrices: a value it reads or makes may be one here, and its rule is "
+                        "written for arrays", "use the operations that have sparse rules (see "
+                        "the README's sparse section: A @ x, A.T, A.multiply, A.toarray(), "
+                        "spsolve, sums), or make the matrix dense first (A.toarray())",
+                        cls=NoRuleError)
 
     def is_complex(self, *values) -> bool:
         """Whether one of ``values`` (names, or expressions) may be complex (facts.complex)."""
@@ -243,8 +285,9 @@ class Lowering:
                                "name to be differentiated through", "assign it to a variable")
         objects = frozenset(p for p, node in arguments.items()
                             if self.ctx.facts.receivers.may_be_object(node)) | classes
+        sparse = frozenset(p for p, node in arguments.items() if self.is_sparse(node))
         try:
-            callee = self.compile_callee(func, tuple(active), varargs, objects, known)
+            callee = self.compile_callee(func, tuple(active), varargs, objects, known, sparse)
         except TranspileError as e:
             raise TranspileError(f"{e.message}\n(in {func.__qualname__}, called from "
                                  f"{self.ctx.filename}:{call.lineno})", e.filename, e.lineno,
@@ -304,11 +347,22 @@ def refuse_discarded_calls(body: list, varied: set[str], ctx, allowed=frozenset(
                            "build lists in one literal or with np.stack")
 
 
+def _get(table: dict, key):
+    try:
+        return table.get(key)
+    except TypeError:  # unhashable
+        return None
+
+
 def rule_call(call, ctx) -> tuple:
     """(key, arguments, keywords) under which a call finds its rule: ``x.sum(axis=0)`` is
-    ``np.sum(x, axis=0)``; an index argument is an index expression."""
+    ``np.sum(x, axis=0)`` (of a sparse matrix ``A``, ``A.sum()`` is ``SparseMethod("sum")``);
+    an index argument is an index expression."""
     func = getanno(call, Anno.FUNC)
     args = list(call.args)
+    receiver = call.func.value if isinstance(call.func, gast.Attribute) else None
+    if func is None and isinstance(receiver, gast.Name) and receiver.id in ctx.facts.sparse:
+        func, args = SparseMethod(call.func.attr), [receiver] + args
     if func is operator.setitem:
         args[1] = A.index_expression(args[1])
     if func is None and isinstance(call.func, gast.Attribute) and call.func.attr in METHODS:

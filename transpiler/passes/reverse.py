@@ -40,7 +40,7 @@ from transpiler.passes import checkpoint, contexts, tape
 from transpiler.passes.lower import Lowering, is_setitem, refuse_discarded_calls
 from transpiler.passes.ssa import stored_names
 from transpiler.rules.complex_rules import REAL_PARTIALS
-from transpiler.rules.registry import ADJOINTS, COMPLEX_ADJOINTS
+from transpiler.rules.registry import ADJOINTS, COMPLEX_ADJOINTS, SPARSE_ADJOINTS
 from transpiler.templates import instantiate
 
 
@@ -134,6 +134,7 @@ class _Reverse(Lowering):
 
     rules, mode, derivative = ADJOINTS, "reverse", "gradient"
     complex_rules = COMPLEX_ADJOINTS
+    sparse_rules = SPARSE_ADJOINTS
 
     def __init__(self, ctx, active: set[str], primal: list, params: set[str]):
         super().__init__(ctx, active)
@@ -253,9 +254,10 @@ class _Reverse(Lowering):
             return []
         return self.value(target, value) + [marker(Anno.RESET, self.grad_of(target), stmt)]
 
-    def compile_callee(self, func, active: tuple[str, ...], varargs, objects, known=()):
+    def compile_callee(self, func, active: tuple[str, ...], varargs, objects, known=(),
+                       sparse=frozenset()):
         return split_pair(self.ctx.compile_callee, func, active, self.ctx.options, varargs,
-                          objects=objects, known=known)
+                          objects=objects, known=known, sparse_values=sparse)
 
     def call_callee(self, func, pair, call, arguments, active, target, stmt) -> list:
         """``y = helper(a, b)`` through the helper's compiled forward/backward pair."""

@@ -15,6 +15,7 @@ from transpiler.rules import (  # noqa: F401
     scipy_linalg_rules,
     scipy_rules,
     shape_rules,
+    sparse_rules,
 )
 from transpiler.rules.nondiff import NONDIFF
 from transpiler.rules.registry import ADJOINTS, adjoint, d, key_name

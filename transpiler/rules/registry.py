@@ -92,6 +92,10 @@ TANGENTS: dict[Any, Rule] = {}
 # an argument may be complex (transpiler/rules/complex_rules.py)
 COMPLEX_ADJOINTS: dict[Any, Rule] = {}
 COMPLEX_TANGENTS: dict[Any, Rule] = {}
+# the rules of operations on scipy.sparse matrices (``A @ x``, ``A.T``, ``spsolve``): chosen where
+# an operand or the result may be sparse (transpiler/rules/sparse_rules.py)
+SPARSE_ADJOINTS: dict[Any, Rule] = {}
+SPARSE_TANGENTS: dict[Any, Rule] = {}
 NEEDS_NEWER: dict[str, str] = {}  # 'math.exp2' -> 'Python 3.11': rules this interpreter lacks
 REQUIREMENTS: dict[str, str] = {}  # every rule registered only where its function exists
 
@@ -102,6 +106,14 @@ class Newer:
 
     name: str
     needs: str
+
+
+@dataclass(frozen=True)
+class SparseMethod:
+    """A rule key for a method or attribute of a scipy.sparse matrix (``A.toarray()``, ``A.T``):
+    one key for every format, as the methods mean the same in all."""
+
+    name: str
 
 
 def since(module, attr: str, needs: str):
@@ -200,16 +212,21 @@ def _registrar(table: dict, keys: tuple, forward: bool) -> Callable[[Callable], 
     return register
 
 
-def adjoint(*keys, of_complex: bool = False) -> Callable[[Callable], Callable]:
+def adjoint(*keys, of_complex: bool = False,
+            of_sparse: bool = False) -> Callable[[Callable], Callable]:
     """Register the decorated template as the adjoint (reverse-mode) rule of every key (with
-    ``of_complex``: its rule where an argument is complex, complex_rules.py)."""
-    return _registrar(COMPLEX_ADJOINTS if of_complex else ADJOINTS, keys, forward=False)
+    ``of_complex``: its rule where an argument is complex, complex_rules.py; with
+    ``of_sparse``: where an operand or the result is a scipy.sparse matrix, sparse_rules.py)."""
+    table = SPARSE_ADJOINTS if of_sparse else COMPLEX_ADJOINTS if of_complex else ADJOINTS
+    return _registrar(table, keys, forward=False)
 
 
-def tangent(*keys, of_complex: bool = False) -> Callable[[Callable], Callable]:
+def tangent(*keys, of_complex: bool = False,
+            of_sparse: bool = False) -> Callable[[Callable], Callable]:
     """Register the decorated template as the tangent (forward-mode) rule of every key (with
-    ``of_complex``: its rule where an argument is complex)."""
-    return _registrar(COMPLEX_TANGENTS if of_complex else TANGENTS, keys, forward=True)
+    ``of_complex``: its rule where an argument is complex; ``of_sparse``: of sparse matrices)."""
+    table = SPARSE_TANGENTS if of_sparse else COMPLEX_TANGENTS if of_complex else TANGENTS
+    return _registrar(table, keys, forward=True)
 
 
 def is_user_function(func) -> bool:
@@ -285,6 +302,8 @@ def key_name(key) -> str:
            gast.MatMult: "@", gast.USub: "unary -", gast.UAdd: "unary +", gast.Mod: "%"}
     if key in ops:
         return f"operator {ops[key]}"
+    if isinstance(key, SparseMethod):
+        return f"sparse matrix.{key.name}"
     if isinstance(key, property) or type(key).__name__ == "getset_descriptor":
         return f"{key.__objclass__.__name__}.{key.__name__}"
     owner = getattr(key, "__self__", None)
@@ -301,4 +320,9 @@ def key_name(key) -> str:
     if module.startswith("runtime."):  # generated code calls runtime helpers by flat names
         module = "runtime"
     name = getattr(key, "__qualname__", None) or getattr(key, "__name__", repr(key))
+    parts = module.split(".")
+    while module.startswith("scipy.sparse.") and len(parts) > 2 and getattr(
+            sys.modules.get(".".join(parts[:-1])), name, None) is key:
+        parts.pop()  # (scipy.sparse.linalg._dsolve.linsolve.spsolve: as it is imported)
+    module = ".".join(parts)
     return f"{module}.{name}" if module and module != "builtins" else name

@@ -1,0 +1,509 @@
+"""Gradients of ``scipy.sparse`` matrices: linear functionals on their entries, never dense.
+
+A sparse matrix ``A`` is made from data (``csr_matrix((data, (rows, cols)))``, ``diags(...)``)
+and read by products, solves and reductions. The gradient of a loss with respect to ``A`` is the
+matrix ``G`` with ``G[i, j] = dL/dA[i, j]``; for ``y = A @ x`` it is the outer product ``g x^T``,
+dense in general, and only its entries where ``A``'s data sits are ever needed. So the gradient
+of a sparse matrix is a ``SparseGrad``: a sum of terms that each say how to compute ``G``'s
+entries at given coordinates (``g[rows] * x[cols]`` for the product), read once, by the rule of
+the call that made the matrix, at the coordinates of its data (``G.at(rows, cols)``). Nothing is
+materialised on a pattern SciPy chose, which is what makes it exact: SciPy drops entries that
+cancel to zero (``A + B``, ``diags(..., format="csr")``), but their data still has a gradient.
+
+The cost is the data's: reading a term at ``nnz`` coordinates is ``O(nnz)`` (``O(nnz k)`` for
+a product with ``k`` columns). Adding gradients (``bA = bA + ...`` in a loop) links terms in
+``O(1)``; a term keeps the vectors it was made of until it is read.
+
+A tangent (forward mode) of a sparse matrix is a sparse matrix of the same format, SciPy's own:
+its products and solves are the tangent rules'. SciPy is imported on first use only: the
+runtime needs NumPy alone.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from runtime.arrays import is_zero
+from runtime.containers import GradList, GradTuple
+
+
+def _sp():
+    import scipy.sparse as sp  # (only a program making sparse matrices calls these helpers)
+
+    return sp
+
+
+def is_sparse(x) -> bool:
+    """Whether ``x`` is a scipy.sparse matrix or array (False without importing SciPy)."""
+    return type(x).__module__.startswith("scipy.sparse") and _sp().issparse(x)
+
+
+# --- the gradient of a sparse matrix -----------------------------------------------------------
+
+class SparseGrad:
+    """``dL/dA`` for a sparse matrix ``A`` of ``shape``, read at coordinates: ``G.at(rows, cols)``.
+
+    It is a sum of terms, each a function ``(rows, cols) -> values`` (an outer product, a dense
+    array, a term transposed or weighted). It is not an array: NumPy's arithmetic on it raises,
+    so no rule written for arrays can read it by mistake.
+    """
+
+    __slots__ = ("shape", "_left", "_right", "_term")
+    __array_ufunc__ = None  # (NumPy's operators defer to ours, and ufuncs refuse it)
+
+    def __init__(self, shape: tuple, term=None, left=None, right=None):
+        self.shape = tuple(int(n) for n in shape)
+        self._term, self._left, self._right = term, left, right
+
+    def at(self, rows, cols) -> np.ndarray:
+        """The gradient's entries at ``(rows[k], cols[k])``, each summed over its terms."""
+        rows, cols = np.asarray(rows, dtype=np.intp), np.asarray(cols, dtype=np.intp)
+        out = np.zeros(rows.shape)
+        pending = [self]  # (terms linked by +: walked without recursion)
+        while pending:
+            node = pending.pop()
+            if node._term is not None:
+                out = out + node._term(rows, cols)
+            else:
+                pending += (node._left, node._right)
+        return out
+
+    def total(self, like) -> float:
+        """``sum(G * A)`` for a sparse ``like``: the gradient of a factor scaling ``like``."""
+        coo = like.tocoo()
+        return float(np.dot(self.at(coo.row, coo.col), coo.data))
+
+    def __add__(self, other):
+        if is_zero(other):
+            return self
+        if isinstance(other, SparseGrad):
+            return SparseGrad(self.shape, left=self, right=other)
+        return NotImplemented
+
+    __radd__ = __add__
+
+    def scaled(self, c) -> SparseGrad:
+        return SparseGrad(self.shape, _Scaled(c, self))
+
+    def __neg__(self) -> SparseGrad:
+        return self.scaled(-1.0)
+
+    @property
+    def T(self) -> SparseGrad:
+        return SparseGrad(self.shape[::-1], _Transposed(self))
+
+    def __array__(self, *args, **kwargs):
+        raise TypeError("the gradient of a scipy.sparse matrix is read at coordinates "
+                        "(SparseGrad.at), never made a dense array")
+
+    def __repr__(self) -> str:
+        return f"SparseGrad(shape={self.shape})"
+
+
+class _Scaled:
+    __slots__ = ("c", "g")
+
+    def __init__(self, c, g):
+        self.c, self.g = c, g
+
+    def __call__(self, rows, cols):
+        return self.c * self.g.at(rows, cols)
+
+
+class _Transposed:
+    __slots__ = ("g",)
+
+    def __init__(self, g):
+        self.g = g
+
+    def __call__(self, rows, cols):
+        return self.g.at(cols, rows)
+
+
+class _Outer:
+    """``u @ v.T`` at coordinates: ``u[rows] * v[cols]`` (summed over the columns of 2-D
+    ``u`` and ``v``)."""
+
+    __slots__ = ("u", "v")
+
+    def __init__(self, u, v):
+        self.u, self.v = np.asarray(u), np.asarray(v)
+
+    def __call__(self, rows, cols):
+        if self.u.ndim == 1:
+            return self.u[rows] * self.v[cols]
+        return np.einsum("kj,kj->k", self.u[rows], self.v[cols])
+
+
+class _Dense:
+    """A dense gradient (of ``A.toarray()``, or weighted by a dense factor) at coordinates."""
+
+    __slots__ = ("a",)
+
+    def __init__(self, a):
+        self.a = a
+
+    def __call__(self, rows, cols):
+        return self.a[rows, cols]
+
+
+class _Weighted:
+    """``G * W`` at coordinates, for a dense ``W`` broadcast to the matrix's shape."""
+
+    __slots__ = ("g", "w")
+
+    def __init__(self, g, w):
+        self.g, self.w = g, w
+
+    def __call__(self, rows, cols):
+        return self.g.at(rows, cols) * self.w[rows, cols]
+
+
+class _Diagonal:
+    """The gradient of ``A.diagonal(k)``: ``g[i]`` at ``(i, i + k)``, zero elsewhere."""
+
+    __slots__ = ("g", "k")
+
+    def __init__(self, g, k):
+        self.g, self.k = np.asarray(g), int(k)
+
+    def __call__(self, rows, cols):
+        on = cols - rows == self.k
+        i = np.where(on, rows if self.k >= 0 else cols, 0)
+        return np.where(on, self.g[i] if self.g.size else 0.0, 0.0)
+
+
+class _Summed:
+    """The gradient of ``A.sum(axis)``: ``g`` spread over the axis summed (a number: every
+    entry; axis 0: ``g[cols]``; axis 1: ``g[rows]``)."""
+
+    __slots__ = ("g", "axis")
+
+    def __init__(self, g, axis):
+        self.g, self.axis = np.asarray(g), axis
+
+    def __call__(self, rows, cols):
+        if self.axis is None:
+            return np.full(rows.shape, float(self.g))
+        return self.g.ravel()[cols if self.axis in (0, -2) else rows]
+
+
+def _grad(shape, term) -> SparseGrad:
+    return SparseGrad(shape, term)
+
+
+def _refuse_sparse_operand(x, what: str) -> None:
+    if is_sparse(x):
+        raise NotImplementedError(f"{what} of two scipy.sparse matrices is not differentiated "
+                                  "yet; make one of them a dense array (.toarray()) if it is "
+                                  "small, or ask for this rule")
+
+
+def _dense_partial(g, like):
+    from runtime.broadcast import unbroadcast
+
+    return unbroadcast(g, like)
+
+
+def _dense_matmul_adjoint(g, a, b, wrt: int):
+    if np.ndim(a) > 2 or np.ndim(b) > 2:  # (A.dot of arrays: not a matmul there)
+        raise NotImplementedError("A.dot of arrays of more than two dimensions, where A may be "
+                                  "a scipy.sparse matrix, is not differentiated; call np.dot")
+    from runtime.linalg import matmul_adjoint_a, matmul_adjoint_b
+
+    return (matmul_adjoint_a if wrt == 0 else matmul_adjoint_b)(g, a, b)
+
+
+def _is_matrix_product(a) -> bool:
+    """Whether ``*`` of sparse ``a`` is a matrix product: a ``*_matrix``'s is, a ``*_array``'s
+    multiplies elementwise, as NumPy's. (By the class's name: before SciPy 1.11 the
+    ``*_array`` classes derive from ``spmatrix``.)"""
+    return type(a).__name__.endswith("_matrix")
+
+
+# --- making a sparse matrix from its data ------------------------------------------------------
+
+def _coordinates(arg1, ans):
+    """``(rows, cols)`` of the data a ``(data, (rows, cols))`` or ``(data, indices, indptr)``
+    argument places, in the data's order."""
+    if len(arg1) == 2:
+        rows, cols = arg1[1]
+        return np.asarray(rows), np.asarray(cols)
+    _, indices, indptr = arg1
+    indptr = np.asarray(indptr)
+    outer = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
+    if ans.format == "csc":
+        return np.asarray(indices), outer
+    return outer, np.asarray(indices)
+
+
+def sparse_made_adjoint(g, arg1, ans):
+    """The gradient of ``arg1`` in ``csr_matrix(arg1, shape)`` (csc, coo; ``*_array``): the
+    data's at its coordinates, a dense array's everywhere, a sparse matrix's the same."""
+    if is_zero(g):
+        return g
+    if isinstance(arg1, tuple):
+        rows, cols = _coordinates(arg1, ans)
+        data = g.at(rows, cols).reshape(np.shape(arg1[0]))
+        if len(arg1) == 2:
+            return GradTuple((data, GradTuple((0.0, 0.0))))
+        return GradTuple((data, 0.0, 0.0))
+    if is_sparse(arg1):
+        return g
+    m, n = ans.shape
+    rows, cols = np.indices((m, n))
+    return g.at(rows.ravel(), cols.ravel()).reshape(np.shape(arg1))
+
+
+def sparse_made_tangent(t, arg1, ans):
+    """The tangent of ``csr_matrix(arg1, shape)``: the same matrix with the data's tangent."""
+    if isinstance(arg1, tuple):
+        data = _tangent_item(t[0] if isinstance(t, tuple) else t, arg1[0])
+        rest = tuple(arg1[1:])
+        return type(ans)((data,) + rest, shape=ans.shape)
+    if is_sparse(t):
+        return _like(t, ans)
+    return type(ans)(np.broadcast_to(t, ans.shape), shape=ans.shape)
+
+
+def _like(t, ans):
+    """Sparse tangent ``t`` of ``ans``'s class (a ``*_array``'s ``*`` is not a ``*_matrix``'s)."""
+    return t if type(t) is type(ans) else type(ans)(t)
+
+
+def _tangent_item(t, like):
+    """A tangent of ``like`` as an array of its shape (a zero tangent: zeros)."""
+    if is_zero(t):
+        return np.zeros(np.shape(like))
+    return np.broadcast_to(t, np.shape(like))
+
+
+# --- diags and spdiags -------------------------------------------------------------------------
+
+def _diagonal_coordinates(length: int, k: int):
+    i = np.arange(length)
+    return (i, i + k) if k >= 0 else (i - k, i)
+
+
+def _diagonal_list(diagonals, offsets):
+    """``diags``' arguments as a list of diagonals and a list of offsets (one diagonal may be
+    given alone, with one offset)."""
+    if np.ndim(offsets) == 0:
+        return [diagonals], [int(offsets)], True
+    return list(diagonals), [int(k) for k in offsets], False
+
+
+def diags_adjoint(g, diagonals, offsets, ans):
+    """The gradient of ``diagonals`` in ``diags(diagonals, offsets, shape)``: each diagonal's
+    entries read on its diagonal (a number spread along it: their sum)."""
+    if is_zero(g):
+        return g
+    parts, ks, alone = _diagonal_list(diagonals, offsets)
+    m, n = ans.shape
+    grads = []
+    for part, k in zip(parts, ks, strict=True):
+        length = min(m + min(k, 0), n - max(k, 0))
+        rows, cols = _diagonal_coordinates(length, k)
+        values = g.at(rows, cols)
+        grads.append(float(np.sum(values)) if np.ndim(part) == 0 else values)
+    if alone:
+        return grads[0]
+    return GradTuple(grads) if isinstance(diagonals, tuple) else GradList(grads)
+
+
+def diags_tangent(t, diagonals, offsets, ans):
+    """The tangent of ``diags(diagonals, offsets, shape)``: the same with the diagonals'."""
+    parts, ks, alone = _diagonal_list(diagonals, offsets)
+    tangents = [t] if alone else list(t) if isinstance(t, (tuple, list)) else [t] * len(parts)
+    made = [np.broadcast_to(_tangent_item(dt, part), np.shape(part)).astype(float)
+            for dt, part in zip(tangents, parts, strict=True)]
+    return _like(_sp().diags(made, ks, shape=ans.shape, format=ans.format), ans)
+
+
+def spdiags_adjoint(g, data, diags, ans):
+    """The gradient of ``data`` in ``spdiags(data, diags, m, n)``: ``data[i, j]`` sits at
+    ``(j - diags[i], j)`` where that is inside the matrix (elsewhere it is not read)."""
+    if is_zero(g):
+        return g
+    data = np.asarray(data)
+    m, n = ans.shape
+    out = np.zeros(np.shape(data) if data.ndim == 2 else (1, data.shape[-1]))
+    for i, k in enumerate(np.atleast_1d(diags)):
+        cols = np.arange(out.shape[1])
+        rows = cols - int(k)
+        inside = (rows >= 0) & (rows < m) & (cols < n)
+        out[i, inside] = g.at(rows[inside], cols[inside])
+    return out.reshape(np.shape(data))
+
+
+def spdiags_tangent(t, data, diags, ans):
+    return _like(_sp().spdiags(_tangent_item(t, data), diags, ans.shape[0], ans.shape[1],
+                               format=ans.format), ans)
+
+
+# --- products, sums and conversions ------------------------------------------------------------
+
+def sparse_matmul_adjoint(g, a, b, wrt: int):
+    """The gradient of ``a @ b`` with respect to operand ``wrt`` (0: ``a``), one of them sparse:
+    a ``SparseGrad`` (an outer product read at coordinates) for the sparse one, a product with
+    the transpose for the dense one. (Neither sparse when run, for a value that only may have
+    been: NumPy's matmul adjoint.)"""
+    if not (is_sparse(a) or is_sparse(b)):
+        return _dense_matmul_adjoint(g, a, b, wrt)
+    if is_sparse(a) and is_sparse(b):
+        _refuse_sparse_operand(b, "a matrix product")
+    g = np.asarray(g)
+    if is_sparse(a):
+        if wrt == 1:  # b's: A^T g
+            return (a.T @ g).reshape(np.shape(b))
+        return _grad(a.shape, _Outer(g, np.asarray(b)))
+    if wrt == 0:  # a dense a @ sparse b: a's gradient is g B^T
+        return np.asarray((b @ g.T).T).reshape(np.shape(a))
+    a2 = np.asarray(a)  # B's: a^T g, as rows a[:, i] against g[:, j]
+    if a2.ndim == 1:
+        return _grad(b.shape, _Outer(a2, g))
+    return _grad(b.shape, _Outer(a2.T, g.T))
+
+
+def sparse_mul_adjoint(g, a, b, wrt: int):
+    """The gradient of ``a * b`` with respect to operand ``wrt``, one of them sparse: a scaling
+    by a number, the matrix product of an ``spmatrix`` with an array, or the elementwise
+    product of a ``sparray`` with one (``A.multiply``). (Neither sparse: NumPy's product.)"""
+    if not (is_sparse(a) or is_sparse(b)):
+        return _dense_partial(g * (b if wrt == 0 else a), a if wrt == 0 else b)
+    sparse, other = (a, b) if is_sparse(a) else (b, a)
+    if np.ndim(other) == 0 and not is_sparse(other):
+        if (sparse is a) == (wrt == 0):
+            return g.scaled(other) if not is_zero(g) else g
+        return g.total(sparse) if not is_zero(g) else 0.0
+    if _is_matrix_product(sparse):
+        return sparse_matmul_adjoint(g, a, b, wrt)
+    _refuse_sparse_operand(other, "the elementwise product")
+    return sparse_multiply_adjoint(g, sparse, other, 0 if (sparse is a) == (wrt == 0) else 1)
+
+
+def sparse_div_adjoint(g, a, c, wrt: int):
+    """The gradient of ``A / c`` (a number ``c``) with respect to ``A`` (0) or ``c`` (1)."""
+    if is_zero(g):
+        return g
+    if not is_sparse(a):
+        return _dense_partial(g / c if wrt == 0 else -g * a / c ** 2, c if wrt else a)
+    if np.ndim(c) != 0 or is_sparse(c):
+        raise NotImplementedError("a scipy.sparse matrix divided by an array or a matrix is not "
+                                  "differentiated; divide by a number, or use A.multiply(1 / w)")
+    if wrt == 0:
+        return g.scaled(1.0 / c)
+    return -g.total(a) / c ** 2
+
+
+def sparse_multiply_adjoint(g, a, w, wrt: int):
+    """The gradient of ``A.multiply(w)`` (``w`` dense, broadcast to ``A``'s shape) with respect
+    to ``A`` (0: ``G * w``) or ``w`` (1: ``G * A`` on ``A``'s entries, summed to ``w``'s
+    shape)."""
+    if is_zero(g):
+        return g
+    _refuse_sparse_operand(w, "A.multiply")
+    if wrt == 0:
+        return _grad(a.shape, _Weighted(g, np.broadcast_to(np.asarray(w), a.shape)))
+    coo = a.tocoo()
+    full = np.zeros(a.shape)
+    np.add.at(full, (coo.row, coo.col), g.at(coo.row, coo.col) * coo.data)
+    from runtime.broadcast import unbroadcast
+
+    return unbroadcast(full, w)
+
+
+def sparse_add_adjoint(g, a, b, wrt: int, sign: float = 1.0):
+    """The gradient of ``a + b`` (``sign`` -1: ``a - b``) with respect to operand ``wrt``, both
+    sparse."""
+    if not (is_sparse(a) or is_sparse(b)):
+        return _dense_partial(-g if wrt and sign != 1.0 else g, b if wrt else a)
+    if not (is_sparse(a) and is_sparse(b)):
+        raise NotImplementedError("a scipy.sparse matrix plus a dense array (an np.matrix) is "
+                                  "not differentiated; add .toarray() of the matrix instead")
+    if is_zero(g) or wrt == 0 or sign == 1.0:
+        return g
+    return -g
+
+
+def sparse_dense_adjoint(g, a):
+    """The gradient of ``A.toarray()``: the dense gradient, read at the data's coordinates."""
+    return _grad(a.shape, _Dense(np.asarray(g)))
+
+
+def sparse_sum_adjoint(g, a, axis=None):
+    """The gradient of ``A.sum(axis)`` (``axis`` of a ``sparray``; an ``spmatrix``'s is an
+    np.matrix, refused)."""
+    if not is_sparse(a):
+        from runtime.broadcast import unreduce
+
+        return unreduce(g, a, axis)
+    if axis is not None and _is_matrix_product(a):
+        raise NotImplementedError("A.sum(axis=...) of a scipy.sparse *_matrix is an np.matrix, "
+                                  "which is not differentiated; use A @ np.ones(n) (row sums) or "
+                                  "A.T @ np.ones(m) (column sums), or a *_array")
+    return _grad(a.shape, _Summed(g, axis))
+
+
+def sparse_sum_tangent(t, a, axis=None):
+    if axis is not None and _is_matrix_product(a):
+        sparse_sum_adjoint(0.0, a, axis)
+    return t.sum(axis=axis)
+
+
+def sparse_diagonal_adjoint(g, a, k=0):
+    """The gradient of ``A.diagonal(k)``."""
+    if not is_sparse(a):
+        raise NotImplementedError("the diagonal of a value that may be a scipy.sparse matrix "
+                                  "is differentiated only when it is one; call np.diagonal")
+    return _grad(a.shape, _Diagonal(g, k))
+
+
+# --- solves ------------------------------------------------------------------------------------
+
+def spsolve_adjoint(g, a, b, x):
+    """``(A's gradient, b's)`` of ``x = spsolve(A, b)``: ``lam = spsolve(A.T, g)``, one
+    transposed sparse solve; ``b``'s is ``lam``, ``A``'s is ``-lam x^T`` read at the data's
+    coordinates."""
+    if is_sparse(b):
+        raise NotImplementedError("spsolve with a sparse right-hand side is not differentiated "
+                                  "yet; pass b.toarray()")
+    spsolve = _spsolve()
+    g = np.asarray(g)
+    lam = spsolve(a.T.tocsc(), g.reshape(np.shape(x)))
+    lam = np.asarray(lam).reshape(np.shape(x))
+    xs = np.asarray(x)
+    ga = _grad(a.shape, _Outer(-lam, xs))
+    return ga, lam.reshape(np.shape(b))
+
+
+def spsolve_tangent(t_a, a, x):
+    """The term of ``x = spsolve(A, b)``'s tangent from ``A``'s: ``-A^{-1} (dA x)``."""
+    rhs = t_a @ np.asarray(x)
+    return -np.asarray(_spsolve()(a, rhs)).reshape(np.shape(x))
+
+
+def spsolve_b_tangent(t_b, a, x):
+    """The term of ``x = spsolve(A, b)``'s tangent from ``b``'s: ``A^{-1} db``."""
+    return np.asarray(_spsolve()(a, t_b)).reshape(np.shape(x))
+
+
+def _spsolve():
+    from scipy.sparse.linalg import spsolve
+
+    return spsolve
+
+
+def sparse_grad_like(g, a):
+    """The gradient of a sparse argument ``a``: a sparse matrix of its format and pattern (its
+    stored entries, duplicates each read whole) holding the gradient's entries there."""
+    sp = _sp()
+    if is_zero(g):
+        g = SparseGrad(a.shape)
+    if a.format in ("csr", "csc"):
+        rows, cols = _coordinates((a.data, a.indices, a.indptr), a)
+        return type(a)((g.at(rows, cols), a.indices.copy(), a.indptr.copy()), shape=a.shape)
+    coo = a.tocoo()
+    out = sp.coo_matrix((g.at(coo.row, coo.col), (coo.row, coo.col)), shape=a.shape)
+    return out.asformat(a.format) if isinstance(a, sp.spmatrix) else \
+        sp.coo_array(out).asformat(a.format)

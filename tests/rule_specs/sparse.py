@@ -1,0 +1,109 @@
+"""Specs of the scipy.sparse rules (none without SciPy): ``SPARSE_SPECS``, a table of its own,
+since these rules live in their own table (``SPARSE_ADJOINTS``, taken where a value may be
+sparse). Every case makes its matrix from the dense arguments (its data) and returns a dense
+value, so the finite differences move the data and the matrix with it.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from tests.rule_specs.common import OpSpec
+from transpiler.rules.registry import SparseMethod
+
+try:
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spla
+except ImportError:
+    sp = spla = None
+
+UNIT = (-1.0, 1.0)
+# a tridiagonal matrix of five unknowns from the data a (diagonally dominant)
+TRI = "A = sp.diags([a[1:], a + 4.0, a[:-1]], [-1, 0, 1], format='csr'); "
+TRI_VEC = (((5,), (5,)), ((5,), (5, 2)))
+# six entries at coordinates with a duplicate ((0, 0) twice) and an off-diagonal pair
+COORDS = "([0, 1, 2, 3, 0, 2], [0, 1, 2, 3, 0, 3])"
+DATA_VEC = (((6,), (4,)), ((6,), (4, 2)))
+
+SPARSE_SPECS: list = []
+
+if sp is not None:
+    SPARSE_SPECS = [
+        # --- made from data ---
+        OpSpec(sp.csr_matrix, f"sp.csr_matrix((a, {COORDS}), shape=(4, 4)) @ b", 2, UNIT,
+               shapes=DATA_VEC),
+        OpSpec(sp.csc_matrix, f"sp.csc_matrix((a, {COORDS}), shape=(4, 4)) @ b", 2, UNIT,
+               shapes=DATA_VEC),
+        OpSpec(sp.coo_matrix, f"sp.coo_matrix((a, {COORDS}), shape=(4, 4)) @ b", 2, UNIT,
+               shapes=DATA_VEC),
+        OpSpec(sp.csr_array, f"sp.csr_array((a, {COORDS}), shape=(4, 4)) @ b", 2, UNIT,
+               shapes=DATA_VEC),
+        OpSpec(sp.csc_array, f"sp.csc_array((a, {COORDS}), shape=(4, 4)) @ b", 2, UNIT,
+               shapes=DATA_VEC),
+        OpSpec(sp.coo_array, f"sp.coo_array((a, {COORDS})).toarray()", 1, UNIT,
+               shapes=(((6,),),)),
+        OpSpec(sp.csr_matrix, "sp.csr_matrix((a, [0, 2, 1, 0, 3], [0, 2, 3, 5]), "
+               "shape=(3, 4)) @ b", 2, UNIT, shapes=(((5,), (4,)),)),
+        OpSpec(sp.csc_matrix, "sp.csc_matrix((a, [0, 2, 1, 0, 2], [0, 2, 3, 5]), "
+               "shape=(3, 3)) @ b", 2, UNIT, shapes=(((5,), (3,)),)),
+        OpSpec(sp.csr_matrix, "sp.csr_matrix(a) @ b", 2, UNIT, shapes=(((3, 4), (4,)),)),
+        OpSpec(sp.csr_matrix, "B = sp.csr_matrix(a); sp.csr_matrix(B).toarray()", 1, UNIT,
+               shapes=(((3, 4),),)),
+        OpSpec(sp.diags, TRI + "A @ b", 2, UNIT, shapes=TRI_VEC),
+        OpSpec(sp.diags, "sp.diags(a, 1) @ b", 2, UNIT, shapes=(((3,), (4,)),)),
+        OpSpec(sp.diags, "sp.diags((a, b), (0, -2)).toarray()", 2, UNIT,
+               shapes=(((4,), (2,)),)),
+        OpSpec(sp.diags, "sp.diags([a, 2.0 * a, b], [-1, 0, 1], shape=(3, 3)) @ np.ones(3)", 2,
+               UNIT, shapes=(((), ()),)),
+        OpSpec(sp.spdiags, "sp.spdiags(a, [0, -1, 2], 4, 4) @ b", 2, UNIT,
+               shapes=(((3, 4), (4,)),)),
+        # --- products ---
+        OpSpec(gast.MatMult, TRI + "b @ A", 2, UNIT,
+               shapes=(((5,), (5,)), ((5,), (3, 5)))),
+        OpSpec(SparseMethod("dot"), TRI + "A.dot(b)", 2, UNIT, shapes=TRI_VEC),
+        OpSpec(gast.Mult, TRI + "(A * b) @ np.arange(5.0)", 2, UNIT,
+               shapes=(((5,), ()),)),
+        OpSpec(gast.Mult, TRI + "(b * A.T) @ np.arange(5.0)", 2, UNIT,
+               shapes=(((5,), ()),)),
+        OpSpec(gast.Mult, TRI + "(A * b).sum(axis=0)", 2, UNIT, shapes=(((5,), (5, 2)),)),
+        OpSpec(gast.Mult, "A = sp.csr_array(sp.diags(a, 0)); (A * b).toarray()",
+               2, UNIT, shapes=(((3,), (3, 3)), ((3,), (3,)))),
+        OpSpec(gast.Div, TRI + "(A / b) @ np.arange(5.0)", 2, (UNIT, (0.5, 2.0)),
+               shapes=(((5,), ()),)),
+        OpSpec(gast.Add, TRI + "B = sp.diags(b, 1, shape=(5, 5)); (A + B) @ a",
+               2, UNIT, shapes=(((5,), (4,)),)),
+        OpSpec(gast.Sub, TRI + "B = sp.diags(b, 1, shape=(5, 5)); (A - B) @ a",
+               2, UNIT, shapes=(((5,), (4,)),)),
+        OpSpec(gast.USub, TRI + "(-A) @ b", 2, UNIT, shapes=(((5,), (5,)),)),
+        # --- methods ---
+        OpSpec(SparseMethod("T"), TRI + "A.T @ b", 2, UNIT, shapes=TRI_VEC),
+        OpSpec(SparseMethod("transpose"), TRI + "A.transpose() @ b", 2, UNIT,
+               shapes=(((5,), (5,)),)),
+        OpSpec(SparseMethod("toarray"), TRI + "A.toarray() * b", 2, UNIT,
+               shapes=(((5,), (5,)),)),
+        OpSpec(SparseMethod("tocsr"), "A = sp.coo_matrix((a, ([0, 1, 0], [0, 1, 0]))); "
+               "A.tocsr() @ b", 2, UNIT, shapes=(((3,), (2,)),)),
+        OpSpec(SparseMethod("tocsc"), TRI + "A.tocsc() @ b", 2, UNIT, shapes=(((5,), (5,)),)),
+        OpSpec(SparseMethod("tocoo"), TRI + "A.tocoo() @ b", 2, UNIT, shapes=(((5,), (5,)),)),
+        OpSpec(SparseMethod("copy"), TRI + "A.copy() @ b", 2, UNIT, shapes=(((5,), (5,)),)),
+        OpSpec(SparseMethod("asformat"), TRI + "A.asformat('coo') @ b", 2, UNIT,
+               shapes=(((5,), (5,)),)),
+        OpSpec(SparseMethod("multiply"), TRI + "A.multiply(b).toarray()", 2, UNIT,
+               shapes=(((5,), (5,)), ((5,), (5, 5)), ((5,), (5, 1)))),
+        OpSpec(SparseMethod("sum"), TRI + "A.sum() * b", 2, UNIT, shapes=(((5,), ()),)),
+        OpSpec(SparseMethod("sum"), "A = sp.csr_array(sp.diags([a[1:], a], [1, 0])); "
+               "A.sum(axis=0) * b", 2, UNIT, shapes=(((4,), (4,)),)),
+        OpSpec(SparseMethod("sum"), "A = sp.csr_array(sp.diags([a[1:], a], [1, 0])); "
+               "A.sum(axis=1) * b", 2, UNIT, shapes=(((4,), (4,)),)),
+        OpSpec(SparseMethod("diagonal"), TRI + "A.diagonal() * b", 2, UNIT,
+               shapes=(((5,), (5,)),)),
+        OpSpec(SparseMethod("diagonal"), TRI + "A.diagonal(1) * b + A.diagonal(-1)", 2, UNIT,
+               shapes=(((5,), (4,)),)),
+        # --- solves ---
+        OpSpec(spla.spsolve, TRI + "spla.spsolve(A, b)", 2, UNIT, shapes=TRI_VEC),
+        OpSpec(spla.spsolve, TRI + "spla.spsolve(A.tocsc(), b)", 2, UNIT,
+               shapes=(((5,), (5, 1)),)),
+    ]
+    if hasattr(sp, "diags_array"):
+        SPARSE_SPECS.append(OpSpec(sp.diags_array, "sp.diags_array([a, b], offsets=[0, 1]) "
+                                   "@ np.arange(3.0)", 2, UNIT, shapes=(((3,), (2,)),)))

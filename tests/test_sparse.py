@@ -1,0 +1,230 @@
+"""scipy.sparse: every sparse rule against finite differences in both modes (the spec table
+``SPARSE_SPECS``), sparse arguments (their gradient a sparse matrix of their pattern, checked by
+directional differences of the data), the exactness SciPy's dropped zeros would break, the
+refusals, and memory at scale (the gradient is never dense)."""
+
+from __future__ import annotations
+
+import pathlib
+import re
+import tracemalloc
+
+import numpy as np
+import pytest
+
+from tests.rule_specs import build, case_seed, discovered, make_args
+from tests.test_rules import same_key
+from tests.test_tangent_rules import _flat, _function, _numeric_jvp, _tangents
+from tests.util import make, readme_block, run_readme_block
+from transpiler import TranspileError, check_grad, grad, hvp, jvp, vjp
+from transpiler.rules.registry import SPARSE_ADJOINTS, SPARSE_TANGENTS, key_name
+
+sp = pytest.importorskip("scipy.sparse")
+spla = pytest.importorskip("scipy.sparse.linalg")
+
+README = (pathlib.Path(__file__).parent.parent / "README.md").read_text()
+SPECS = discovered("SPARSE_SPECS")
+CASES = [pytest.param(spec, shapes, id=f"{spec.expr}-{shapes}") for spec in SPECS
+         for shapes in spec.shapes]
+
+
+@pytest.mark.parametrize("optimize", [True, False], ids=["opt", "noopt"])
+@pytest.mark.parametrize("spec, shapes", CASES)
+def test_sparse_rule_vjp(spec, shapes, optimize):
+    seed = case_seed(f"{spec.expr}-{shapes}")
+    args = make_args(spec, shapes, seed)
+    f = build(spec.expr, args, seed + 1)
+    check_grad(f, *args, wrt=spec.diff_positions, rtol=spec.rtol, atol=spec.atol,
+               optimize=optimize)
+
+
+@pytest.mark.parametrize("spec, shapes", CASES)
+def test_sparse_rule_jvp(spec, shapes):
+    seed = case_seed(f"{spec.expr}-{shapes}")
+    args = make_args(spec, shapes, seed)
+    f = _function(spec, len(args))
+    tangents = _tangents(spec, args, seed + 7)
+    value, tangent = jvp(f, args, tangents)
+    np.testing.assert_allclose(_flat(value), _flat(f(*args)), rtol=1e-12, atol=1e-12)
+    expected = _numeric_jvp(f, args, tangents)
+    np.testing.assert_allclose(_flat(tangent), expected, rtol=1e-5,
+                               atol=1e-6 * (1 + np.abs(expected).max(initial=0)))
+
+
+def test_every_sparse_rule_has_a_spec_and_a_tangent():
+    missing = [key_name(k) for k in SPARSE_ADJOINTS
+               if not any(s.key == k or same_key(s.key, k) for s in SPECS)]
+    assert not missing, f"sparse rules without a spec: {missing}"
+    assert set(SPARSE_ADJOINTS) == set(SPARSE_TANGENTS)
+
+
+# --- a realistic function: a 1-D diffusion operator from per-cell conductivities ------------------
+
+def _poisson(k, f):
+    n = len(f)
+    main = k[:-1] + k[1:]
+    A = sp.diags([-k[1:-1], main, -k[1:-1]], [-1, 0, 1], shape=(n, n), format="csr")
+    u = spla.spsolve(A, f)
+    return np.sum((u - 0.1) ** 2)
+
+
+def test_a_diffusion_solve_matches_finite_differences_in_both_modes():
+    k = np.linspace(1.0, 2.0, 9)
+    f = np.sin(np.arange(8.0))
+    check_grad(_poisson, k, f, wrt=(0, 1))
+    t = np.cos(np.arange(9.0))
+    _, tangent = jvp(_poisson, (k, f), (t, None))
+    h = 1e-6
+    np.testing.assert_allclose(tangent, (_poisson(k + h * t, f) - _poisson(k - h * t, f)) / (2 * h),
+                               rtol=1e-6)
+
+
+# --- sparse arguments ---------------------------------------------------------------------------
+
+def _operator(n: int = 6, fmt: str = "csr"):
+    main = 2.5 + np.arange(n) / n
+    return sp.diags([np.full(n - 1, -1.0), main, np.full(n - 1, -0.7)], [-1, 0, 1], format=fmt)
+
+
+def _loss(x, A):
+    y = spla.spsolve(A, x)
+    return np.sum(y ** 2) + np.sum((A @ x) ** 3)
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
+def test_the_gradient_of_a_sparse_argument_is_sparse_on_its_pattern(fmt):
+    A = _operator(fmt=fmt)
+    x = np.linspace(0.3, 1.1, 6)
+    data = A.data.copy()
+    G = grad(_loss, wrt=1)(x, A)
+    assert type(G) is type(A) and G.shape == A.shape and G.nnz == A.nnz
+    direction = np.cos(np.arange(A.nnz))
+    h = 1e-6
+    up, down = A.copy(), A.copy()
+    up.data = up.data + h * direction
+    down.data = down.data - h * direction
+    expected = (_loss(x, up) - _loss(x, down)) / (2 * h)
+    np.testing.assert_allclose(np.dot(G.data, direction), expected, rtol=1e-6)
+    np.testing.assert_array_equal(A.data, data)  # (the argument is not written)
+    # forward mode: a sparse tangent of the same pattern
+    T = A.copy()
+    T.data = direction
+    _, tangent = jvp(_loss, (x, A), (None, T))
+    np.testing.assert_allclose(tangent, expected, rtol=1e-6)
+
+
+def test_a_sparse_argument_that_is_not_differentiated_and_vjp():
+    A = _operator()
+    x = np.linspace(0.3, 1.1, 6)
+    check_grad(lambda x: _loss(x, A), x)
+    np.testing.assert_allclose(grad(_loss)(x, A), grad(lambda x: _loss(x, A))(x), rtol=1e-12)
+    value, pullback = vjp(_loss, x, A)
+    gx, gA = pullback(1.0)
+    np.testing.assert_allclose(gx, grad(_loss)(x, A), rtol=1e-12)
+    np.testing.assert_allclose(gA.toarray(), grad(_loss, wrt=1)(x, A).toarray(), rtol=1e-12)
+
+
+def test_a_helper_given_a_sparse_matrix_is_compiled_for_it():
+    A = _operator()
+
+    def step(A, x, dt):
+        y = x.copy()
+        for _ in range(3):  # (a loop: not inlined)
+            y = y - dt * (A @ y)
+        return y
+
+    def loss(x, dt):
+        return np.sum(step(A, x, dt) ** 2)
+
+    check_grad(loss, np.linspace(0.3, 1.1, 6), 0.1, wrt=(0, 1))
+
+
+# --- exactness where SciPy drops entries ----------------------------------------------------------
+
+def test_entries_that_cancel_to_zero_keep_their_gradient():
+    # A + B drops the entry where they cancel, and diags(format='csr') a zero data value: the
+    # data still moves those entries, so their gradients are not zero
+    def loss(a, b):
+        A = sp.diags([a], [0], format="csr")
+        B = sp.diags([b], [0], format="csr")
+        C = A + B
+        return np.sum((C @ np.arange(1.0, 4.0)) ** 2) + np.sum(C.toarray())
+
+    a = np.array([1.0, 0.0, 2.0])
+    b = np.array([-1.0, 0.0, 0.5])  # cancels at 0, both zero at 1
+    assert (sp.diags([a], [0], format="csr") + sp.diags([b], [0], format="csr")).nnz == 1
+    check_grad(loss, a, b, wrt=(0, 1))
+
+
+# --- refusals -------------------------------------------------------------------------------------
+
+def test_an_operation_without_a_sparse_rule_is_refused_at_its_line():
+    L = sp.diags([1.0, -2.0, 1.0], [-1, 0, 1], shape=(4, 4))
+    f = make("def f(u, D):\n    A = D * L\n    return np.sum(A) + np.sum(u)\n", L=L)
+    for call in (lambda: grad(f, wrt=1)(np.ones(4), 0.7), lambda: jvp(f, (np.ones(4), 0.7),
+                                                                    (None, 1.0))):
+        with pytest.raises(TranspileError, match="np.sum is not differentiated for "
+                           "scipy.sparse matrices") as e:
+            call()
+        assert e.value.lineno == 3
+
+
+def test_second_derivatives_through_sparse_matrices_are_refused():
+    def f(x):
+        A = sp.diags([x[1:], x + 3.0, x[1:]], [-1, 0, 1], format="csr")
+        return np.sum(spla.spsolve(A, np.ones(4)) ** 2)
+
+    with pytest.raises(TranspileError, match="second derivatives"):
+        hvp(f)(np.ones(4), np.ones(4))
+
+
+def test_the_column_sums_of_a_sparse_matrix_np_matrix_are_refused_when_run():
+    def f(x):
+        A = sp.diags([x], [0], format="csr")  # (a csr_matrix: its axis sums are np.matrix)
+        s = A.sum(axis=0)
+        return s[0, 0]
+
+    with pytest.raises((NotImplementedError, TranspileError)):
+        grad(f)(np.ones(3))
+
+
+def test_a_sparse_matrix_inside_a_container_argument_is_refused():
+    A = _operator()
+    g = make("def g(m, G):\n    r = G[0] @ m\n    return np.sum(r ** 2)\n")
+    with pytest.raises(TypeError, match="not inside containers"):
+        grad(g)(np.ones(6), [A])
+
+
+# --- scale: never dense ------------------------------------------------------------------------
+
+def test_the_gradient_of_a_large_tridiagonal_solve_stays_on_the_data():
+    n = 100_000
+    rng = np.random.default_rng(0)
+    k = rng.uniform(1.0, 2.0, n + 1)
+    f = rng.uniform(-1.0, 1.0, n)
+
+    def loss(k):
+        A = sp.diags([-k[1:-1], k[:-1] + k[1:], -k[1:-1]], [-1, 0, 1], format="csr")
+        x = spla.spsolve(A, f)
+        return np.sum(x ** 2)
+
+    g = grad(loss)
+    g(k)  # (compiled and warmed)
+    tracemalloc.start()
+    out = g(k)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    data_bytes = (3 * n - 2) * (8 + 4) + (n + 1) * 4  # csr data, indices and indptr
+    assert peak < 30 * data_bytes, (peak, data_bytes)
+    assert out.shape == k.shape and np.all(np.isfinite(out))
+
+
+# --- the README ---------------------------------------------------------------------------------
+
+def test_readme_sparse_example_runs_and_its_adjoint_is_what_the_compiler_prints(capsys):
+    run_readme_block("# Sparse matrices", capsys)
+    block = readme_block("# Sparse matrices")
+    misfit = make(block.split("\nk = ")[0], name="misfit")
+    shown = next(b for b in re.findall(r"```python\n(.*?)```", README, re.S)
+                 if b.startswith("    # grad of: u = spsolve(A, f)"))
+    assert shown in grad(misfit).source

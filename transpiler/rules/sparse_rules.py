@@ -1,0 +1,221 @@
+"""Sparse matrices: the rules of ``scipy.sparse`` values, taken where an operand or the result of
+an operation may be one (``facts.sparse``, passes/check_kinds.py), and nowhere else.
+
+A sparse matrix's gradient lives on its data: a ``runtime.sparse.SparseGrad``, read by the rule
+of the call that made the matrix (``csr_matrix((data, (rows, cols)))``, ``diags``) at the
+coordinates of its data, so the gradient of ``data`` has the data's shape and the matrix is
+never made dense. The products are the transposed products (``A @ x``: ``A.T @ g`` for ``x``, the
+outer product ``g x^T`` read at the data for ``A``) and the solve is one transposed solve
+(``spsolve``: ``lam = spsolve(A.T, g)``). A tangent of a sparse matrix is a sparse matrix (the
+same call with the data's tangent), so SciPy's products and solves are the tangent rules. An
+operation on a sparse value that has no rule here is refused at its line (passes/lower.py).
+
+``*`` of a ``*_matrix`` is a matrix product, of a ``*_array`` an elementwise one; the runtime
+tells them apart when it runs. Methods are keyed by name (``SparseMethod("toarray")``).
+"""
+
+import gast
+
+import runtime as rt
+from transpiler.rules.registry import SparseMethod, adjoint, d, tangent
+
+try:
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spla
+except ImportError:  # no SciPy: no rules
+    sp = None
+
+if sp is not None:
+    MADE = tuple(getattr(sp, name) for name in (
+        "csr_matrix", "csc_matrix", "coo_matrix", "csr_array", "csc_array", "coo_array")
+        if hasattr(sp, name))
+
+    @adjoint(*MADE, of_sparse=True)
+    def adj_sparse_made(ans, arg1, shape=None, dtype=None, copy=False, *, maxprint=None):
+        d[arg1] = rt.sparse_made_adjoint(d[ans], arg1, ans)
+
+    @tangent(*MADE, of_sparse=True)
+    def tan_sparse_made(ans, arg1, shape=None, dtype=None, copy=False, *, maxprint=None):
+        d[ans] = rt.sparse_made_tangent(d[arg1], arg1, ans)
+
+    @adjoint(sp.diags, of_sparse=True)
+    def adj_diags(ans, diagonals, offsets=0, shape=None, format=None, dtype=None):
+        d[diagonals] = rt.diags_adjoint(d[ans], diagonals, offsets, ans)
+
+    @tangent(sp.diags, of_sparse=True)
+    def tan_diags(ans, diagonals, offsets=0, shape=None, format=None, dtype=None):
+        d[ans] = rt.diags_tangent(d[diagonals], diagonals, offsets, ans)
+
+    if hasattr(sp, "diags_array"):
+        @adjoint(sp.diags_array, of_sparse=True)
+        def adj_diags_array(ans, diagonals, /, *, offsets=0, shape=None, format=None,
+                            dtype=None):
+            d[diagonals] = rt.diags_adjoint(d[ans], diagonals, offsets, ans)
+
+        @tangent(sp.diags_array, of_sparse=True)
+        def tan_diags_array(ans, diagonals, /, *, offsets=0, shape=None, format=None,
+                            dtype=None):
+            d[ans] = rt.diags_tangent(d[diagonals], diagonals, offsets, ans)
+
+    @adjoint(sp.spdiags, of_sparse=True)
+    def adj_spdiags(ans, data, diags, m=None, n=None, format=None):
+        d[data] = rt.spdiags_adjoint(d[ans], data, diags, ans)
+
+    @tangent(sp.spdiags, of_sparse=True)
+    def tan_spdiags(ans, data, diags, m=None, n=None, format=None):
+        d[ans] = rt.spdiags_tangent(d[data], data, diags, ans)
+
+    # --- operators ---
+
+    @adjoint(gast.MatMult, SparseMethod("dot"), of_sparse=True)
+    def adj_sparse_matmul(ans, x, y):
+        d[x] = rt.sparse_matmul_adjoint(d[ans], x, y, 0)
+        d[y] = rt.sparse_matmul_adjoint(d[ans], x, y, 1)
+
+    @tangent(gast.MatMult, SparseMethod("dot"), of_sparse=True)
+    def tan_sparse_matmul(ans, x, y):
+        d[ans] = d[x] @ y
+        d[ans] = x @ d[y]
+
+    @adjoint(gast.Mult, of_sparse=True)
+    def adj_sparse_mul(ans, x, y):
+        d[x] = rt.sparse_mul_adjoint(d[ans], x, y, 0)
+        d[y] = rt.sparse_mul_adjoint(d[ans], x, y, 1)
+
+    @tangent(gast.Mult, of_sparse=True)
+    def tan_sparse_mul(ans, x, y):
+        d[ans] = d[x] * y
+        d[ans] = x * d[y]
+
+    @adjoint(gast.Div, of_sparse=True)
+    def adj_sparse_div(ans, x, y):
+        d[x] = rt.sparse_div_adjoint(d[ans], x, y, 0)
+        d[y] = rt.sparse_div_adjoint(d[ans], x, y, 1)
+
+    @tangent(gast.Div, of_sparse=True)
+    def tan_sparse_div(ans, x, y):
+        d[ans] = d[x] / y
+        d[ans] = ans * (-d[y] / y)
+
+    @adjoint(gast.Add, of_sparse=True)
+    def adj_sparse_add(ans, x, y):
+        d[x] = rt.sparse_add_adjoint(d[ans], x, y, 0)
+        d[y] = rt.sparse_add_adjoint(d[ans], x, y, 1)
+
+    @tangent(gast.Add, of_sparse=True)
+    def tan_sparse_add(ans, x, y):
+        d[ans] = d[x]
+        d[ans] = d[y]
+
+    @adjoint(gast.Sub, of_sparse=True)
+    def adj_sparse_sub(ans, x, y):
+        d[x] = rt.sparse_add_adjoint(d[ans], x, y, 0, -1.0)
+        d[y] = rt.sparse_add_adjoint(d[ans], x, y, 1, -1.0)
+
+    @tangent(gast.Sub, of_sparse=True)
+    def tan_sparse_sub(ans, x, y):
+        d[ans] = d[x]
+        d[ans] = -d[y]
+
+    @adjoint(gast.USub, of_sparse=True)
+    def adj_sparse_neg(ans, x):
+        d[x] = -d[ans]
+
+    @tangent(gast.USub, of_sparse=True)
+    def tan_sparse_neg(ans, x):
+        d[ans] = -d[x]
+
+    # --- methods and attributes ---
+
+    @adjoint(SparseMethod("T"), of_sparse=True)
+    def adj_sparse_T(ans, x):
+        d[x] = d[ans].T
+
+    @tangent(SparseMethod("T"), of_sparse=True)
+    def tan_sparse_T(ans, x):
+        d[ans] = d[x].T
+
+    @adjoint(SparseMethod("transpose"), of_sparse=True)
+    def adj_sparse_transpose(ans, x, axes=None, copy=False):
+        d[x] = d[ans].T
+
+    @tangent(SparseMethod("transpose"), of_sparse=True)
+    def tan_sparse_transpose(ans, x, axes=None, copy=False):
+        d[ans] = d[x].T
+
+    @adjoint(SparseMethod("toarray"), of_sparse=True)
+    def adj_toarray(ans, x, order=None, out=None):
+        d[x] = rt.sparse_dense_adjoint(d[ans], x)
+
+    @tangent(SparseMethod("toarray"), of_sparse=True)
+    def tan_toarray(ans, x, order=None, out=None):
+        d[ans] = d[x].toarray()
+
+    # a change of format is the same matrix: the same gradient (read at the data's entries)
+    @adjoint(SparseMethod("tocsr"), SparseMethod("tocsc"), SparseMethod("tocoo"),
+             SparseMethod("copy"), of_sparse=True)
+    def adj_sparse_format(ans, x, copy=False):
+        d[x] = d[ans]
+
+    @tangent(SparseMethod("tocsr"), of_sparse=True)
+    def tan_tocsr(ans, x, copy=False):
+        d[ans] = d[x].tocsr()
+
+    @tangent(SparseMethod("tocsc"), of_sparse=True)
+    def tan_tocsc(ans, x, copy=False):
+        d[ans] = d[x].tocsc()
+
+    @tangent(SparseMethod("tocoo"), of_sparse=True)
+    def tan_tocoo(ans, x, copy=False):
+        d[ans] = d[x].tocoo()
+
+    @tangent(SparseMethod("copy"), of_sparse=True)
+    def tan_sparse_copy(ans, x):
+        d[ans] = d[x].copy()
+
+    @adjoint(SparseMethod("asformat"), of_sparse=True)
+    def adj_asformat(ans, x, format, copy=False):
+        d[x] = d[ans]
+
+    @tangent(SparseMethod("asformat"), of_sparse=True)
+    def tan_asformat(ans, x, format, copy=False):
+        d[ans] = d[x].asformat(format)
+
+    @adjoint(SparseMethod("multiply"), of_sparse=True)
+    def adj_sparse_multiply(ans, x, other):
+        d[x] = rt.sparse_multiply_adjoint(d[ans], x, other, 0)
+        d[other] = rt.sparse_multiply_adjoint(d[ans], x, other, 1)
+
+    @tangent(SparseMethod("multiply"), of_sparse=True)
+    def tan_sparse_multiply(ans, x, other):
+        d[ans] = d[x].multiply(other)
+        d[ans] = x.multiply(d[other])
+
+    @adjoint(SparseMethod("sum"), of_sparse=True)
+    def adj_sparse_sum(ans, x, axis=None, dtype=None, out=None):
+        d[x] = rt.sparse_sum_adjoint(d[ans], x, axis)
+
+    @tangent(SparseMethod("sum"), of_sparse=True)
+    def tan_sparse_sum(ans, x, axis=None, dtype=None, out=None):
+        d[ans] = rt.sparse_sum_tangent(d[x], x, axis)
+
+    @adjoint(SparseMethod("diagonal"), of_sparse=True)
+    def adj_sparse_diagonal(ans, x, k=0):
+        d[x] = rt.sparse_diagonal_adjoint(d[ans], x, k)
+
+    @tangent(SparseMethod("diagonal"), of_sparse=True)
+    def tan_sparse_diagonal(ans, x, k=0):
+        d[ans] = d[x].diagonal(k)
+
+    # --- solves ---
+
+    @adjoint(spla.spsolve, of_sparse=True)
+    def adj_spsolve(ans, A, b, permc_spec=None, use_umfpack=True):
+        ga, gb = rt.spsolve_adjoint(d[ans], A, b, ans)
+        d[A] = ga
+        d[b] = gb
+
+    @tangent(spla.spsolve, of_sparse=True)
+    def tan_spsolve(ans, A, b, permc_spec=None, use_umfpack=True):
+        d[ans] = rt.spsolve_tangent(d[A], A, ans)
+        d[ans] = rt.spsolve_b_tangent(d[b], A, ans)
