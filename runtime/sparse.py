@@ -459,6 +459,76 @@ def sparse_diagonal_adjoint(g, a, k=0):
     return _grad(a.shape, _Diagonal(g, k))
 
 
+def _selector(index, n: int) -> np.ndarray:
+    """The positions a slice or an integer array selects along an axis of length ``n``."""
+    if isinstance(index, slice):
+        return np.arange(*index.indices(n))
+    chosen = np.asarray(index)
+    if chosen.dtype == bool:
+        return np.flatnonzero(chosen)
+    if chosen.ndim != 1 or chosen.dtype.kind not in "iu":
+        raise NotImplementedError("a scipy.sparse matrix indexed by anything but slices and "
+                                  "1-D integer or boolean arrays is not differentiated")
+    return np.where(chosen < 0, chosen + n, chosen)
+
+
+def _rows_and_cols(index, shape):
+    """``(I, J)``: ``A[index]`` is ``A[np.ix_(I, J)]`` (slices, or one integer array beside a
+    slice; two arrays pair up, which is refused)."""
+    if not isinstance(index, tuple):
+        index = (index, slice(None))
+    if len(index) == 1:
+        index = (index[0], slice(None))
+    if len(index) != 2 or not all(isinstance(i, slice) or np.ndim(i) == 1 for i in index):
+        raise NotImplementedError("a scipy.sparse matrix indexed by anything but two slices, "
+                                  "or an integer array and a slice, is not differentiated "
+                                  "(A[i, j] of numbers: A.toarray()[i, j] of a small one)")
+    if not any(isinstance(i, slice) for i in index):
+        raise NotImplementedError("A[rows, cols] of two arrays pairs them up (an np.matrix); "
+                                  "select rows and columns in turn: A[rows][:, cols]")
+    return _selector(index[0], shape[0]), _selector(index[1], shape[1])
+
+
+def _where(chosen: np.ndarray, at: np.ndarray):
+    """``(query, position)`` pairs: for each ``at[q]``, every position ``p`` with
+    ``chosen[p] == at[q]`` (none, one, or several when ``chosen`` repeats)."""
+    order = np.argsort(chosen, kind="stable")
+    ranked = chosen[order]
+    lo = np.searchsorted(ranked, at, "left")
+    hi = np.searchsorted(ranked, at, "right")
+    counts = hi - lo
+    query = np.repeat(np.arange(at.size), counts)
+    starts = np.repeat(lo - np.cumsum(counts) + counts, counts)
+    return query, order[starts + np.arange(query.size)]
+
+
+class _Selected:
+    """The gradient of ``B = A[np.ix_(I, J)]`` at ``A``'s coordinates: ``B``'s at every
+    ``(i, j)`` with ``I[i] == r`` and ``J[j] == c``, summed (zero where none)."""
+
+    __slots__ = ("g", "rows", "cols")
+
+    def __init__(self, g, rows, cols):
+        self.g, self.rows, self.cols = g, rows, cols
+
+    def __call__(self, rows, cols):
+        q, i = _where(self.rows, rows)
+        q2, j = _where(self.cols, cols[q])
+        return np.bincount(q[q2], self.g.at(i[q2], j), minlength=rows.size)
+
+
+def sparse_index_adjoint(g, a, index):
+    """The gradient of ``A[index]`` (rows and columns by slices or integer arrays)."""
+    if is_zero(g):
+        return g
+    if not is_sparse(a):
+        from runtime.broadcast import unindex
+
+        return unindex(g, a, index)
+    rows, cols = _rows_and_cols(index, a.shape)
+    return _grad(a.shape, _Selected(g, rows, cols))
+
+
 # --- solves ------------------------------------------------------------------------------------
 
 def spsolve_adjoint(g, a, b, x):
@@ -486,6 +556,111 @@ def spsolve_tangent(t_a, a, x):
 def spsolve_b_tangent(t_b, a, x):
     """The term of ``x = spsolve(A, b)``'s tangent from ``b``'s: ``A^{-1} db``."""
     return np.asarray(_spsolve()(a, t_b)).reshape(np.shape(x))
+
+
+# --- a factorization reused, and iterative solvers ---------------------------------------------
+
+def factor_solve_adjoint(g, lu, b, x, trans="N"):
+    """``(the factor's gradient, b's)`` of ``x = lu.solve(b, trans)`` for ``lu = splu(A)``: one
+    solve with the same factors, transposed (``lam = lu.solve(g, "T")``); the factor's gradient
+    is ``A``'s, ``-lam x^T`` read at the data (``-x lam^T`` for ``trans="T"``), which ``splu``'s
+    rule passes on to ``A``."""
+    if trans not in ("N", "T"):
+        raise NotImplementedError("lu.solve(b, trans='H') is not differentiated (real "
+                                  "matrices: 'T' is the same)")
+    if is_sparse(b):
+        raise NotImplementedError("lu.solve of a sparse right-hand side is not differentiated "
+                                  "yet; pass b.toarray()")
+    g = np.asarray(g, dtype=float).reshape(np.shape(x))
+    lam = lu.solve(np.ascontiguousarray(g), "T" if trans == "N" else "N")
+    term = _Outer(-lam, np.asarray(x)) if trans == "N" else _Outer(-np.asarray(x), lam)
+    return _grad(lu.shape, term), lam.reshape(np.shape(b))
+
+
+def factor_solve_tangent(t_lu, t_b, lu, x, trans="N"):
+    """The tangent of ``x = lu.solve(b, trans)``: ``lu.solve(db - dA x)``, the factor's tangent
+    being the matrix's."""
+    rhs = 0.0 if is_zero(t_b) else np.asarray(t_b, dtype=float)
+    if not is_zero(t_lu):
+        rhs = rhs - (t_lu if trans == "N" else t_lu.T) @ np.asarray(x)
+    if is_zero(rhs):
+        return np.zeros(np.shape(x))
+    return lu.solve(np.ascontiguousarray(np.broadcast_to(rhs, np.shape(x))), trans)
+
+
+_SYMMETRIC = frozenset({"cg", "minres"})  # (the methods for symmetric A: A.T is A)
+
+
+def _iterative(name: str):
+    import scipy.sparse.linalg as spla
+
+    return getattr(spla, name)
+
+
+def _transposed(a, symmetric: bool):
+    """``a.T`` (a matrix, an array, a LinearOperator), or ``a`` itself for the symmetric
+    methods."""
+    if a is None or symmetric:
+        return a
+    return a.T
+
+
+def _tolerances(name: str, atol, extra: dict) -> dict:
+    """The keywords beside ``rtol`` the method takes (``minres`` has no ``atol``)."""
+    return dict(extra) if name == "minres" else {"atol": atol, **extra}
+
+
+def _converged(info, name: str, which: str) -> None:
+    if info != 0:
+        raise RuntimeError(f"scipy.sparse.linalg.{name} did not converge (info={info}) in "
+                           f"{which}: its result is not the solution whose derivative the "
+                           "implicit function theorem gives; raise maxiter or loosen rtol, or "
+                           "precondition (M=...)")
+
+
+def iterative_adjoint(g, name: str, a, b, ans, rtol, atol, maxiter, M, extra: dict):
+    """``(A's gradient, b's)`` of ``x, info = <name>(A, b, ...)`` (cg, gmres, bicgstab, minres,
+    cgs, bicg): the same method on the transposed system with the caller's tolerances and
+    preconditioner (transposed), ``lam = <name>(A.T, g)``; ``b``'s is ``lam`` and ``A``'s
+    ``-lam x^T``: read at the data of a sparse ``A``, dense for an array, none for a
+    ``LinearOperator`` (not differentiated). Its error is the solver's: ``rtol`` relative to
+    ``|g|``, times ``A``'s conditioning."""
+    x, info = ans
+    gx = g[0] if isinstance(g, tuple) else g
+    if is_zero(gx):
+        return 0.0, 0.0
+    _converged(info, name, "the primal solve")
+    symmetric = name in _SYMMETRIC
+    gx = np.asarray(gx, dtype=float)
+    lam, back = _iterative(name)(_transposed(a, symmetric), gx, rtol=rtol, maxiter=maxiter,
+                                 M=_transposed(M, symmetric), **_tolerances(name, atol, extra))
+    _converged(back, name, "the adjoint solve (with A.T)")
+    x = np.asarray(x)
+    if is_sparse(a):
+        ga = _grad(a.shape, _Outer(-lam, x))
+    elif isinstance(a, np.ndarray):
+        ga = -np.outer(lam, x)
+    else:
+        ga = 0.0  # (a LinearOperator: its products are not differentiated)
+    return ga, lam.reshape(np.shape(b))
+
+
+def iterative_tangent(t_a, t_b, name: str, a, ans, rtol, atol, maxiter, M, extra: dict):
+    """The tangent of ``x, info = <name>(A, b, ...)``: ``(<name>(A, db - dA x), 0)``, with the
+    caller's tolerances."""
+    from runtime.containers import GradTuple
+
+    x, info = ans
+    _converged(info, name, "the primal solve")
+    rhs = np.zeros(np.shape(x)) if is_zero(t_b) else np.asarray(t_b, dtype=float)
+    if not is_zero(t_a):
+        rhs = rhs - t_a @ np.asarray(x)
+    if not np.any(rhs):
+        return GradTuple((np.zeros(np.shape(x)), 0.0))
+    dx, done = _iterative(name)(a, rhs, rtol=rtol, maxiter=maxiter, M=M,
+                                **_tolerances(name, atol, extra))
+    _converged(done, name, "the tangent solve")
+    return GradTuple((dx, 0.0))
 
 
 def _spsolve():

@@ -32,14 +32,14 @@ _DEGENERATE = ("equal eigen- or singular values: the gradient depends on the cho
                "vectors, its derivative is undefined (the tangent divides by their gaps: NaN)")
 
 # second derivatives not supported yet, refused: through the singular vectors of a complex matrix
-# (NotImplementedError when run: its singular values are fine) and scipy.linalg's LU
-# (NoRuleError, at the gradient's line)
+# (NotImplementedError when run: its singular values are fine), scipy.linalg's LU and
+# scipy.sparse.linalg's iterative solvers (NoRuleError, at the gradient's line)
 _NO_SECOND = "second derivatives through these are not supported yet: refused"
 
 
 def _second_order_refusal(spec):
     """The exception hvp raises for ``spec`` (None: it computes the product)."""
-    if "sla.lu_" in spec.expr:
+    if "sla.lu_" in spec.expr or "spla." in spec.expr:  # (and the iterative solvers)
         return NoRuleError
     if spec.expr.startswith("q, r = sla.qr(a); r * r"):  # (forward mode refuses it)
         return NotImplementedError

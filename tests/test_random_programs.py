@@ -90,6 +90,7 @@ import copy
 import dataclasses
 import math
 import os
+import importlib.util
 import inspect
 import linecache
 import random
@@ -153,6 +154,7 @@ class Scope:
 # gradients, temporaries, tapes, Numba's rewrites, the rule templates' placeholders): a program
 # reading them must get the numbers the plain program gets. ``SHADOWS`` are module functions
 # named like the builtins the compiler interprets, behaving as the builtins do.
+SCIPY = importlib.util.find_spec("scipy") is not None  # (the sparse forms need it)
 ODD_NAMES = ("rt", "bx", "by", "b_t1", "_t1", "_t2", "np_1", "rt_1", "bp", "_tape", "_tape_k",
              "ans", "d", "len_1", "range_1", "add_grads", "builtin_sum", "_g", "_s1", "dx")
 SHADOWS = {
@@ -328,6 +330,25 @@ class Gen:
             return self.call(kind, sc, d)
         raise AssertionError(c)
 
+    def sparse(self, sc: Scope, d: int, a: str, v: str) -> str:
+        """A (3,) array through a scipy.sparse matrix made from the program's values: assembled
+        from triplets (a duplicate summed), from diagonals (kept diagonally dominant), indexed,
+        transposed, scaled and solved."""
+        r = self.rng
+        w = self.expr(V3, sc, d - 1)
+        off = f"0.5 * np.tanh({self.expr(V2, sc, d - 1)})"
+        tri = f"sp.diags([{off}, 3.0 + np.tanh({v}), {off}], [-1, 0, 1], format='csr')"
+        forms = [f"({tri} @ {w})",
+                 f"spla.spsolve({tri}, {w})",
+                 f"spla.spsolve({self.paren(tri)}.T * 0.5 + {tri}, {w})",
+                 f"(sp.csr_matrix(({self.paren(a)}.ravel(), ([0, 0, 1, 1, 2, 0], "
+                 f"[0, 1, 1, 2, 2, 0])), shape=(3, 3)).T @ {w})",
+                 f"(sp.coo_matrix(({v}, ([0, 1, 2], [2, 0, 2]))).tocsr()[[2, 0, 1]] @ {w})",
+                 f"({w} @ sp.diags({v}, 0))",
+                 f"{self.paren(tri)}[:, ::-1].toarray()[1]",
+                 f"{self.paren(tri)}.diagonal() * {w}"]
+        return r.choice(forms)
+
     def reduce(self, kind: str, sc: Scope, d: int) -> str:
         """An expression of ``kind`` made from a larger (or differently shaped) array."""
         r = self.rng
@@ -376,6 +397,10 @@ class Gen:
                      f"{self.expr(V2, sc, d - 1)}, {v})[{r.choice('01')}]"]
             if sc.ints:
                 forms += [f"{m}[{r.choice(sc.ints)} % 2]"]
+            if "sparse" not in self.disabled and SCIPY and self.chance(0.15):
+                form = self.sparse(sc, d, a, v)
+                self.features.add("sparse")
+                return form
             return r.choice(forms)
         if kind == V2:
             m = self.leaf(M23, sc)
@@ -919,13 +944,15 @@ class Gen:
         head = [f"{n} = {v}" for n, v in self.globals] + [SHADOWS[n] for n in self.shadows]
         if "reduce" in self.features:
             head.insert(0, "import functools\nimport operator")
+        if "sparse" in self.features:
+            head.insert(0, "import scipy.sparse as sp\nimport scipy.sparse.linalg as spla")
         return "\n\n\n".join(head + chunks) + "\n", tuple(values)
 
 
 # Constructs can be switched off to look past a known bug (the same seed then gives another
 # program): TRANSPILER_GEN_DISABLE=ifexp,return runs the generator without conditional
 # expressions and early returns. Expression choices: bin div neg unary ifexp math float np
-# nonsmooth reduce where comp call higher; statements: assign_new update aug write tuple container
+# nonsmooth reduce where comp call higher sparse; statements: assign_new update aug write tuple container
 # if for while break continue return; and "odd" (module globals named like generated names,
 # builtins of the program's own).
 DISABLE = frozenset(filter(None, os.environ.get("TRANSPILER_GEN_DISABLE", "").split(",")))

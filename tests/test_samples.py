@@ -161,3 +161,14 @@ def test_dask_cluster_fit_matches_numpy():
     assert np.max(np.abs(fitted - true)) < 0.05
     assert abs(_number(r"fitted bias: ([-\d.]+)", out) - 0.5) < 0.05
     assert 0 < _number(r"function/gradient evaluations: (\d+)", out) < 100
+
+
+def test_fem_poisson_gradients_match_and_its_adjoint_is_the_readme_s():
+    pytest.importorskip("scipy.sparse")
+    out = _output("fem_poisson")
+    assert "both gradients match central differences" in out
+    assert _number(r"1-D, 8 elements: loss ([\d.]+)", out) > 0.0
+    readme = (pathlib.Path(__file__).parent.parent / "README.md").read_text()
+    shown = next(b for b in re.findall(r"```python\n(.*?)```", readme, re.S)
+                 if b.startswith("    # grad of: u = spsolve(K[1:-1, 1:-1], F[1:-1])"))
+    assert shown in out

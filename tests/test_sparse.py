@@ -228,3 +228,56 @@ def test_readme_sparse_example_runs_and_its_adjoint_is_what_the_compiler_prints(
     shown = next(b for b in re.findall(r"```python\n(.*?)```", README, re.S)
                  if b.startswith("    # grad of: u = spsolve(A, f)"))
     assert shown in grad(misfit).source
+
+
+# --- solvers: a factorization reused, iterative solvers -------------------------------------
+
+def _laplacian(k):
+    return sp.diags([-k[1:-1], k[:-1] + k[1:], -k[1:-1]], [-1, 0, 1], format="csc")
+
+
+def test_a_factorization_is_reused_by_its_solves_in_both_modes():
+    def loss(k, f):
+        lu = spla.splu(_laplacian(k))
+        u = lu.solve(f)
+        w = lu.solve(u, trans="T")
+        return np.sum(w * f) + np.sum(u ** 2)
+
+    k, f = np.linspace(1.0, 2.0, 7), np.cos(np.arange(6.0))
+    check_grad(loss, k, f, wrt=(0, 1))
+    source = grad(loss).source
+    calls = [line for line in source.splitlines() if "splu(" in line and "#" not in line]
+    assert len(calls) == 1  # (factored once: the adjoint's solves reuse it)
+    t = np.sin(np.arange(7.0))
+    h = 1e-6
+    np.testing.assert_allclose(jvp(loss, (k, f), (t, None))[1],
+                               (loss(k + h * t, f) - loss(k - h * t, f)) / (2 * h), rtol=1e-6)
+
+
+def test_an_iterative_solve_that_did_not_converge_is_not_differentiated():
+    def loss(k, f):
+        x, info = spla.cg(_laplacian(k), f, rtol=1e-14, maxiter=1)
+        return np.sum(x ** 2)
+
+    k, f = np.linspace(1.0, 2.0, 9), np.cos(np.arange(8.0))
+    with pytest.raises(RuntimeError, match="did not converge"):
+        grad(loss)(k, f)
+
+
+def test_a_linear_operator_and_a_warm_start():
+    n = 6
+    A = _laplacian(np.linspace(1.0, 2.0, n + 1)).tocsr()
+    op = spla.aslinearoperator(A)
+
+    def loss(f, x0):
+        x, info = spla.cg(op, f, x0=x0, rtol=1e-13)
+        y, info2 = spla.gmres(op, x, rtol=1e-13, atol=0.0)
+        return np.sum(y ** 2)
+
+    f, x0 = np.cos(np.arange(float(n))), np.ones(n)
+    gf, gx0 = grad(loss, wrt=(0, 1))(f, x0)
+    dense = A.toarray()
+    y = np.linalg.solve(dense, np.linalg.solve(dense, f))
+    np.testing.assert_allclose(gf, 2 * np.linalg.solve(dense.T, np.linalg.solve(dense.T, y)),
+                               rtol=1e-8)
+    np.testing.assert_array_equal(gx0, np.zeros(n))

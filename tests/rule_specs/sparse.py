@@ -6,6 +6,8 @@ value, so the finite differences move the data and the matrix with it.
 
 from __future__ import annotations
 
+import operator
+
 import gast
 
 from tests.rule_specs.common import OpSpec
@@ -21,11 +23,17 @@ UNIT = (-1.0, 1.0)
 # a tridiagonal matrix of five unknowns from the data a (diagonally dominant)
 TRI = "A = sp.diags([a[1:], a + 4.0, a[:-1]], [-1, 0, 1], format='csr'); "
 TRI_VEC = (((5,), (5,)), ((5,), (5, 2)))
+# symmetric: the same data on both off-diagonals
+TRI_SYM = "A = sp.diags([a[1:], a + 4.0, a[1:]], [-1, 0, 1], format='csr'); "
+SPD = "s = a @ a.T + 3.0 * np.eye(3); "
+SHIFTED = "m = a + 3.0 * np.eye(3); "
+SQ = (((3, 3), (3,)),)
 # six entries at coordinates with a duplicate ((0, 0) twice) and an off-diagonal pair
 COORDS = "([0, 1, 2, 3, 0, 2], [0, 1, 2, 3, 0, 3])"
 DATA_VEC = (((6,), (4,)), ((6,), (4, 2)))
 
 SPARSE_SPECS: list = []
+SPECS: list = []
 
 if sp is not None:
     SPARSE_SPECS = [
@@ -99,10 +107,40 @@ if sp is not None:
                shapes=(((5,), (5,)),)),
         OpSpec(SparseMethod("diagonal"), TRI + "A.diagonal(1) * b + A.diagonal(-1)", 2, UNIT,
                shapes=(((5,), (4,)),)),
+        OpSpec(operator.getitem, TRI + "A[1:-1, 1:4] @ b", 2, UNIT, shapes=(((5,), (3,)),)),
+        OpSpec(operator.getitem, TRI + "A[::2] @ b", 2, UNIT, shapes=(((5,), (5,)),)),
+        OpSpec(operator.getitem, TRI + "A[[0, 2, 2, 4]][:, [4, 1, 0]] @ b", 2, UNIT,
+               shapes=(((5,), (3,)),)),
+        OpSpec(operator.getitem, TRI + "A[:, np.array([True, False, True, True, False])] @ b",
+               2, UNIT, shapes=(((5,), (3,)),)),
         # --- solves ---
         OpSpec(spla.spsolve, TRI + "spla.spsolve(A, b)", 2, UNIT, shapes=TRI_VEC),
         OpSpec(spla.spsolve, TRI + "spla.spsolve(A.tocsc(), b)", 2, UNIT,
                shapes=(((5,), (5, 1)),)),
+        OpSpec(spla.splu, TRI + "lu = spla.splu(A.tocsc()); lu.solve(b)", 2, UNIT,
+               shapes=TRI_VEC),
+        OpSpec(SparseMethod("solve"), TRI + "lu = spla.splu(A.tocsc()); lu.solve(b, trans='T') "
+               "+ lu.solve(b * b)", 2, UNIT, shapes=(((5,), (5,)),)),
+        # the iterative solvers, converged far below the finite differences' error
+        OpSpec(spla.cg, TRI_SYM + "spla.cg(A, b, rtol=1e-13)[0]", 2, UNIT,
+               shapes=(((5,), (5,)),)),
+        OpSpec(spla.cg, TRI_SYM + "spla.cg(A, b, x0=b, rtol=1e-13, M=sp.diags(1.0 / (a + 4.0)))"
+               "[0]", 2, UNIT, shapes=(((5,), (5,)),)),
+        OpSpec(spla.minres, TRI_SYM + "spla.minres(A, b, rtol=1e-13, shift=0.5)[0]", 2, UNIT,
+               shapes=(((5,), (5,)),)),
+        OpSpec(spla.gmres, TRI + "spla.gmres(A, b, rtol=1e-13, atol=0.0, restart=3)[0]", 2,
+               UNIT, shapes=(((5,), (5,)),)),
+        OpSpec(spla.bicgstab, TRI + "spla.bicgstab(A, b, rtol=1e-13, atol=0.0)[0]", 2, UNIT,
+               shapes=(((5,), (5,)),)),
+    ]
+    # the iterative solvers of a dense matrix (the dense table's rules)
+    SPECS = [
+        OpSpec(spla.cg, SPD + "spla.cg(s, b, rtol=1e-13)[0]", 2, UNIT, shapes=SQ),
+        OpSpec(spla.minres, SPD + "spla.minres(s, b, rtol=1e-13)[0]", 2, UNIT, shapes=SQ),
+        OpSpec(spla.gmres, SHIFTED + "spla.gmres(m, b, rtol=1e-13, atol=0.0)[0]", 2, UNIT,
+               shapes=SQ),
+        OpSpec(spla.bicgstab, SHIFTED + "spla.bicgstab(m, b, rtol=1e-13, atol=0.0)[0]", 2,
+               UNIT, shapes=SQ),
     ]
     if hasattr(sp, "diags_array"):
         SPARSE_SPECS.append(OpSpec(sp.diags_array, "sp.diags_array([a, b], offsets=[0, 1]) "

@@ -165,7 +165,10 @@ def _holds_sparse(value) -> bool:
 
 
 def _makes_sparse(call: gast.Call, func, scope) -> bool:
-    # (scipy.sparse.linalg solves give arrays; issparse and friends give a bool)
+    # (scipy.sparse.linalg solves give arrays, but splu a factorization of a sparse matrix,
+    # whose solve is a sparse rule's; issparse and friends give a bool)
+    if getattr(func, "__name__", "") == "splu" and _in_modules(func, ("scipy.sparse.linalg",)):
+        return True
     return func is not None and _in_modules(func, ("scipy.sparse",)) \
         and not _in_modules(func, ("scipy.sparse.linalg", "scipy.sparse.csgraph")) \
         and not getattr(func, "__name__", "").startswith(("issparse", "isspmatrix"))
@@ -178,11 +181,12 @@ def _leaves_sparse(node, func, of_kind) -> bool:
     if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute):
         if node.func.attr in ("toarray", "todense", "sum", "diagonal", "trace"):
             return True
-        if node.func.attr == "dot" and len(node.args) == 1:
+        if node.func.attr in ("dot", "solve") and len(node.args) >= 1:
             return of_kind(node.func.value) and not of_kind(node.args[0])
     if isinstance(node, gast.BinOp) and isinstance(node.op, gast.MatMult):
         return of_kind(node.left) != of_kind(node.right)
-    if isinstance(node, gast.Call) and _in_modules(func, ("scipy.sparse.linalg",)):
+    if isinstance(node, gast.Call) and _in_modules(func, ("scipy.sparse.linalg",)) \
+            and getattr(func, "__name__", "") != "splu":
         return not any(of_kind(a) for a in node.args[1:])  # (spsolve(A, b) of a dense b)
     return False
 

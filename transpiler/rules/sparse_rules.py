@@ -14,6 +14,8 @@ operation on a sparse value that has no rule here is refused at its line (passes
 tells them apart when it runs. Methods are keyed by name (``SparseMethod("toarray")``).
 """
 
+import operator
+
 import gast
 
 import runtime as rt
@@ -207,6 +209,14 @@ if sp is not None:
     def tan_sparse_diagonal(ans, x, k=0):
         d[ans] = d[x].diagonal(k)
 
+    @adjoint(operator.getitem, of_sparse=True)
+    def adj_sparse_getitem(ans, x, index):
+        d[x] = rt.sparse_index_adjoint(d[ans], x, index)
+
+    @tangent(operator.getitem, of_sparse=True)
+    def tan_sparse_getitem(ans, x, index):
+        d[ans] = d[x][index]
+
     # --- solves ---
 
     @adjoint(spla.spsolve, of_sparse=True)
@@ -219,3 +229,95 @@ if sp is not None:
     def tan_spsolve(ans, A, b, permc_spec=None, use_umfpack=True):
         d[ans] = rt.spsolve_tangent(d[A], A, ans)
         d[ans] = rt.spsolve_b_tangent(d[b], A, ans)
+
+    # a factorization: its gradient is the matrix's, and its solves reuse it, transposed
+    @adjoint(spla.splu, of_sparse=True)
+    def adj_splu(ans, A, permc_spec=None, diag_pivot_thresh=None, relax=None, panel_size=None,
+                 options=None):
+        d[A] = d[ans]
+
+    @tangent(spla.splu, of_sparse=True)
+    def tan_splu(ans, A, permc_spec=None, diag_pivot_thresh=None, relax=None, panel_size=None,
+                 options=None):
+        d[ans] = d[A]
+
+    @adjoint(SparseMethod("solve"), of_sparse=True)
+    def adj_factor_solve(ans, x, rhs, trans="N"):
+        ga, gb = rt.factor_solve_adjoint(d[ans], x, rhs, ans, trans)
+        d[x] = ga
+        d[rhs] = gb
+
+    @tangent(SparseMethod("solve"), of_sparse=True)
+    def tan_factor_solve(ans, x, rhs, trans="N"):
+        d[ans] = rt.factor_solve_tangent(d[x], d[rhs], x, ans, trans)
+
+    # the iterative solvers: the same method on the transposed system, the caller's tolerances
+    # (a sparse A here; an array A in the dense table; a LinearOperator A is not differentiated)
+    @adjoint(spla.cg, of_sparse=True)
+    @adjoint(spla.cg)
+    def adj_cg(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=None, M=None,
+               callback=None):
+        ga, gb = rt.iterative_adjoint(d[ans], "cg", A, b, ans, rtol, atol, maxiter, M, {})
+        d[A] = ga
+        d[b] = gb
+        if x0 is not None:
+            d[x0] = rt.zeros_like_grad(x0)
+
+    @tangent(spla.cg, of_sparse=True)
+    @tangent(spla.cg)
+    def tan_cg(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=None, M=None,
+               callback=None):
+        d[ans] = rt.iterative_tangent(d[A], d[b], "cg", A, ans, rtol, atol, maxiter, M, {})
+
+    @adjoint(spla.bicgstab, of_sparse=True)
+    @adjoint(spla.bicgstab)
+    def adj_bicgstab(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=None, M=None,
+                     callback=None):
+        ga, gb = rt.iterative_adjoint(d[ans], "bicgstab", A, b, ans, rtol, atol, maxiter, M, {})
+        d[A] = ga
+        d[b] = gb
+        if x0 is not None:
+            d[x0] = rt.zeros_like_grad(x0)
+
+    @tangent(spla.bicgstab, of_sparse=True)
+    @tangent(spla.bicgstab)
+    def tan_bicgstab(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=None, M=None,
+                     callback=None):
+        d[ans] = rt.iterative_tangent(d[A], d[b], "bicgstab", A, ans, rtol, atol, maxiter, M,
+                                      {})
+
+    @adjoint(spla.gmres, of_sparse=True)
+    @adjoint(spla.gmres)
+    def adj_gmres(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, restart=None, maxiter=None,
+                  M=None, callback=None, callback_type=None):
+        ga, gb = rt.iterative_adjoint(d[ans], "gmres", A, b, ans, rtol, atol, maxiter, M,
+                                      {"restart": restart})
+        d[A] = ga
+        d[b] = gb
+        if x0 is not None:
+            d[x0] = rt.zeros_like_grad(x0)
+
+    @tangent(spla.gmres, of_sparse=True)
+    @tangent(spla.gmres)
+    def tan_gmres(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, restart=None, maxiter=None,
+                  M=None, callback=None, callback_type=None):
+        d[ans] = rt.iterative_tangent(d[A], d[b], "gmres", A, ans, rtol, atol, maxiter, M,
+                                      {"restart": restart})
+
+    @adjoint(spla.minres, of_sparse=True)
+    @adjoint(spla.minres)
+    def adj_minres(ans, A, b, x0=None, *, rtol=1e-05, shift=0.0, maxiter=None, M=None,
+                   callback=None, show=False, check=False):
+        ga, gb = rt.iterative_adjoint(d[ans], "minres", A, b, ans, rtol, 0.0, maxiter, M,
+                                      {"shift": shift})
+        d[A] = ga
+        d[b] = gb
+        if x0 is not None:
+            d[x0] = rt.zeros_like_grad(x0)
+
+    @tangent(spla.minres, of_sparse=True)
+    @tangent(spla.minres)
+    def tan_minres(ans, A, b, x0=None, *, rtol=1e-05, shift=0.0, maxiter=None, M=None,
+                   callback=None, show=False, check=False):
+        d[ans] = rt.iterative_tangent(d[A], d[b], "minres", A, ans, rtol, 0.0, maxiter, M,
+                                      {"shift": shift})
