@@ -200,6 +200,149 @@ def subtracted_at(a, index, b):
     return out
 
 
+def _scattered(name: str, *values) -> None:
+    if any(is_lazy(v) for v in values):
+        raise TypeError(f"np.{name} writes in place, which Dask arrays do not do: compute the "
+                        "array first (x.compute()), or keep the operation to NumPy arrays")
+
+
+def multiplied_at(a, index, b):
+    """``np.multiply.at(a, index, b)`` as a function (``a`` unchanged): each selection of an
+    element multiplies it once more."""
+    _scattered("multiply.at", a, b)
+    out = array_copy(asarray(a))
+    np.multiply.at(out, index, b)
+    return out
+
+
+def _factors(a, index, b):
+    """For ``np.multiply.at(a, index, b)``: the flat position each factor multiplies, the
+    factors (``b`` broadcast to the selection), each position's product of them, and each
+    factor's product of the others at its position (exact where factors are zero)."""
+    a = asarray(a)
+    selected = np.arange(a.size).reshape(a.shape)[index]
+    factors = np.broadcast_to(b, np.shape(selected)).ravel().astype(float)
+    pos = np.ravel(selected)
+    zero = factors == 0
+    nonzero = np.ones(a.size)
+    np.multiply.at(nonzero, pos, np.where(zero, 1.0, factors))
+    zeros = np.bincount(pos, zero, minlength=a.size)
+    whole = np.where(zeros > 0, 0.0, nonzero)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        others = np.where(zero, np.where(zeros[pos] == 1, nonzero[pos], 0.0),
+                          np.where(zeros[pos] > 0, 0.0, nonzero[pos] / np.where(zero, 1.0,
+                                                                                factors)))
+    return pos, np.shape(selected), whole.reshape(a.shape), others
+
+
+def multiplied_at_grad(g, a, index, b):
+    """``(a's gradient, b's)`` of ``np.multiply.at(a, index, b)``: ``g`` times each element's
+    product of its factors, and for each factor ``g a`` times the product of the others
+    multiplying the same element."""
+    pos, shape, whole, others = _factors(a, index, b)
+    g = asarray(g)
+    gb = (g.ravel()[pos] * asarray(a).ravel()[pos] * others).reshape(shape)
+    return g * whole, unbroadcast(gb, b)
+
+
+def multiplied_at_tangent(da, db, a, index, b):
+    """The tangent of ``np.multiply.at(a, index, b)``: ``da`` times the products, plus ``a`` times
+    each factor's tangent times the other factors, summed per element."""
+    pos, shape, whole, others = _factors(a, index, b)
+    out = np.zeros(np.shape(a)) if is_zero(da) else asarray(da) * whole
+    if not is_zero(db):
+        dfactors = np.broadcast_to(db, shape).ravel()
+        flat = np.zeros(np.size(a))
+        np.add.at(flat, pos, asarray(a).ravel()[pos] * others * dfactors)
+        out = out + flat.reshape(np.shape(a))
+    return out
+
+
+def put_index(a, ind, mode="raise"):
+    """The index of ``a`` that ``np.put(a, ind, v, mode)`` writes (flat positions resolved by
+    ``mode``: negative from the end, wrapped or clipped), as a tuple of arrays."""
+    size = int(np.size(a))
+    pos = np.asarray(ind, dtype=np.intp).ravel()
+    if mode == "wrap":
+        pos = pos % size
+    elif mode == "clip":
+        pos = np.clip(pos, 0, size - 1)
+    else:
+        pos = np.where(pos < 0, pos + size, pos)
+    return np.unravel_index(pos, np.shape(a))
+
+
+def put(a, ind, v, mode="raise"):
+    """``np.put(a, ind, v, mode)`` as a function (``a`` unchanged)."""
+    _scattered("put", a, v)
+    out = array_copy(asarray(a))
+    np.put(out, ind, v, mode=mode)
+    return out
+
+
+def put_grad(g, a, ind, v, mode="raise"):
+    """``(a's gradient, v's)`` of ``np.put(a, ind, v, mode)``: ``v``'s entries (repeated in turn
+    to the length of ``ind``) get the gradient of the positions they were last written to, and
+    ``a``'s is zero there."""
+    index = put_index(a, ind, mode)
+    part = written(asarray(g), index)
+    count = max(int(np.size(v)), 1)
+    gv = np.bincount(np.arange(part.size) % count, np.ravel(part), minlength=count)
+    return zero_index(g, index), gv.reshape(np.shape(v)) if np.ndim(v) else float(gv[0])
+
+
+def put_grad_tangent(dg, g, a, ind, v, mode="raise"):
+    """The tangent of ``put_grad`` (forward over reverse): linear in ``g``, whose values alone
+    it reads."""
+    if is_zero(dg):
+        return (np.zeros(np.shape(a)), np.zeros(np.shape(v)) if np.ndim(v) else 0.0)
+    return put_grad(dg, a, ind, v, mode)
+
+
+def put_tangent(da, dv, a, ind, v, mode="raise"):
+    """The tangent of ``np.put(a, ind, v, mode)``: ``da`` with ``dv`` put in its place."""
+    out = np.zeros(np.shape(a)) if is_zero(da) else array_copy(asarray(da), float)
+    np.put(out, ind, 0.0 if is_zero(dv) else dv, mode=mode)
+    return out
+
+
+def along_axis_index(a, indices, axis):
+    """The index ``np.put_along_axis(a, indices, values, axis)`` (and ``take_along_axis``)
+    writes: ``indices`` along ``axis`` beside each other axis's positions (``axis=None``:
+    positions of the flattened array)."""
+    shape = np.shape(a)
+    indices = np.asarray(indices, dtype=np.intp)
+    if axis is None:
+        size = int(np.prod(shape))
+        return np.unravel_index(np.where(indices < 0, indices + size, indices), shape)
+    axis = axis % len(shape)
+    fancy = []
+    for dim, n in enumerate(shape):
+        if dim == axis:
+            fancy.append(np.where(indices < 0, indices + n, indices))
+        else:
+            fancy.append(np.arange(n).reshape([n if i == dim else 1
+                                               for i in range(len(shape))]))
+    return tuple(fancy)
+
+
+def put_along(a, indices, values, axis):
+    """``np.put_along_axis(a, indices, values, axis)`` as a function (``a`` unchanged)."""
+    _scattered("put_along_axis", a, values)
+    out = array_copy(asarray(a))
+    np.put_along_axis(out, indices, values, axis)
+    return out
+
+
+def put_along_tangent(da, dv, a, indices, values, axis):
+    """The tangent of ``np.put_along_axis(a, indices, values, axis)``: ``da`` with ``dv`` put in
+    its place (where an index repeats, the last write's, as NumPy keeps)."""
+    out = np.zeros(np.shape(a)) if is_zero(da) else array_copy(asarray(da), float)
+    dv = np.zeros(np.shape(values)) if is_zero(dv) else dv
+    np.put_along_axis(out, np.asarray(indices), dv, axis)
+    return out
+
+
 def zero_index(g, index):
     """A copy of ``g`` with ``g[index]`` zeroed: the gradient of an array before ``a[index] = v``
     overwrote those elements (for a tuple, list or dict ``g``: that entry)."""

@@ -1303,6 +1303,98 @@ def ungrouped(g, x):
     return asarray(g)[x]
 
 
+def _histogram_bins(a, edges):
+    """The bin of each sample (NumPy's: the last edge closes the last bin), -1 outside."""
+    flat = np.ravel(asarray(a))
+    idx = np.searchsorted(edges, flat, side="right") - 1
+    idx = np.where(flat == edges[-1], len(edges) - 2, idx)
+    return np.where((flat < edges[0]) | (flat > edges[-1]), -1, idx)
+
+
+def _moving_edges(bins, range_) -> bool:
+    """Whether ``np.histogram``'s edges are computed from the samples (a number of bins or a
+    rule's name without ``range``)."""
+    return np.ndim(bins) == 0 and range_ is None
+
+
+def histogram_grad(g, a, bins, range_, density, weights, result):
+    """``(a's gradient, weights', bins')`` of ``hist, edges = np.histogram(a, bins, range,
+    density, weights)``. A weight's is its bin's gradient (with ``density``, less the
+    normalisation's share); the counts are constant in the samples (between edges), so ``a``'s
+    is zero where the edges do not move with the samples, and refused where they do and the
+    result depends on them (``density``, or ``edges`` read); explicit edges get ``edges``'
+    gradient back, and with ``density`` the share of the bin widths they set."""
+    g_hist, g_edges = (g if isinstance(g, tuple) else (g, 0.0))
+    hist, edges = result
+    moving = _moving_edges(bins, range_)
+    if moving and (density or not is_zero(g_edges) and np.any(g_edges)):
+        raise NotImplementedError("np.histogram with edges computed from the samples (bins a "
+                                  "number, no range=) is not differentiated with respect to "
+                                  "the samples where its result depends on the edges (density"
+                                  "=True, or the edges read): give the edges, or range=")
+    ga = np.zeros(np.shape(a)) if not np.iscomplexobj(a) else np.zeros(np.shape(a), complex)
+    gbins = 0.0
+    if np.ndim(bins) == 1:  # (the edges given: they come back as edges, and set the widths)
+        gbins = np.zeros(np.shape(bins)) if is_zero(g_edges) else asarray(g_edges) * 1.0
+        if density and not is_zero(g_hist):
+            share = asarray(g_hist) * hist / np.diff(edges)  # d hist_b / d width_b = -hist_b/w_b
+            gbins[1:] -= share
+            gbins[:-1] += share
+    if weights is None or is_zero(g_hist):
+        return ga, (0.0 if weights is None else np.zeros(np.shape(weights))), gbins
+    idx = _histogram_bins(a, edges)
+    inside = idx >= 0
+    gh = asarray(g_hist)
+    if density:
+        widths = np.diff(edges)
+        total = np.sum(np.ravel(weights)[inside])
+        gw = np.where(inside, (gh[np.maximum(idx, 0)] / widths[np.maximum(idx, 0)]
+                               - np.sum(gh * hist)) / total, 0.0)
+    else:
+        gw = np.where(inside, gh[np.maximum(idx, 0)], 0.0)
+    return ga, gw.reshape(np.shape(weights)), gbins
+
+
+def histogram_grad_tangent(dg, dw, dbins, dresult, g, a, bins, range_, density, weights,
+                           result):
+    """The tangent of ``histogram_grad`` (forward over reverse): linear in ``g`` alone without
+    ``density``; with it, the gradient depends on the weights and the edges too (refused)."""
+    if density and any(not is_zero(t) and np.any(np.asarray(t, dtype=object) != 0)
+                       for t in (dw, dbins)):
+        raise NotImplementedError("second derivatives of np.histogram(..., density=True) "
+                                  "with respect to its weights or edges are not supported yet")
+    del dresult  # (the result's: the counts are constant, the edges only pass through)
+    if is_zero(dg):
+        return GradTuple((np.zeros(np.shape(a)), 0.0 if weights is None
+                          else np.zeros(np.shape(weights)), 0.0 if np.ndim(bins) != 1
+                          else np.zeros(np.shape(bins))))
+    return GradTuple(histogram_grad(dg, a, bins, range_, density, weights, result))
+
+
+def histogram_tangent(da, dw, dbins, a, bins, range_, density, weights, ans):
+    """The tangent of ``np.histogram(a, bins, range, density, weights)``: ``(dhist, dedges)``."""
+    hist, edges = ans
+    if _moving_edges(bins, range_) and not is_zero(da) and np.any(da) and density:
+        histogram_grad((np.ones_like(hist), 0.0), a, bins, range_, density, weights, ans)
+    dhist = np.zeros(np.shape(hist))
+    if weights is not None and not is_zero(dw):
+        idx = _histogram_bins(a, edges)
+        inside = idx >= 0
+        summed = np.bincount(idx[inside], np.ravel(dw)[inside], minlength=len(hist))
+        if density:
+            widths = np.diff(edges)
+            total = np.sum(np.ravel(weights)[inside])
+            dhist = summed / (widths * total) - hist * np.sum(np.ravel(dw)[inside]) / total
+        else:
+            dhist = summed
+    dedges = np.zeros(np.shape(edges))
+    if np.ndim(bins) == 1 and not is_zero(dbins):
+        dedges = asarray(dbins) * 1.0
+        if density:
+            dhist = dhist - hist * np.diff(dedges) / np.diff(edges)
+    return GradTuple((dhist, dedges))
+
+
 def reduceat_grad(g, a, indices, axis=0):
     """Gradient of ``np.add.reduceat(a, indices, axis)``: each element gets the gradient of the
     segment that summed it. Segment ``k`` is ``a[i_k:i_k+1]`` (to the end for the last one), or

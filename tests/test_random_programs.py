@@ -360,7 +360,9 @@ class Gen:
                      f"np.sum({a} ** 2)"]
             if src == V3:
                 v = self.leaf(V3, sc)
-                forms += [f"{v}[{r.choice(['0', '1', '-1', '2'])}]", f"np.sum({v}[1:])",
+                forms += [f"np.sum(np.histogram(np.array([-1.0, 0.2, 0.4]), bins=[-2.0, 0.0, "
+                          f"0.3, 2.0], weights={a})[0] ** 2)",
+                          f"{v}[{r.choice(['0', '1', '-1', '2'])}]", f"np.sum({v}[1:])",
                           f"np.dot({a}, {self.expr(V3, sc, d - 1)})",
                           f"({a} @ {self.expr(V3, sc, d - 1)})",
                           f"np.sum({v}[{v} > 0.1])", f"np.sum({v}[[0, 2, 2]])",
@@ -698,9 +700,23 @@ class Gen:
             lines.append(f"{name}[{name} > 0.5] = {self.expr(PF, sc, 1)}")
         elif self.chance(0.1):  # a scatter-add (assembly): an index repeated adds each time
             self.features.add("scatter-add")
-            at = r.choice(["np.add.at", "np.subtract.at"])
+            at = r.choice(["np.add.at", "np.subtract.at", "np.multiply.at", "np.put",
+                           "np.put_along_axis"])
             idx = "[0, 2, 2]" if kind == V3 else "(np.array([0, 1, 1]), np.array([2, 0, 2]))"
-            lines.append(f"{at}({name}, {idx}, {self.expr(r.choice([V3, NF]), sc, 2)})")
+            value = self.expr(r.choice([V3, NF]), sc, 2)
+            if at == "np.multiply.at":  # (factors near 1: repeated products stay tame)
+                value = f"np.cos({value})"
+            if at == "np.put":
+                idx = r.choice(["[0, -1, 2, 0]", "[4, 1]"])  # (4 wraps round)
+                mode = ", mode='wrap'" if idx == "[4, 1]" or self.chance(0.3) else ""
+                lines.append(f"np.put({name}, {idx}, {value}{mode})")
+            elif at == "np.put_along_axis":
+                along = ("np.array([2, 0, 2])" if kind == V3
+                         else "np.array([[2, 0], [1, 1]])")
+                lines.append(f"np.put_along_axis({name}, {along}, {value}, "
+                             f"{'0' if kind == V3 else 'axis=1'})")
+            else:
+                lines.append(f"{at}({name}, {idx}, {value})")
         else:
             lines.append(f"{name}[{idx}] {op} {self.expr(rhs, sc, r.randint(1, 2))}")
         return lines
@@ -952,8 +968,8 @@ class Gen:
 # Constructs can be switched off to look past a known bug (the same seed then gives another
 # program): TRANSPILER_GEN_DISABLE=ifexp,return runs the generator without conditional
 # expressions and early returns. Expression choices: bin div neg unary ifexp math float np
-# nonsmooth reduce where comp call higher sparse; statements: assign_new update aug write tuple container
-# if for while break continue return; and "odd" (module globals named like generated names,
+# nonsmooth reduce where comp call higher sparse; statements: assign_new update aug write tuple
+# container if for while break continue return; and "odd" (module globals named like generated names,
 # builtins of the program's own).
 DISABLE = frozenset(filter(None, os.environ.get("TRANSPILER_GEN_DISABLE", "").split(",")))
 

@@ -197,6 +197,20 @@ SPECS: list[OpSpec] = here([
            shapes=(((3,), ()),)),  # into an argument
     OpSpec(runtime.subtracted_at, "c = a * 1.0; np.subtract.at(c, [1, 0, 1], b); c * c", 2,
            shapes=(((3,), (3,)), ((3, 2), (2,)))),
+    # the other writes in place: np.multiply.at (an index repeated multiplies each time), np.put
+    # and np.put_along_axis (an index repeated: the last write is kept)
+    OpSpec(runtime.multiplied_at, "c = a * 1.0; np.multiply.at(c, [0, 2, 2, 1], b); c", 2,
+           shapes=(((3,), (4,)), ((3,), ()), ((3, 2), (4, 2)))),
+    OpSpec(runtime.multiplied_at, "c = a * 1.0; np.multiply.at(c, [1, 1, 1], b * "
+           "np.array([1.0, 0.0, 1.0])); c * a", 2, shapes=(((3,), (3,)),)),  # a factor is 0
+    OpSpec(runtime.put, "c = a * 1.0; np.put(c, [0, -1, 2, 0], b); c", 2,
+           shapes=(((5,), (3,)), ((2, 3), (4,)), ((5,), ()))),
+    OpSpec(runtime.put, "c = a * 1.0; np.put(c, [7, 1], b, mode='wrap'); c * a", 2,
+           shapes=(((5,), (2,)),)),
+    OpSpec(runtime.put_along, "c = a * 1.0; np.put_along_axis(c, np.array([[0, 2], [1, 1]]), "
+           "b, axis=1); c", 2, shapes=(((2, 3), (2, 2)), ((2, 3), ()))),
+    OpSpec(runtime.put_along, "c = a * 1.0; np.put_along_axis(c, np.array([4, 0]), b, None); "
+           "c * a", 2, shapes=(((2, 3), (2,)),)),
     OpSpec(np.concatenate, "np.concatenate((a, b))", 2, shapes=(((3,), (2,)),)),
     OpSpec(runtime.appended, "xs = [v * b for v in a]; sum(xs)", 2, shapes=(((3,), ()),)),
     OpSpec(runtime.appended, "xs = [a]; xs.append(b * a); np.stack(xs) * 1.0", 2,
@@ -372,6 +386,11 @@ def test_every_spec_names_a_rule():
     assert not stale, f"specs for keys without a rule: {stale}"
 
 
+_IN_PLACE = {"np.add.at": runtime.added_at, "np.subtract.at": runtime.subtracted_at,
+             "np.multiply.at": runtime.multiplied_at, "np.put": runtime.put,
+             "np.put_along_axis": runtime.put_along}
+
+
 def _keys_used(expr: str) -> list:
     """The rule keys an expression template exercises (operators, called functions, x.T)."""
     keys = []
@@ -395,10 +414,8 @@ def _keys_used(expr: str) -> list:
             keys.append(runtime.extended)
         elif isinstance(node, ast.Starred) and isinstance(node.ctx, ast.Store):
             keys.append(list)  # first, *rest = xs makes rest = list(xs[1:])
-        elif isinstance(node, ast.Call) and ast.unparse(node.func) in ("np.add.at",
-                                                                       "np.subtract.at"):
-            keys.append(runtime.added_at if "add" in ast.unparse(node.func)
-                        else runtime.subtracted_at)  # a = rt.added_at(a, i, b): desugar.py
+        elif isinstance(node, ast.Call) and ast.unparse(node.func) in _IN_PLACE:
+            keys.append(_IN_PLACE[ast.unparse(node.func)])  # a = rt.added_at(a, i, b): desugar
         elif isinstance(node, ast.Call):
             keys.append(eval(ast.unparse(node.func), env))
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \

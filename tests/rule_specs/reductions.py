@@ -141,6 +141,16 @@ SPECS: list[OpSpec] = [
     OpSpec(np.bincount, "np.bincount(np.array([0, 2, 2, 1, 4, 2]), a)", 1, shapes=(((6,),),)),
     OpSpec(np.bincount, "np.bincount(np.array([3, 0, 3]), weights=a * b, minlength=6)", 2,
            shapes=(((3,), (3,)), ((3,), ()))),
+    # np.histogram's weights (constant edges: the samples' gradient is zero between them)
+    OpSpec(np.histogram, "np.histogram(np.array([-1.0, 0.1, 0.2, 1.5, -0.7, 3.0]), "
+           "bins=[-2.0, -0.5, 0.3, 2.0], weights=a)[0]", 1, shapes=(((6,),),)),
+    OpSpec(np.histogram, "np.histogram(np.array([-1.0, 0.1, 0.2, 1.5, -0.7, 3.0]), bins=3, "
+           "range=(-2.0, 2.0), weights=a * b, density=True)[0]", 2,
+           shapes=(((6,), ()), ((6,), (6,)))),
+    OpSpec(np.histogram, "h, e = np.histogram(np.array([-1.0, 0.1, 0.2, 1.5, -0.7]), "
+           "bins=np.array([-2.0, -0.5, 0.3, 2.0]) + a, weights=b, density=True); "
+           "h + np.sum(e ** 2)", 2, domain=((-0.05, 0.05), (0.5, 2.0)),
+           shapes=(((4,), (5,)),)),
     OpSpec(np.add.reduce, "np.add.reduce(a)", 1, shapes=((((4,),),) + REDUCE_IN)),
     OpSpec(np.add.reduce, "np.add.reduce(a, axis=1, keepdims=True)", 1, shapes=REDUCE_IN),
     OpSpec(np.add.reduce, "np.add.reduce(a, axis=None, initial=b)", 2, shapes=(

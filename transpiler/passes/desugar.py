@@ -10,8 +10,10 @@
 - ``[e for v in xs if c]`` (and a generator expression) -> a loop building a fresh list with
   ``_list = rt.appended(_list, e)``; ``xs.append(v)`` -> ``xs = rt.appended(xs, v)``,
   ``xs.extend(ys)`` -> ``xs = rt.extended(xs, ys)``
-- ``np.add.at(a, i, b)`` -> ``a = rt.added_at(a, i, b)`` (``np.subtract.at``: ``rt.subtracted_at``),
-  a scatter-add into a local array as the new value it makes
+- ``np.add.at(a, i, b)`` -> ``a = rt.added_at(a, i, b)`` (``np.subtract.at``: ``rt.subtracted_at``,
+  ``np.multiply.at``: ``rt.multiplied_at``; ``np.put(a, i, v)``: ``rt.put``,
+  ``np.put_along_axis(a, i, v, axis)``: ``rt.put_along``), a write in place into a local array
+  as the new value it makes
 - docstrings and ``pass`` are dropped.
 
 Other tuple targets (``n, m = x.shape``) are kept; the reverse pass accepts them when inactive.
@@ -99,7 +101,8 @@ def _desugar(stmt, ctx, stored: frozenset[str]) -> list:
     scatter = _scatter_add(stmt, stored)
     if scatter is not None:  # np.add.at(a, i, b): a new value of a (a scatter-add)
         call = stmt.value
-        new = A.call(A.dotted(f"{ctx.bind('rt', runtime)}.{scatter.__name__}"), *call.args)
+        new = A.call(A.dotted(f"{ctx.bind('rt', runtime)}.{scatter.__name__}"), *call.args,
+                     keywords=call.keywords)
         setanno(new, Anno.FUNC, scatter)
         return [gast.copy_location(A.assign(call.args[0].id, new), stmt)]
     if _is_append(stmt):
@@ -138,20 +141,38 @@ def _desugar(stmt, ctx, stored: frozenset[str]) -> list:
 
 
 def _scatter_add(stmt, stored: frozenset[str]):
-    """The runtime function of a statement ``np.add.at(a, index, b)`` (or ``np.subtract.at``)
+    """The runtime function of a statement writing into an array in place, ``np.add.at(a,
+    index, b)`` (``np.subtract.at``, ``np.multiply.at``, ``np.put``, ``np.put_along_axis``),
     into an array ``a`` the function binds (a local or a parameter: not its module's), or
     None."""
     if not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)):
         return None
     call = stmt.value
     func = getanno(call, Anno.FUNC)
-    if len(call.args) != 3 or call.keywords or not isinstance(call.args[0], gast.Name) \
+    if not call.args or not isinstance(call.args[0], gast.Name) \
             or call.args[0].id not in stored:
         return None
     try:
-        return {np.add.at: runtime.added_at, np.subtract.at: runtime.subtracted_at}.get(func)
+        found = _IN_PLACE.get(func)
     except TypeError:  # unhashable
         return None
+    if found is None:
+        return None
+    function, positional, keywords = found
+    given = {k.arg for k in call.keywords}
+    if len(call.args) + len(given) > positional + len(keywords) or not given <= keywords \
+            or len(call.args) < 3:
+        return None
+    return function
+
+
+# the calls that write into their first argument: (function, most positional arguments, the
+# keywords it takes)
+_IN_PLACE = {np.add.at: (runtime.added_at, 3, frozenset()),
+             np.subtract.at: (runtime.subtracted_at, 3, frozenset()),
+             np.multiply.at: (runtime.multiplied_at, 3, frozenset()),
+             np.put: (runtime.put, 4, frozenset({"mode"})),
+             np.put_along_axis: (runtime.put_along, 4, frozenset({"axis"}))}
 
 
 def _is_append(stmt) -> bool:

@@ -143,6 +143,42 @@ def tan_subtracted_at(ans, a, index, b):
     d[ans] = -rt.unindex(rt.broadcast_like(d[b], ans[index]), ans, index)
 
 
+@adjoint(rt.multiplied_at)
+def adj_multiplied_at(ans, a, index, b):
+    ga, gb = rt.multiplied_at_grad(d[ans], a, index, b)
+    d[a] = ga
+    d[b] = gb
+
+
+@tangent(rt.multiplied_at)
+def tan_multiplied_at(ans, a, index, b):
+    d[ans] = rt.multiplied_at_tangent(d[a], d[b], a, index, b)
+
+
+@adjoint(rt.put)  # a = <np.put>(a, ind, v, mode): flat writes, v repeated in turn, last kept
+def adj_put(ans, a, ind, v, mode="raise"):
+    ga, gv = rt.put_grad(d[ans], a, ind, v, mode)
+    d[a] = ga
+    d[v] = gv
+
+
+@tangent(rt.put)
+def tan_put(ans, a, ind, v, mode="raise"):
+    d[ans] = rt.put_tangent(d[a], d[v], a, ind, v, mode)
+
+
+@adjoint(rt.put_along)  # a = <np.put_along_axis>(a, indices, values, axis): a write at an index
+def adj_put_along(ans, a, indices, values, axis):
+    d[values] = rt.unbroadcast(rt.written(d[ans], rt.along_axis_index(a, indices, axis)),
+                               values)
+    d[a] = rt.zero_index(d[ans], rt.along_axis_index(a, indices, axis))
+
+
+@tangent(rt.put_along)
+def tan_put_along(ans, a, indices, values, axis):
+    d[ans] = rt.put_along_tangent(d[a], d[values], a, indices, values, axis)
+
+
 @tangent(operator.setitem)
 def tan_setitem(ans, a, index, value):
     d[ans] = rt.zero_index(d[a], index)

@@ -32,6 +32,7 @@ NONDIFF: set = {
     # helpers of generated gradients: element ids, a mask, and two that only raise
     rt.element_ids, rt.nan_to_num_mask, rt.constant_only,
     rt.unsupported,
+    rt.along_axis_index, rt.put_index,  # the index a write in place writes
     # builtins
     builtins.len, builtins.int, builtins.bool, builtins.round, builtins.range, builtins.print,
     builtins.isinstance, builtins.type, builtins.any, builtins.all,

@@ -443,6 +443,20 @@ def tan_cross(ans, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 # --- grouped sums and the ufunc methods that sum: np.bincount's weights (assembly by bins),
 # np.add.reduce/accumulate/reduceat, and outer products of add, subtract and multiply ----------
 
+@adjoint(np.histogram)
+def adj_histogram(ans, a, bins=10, range=None, density=None, weights=None):
+    ga, gw, gbins = rt.histogram_grad(d[ans], a, bins, range, density, weights, ans)
+    d[a] = ga
+    d[weights] = gw
+    d[bins] = gbins
+
+
+@tangent(np.histogram)
+def tan_histogram(ans, a, bins=10, range=None, density=None, weights=None):
+    d[ans] = rt.histogram_tangent(d[a], d[weights], d[bins], a, bins, range, density, weights,
+                                  ans)
+
+
 @adjoint(np.bincount)
 def adj_bincount(ans, x, weights=None, minlength=0):
     d[weights] = rt.ungrouped(d[ans], x)

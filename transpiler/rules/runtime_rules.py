@@ -898,3 +898,14 @@ def adj_real_transform(ans, g, x, kind, type=2, s=None, axes=None, norm=None):
 @tangent(rt.real_transform)
 def tan_real_transform(ans, g, x, kind, type=2, s=None, axes=None, norm=None):
     d[ans] = rt.real_transform(d[g], x, kind, type, s, axes, norm)
+
+
+@tangent(rt.put_grad)  # (linear in g: the positions and the repetition are constant)
+def tan_put_grad(ans, g, a, ind, v, mode="raise"):
+    d[ans] = rt.put_grad_tangent(d[g], g, a, ind, v, mode)
+
+
+@tangent(rt.histogram_grad)
+def tan_histogram_grad(ans, g, a, bins, range_, density, weights, result):
+    d[ans] = rt.histogram_grad_tangent(d[g], d[weights], d[bins], d[result], g, a, bins,
+                                       range_, density, weights, result)
