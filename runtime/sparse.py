@@ -199,6 +199,24 @@ def _refuse_sparse_operand(x, what: str) -> None:
                                   "small, or ask for this rule")
 
 
+def _is_operator(x) -> bool:
+    """Whether ``x`` is a ``scipy.sparse.linalg.LinearOperator`` (products only, no entries)."""
+    return type(x).__module__.startswith("scipy.sparse.linalg") and hasattr(x, "matvec")
+
+
+def _operator_adjoint(g, a, b, wrt: int):
+    """The gradient of ``op @ x`` (``op * x``, ``op.matvec(x)``, ``op.dot(x)``): ``x``'s is
+    ``op.T @ g`` (its ``rmatvec``); the operator, whose entries are not data, gets none."""
+    if not _is_operator(a) or is_sparse(b) or _is_operator(b):
+        raise NotImplementedError("a product with a LinearOperator on its right (x @ op), or of "
+                                  "two operators or an operator and a sparse matrix, is not "
+                                  "differentiated yet; write op @ x, or op.T @ x")
+    if wrt == 0:
+        return 0.0
+    g = np.asarray(g)
+    return np.asarray(a.T @ g).reshape(np.shape(b))
+
+
 def _dense_partial(g, like):
     from runtime.broadcast import unbroadcast
 
@@ -348,6 +366,8 @@ def sparse_matmul_adjoint(g, a, b, wrt: int):
     a ``SparseGrad`` (an outer product read at coordinates) for the sparse one, a product with
     the transpose for the dense one. (Neither sparse when run, for a value that only may have
     been: NumPy's matmul adjoint.)"""
+    if _is_operator(a) or _is_operator(b):
+        return _operator_adjoint(g, a, b, wrt)
     if not (is_sparse(a) or is_sparse(b)):
         return _dense_matmul_adjoint(g, a, b, wrt)
     if is_sparse(a) and is_sparse(b):
@@ -369,6 +389,8 @@ def sparse_mul_adjoint(g, a, b, wrt: int):
     """The gradient of ``a * b`` with respect to operand ``wrt``, one of them sparse: a scaling
     by a number, the matrix product of an ``spmatrix`` with an array, or the elementwise
     product of a ``sparray`` with one (``A.multiply``). (Neither sparse: NumPy's product.)"""
+    if _is_operator(a) and np.ndim(b) > 0:  # (a LinearOperator's * applies it)
+        return _operator_adjoint(g, a, b, wrt)
     if not (is_sparse(a) or is_sparse(b)):
         return _dense_partial(g * (b if wrt == 0 else a), a if wrt == 0 else b)
     sparse, other = (a, b) if is_sparse(a) else (b, a)
@@ -527,6 +549,135 @@ def sparse_index_adjoint(g, a, index):
         return unindex(g, a, index)
     rows, cols = _rows_and_cols(index, a.shape)
     return _grad(a.shape, _Selected(g, rows, cols))
+
+
+# --- matrices made of matrices: hstack, vstack, bmat, block_diag, kron -------------------------
+
+class _Shifted:
+    """A block's gradient inside a larger matrix's: the larger one's, read ``(dr, dc)`` further."""
+
+    __slots__ = ("g", "dr", "dc")
+
+    def __init__(self, g, dr, dc):
+        self.g, self.dr, self.dc = g, int(dr), int(dc)
+
+    def __call__(self, rows, cols):
+        return self.g.at(rows + self.dr, cols + self.dc)
+
+
+def _block_grad(g, block, dr: int, dc: int):
+    """The gradient of one block placed at ``(dr, dc)``: a ``SparseGrad`` of a sparse block, the
+    entries of a dense one (none of a missing one)."""
+    if block is None:
+        return None
+    if is_sparse(block):
+        return _grad(block.shape, _Shifted(g, dr, dc))
+    shape = np.shape(block)
+    if len(shape) != 2:
+        raise NotImplementedError("a block of a sparse matrix that is not 2-D is not "
+                                  "differentiated; make it a matrix (np.atleast_2d)")
+    rows, cols = np.indices(shape)
+    return g.at(rows.ravel() + dr, cols.ravel() + dc).reshape(shape)
+
+
+def _block_sizes(grid):
+    """Row heights and column widths of a grid of blocks (None: a missing block)."""
+    heights = [next(np.shape(b)[0] for b in row if b is not None) for row in grid]
+    widths = [next(np.shape(row[j])[1] for row in grid if row[j] is not None)
+              for j in range(len(grid[0]))]
+    return np.concatenate([[0], np.cumsum(heights)]), np.concatenate([[0], np.cumsum(widths)])
+
+
+def sparse_blocks_adjoint(g, blocks, how: str):
+    """The gradient of the blocks of ``sp.hstack``, ``vstack``, ``bmat`` or ``block_diag``:
+    each block's, read from the whole's at its place (a container like ``blocks``)."""
+    if is_zero(g):
+        return g
+    if how == "block_diag":
+        tops = np.concatenate([[0], np.cumsum([np.shape(b)[0] for b in blocks])])
+        lefts = np.concatenate([[0], np.cumsum([np.shape(b)[1] for b in blocks])])
+        grads = [_block_grad(g, b, tops[i], lefts[i]) for i, b in enumerate(blocks)]
+    else:
+        grid = [list(blocks)] if how == "hstack" else [[b] for b in blocks] \
+            if how == "vstack" else [list(row) for row in blocks]
+        tops, lefts = _block_sizes(grid)
+        rows = [[_block_grad(g, b, tops[i], lefts[j]) for j, b in enumerate(row)]
+                for i, row in enumerate(grid)]
+        grads = rows[0] if how == "hstack" else [r[0] for r in rows] if how == "vstack" \
+            else [GradList(0.0 if x is None else x for x in r) for r in rows]
+    grads = [0.0 if x is None else x for x in grads]
+    return GradTuple(grads) if isinstance(blocks, tuple) else GradList(grads)
+
+
+def sparse_blocks_tangent(t, blocks, how: str, ans):
+    """The tangent of ``sp.hstack(blocks)`` (``vstack``, ``bmat``, ``block_diag``): the same of
+    the blocks' tangents (zero blocks where a block has none)."""
+    sp = _sp()
+
+    def tangent_of(dt, block):
+        if block is None:
+            return None
+        if is_zero(dt):
+            return sp.coo_matrix(np.shape(block))
+        return dt
+
+    if how == "bmat":
+        made = [[tangent_of(dt, b) for dt, b in zip(trow, row, strict=True)]
+                for trow, row in zip(t, blocks, strict=True)]
+    else:
+        made = [tangent_of(dt, b) for dt, b in zip(t, blocks, strict=True)]
+    made_by = {"hstack": sp.hstack, "vstack": sp.vstack, "bmat": sp.bmat,
+               "block_diag": sp.block_diag}[how]
+    return _like(made_by(made, format=ans.format), ans)
+
+
+class _KronPart:
+    """The gradient of one factor of ``K = kron(A, B)``: for ``A``, ``K``'s at ``(r mB + i,
+    c nB + j)`` times ``B[i, j]``, summed over ``B``'s entries (for ``B``, the other way)."""
+
+    __slots__ = ("g", "rows", "cols", "values", "scale", "left")
+
+    def __init__(self, g, other, scale, left: bool):
+        coo = _sp().coo_matrix(other)
+        self.g, self.rows, self.cols, self.values = g, coo.row, coo.col, coo.data
+        self.scale, self.left = scale, left
+
+    def __call__(self, rows, cols):
+        mb, nb = self.scale
+        r, c = rows[:, None], cols[:, None]
+        if self.left:  # (A's entry (r, c) meets B's (i, j) at (r mB + i, c nB + j))
+            at_r, at_c = r * mb + self.rows, c * nb + self.cols
+        else:  # (B's entry (r, c) meets A's (i, j) at (i mB + r, j nB + c))
+            at_r, at_c = self.rows * mb + r, self.cols * nb + c
+        if not self.values.size:
+            return np.zeros(rows.shape)
+        values = self.g.at(at_r.ravel(), at_c.ravel()).reshape(at_r.shape)
+        return values @ self.values
+
+
+def sparse_kron_adjoint(g, a, b, wrt: int):
+    """The gradient of ``kron(A, B)`` with respect to ``A`` (0) or ``B`` (1), either sparse or
+    dense."""
+    if is_zero(g):
+        return g
+    mb, nb = np.shape(b)
+    x = a if wrt == 0 else b
+    term = _KronPart(g, b if wrt == 0 else a, (mb, nb), wrt == 0)
+    if is_sparse(x):
+        return _grad(x.shape, term)
+    rows, cols = np.indices(np.shape(x))
+    return term(rows.ravel(), cols.ravel()).reshape(np.shape(x))
+
+
+def sparse_kron_tangent(ta, tb, a, b, ans):
+    """The tangent of ``kron(A, B)``: ``kron(dA, B) + kron(A, dB)``."""
+    sp = _sp()
+    out = 0.0
+    if not is_zero(ta):
+        out = sp.kron(ta, b, format=ans.format)
+    if not is_zero(tb):
+        out = out + sp.kron(a, tb, format=ans.format)
+    return _like(out.asformat(ans.format), ans) if is_sparse(out) else out
 
 
 # --- solves ------------------------------------------------------------------------------------

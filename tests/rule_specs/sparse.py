@@ -32,6 +32,12 @@ SQ = (((3, 3), (3,)),)
 COORDS = "([0, 1, 2, 3, 0, 2], [0, 1, 2, 3, 0, 3])"
 DATA_VEC = (((6,), (4,)), ((6,), (4, 2)))
 
+# a diagonal 3 x 3 block and a 3 x 2 one from two values
+BLOCKS = "A = sp.diags(a, 0); B = sp.csr_matrix((b, ([0, 2], [1, 0])), shape=(3, 2)); "
+BLOCK_ARGS = (((3,), (2,)),)
+
+OPERATOR = ("op = spla.aslinearoperator(sp.diags([np.ones(2), np.arange(2.0, 5.0)], [1, 0])); ")
+
 SPARSE_SPECS: list = []
 SPECS: list = []
 
@@ -65,10 +71,30 @@ if sp is not None:
                UNIT, shapes=(((), ()),)),
         OpSpec(sp.spdiags, "sp.spdiags(a, [0, -1, 2], 4, 4) @ b", 2, UNIT,
                shapes=(((3, 4), (4,)),)),
+        # --- matrices made of matrices ---
+        OpSpec(sp.hstack, BLOCKS + "sp.hstack([A, B]) @ np.arange(5.0)", 2, UNIT,
+               shapes=BLOCK_ARGS),
+        OpSpec(sp.hstack, BLOCKS + "sp.hstack((A, np.outer(a, b))).toarray()", 2, UNIT,
+               shapes=BLOCK_ARGS),
+        OpSpec(sp.vstack, BLOCKS + "sp.vstack([A, B.T]) @ np.arange(3.0)", 2, UNIT,
+               shapes=BLOCK_ARGS),
+        OpSpec(sp.bmat, BLOCKS + "sp.bmat([[A, None], [B.T, sp.diags(b, 0)]]) @ "
+               "np.arange(5.0)", 2, UNIT, shapes=BLOCK_ARGS),
+        OpSpec(sp.block_diag, BLOCKS + "sp.block_diag((A, sp.diags(b, 0))) @ np.arange(5.0)",
+               2, UNIT, shapes=BLOCK_ARGS),
+        OpSpec(sp.kron, "sp.kron(sp.diags(a, 0), sp.csr_matrix(np.outer(b, b) + 1.0)) @ "
+               "np.arange(4.0)", 2, UNIT, shapes=(((2,), (2,)),)),
+        OpSpec(sp.kron, "sp.kron(np.outer(a, a), sp.diags(b, 1), format='csr').toarray()", 2,
+               UNIT, shapes=(((2,), (2,)),)),
         # --- products ---
         OpSpec(gast.MatMult, TRI + "b @ A", 2, UNIT,
                shapes=(((5,), (5,)), ((5,), (3, 5)))),
         OpSpec(SparseMethod("dot"), TRI + "A.dot(b)", 2, UNIT, shapes=TRI_VEC),
+        # a LinearOperator of constants: its products, not its entries, are differentiated
+        OpSpec(SparseMethod("matvec"), OPERATOR + "op.matvec(a * b) + op @ a", 2,
+               UNIT, shapes=(((3,), (3,)),)),
+        OpSpec(SparseMethod("matmat"), OPERATOR + "op.matmat(np.outer(a, b)) + op.T @ "
+               "np.outer(a, b)", 2, UNIT, shapes=(((3,), (2,)),)),
         OpSpec(gast.Mult, TRI + "(A * b) @ np.arange(5.0)", 2, UNIT,
                shapes=(((5,), ()),)),
         OpSpec(gast.Mult, TRI + "(b * A.T) @ np.arange(5.0)", 2, UNIT,

@@ -164,10 +164,15 @@ def _holds_sparse(value) -> bool:
     return _in_modules(type(value), ("scipy.sparse",))
 
 
+_MADE_IN_LINALG = frozenset({"splu", "aslinearoperator", "LinearOperator"})
+
+
 def _makes_sparse(call: gast.Call, func, scope) -> bool:
-    # (scipy.sparse.linalg solves give arrays, but splu a factorization of a sparse matrix,
-    # whose solve is a sparse rule's; issparse and friends give a bool)
-    if getattr(func, "__name__", "") == "splu" and _in_modules(func, ("scipy.sparse.linalg",)):
+    # (scipy.sparse.linalg solves give arrays, but splu a factorization of a sparse matrix
+    # and aslinearoperator an operator, whose methods are sparse rules'; issparse and friends
+    # give a bool)
+    if getattr(func, "__name__", "") in _MADE_IN_LINALG \
+            and _in_modules(func, ("scipy.sparse.linalg",)):
         return True
     return func is not None and _in_modules(func, ("scipy.sparse",)) \
         and not _in_modules(func, ("scipy.sparse.linalg", "scipy.sparse.csgraph")) \
@@ -181,12 +186,12 @@ def _leaves_sparse(node, func, of_kind) -> bool:
     if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute):
         if node.func.attr in ("toarray", "todense", "sum", "diagonal", "trace"):
             return True
-        if node.func.attr in ("dot", "solve") and len(node.args) >= 1:
+        if node.func.attr in ("dot", "solve", "matvec", "matmat") and len(node.args) >= 1:
             return of_kind(node.func.value) and not of_kind(node.args[0])
     if isinstance(node, gast.BinOp) and isinstance(node.op, gast.MatMult):
         return of_kind(node.left) != of_kind(node.right)
     if isinstance(node, gast.Call) and _in_modules(func, ("scipy.sparse.linalg",)) \
-            and getattr(func, "__name__", "") != "splu":
+            and getattr(func, "__name__", "") not in _MADE_IN_LINALG:
         return not any(of_kind(a) for a in node.args[1:])  # (spsolve(A, b) of a dense b)
     return False
 
@@ -451,8 +456,9 @@ class _Found:
         return None
 
     def _global(self, name: str):
-        if name in getattr(self.ctx, "bindings", {}):
-            return None
+        bindings = getattr(self.ctx, "bindings", {})
+        if name in bindings:  # (a snapshot of a called global: a sparse one's methods)
+            return bindings[name] if self.kind is SPARSE else None
         try:
             return self.ctx.lookup(name)
         except (AttributeError, ValueError, KeyError):

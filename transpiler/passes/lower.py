@@ -361,8 +361,8 @@ def rule_call(call, ctx) -> tuple:
     func = getanno(call, Anno.FUNC)
     args = list(call.args)
     receiver = call.func.value if isinstance(call.func, gast.Attribute) else None
-    if func is None and isinstance(receiver, gast.Name) and receiver.id in ctx.facts.sparse:
-        func, args = SparseMethod(call.func.attr), [receiver] + args
+    if isinstance(receiver, gast.Name) and receiver.id in ctx.facts.sparse:
+        func, args = SparseMethod(call.func.attr), [receiver] + args  # (a global's too)
     if func is operator.setitem:
         args[1] = A.index_expression(args[1])
     if func is None and isinstance(call.func, gast.Attribute) and call.func.attr in METHODS:

@@ -67,14 +67,58 @@ if sp is not None:
     def tan_spdiags(ans, data, diags, m=None, n=None, format=None):
         d[ans] = rt.spdiags_tangent(d[data], data, diags, ans)
 
+    # matrices made of matrices
+    @adjoint(sp.hstack, of_sparse=True)
+    def adj_sparse_hstack(ans, blocks, format=None, dtype=None):
+        d[blocks] = rt.sparse_blocks_adjoint(d[ans], blocks, "hstack")
+
+    @tangent(sp.hstack, of_sparse=True)
+    def tan_sparse_hstack(ans, blocks, format=None, dtype=None):
+        d[ans] = rt.sparse_blocks_tangent(d[blocks], blocks, "hstack", ans)
+
+    @adjoint(sp.vstack, of_sparse=True)
+    def adj_sparse_vstack(ans, blocks, format=None, dtype=None):
+        d[blocks] = rt.sparse_blocks_adjoint(d[ans], blocks, "vstack")
+
+    @tangent(sp.vstack, of_sparse=True)
+    def tan_sparse_vstack(ans, blocks, format=None, dtype=None):
+        d[ans] = rt.sparse_blocks_tangent(d[blocks], blocks, "vstack", ans)
+
+    @adjoint(sp.bmat, of_sparse=True)
+    def adj_sparse_bmat(ans, blocks, format=None, dtype=None):
+        d[blocks] = rt.sparse_blocks_adjoint(d[ans], blocks, "bmat")
+
+    @tangent(sp.bmat, of_sparse=True)
+    def tan_sparse_bmat(ans, blocks, format=None, dtype=None):
+        d[ans] = rt.sparse_blocks_tangent(d[blocks], blocks, "bmat", ans)
+
+    @adjoint(sp.block_diag, of_sparse=True)
+    def adj_sparse_block_diag(ans, mats, format=None, dtype=None):
+        d[mats] = rt.sparse_blocks_adjoint(d[ans], mats, "block_diag")
+
+    @tangent(sp.block_diag, of_sparse=True)
+    def tan_sparse_block_diag(ans, mats, format=None, dtype=None):
+        d[ans] = rt.sparse_blocks_tangent(d[mats], mats, "block_diag", ans)
+
+    @adjoint(sp.kron, of_sparse=True)
+    def adj_sparse_kron(ans, A, B, format=None):
+        d[A] = rt.sparse_kron_adjoint(d[ans], A, B, 0)
+        d[B] = rt.sparse_kron_adjoint(d[ans], A, B, 1)
+
+    @tangent(sp.kron, of_sparse=True)
+    def tan_sparse_kron(ans, A, B, format=None):
+        d[ans] = rt.sparse_kron_tangent(d[A], d[B], A, B, ans)
+
     # --- operators ---
 
-    @adjoint(gast.MatMult, SparseMethod("dot"), of_sparse=True)
+    @adjoint(gast.MatMult, SparseMethod("dot"), SparseMethod("matvec"), SparseMethod("matmat"),
+             of_sparse=True)
     def adj_sparse_matmul(ans, x, y):
         d[x] = rt.sparse_matmul_adjoint(d[ans], x, y, 0)
         d[y] = rt.sparse_matmul_adjoint(d[ans], x, y, 1)
 
-    @tangent(gast.MatMult, SparseMethod("dot"), of_sparse=True)
+    @tangent(gast.MatMult, SparseMethod("dot"), SparseMethod("matvec"), SparseMethod("matmat"),
+             of_sparse=True)
     def tan_sparse_matmul(ans, x, y):
         d[ans] = d[x] @ y
         d[ans] = x @ d[y]
