@@ -18,6 +18,8 @@ family's adjoint helpers next to their tangents:
 - ``spectral``: the FFT adjoints that are not one FFT call (``unrfftn``, ``fitted``...);
 - ``sparse``: the gradients of scipy.sparse matrices, read at their data's coordinates
   (``SparseGrad``, ``spsolve_adjoint``...), SciPy imported on first use;
+- ``stats``: the derivatives of ``scipy.stats`` distributions' densities and tails, by a
+  table of each one's standard density;
 - ``custom``: what ``stop_gradient``, ``on_gradient`` and ``black_box`` compile to;
 - ``checkpoint``: the scheduler a checkpointed loop's gradient runs (``checkpoint_forward``,
   ``checkpoint_reverse``);
@@ -420,6 +422,7 @@ from runtime.spectral import (
     unreal,
     unrfftn,
 )
+from runtime.stats import mvn_partial, mvn_tangent, stats_partial, stats_tangent
 
 # Helpers whose argument at this position is only used for its shape and dtype.
 SHAPE_ARGUMENTS = {"unbroadcast": 1, "unreduce": 1, "unindex": 1, "zeros_like_grad": 0,
@@ -587,6 +590,8 @@ __all__ = [
     "multiplied_at",
     "multiplied_at_grad",
     "multiplied_at_tangent",
+    "mvn_partial",
+    "mvn_tangent",
     "nan_to_num_mask",
     "nancumprod_grad",
     "nancumprod_grad_tangent",
@@ -714,6 +719,8 @@ __all__ = [
     "spsolve_adjoint",
     "spsolve_b_tangent",
     "spsolve_tangent",
+    "stats_partial",
+    "stats_tangent",
     "stop_gradient",
     "subtracted_at",
     "svd_adjoint",

@@ -366,9 +366,12 @@ def test_float32(expr, shapes, optimize):
 # --- every rule has a spec --------------------------------------------------------------------
 
 def same_key(a, b) -> bool:
-    """Rule keys compared by identity (np.abs is not np.fabs), but for a ufunc's methods, made
-    anew at each access (``np.add.reduce``): those by equality (the same ufunc's method)."""
-    return a is b or (isinstance(getattr(a, "__self__", None), np.ufunc) and a == b)
+    """Rule keys compared by identity (np.abs is not np.fabs), but for the methods of a ufunc or
+    of a scipy.stats distribution, made anew at each access (``np.add.reduce``,
+    ``stats.norm.cdf``): those by equality (the same object's method)."""
+    owner = getattr(a, "__self__", None)
+    return a is b or ((isinstance(owner, np.ufunc) or type(owner).__module__.startswith(
+        "scipy.stats")) and a == b)
 
 
 def keys_without_spec(adjoints, specs) -> list:

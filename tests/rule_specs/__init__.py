@@ -25,6 +25,10 @@ from tests.rule_specs.common import OpSpec, Pair, Rec
 from tests.util import make, rand
 
 try:
+    import scipy.stats as stats
+except ImportError:
+    stats = None
+try:
     import scipy.sparse as sp
     import scipy.sparse.linalg as spla
 except ImportError:
@@ -38,7 +42,7 @@ except ImportError:  # the scipy.special, scipy.fft and scipy.linalg rules are n
 
 ARG_NAMES = "abc"
 SPEC_GLOBALS = {"np": np, "math": math, "cmath": cmath, "special": special, "sfft": sfft,
-                "sla": sla, "sp": sp, "spla": spla, "rt": runtime, "Rec": Rec, "Pair": Pair}
+                "sla": sla, "sp": sp, "spla": spla, "stats": stats, "rt": runtime, "Rec": Rec, "Pair": Pair}
 
 
 def runs_here(expr: str) -> bool:

@@ -16,6 +16,7 @@ from transpiler.rules import (  # noqa: F401
     scipy_rules,
     shape_rules,
     sparse_rules,
+    stats_rules,
 )
 from transpiler.rules.nondiff import NONDIFF
 from transpiler.rules.registry import ADJOINTS, adjoint, d, key_name

@@ -307,6 +307,9 @@ def key_name(key) -> str:
     if isinstance(key, property) or type(key).__name__ == "getset_descriptor":
         return f"{key.__objclass__.__name__}.{key.__name__}"
     owner = getattr(key, "__self__", None)
+    if type(owner).__module__.startswith("scipy.stats") and isinstance(
+            getattr(owner, "name", None), str):  # a distribution's method: scipy.stats.norm.cdf
+        return f"scipy.stats.{owner.name}.{key.__name__}"
     if isinstance(owner, np.ufunc) and getattr(np, owner.__name__, None) is owner:
         return f"numpy.{owner.__name__}.{key.__name__}"  # a ufunc's method: np.add.reduceat
     module = getattr(key, "__module__", None) or ""

@@ -1,0 +1,84 @@
+"""scipy.stats as fitting code calls it: likelihoods of data in the distributions' parameters,
+as functions and as frozen distributions, against finite differences in both modes; the
+derivatives that do not exist refused when asked for. (Every method of every distribution is
+in the spec table, tests/rule_specs/stats.py.)"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.util import run_readme_block
+from transpiler import TranspileError, check_grad, grad, hvp, jvp
+
+stats = pytest.importorskip("scipy.stats")
+Y = np.array([0.4, 1.3, 2.2, 0.9, 3.1])
+
+
+def _tangent_check(f, args, tangents):
+    h = 1e-6
+    _, tangent = jvp(f, args, tangents)
+    up = f(*[a + h * t for a, t in zip(args, tangents, strict=True)])
+    down = f(*[a - h * t for a, t in zip(args, tangents, strict=True)])
+    np.testing.assert_allclose(tangent, (up - down) / (2 * h), rtol=1e-6, atol=1e-9)
+
+
+def test_a_likelihood_as_functions_and_frozen_distributions():
+    def nll(mu, sigma, shape):
+        frozen = stats.norm(mu, sigma)
+        ll = np.sum(frozen.logpdf(Y)) + np.sum(stats.gamma.logpdf(Y, shape, scale=sigma))
+        censored = stats.norm(loc=mu, scale=sigma).logsf(4.0)  # one value beyond 4
+        return -(ll + censored)
+
+    check_grad(nll, 1.1, 0.8, 2.3, wrt=(0, 1, 2))
+    _tangent_check(nll, (1.1, 0.8, 2.3), (1.0, 0.5, -0.3))
+    source = grad(nll, wrt=(0, 1, 2)).source
+    assert "norm.logpdf(Y, mu, sigma)" in source  # (the frozen distribution's call, unfolded)
+
+
+def test_counts_in_their_rates():
+    counts = np.array([0, 2, 3, 7, 1])
+
+    def nll(log_rate, p):
+        rate = np.exp(log_rate)
+        return -np.sum(stats.poisson.logpmf(counts, rate)) \
+            - np.sum(stats.nbinom.logpmf(counts, rate, p)) - stats.binom.logcdf(3, 9, p)
+
+    check_grad(nll, np.log(np.array([0.5, 1.5, 2.5, 6.0, 1.0])), 0.4, wrt=(0, 1))
+    _tangent_check(nll, (np.zeros(5), 0.4), (np.ones(5), 0.1))
+
+
+def test_a_multivariate_normal_in_its_mean_and_covariance():
+    rng = np.random.default_rng(3)
+    samples = rng.normal(size=(6, 3))
+
+    def nll(mean, factor):
+        cov = factor @ factor.T + 0.3 * np.eye(3)
+        return -np.sum(stats.multivariate_normal.logpdf(samples, mean, cov))
+
+    check_grad(nll, rng.normal(size=3), rng.normal(size=(3, 3)), wrt=(0, 1))
+
+
+def test_derivatives_that_do_not_exist_are_refused():
+    def shape_of_cdf(a):
+        return stats.gamma.cdf(1.5, a)
+
+    def count(n):
+        return stats.binom.logpmf(2, n, 0.3)
+
+    with pytest.raises(NotImplementedError, match="gamma.cdf is not differentiated with "
+                       "respect to its shape"):
+        grad(shape_of_cdf)(2.0)
+    with pytest.raises(NotImplementedError, match="binom.logpmf is not differentiated"):
+        grad(count)(7.0)
+    assert grad(lambda x: stats.gamma.cdf(x, 2.0))(1.5) == pytest.approx(
+        stats.gamma.pdf(1.5, 2.0), rel=1e-12)
+
+
+def test_second_derivatives_through_a_distribution_are_refused():
+    with pytest.raises(TranspileError):
+        hvp(lambda m: np.sum(stats.norm.logpdf(Y, m, 1.0)))(0.5, 1.0)
+
+
+def test_readme_stats_example(capsys):
+    run_readme_block("# Likelihoods with scipy.stats", capsys)
