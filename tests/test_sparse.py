@@ -14,7 +14,7 @@ import pytest
 
 from tests.rule_specs import build, case_seed, discovered, make_args
 from tests.test_rules import same_key
-from tests.test_tangent_rules import _flat, _function, _numeric_jvp, _tangents
+from tests.test_tangent_rules import check_jvp_case
 from tests.util import make, readme_block, run_readme_block
 from transpiler import TranspileError, check_grad, grad, hvp, jvp, vjp
 from transpiler.rules.registry import SPARSE_ADJOINTS, SPARSE_TANGENTS, key_name
@@ -40,15 +40,7 @@ def test_sparse_rule_vjp(spec, shapes, optimize):
 
 @pytest.mark.parametrize("spec, shapes", CASES)
 def test_sparse_rule_jvp(spec, shapes):
-    seed = case_seed(f"{spec.expr}-{shapes}")
-    args = make_args(spec, shapes, seed)
-    f = _function(spec, len(args))
-    tangents = _tangents(spec, args, seed + 7)
-    value, tangent = jvp(f, args, tangents)
-    np.testing.assert_allclose(_flat(value), _flat(f(*args)), rtol=1e-12, atol=1e-12)
-    expected = _numeric_jvp(f, args, tangents)
-    np.testing.assert_allclose(_flat(tangent), expected, rtol=1e-5,
-                               atol=1e-6 * (1 + np.abs(expected).max(initial=0)))
+    check_jvp_case(spec, shapes)
 
 
 def test_every_sparse_rule_has_a_spec_and_a_tangent():

@@ -105,6 +105,11 @@ def _same_structure(tangent, value) -> None:
 
 @pytest.mark.parametrize("spec, shapes", CASES)
 def test_rule_jvp(spec, shapes):
+    check_jvp_case(spec, shapes)
+
+
+def check_jvp_case(spec, shapes) -> None:
+    """``jvp`` of a spec case against central differences along a random direction."""
     seed = case_seed(f"{spec.expr}-{shapes}")
     args = make_args(spec, shapes, seed)
     f = _function(spec, len(args))

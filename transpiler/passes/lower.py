@@ -209,50 +209,50 @@ class Lowering:
     def is_sparse(self, *values) -> bool:
         """Whether one of ``values`` (names, or expressions) may be a scipy.sparse matrix
         (facts.sparse)."""
-        found = self.ctx.facts.sparse
+        return self._may_be(self.ctx.facts.sparse, values)
+
+    def is_complex(self, *values) -> bool:
+        """Whether one of ``values`` (names, or expressions) may be complex (facts.complex)."""
+        return self._may_be(self.ctx.facts.complex, values, complex)
+
+    @staticmethod
+    def _may_be(found: frozenset[str], values: tuple, literal: type | None = None) -> bool:
+        """Whether one of ``values`` reads a name in ``found`` (or is a ``literal`` constant)."""
         return bool(found) and any(
-            isinstance(n, gast.Name) and n.id in found for v in values
+            isinstance(n, gast.Name) and n.id in found or literal is not None
+            and isinstance(n, gast.Constant) and isinstance(n.value, literal) for v in values
             for n in (A.walk(v) if isinstance(v, gast.AST) else [A.name(v)]))
 
     def sparse_refusal(self, node, what: str) -> TranspileError:
         """The error for ``what`` (an operation, a helper) given or making a sparse matrix."""
-        if not getattr(node, "lineno", 0) and self.at is not None:
-            node = self.at
-        if what.startswith("rt."):  # (a helper of a gradient, differentiated again)
-            return error_at(node, self.ctx, "second derivatives (hvp, hessian, a gradient "
-                            "differentiated again) through scipy.sparse matrices are not "
-                            f"supported yet ({what})", "grad, value_and_grad, jvp and vjp of "
-                            "the function work", cls=NoRuleError)
-        return error_at(node, self.ctx, f"{what} is not differentiated for scipy.sparse "
-                        "matrices: a value it reads or makes may be one here, and its rule is "
-                        "written for arrays", "use the operations that have sparse rules (see "
-                        "the README's sparse section: A @ x, A.T, A.multiply, A.toarray(), "
-                        "spsolve, sums), or make the matrix dense first (A.toarray())",
-                        cls=NoRuleError)
-
-    def is_complex(self, *values) -> bool:
-        """Whether one of ``values`` (names, or expressions) may be complex (facts.complex)."""
-        found = self.ctx.facts.complex
-        return bool(found) and any(
-            isinstance(n, gast.Name) and n.id in found or isinstance(n, gast.Constant)
-            and isinstance(n.value, complex) for v in values
-            for n in (A.walk(v) if isinstance(v, gast.AST) else [A.name(v)]))
+        return self._kind_refusal(
+            node, what, "through scipy.sparse matrices",
+            f"{what} is not differentiated for scipy.sparse matrices: a value it reads or makes "
+            "may be one here, and its rule is written for arrays", "use the operations that have "
+            "sparse rules (see the README's sparse section: A @ x, A.T, A.multiply, A.toarray(), "
+            "spsolve, sums), or make the matrix dense first (A.toarray())", NoRuleError)
 
     def complex_refusal(self, node, what: str) -> TranspileError:
         """The error for ``what`` (an operation, a helper) given or making a complex value."""
+        return self._kind_refusal(
+            node, what, "of complex values", f"complex numbers are not supported yet by {what}: "
+            "a value it reads or makes may be complex here, and its rule is written for real "
+            "values", "compute with the operations that take complex values (arithmetic, "
+            "np.exp, np.abs, np.real, np.imag, np.conj, np.angle, sums, indexing, the np.fft "
+            "transforms: see the README), or on the real and imaginary parts as two real values")
+
+    def _kind_refusal(self, node, what: str, of: str, message: str, hint: str,
+                      cls=TranspileError) -> TranspileError:
+        """A refusal at ``node`` (the statement's line where it has none); a gradient's helper
+        (``rt.``) reached here is a second derivative ``of`` the kind."""
         if not getattr(node, "lineno", 0) and self.at is not None:
             node = self.at
         if what.startswith("rt."):  # (a helper of a gradient, differentiated again)
             return error_at(node, self.ctx, "second derivatives (hvp, hessian, a gradient "
-                            "differentiated again) of complex values are not supported yet "
-                            f"through {what}", "grad, value_and_grad, jvp and vjp of the "
-                            "function work", cls=NoRuleError)
-        return error_at(node, self.ctx, f"complex numbers are not supported yet by {what}: a "
-                        "value it reads or makes may be complex here, and its rule is written "
-                        "for real values", "compute with the operations that take complex "
-                        "values (arithmetic, np.exp, np.abs, np.real, np.imag, np.conj, np.angle, "
-                        "sums, indexing, the np.fft transforms: see the README), or on the real "
-                        "and imaginary parts as two real values")
+                            f"differentiated again) {of} are not supported yet ({what})",
+                            "grad, value_and_grad, jvp and vjp of the function work",
+                            cls=NoRuleError)
+        return error_at(node, self.ctx, message, hint, cls=cls)
 
     # --- calls of the user's functions ---
 
