@@ -306,14 +306,15 @@ def _diagonal_coordinates(length: int, k: int):
 def _diagonal_list(diagonals, offsets):
     """``diags``' arguments as a list of diagonals and a list of offsets (one diagonal may be
     given alone, with one offset)."""
-    if np.ndim(offsets) == 0:
+    if np.ndim(offsets) == 0 and np.ndim(diagonals) <= 1:
         return [diagonals], [int(offsets)], True
     return list(diagonals), [int(k) for k in offsets], False
 
 
 def diags_adjoint(g, diagonals, offsets, ans):
     """The gradient of ``diagonals`` in ``diags(diagonals, offsets, shape)``: each diagonal's
-    entries read on its diagonal (a number spread along it: their sum)."""
+    entries read on its diagonal (a number spread along it: their sum; a diagonal longer than
+    the matrix's: zero where SciPy leaves it out)."""
     if is_zero(g):
         return g
     parts, ks, alone = _diagonal_list(diagonals, offsets)
@@ -321,11 +322,20 @@ def diags_adjoint(g, diagonals, offsets, ans):
     grads = []
     for part, k in zip(parts, ks, strict=True):
         length = min(m + min(k, 0), n - max(k, 0))
+        if np.ndim(part):
+            length = min(length, np.shape(part)[-1])
         rows, cols = _diagonal_coordinates(length, k)
         values = g.at(rows, cols)
-        grads.append(float(np.sum(values)) if np.ndim(part) == 0 else values)
+        if np.ndim(part) == 0:
+            grads.append(float(np.sum(values)))
+        else:
+            full = np.zeros(np.shape(part))
+            full[..., :length] = values
+            grads.append(full)
     if alone:
         return grads[0]
+    if isinstance(diagonals, np.ndarray):  # (the diagonals as the rows of an array)
+        return np.stack(grads)
     return GradTuple(grads) if isinstance(diagonals, tuple) else GradList(grads)
 
 
@@ -446,6 +456,11 @@ def sparse_add_adjoint(g, a, b, wrt: int, sign: float = 1.0):
     if is_zero(g) or wrt == 0 or sign == 1.0:
         return g
     return -g
+
+
+def sparse_transpose_adjoint(g):
+    """The gradient of ``A.T`` taken back to ``A``: transposed (nothing flowed: nothing)."""
+    return g if is_zero(g) else g.T
 
 
 def sparse_dense_adjoint(g, a):

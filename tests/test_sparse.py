@@ -273,3 +273,22 @@ def test_a_linear_operator_and_a_warm_start():
     np.testing.assert_allclose(gf, 2 * np.linalg.solve(dense.T, np.linalg.solve(dense.T, y)),
                                rtol=1e-8)
     np.testing.assert_array_equal(gx0, np.zeros(n))
+
+
+def test_a_transpose_no_gradient_reaches_and_diagonals_given_as_rows():
+    def f(k, flag):
+        A = sp.diags(k, 0, format="csr")
+        B = A.T
+        y = B @ k if flag > 0 else k * 2.0
+        return np.sum(y ** 2)
+
+    k = np.arange(1.0, 4.0)
+    np.testing.assert_allclose(grad(f)(k, -1.0), 8.0 * k)  # (B's adjoint gets no gradient)
+    check_grad(f, k, 1.0)
+
+    def g(rows):  # (a 2-D array of diagonals; offset 1 uses the first two of its row)
+        A = sp.diags(rows, [0, 1], shape=(3, 3))
+        return np.sum(A.toarray() ** 2 * np.arange(9.0).reshape(3, 3))
+
+    check_grad(g, np.arange(6.0).reshape(2, 3) + 1.0)
+    assert grad(g)(np.ones((2, 3)))[1, 2] == 0.0

@@ -175,7 +175,7 @@ if sp is not None:
 
     @adjoint(SparseMethod("T"), of_sparse=True)
     def adj_sparse_T(ans, x):
-        d[x] = d[ans].T
+        d[x] = rt.sparse_transpose_adjoint(d[ans])
 
     @tangent(SparseMethod("T"), of_sparse=True)
     def tan_sparse_T(ans, x):
@@ -183,7 +183,7 @@ if sp is not None:
 
     @adjoint(SparseMethod("transpose"), of_sparse=True)
     def adj_sparse_transpose(ans, x, axes=None, copy=False):
-        d[x] = d[ans].T
+        d[x] = rt.sparse_transpose_adjoint(d[ans])
 
     @tangent(SparseMethod("transpose"), of_sparse=True)
     def tan_sparse_transpose(ans, x, axes=None, copy=False):
