@@ -844,6 +844,14 @@ def sparse_grad_like(g, a):
     if a.format in ("csr", "csc"):
         rows, cols = _coordinates((a.data, a.indices, a.indptr), a)
         return type(a)((g.at(rows, cols), a.indices.copy(), a.indptr.copy()), shape=a.shape)
+    if a.format == "dia":  # (its data, zeros too: tocoo would drop them)
+        data = np.zeros(a.data.shape)
+        for i, k in enumerate(a.offsets):
+            cols = np.arange(a.data.shape[1])
+            rows = cols - k
+            inside = (rows >= 0) & (rows < a.shape[0]) & (cols < a.shape[1])
+            data[i, inside] = g.at(rows[inside], cols[inside])
+        return type(a)((data, a.offsets.copy()), shape=a.shape)
     coo = a.tocoo()
     out = sp.coo_matrix((g.at(coo.row, coo.col), (coo.row, coo.col)), shape=a.shape)
     return out.asformat(a.format) if isinstance(a, sp.spmatrix) else \
