@@ -216,3 +216,22 @@ def test_the_transpose_of_a_join_holding_a_helper_s_item(join):
     c = 1.0 + math.atan(0.5) ** 2
     np.testing.assert_allclose(grad(f)(x), 2.0 * c * x, rtol=1e-13)
     np.testing.assert_allclose(jvp(f, (x,), (np.ones(3),))[1], 2.0 * c * np.sum(x), rtol=1e-13)
+
+
+# Seed 4601118: a ufunc method (np.add.reduceat), whose __module__ is None, in a function that
+# writes into its argument: the pass that decides which gradients may share an argument's memory
+# read the module name as a string and crashed.
+UFUNC_METHOD_BESIDE_AN_ARGUMENT_WRITE = """
+def f(x):
+    w1 = np.zeros(3)
+    a2 = 0.5
+    x *= a2 * x
+    s3 = np.add.reduceat(([[1.0], [0.5]] * w1).ravel(), [0, 2, 5])
+    return x
+"""
+
+
+def test_a_ufunc_method_beside_a_write_into_an_argument():
+    f = make(UFUNC_METHOD_BESIDE_AN_ARGUMENT_WRITE, name="f")
+    np.testing.assert_allclose(grad(f)(-0.462), 2 * 0.5 * -0.462, rtol=1e-13)
+    np.testing.assert_allclose(jvp(f, (-0.462,), (1.0,))[1], -0.462, rtol=1e-13)

@@ -77,7 +77,7 @@ def _own_gradients(fn: gast.FunctionDef, ctx) -> None:
             func = getanno(node, Anno.FUNC)
             if isinstance(func, np.ufunc) or getattr(func, "__module__", None) == "math":
                 return False
-            if getattr(func, "__module__", "").startswith("runtime"):
+            if (getattr(func, "__module__", None) or "").startswith("runtime"):
                 return bool(node.args) and shared(node.args[0])
         return any(shared(child) for child in gast.iter_child_nodes(node))
 
