@@ -188,10 +188,6 @@ class _Summed:
         return self.g.ravel()[cols if self.axis in (0, -2) else rows]
 
 
-def _grad(shape, term) -> SparseGrad:
-    return SparseGrad(shape, term)
-
-
 def _refuse_sparse_operand(x, what: str) -> None:
     if is_sparse(x):
         raise NotImplementedError(f"{what} of two scipy.sparse matrices is not differentiated "
@@ -386,13 +382,13 @@ def sparse_matmul_adjoint(g, a, b, wrt: int):
     if is_sparse(a):
         if wrt == 1:  # b's: A^T g
             return (a.T @ g).reshape(np.shape(b))
-        return _grad(a.shape, _Outer(g, np.asarray(b)))
+        return SparseGrad(a.shape, _Outer(g, np.asarray(b)))
     if wrt == 0:  # a dense a @ sparse b: a's gradient is g B^T
         return np.asarray((b @ g.T).T).reshape(np.shape(a))
     a2 = np.asarray(a)  # B's: a^T g, as rows a[:, i] against g[:, j]
     if a2.ndim == 1:
-        return _grad(b.shape, _Outer(a2, g))
-    return _grad(b.shape, _Outer(a2.T, g.T))
+        return SparseGrad(b.shape, _Outer(a2, g))
+    return SparseGrad(b.shape, _Outer(a2.T, g.T))
 
 
 def sparse_mul_adjoint(g, a, b, wrt: int):
@@ -436,7 +432,7 @@ def sparse_multiply_adjoint(g, a, w, wrt: int):
         return g
     _refuse_sparse_operand(w, "A.multiply")
     if wrt == 0:
-        return _grad(a.shape, _Weighted(g, np.broadcast_to(np.asarray(w), a.shape)))
+        return SparseGrad(a.shape, _Weighted(g, np.broadcast_to(np.asarray(w), a.shape)))
     coo = a.tocoo()
     full = np.zeros(a.shape)
     np.add.at(full, (coo.row, coo.col), g.at(coo.row, coo.col) * coo.data)
@@ -465,7 +461,7 @@ def sparse_transpose_adjoint(g):
 
 def sparse_dense_adjoint(g, a):
     """The gradient of ``A.toarray()``: the dense gradient, read at the data's coordinates."""
-    return _grad(a.shape, _Dense(np.asarray(g)))
+    return SparseGrad(a.shape, _Dense(np.asarray(g)))
 
 
 def sparse_sum_adjoint(g, a, axis=None):
@@ -475,17 +471,21 @@ def sparse_sum_adjoint(g, a, axis=None):
         from runtime.broadcast import unreduce
 
         return unreduce(g, a, axis)
-    if axis is not None and _is_matrix_product(a):
-        raise NotImplementedError("A.sum(axis=...) of a scipy.sparse *_matrix is an np.matrix, "
-                                  "which is not differentiated; use A @ np.ones(n) (row sums) or "
-                                  "A.T @ np.ones(m) (column sums), or a *_array")
-    return _grad(a.shape, _Summed(g, axis))
+    _refuse_matrix_axis_sum(a, axis)
+    return SparseGrad(a.shape, _Summed(g, axis))
 
 
 def sparse_sum_tangent(t, a, axis=None):
-    if axis is not None and _is_matrix_product(a):
-        sparse_sum_adjoint(0.0, a, axis)
+    """The tangent of ``A.sum(axis)``: the tangent's sum."""
+    _refuse_matrix_axis_sum(a, axis)
     return t.sum(axis=axis)
+
+
+def _refuse_matrix_axis_sum(a, axis) -> None:
+    if axis is not None and is_sparse(a) and _is_matrix_product(a):
+        raise NotImplementedError("A.sum(axis=...) of a scipy.sparse *_matrix is an np.matrix, "
+                                  "which is not differentiated; use A @ np.ones(n) (row sums) or "
+                                  "A.T @ np.ones(m) (column sums), or a *_array")
 
 
 def sparse_diagonal_adjoint(g, a, k=0):
@@ -493,7 +493,7 @@ def sparse_diagonal_adjoint(g, a, k=0):
     if not is_sparse(a):
         raise NotImplementedError("the diagonal of a value that may be a scipy.sparse matrix "
                                   "is differentiated only when it is one; call np.diagonal")
-    return _grad(a.shape, _Diagonal(g, k))
+    return SparseGrad(a.shape, _Diagonal(g, k))
 
 
 def _selector(index, n: int) -> np.ndarray:
@@ -563,7 +563,7 @@ def sparse_index_adjoint(g, a, index):
 
         return unindex(g, a, index)
     rows, cols = _rows_and_cols(index, a.shape)
-    return _grad(a.shape, _Selected(g, rows, cols))
+    return SparseGrad(a.shape, _Selected(g, rows, cols))
 
 
 # --- matrices made of matrices: hstack, vstack, bmat, block_diag, kron -------------------------
@@ -586,7 +586,7 @@ def _block_grad(g, block, dr: int, dc: int):
     if block is None:
         return None
     if is_sparse(block):
-        return _grad(block.shape, _Shifted(g, dr, dc))
+        return SparseGrad(block.shape, _Shifted(g, dr, dc))
     shape = np.shape(block)
     if len(shape) != 2:
         raise NotImplementedError("a block of a sparse matrix that is not 2-D is not "
@@ -679,7 +679,7 @@ def sparse_kron_adjoint(g, a, b, wrt: int):
     x = a if wrt == 0 else b
     term = _KronPart(g, b if wrt == 0 else a, (mb, nb), wrt == 0)
     if is_sparse(x):
-        return _grad(x.shape, term)
+        return SparseGrad(x.shape, term)
     rows, cols = np.indices(np.shape(x))
     return term(rows.ravel(), cols.ravel()).reshape(np.shape(x))
 
@@ -709,7 +709,7 @@ def spsolve_adjoint(g, a, b, x):
     lam = spsolve(a.T.tocsc(), g.reshape(np.shape(x)))
     lam = np.asarray(lam).reshape(np.shape(x))
     xs = np.asarray(x)
-    ga = _grad(a.shape, _Outer(-lam, xs))
+    ga = SparseGrad(a.shape, _Outer(-lam, xs))
     return ga, lam.reshape(np.shape(b))
 
 
@@ -740,7 +740,7 @@ def factor_solve_adjoint(g, lu, b, x, trans="N"):
     g = np.asarray(g, dtype=float).reshape(np.shape(x))
     lam = lu.solve(np.ascontiguousarray(g), "T" if trans == "N" else "N")
     term = _Outer(-lam, np.asarray(x)) if trans == "N" else _Outer(-np.asarray(x), lam)
-    return _grad(lu.shape, term), lam.reshape(np.shape(b))
+    return SparseGrad(lu.shape, term), lam.reshape(np.shape(b))
 
 
 def factor_solve_tangent(t_lu, t_b, lu, x, trans="N"):
@@ -803,7 +803,7 @@ def iterative_adjoint(g, name: str, a, b, ans, rtol, atol, maxiter, M, extra: di
     _converged(back, name, "the adjoint solve (with A.T)")
     x = np.asarray(x)
     if is_sparse(a):
-        ga = _grad(a.shape, _Outer(-lam, x))
+        ga = SparseGrad(a.shape, _Outer(-lam, x))
     elif isinstance(a, np.ndarray):
         ga = -np.outer(lam, x)
     else:
