@@ -726,11 +726,23 @@ def spsolve_b_tangent(t_b, a, x):
 
 # --- a factorization reused, and iterative solvers ---------------------------------------------
 
+def _factors(lu):
+    """The SuperLU factors of ``splu(A)``, or of ``factorized(A)`` (its bound ``solve``)."""
+    owner = getattr(lu, "__self__", lu)
+    if not hasattr(owner, "solve") or not hasattr(owner, "perm_c"):
+        raise NotImplementedError("a solve made by factorized() with UMFPACK is not "
+                                  "differentiated (its factors cannot be reused transposed); "
+                                  "use scipy.sparse.linalg.splu(A).solve")
+    return owner
+
+
 def factor_solve_adjoint(g, lu, b, x, trans="N"):
-    """``(the factor's gradient, b's)`` of ``x = lu.solve(b, trans)`` for ``lu = splu(A)``: one
-    solve with the same factors, transposed (``lam = lu.solve(g, "T")``); the factor's gradient
-    is ``A``'s, ``-lam x^T`` read at the data (``-x lam^T`` for ``trans="T"``), which ``splu``'s
-    rule passes on to ``A``."""
+    """``(the factor's gradient, b's)`` of ``x = lu.solve(b, trans)`` for ``lu = splu(A)`` (or
+    ``x = solve(b)`` for ``solve = factorized(A)``): one solve with the same factors,
+    transposed (``lam = lu.solve(g, "T")``); the factor's gradient is ``A``'s, ``-lam x^T``
+    read at the data (``-x lam^T`` for ``trans="T"``), which ``splu``'s rule passes on to
+    ``A``."""
+    lu = _factors(lu)
     if trans not in ("N", "T"):
         raise NotImplementedError("lu.solve(b, trans='H') is not differentiated (real "
                                   "matrices: 'T' is the same)")
@@ -746,6 +758,7 @@ def factor_solve_adjoint(g, lu, b, x, trans="N"):
 def factor_solve_tangent(t_lu, t_b, lu, x, trans="N"):
     """The tangent of ``x = lu.solve(b, trans)``: ``lu.solve(db - dA x)``, the factor's tangent
     being the matrix's."""
+    lu = _factors(lu)
     rhs = 0.0 if is_zero(t_b) else np.asarray(t_b, dtype=float)
     if not is_zero(t_lu):
         rhs = rhs - (t_lu if trans == "N" else t_lu.T) @ np.asarray(x)
@@ -771,9 +784,20 @@ def _transposed(a, symmetric: bool):
     return a.T
 
 
-def _tolerances(name: str, atol, extra: dict) -> dict:
-    """The keywords beside ``rtol`` the method takes (``minres`` has no ``atol``)."""
-    return dict(extra) if name == "minres" else {"atol": atol, **extra}
+def _options(name: str, atol, options: dict, transposed: bool) -> dict:
+    """The keywords beside ``rtol`` and ``maxiter`` the method is called with: ``options`` (its
+    preconditioners ``M``, or qmr's left and right ``M1``, ``M2``, and its own settings), and
+    ``atol`` but for ``minres``, which has none. For the transposed system the preconditioners
+    are transposed, and qmr's swap sides: ``(M1 A M2)^T = M2^T A^T M1^T``."""
+    out = dict(options) if name == "minres" else {"atol": atol, **options}
+    if transposed:
+        symmetric = name in _SYMMETRIC
+        for key in ("M", "M1", "M2"):
+            if key in out:
+                out[key] = _transposed(options[key], symmetric)
+        if name == "qmr":
+            out["M1"], out["M2"] = out["M2"], out["M1"]
+    return out
 
 
 def _converged(info, name: str, which: str) -> None:
@@ -784,22 +808,21 @@ def _converged(info, name: str, which: str) -> None:
                            "precondition (M=...)")
 
 
-def iterative_adjoint(g, name: str, a, b, ans, rtol, atol, maxiter, M, extra: dict):
-    """``(A's gradient, b's)`` of ``x, info = <name>(A, b, ...)`` (cg, gmres, bicgstab, minres,
-    cgs, bicg): the same method on the transposed system with the caller's tolerances and
-    preconditioner (transposed), ``lam = <name>(A.T, g)``; ``b``'s is ``lam`` and ``A``'s
-    ``-lam x^T``: read at the data of a sparse ``A``, dense for an array, none for a
-    ``LinearOperator`` (not differentiated). Its error is the solver's: ``rtol`` relative to
-    ``|g|``, times ``A``'s conditioning."""
+def iterative_adjoint(g, name: str, a, b, ans, rtol, atol, maxiter, options: dict):
+    """``(A's gradient, b's)`` of ``x, info = <name>(A, b, ...)`` (cg, minres, gmres, lgmres,
+    gcrotmk, bicg, bicgstab, cgs, qmr, tfqmr): the same method on the transposed system with
+    the caller's tolerances, settings and preconditioners (transposed), ``lam = <name>(A.T,
+    g)``; ``b``'s is ``lam`` and ``A``'s ``-lam x^T``: read at the data of a sparse ``A``, dense
+    for an array, none for a ``LinearOperator`` (not differentiated). Its error is the
+    solver's: ``rtol`` relative to ``|g|``, times ``A``'s conditioning."""
     x, info = ans
     gx = g[0] if isinstance(g, tuple) else g
     if is_zero(gx):
         return 0.0, 0.0
     _converged(info, name, "the primal solve")
-    symmetric = name in _SYMMETRIC
     gx = np.asarray(gx, dtype=float)
-    lam, back = _iterative(name)(_transposed(a, symmetric), gx, rtol=rtol, maxiter=maxiter,
-                                 M=_transposed(M, symmetric), **_tolerances(name, atol, extra))
+    lam, back = _iterative(name)(_transposed(a, name in _SYMMETRIC), gx, rtol=rtol,
+                                 maxiter=maxiter, **_options(name, atol, options, True))
     _converged(back, name, "the adjoint solve (with A.T)")
     x = np.asarray(x)
     if is_sparse(a):
@@ -811,9 +834,9 @@ def iterative_adjoint(g, name: str, a, b, ans, rtol, atol, maxiter, M, extra: di
     return ga, lam.reshape(np.shape(b))
 
 
-def iterative_tangent(t_a, t_b, name: str, a, ans, rtol, atol, maxiter, M, extra: dict):
+def iterative_tangent(t_a, t_b, name: str, a, ans, rtol, atol, maxiter, options: dict):
     """The tangent of ``x, info = <name>(A, b, ...)``: ``(<name>(A, db - dA x), 0)``, with the
-    caller's tolerances."""
+    caller's tolerances, settings and preconditioners."""
     from runtime.containers import GradTuple
 
     x, info = ans
@@ -823,8 +846,8 @@ def iterative_tangent(t_a, t_b, name: str, a, ans, rtol, atol, maxiter, M, extra
         rhs = rhs - t_a @ np.asarray(x)
     if not np.any(rhs):
         return GradTuple((np.zeros(np.shape(x)), 0.0))
-    dx, done = _iterative(name)(a, rhs, rtol=rtol, maxiter=maxiter, M=M,
-                                **_tolerances(name, atol, extra))
+    dx, done = _iterative(name)(a, rhs, rtol=rtol, maxiter=maxiter,
+                                **_options(name, atol, options, False))
     _converged(done, name, "the tangent solve")
     return GradTuple((dx, 0.0))
 

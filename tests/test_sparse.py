@@ -246,6 +246,40 @@ def test_a_factorization_is_reused_by_its_solves_in_both_modes():
                                (loss(k + h * t, f) - loss(k - h * t, f)) / (2 * h), rtol=1e-6)
 
 
+def _implicit_heat(kappa, u0, dt=0.1, steps=4):
+    off = -dt * kappa[1:]
+    solve = spla.factorized(sp.diags([off, 1.0 + 2.0 * dt * kappa, off], [-1, 0, 1],
+                                     format="csc"))
+    u = u0
+    for _ in range(steps):
+        u = solve(u)
+    return np.sum(u ** 2)
+
+
+def test_a_factorized_solve_in_a_time_loop_in_both_modes():
+    kappa, u0 = np.linspace(1.0, 2.0, 6), np.sin(np.arange(6.0))
+    check_grad(_implicit_heat, kappa, u0, wrt=(0, 1))
+    source = grad(_implicit_heat).source
+    calls = [line for line in source.splitlines() if "factorized(" in line and "#" not in line]
+    assert "rt.factor_solve_adjoint(" in source and len(calls) == 1  # (factored once)
+    t = np.cos(np.arange(6.0))
+    h = 1e-6
+    np.testing.assert_allclose(
+        jvp(_implicit_heat, (kappa, u0), (t, None))[1],
+        (_implicit_heat(kappa + h * t, u0) - _implicit_heat(kappa - h * t, u0)) / (2 * h),
+        rtol=1e-6)
+
+
+def test_a_solve_whose_factors_cannot_be_reused_is_refused_when_run():
+    import runtime as rt
+
+    def solve(b):  # (what factorized gives with UMFPACK: a closure, no factors to transpose)
+        return b
+
+    with pytest.raises(NotImplementedError, match="UMFPACK"):
+        rt.factor_solve_adjoint(np.ones(3), solve, np.ones(3), np.ones(3))
+
+
 def test_an_iterative_solve_that_did_not_converge_is_not_differentiated():
     def loss(k, f):
         x, info = spla.cg(_laplacian(k), f, rtol=1e-14, maxiter=1)

@@ -147,6 +147,10 @@ if sp is not None:
                shapes=TRI_VEC),
         OpSpec(SparseMethod("solve"), TRI + "lu = spla.splu(A.tocsc()); lu.solve(b, trans='T') "
                "+ lu.solve(b * b)", 2, UNIT, shapes=(((5,), (5,)),)),
+        OpSpec(spla.factorized, TRI + "solve = spla.factorized(A.tocsc()); solve(b)", 2,
+               UNIT, shapes=TRI_VEC),
+        OpSpec(SparseMethod("__call__"), TRI + "solve = spla.factorized(A.tocsc()); "
+               "solve(b) + solve(b * b)", 2, UNIT, shapes=(((5,), (5,)),)),
         # the iterative solvers, converged far below the finite differences' error
         OpSpec(spla.cg, TRI_SYM + "spla.cg(A, b, rtol=1e-13)[0]", 2, UNIT,
                shapes=(((5,), (5,)),)),
@@ -158,6 +162,24 @@ if sp is not None:
                UNIT, shapes=(((5,), (5,)),)),
         OpSpec(spla.bicgstab, TRI + "spla.bicgstab(A, b, rtol=1e-13, atol=0.0)[0]", 2, UNIT,
                shapes=(((5,), (5,)),)),
+        OpSpec(spla.lgmres, TRI + "spla.lgmres(A, b, rtol=1e-13, atol=0.0, inner_m=3)[0]", 2,
+               UNIT, shapes=(((5,), (5,)),)),
+        OpSpec(spla.gcrotmk, TRI + "spla.gcrotmk(A, b, rtol=1e-13, atol=0.0, m=3)[0]", 2,
+               UNIT, shapes=(((5,), (5,)),)),
+        OpSpec(spla.bicg, TRI + "spla.bicg(A, b, rtol=1e-13, atol=0.0)[0]", 2, UNIT,
+               shapes=(((5,), (5,)),)),
+        OpSpec(spla.cgs, TRI + "spla.cgs(A, b, rtol=1e-13, atol=0.0)[0]", 2, UNIT,
+               shapes=(((5,), (5,)),)),
+        OpSpec(spla.tfqmr, TRI + "spla.tfqmr(A, b, rtol=1e-13, atol=0.0)[0]", 2, UNIT,
+               shapes=(((5,), (5,)),)),
+        OpSpec(spla.qmr, TRI + "spla.qmr(A, b, rtol=1e-13, atol=0.0)[0]", 2, UNIT,
+               shapes=(((5,), (5,)),)),
+        # left and right preconditioners (of a LinearOperator, as qmr needs), transposed and
+        # swapped for the transposed system
+        OpSpec(spla.qmr, TRI + "spla.qmr(A, b, rtol=1e-13, atol=0.0, M1=spla.aslinearoperator("
+               "sp.diags([np.full(4, 0.1), np.full(5, 0.3)], [1, 0])), M2=spla.aslinearoperator("
+               "sp.diags([np.full(4, -0.2), np.ones(5)], [-1, 0])))[0]", 2, UNIT,
+               shapes=(((5,), (5,)),)),
     ]
     # the iterative solvers of a dense matrix (the dense table's rules)
     SPECS = [
@@ -167,6 +189,18 @@ if sp is not None:
                shapes=SQ),
         OpSpec(spla.bicgstab, SHIFTED + "spla.bicgstab(m, b, rtol=1e-13, atol=0.0)[0]", 2,
                UNIT, shapes=SQ),
+        OpSpec(spla.lgmres, SHIFTED + "spla.lgmres(m, b, rtol=1e-13, atol=0.0)[0]", 2, UNIT,
+               shapes=SQ),
+        OpSpec(spla.gcrotmk, SHIFTED + "spla.gcrotmk(m, b, rtol=1e-13, atol=0.0)[0]", 2, UNIT,
+               shapes=SQ),
+        OpSpec(spla.bicg, SHIFTED + "spla.bicg(m, b, rtol=1e-13, atol=0.0)[0]", 2, UNIT,
+               shapes=SQ),
+        OpSpec(spla.cgs, SHIFTED + "spla.cgs(m, b, rtol=1e-13, atol=0.0)[0]", 2, UNIT,
+               shapes=SQ),
+        OpSpec(spla.tfqmr, SHIFTED + "spla.tfqmr(m, b, rtol=1e-13, atol=0.0)[0]", 2, UNIT,
+               shapes=SQ),
+        OpSpec(spla.qmr, SHIFTED + "spla.qmr(m, b, rtol=1e-13, atol=0.0)[0]", 2, UNIT,
+               shapes=SQ),
     ]
     if hasattr(sp, "diags_array"):
         SPARSE_SPECS.append(OpSpec(sp.diags_array, "sp.diags_array([a, b], offsets=[0, 1]) "

@@ -164,13 +164,13 @@ def _holds_sparse(value) -> bool:
     return _in_modules(type(value), ("scipy.sparse",))
 
 
-_MADE_IN_LINALG = frozenset({"splu", "aslinearoperator", "LinearOperator"})
+_MADE_IN_LINALG = frozenset({"splu", "factorized", "aslinearoperator", "LinearOperator"})
 
 
 def _makes_sparse(call: gast.Call, func, scope) -> bool:
-    # (scipy.sparse.linalg solves give arrays, but splu a factorization of a sparse matrix
-    # and aslinearoperator an operator, whose methods are sparse rules'; issparse and friends
-    # give a bool)
+    # (scipy.sparse.linalg solves give arrays, but splu a factorization of a sparse matrix,
+    # factorized its solve and aslinearoperator an operator, whose methods are sparse rules';
+    # issparse and friends give a bool)
     if getattr(func, "__name__", "") in _MADE_IN_LINALG \
             and _in_modules(func, ("scipy.sparse.linalg",)):
         return True
@@ -182,7 +182,9 @@ def _makes_sparse(call: gast.Call, func, scope) -> bool:
 def _leaves_sparse(node, func, of_kind) -> bool:
     """``.toarray()`` and ``.todense()`` (an np.matrix: the next kind) leave it, and so do a
     product with an array (``A @ u`` and ``A.dot(u)`` are arrays), a solve with one
-    (``spsolve(A, b)``), a sum and a diagonal."""
+    (``spsolve(A, b)``, ``solve(b)`` of ``solve = factorized(A)``), a sum and a diagonal."""
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and of_kind(node.func):
+        return not any(of_kind(a) for a in node.args)
     if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute):
         if node.func.attr in ("toarray", "todense", "sum", "diagonal", "trace"):
             return True

@@ -363,6 +363,8 @@ def rule_call(call, ctx) -> tuple:
     receiver = call.func.value if isinstance(call.func, gast.Attribute) else None
     if isinstance(receiver, gast.Name) and receiver.id in ctx.facts.sparse:
         func, args = SparseMethod(call.func.attr), [receiver] + args  # (a global's too)
+    if isinstance(call.func, gast.Name) and call.func.id in ctx.facts.sparse:
+        func, args = SparseMethod("__call__"), [call.func] + args  # (solve = factorized(A))
     if func is operator.setitem:
         args[1] = A.index_expression(args[1])
     if func is None and isinstance(call.func, gast.Attribute) and call.func.attr in METHODS:

@@ -302,6 +302,8 @@ def key_name(key) -> str:
            gast.MatMult: "@", gast.USub: "unary -", gast.UAdd: "unary +", gast.Mod: "%"}
     if key in ops:
         return f"operator {ops[key]}"
+    if key == SparseMethod("__call__"):  # (solve = factorized(A); solve(b))
+        return "scipy.sparse.linalg.factorized(A)(b)"
     if isinstance(key, SparseMethod):
         return f"sparse matrix.{key.name}"
     if isinstance(key, property) or type(key).__name__ == "getset_descriptor":

@@ -295,13 +295,34 @@ if sp is not None:
     def tan_factor_solve(ans, x, rhs, trans="N"):
         d[ans] = rt.factor_solve_tangent(d[x], d[rhs], x, ans, trans)
 
+    # factorized(A) is splu(A)'s solve: its calls are lu.solve(b)'s
+    @adjoint(spla.factorized, of_sparse=True)
+    def adj_factorized(ans, A):
+        d[A] = d[ans]
+
+    @tangent(spla.factorized, of_sparse=True)
+    def tan_factorized(ans, A):
+        d[ans] = d[A]
+
+    @adjoint(SparseMethod("__call__"), of_sparse=True)
+    def adj_factorized_solve(ans, solve, rhs):
+        ga, gb = rt.factor_solve_adjoint(d[ans], solve, rhs, ans)
+        d[solve] = ga
+        d[rhs] = gb
+
+    @tangent(SparseMethod("__call__"), of_sparse=True)
+    def tan_factorized_solve(ans, solve, rhs):
+        d[ans] = rt.factor_solve_tangent(d[solve], d[rhs], solve, ans)
+
     # the iterative solvers: the same method on the transposed system, the caller's tolerances
-    # (a sparse A here; an array A in the dense table; a LinearOperator A is not differentiated)
+    # and preconditioners (a sparse A here; an array A in the dense table; a LinearOperator A
+    # is not differentiated); x0 only starts the iteration
     @adjoint(spla.cg, of_sparse=True)
     @adjoint(spla.cg)
     def adj_cg(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=None, M=None,
                callback=None):
-        ga, gb = rt.iterative_adjoint(d[ans], "cg", A, b, ans, rtol, atol, maxiter, M, {})
+        ga, gb = rt.iterative_adjoint(d[ans], "cg", A, b, ans, rtol, atol, maxiter,
+                                      {"M": M})
         d[A] = ga
         d[b] = gb
         if x0 is not None:
@@ -311,13 +332,14 @@ if sp is not None:
     @tangent(spla.cg)
     def tan_cg(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=None, M=None,
                callback=None):
-        d[ans] = rt.iterative_tangent(d[A], d[b], "cg", A, ans, rtol, atol, maxiter, M, {})
+        d[ans] = rt.iterative_tangent(d[A], d[b], "cg", A, ans, rtol, atol, maxiter, {"M": M})
 
     @adjoint(spla.bicgstab, of_sparse=True)
     @adjoint(spla.bicgstab)
     def adj_bicgstab(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=None, M=None,
                      callback=None):
-        ga, gb = rt.iterative_adjoint(d[ans], "bicgstab", A, b, ans, rtol, atol, maxiter, M, {})
+        ga, gb = rt.iterative_adjoint(d[ans], "bicgstab", A, b, ans, rtol, atol, maxiter,
+                                      {"M": M})
         d[A] = ga
         d[b] = gb
         if x0 is not None:
@@ -327,15 +349,85 @@ if sp is not None:
     @tangent(spla.bicgstab)
     def tan_bicgstab(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=None, M=None,
                      callback=None):
-        d[ans] = rt.iterative_tangent(d[A], d[b], "bicgstab", A, ans, rtol, atol, maxiter, M,
-                                      {})
+        d[ans] = rt.iterative_tangent(d[A], d[b], "bicgstab", A, ans, rtol, atol, maxiter,
+                                      {"M": M})
+
+    @adjoint(spla.cgs, of_sparse=True)
+    @adjoint(spla.cgs)
+    def adj_cgs(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=None, M=None,
+                callback=None):
+        ga, gb = rt.iterative_adjoint(d[ans], "cgs", A, b, ans, rtol, atol, maxiter,
+                                      {"M": M})
+        d[A] = ga
+        d[b] = gb
+        if x0 is not None:
+            d[x0] = rt.zeros_like_grad(x0)
+
+    @tangent(spla.cgs, of_sparse=True)
+    @tangent(spla.cgs)
+    def tan_cgs(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=None, M=None,
+                callback=None):
+        d[ans] = rt.iterative_tangent(d[A], d[b], "cgs", A, ans, rtol, atol, maxiter, {"M": M})
+
+    @adjoint(spla.bicg, of_sparse=True)
+    @adjoint(spla.bicg)
+    def adj_bicg(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=None, M=None,
+                 callback=None):
+        ga, gb = rt.iterative_adjoint(d[ans], "bicg", A, b, ans, rtol, atol, maxiter,
+                                      {"M": M})
+        d[A] = ga
+        d[b] = gb
+        if x0 is not None:
+            d[x0] = rt.zeros_like_grad(x0)
+
+    @tangent(spla.bicg, of_sparse=True)
+    @tangent(spla.bicg)
+    def tan_bicg(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=None, M=None,
+                 callback=None):
+        d[ans] = rt.iterative_tangent(d[A], d[b], "bicg", A, ans, rtol, atol, maxiter, {"M": M})
+
+    @adjoint(spla.tfqmr, of_sparse=True)
+    @adjoint(spla.tfqmr)
+    def adj_tfqmr(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=None, M=None,
+                  callback=None, show=False):
+        ga, gb = rt.iterative_adjoint(d[ans], "tfqmr", A, b, ans, rtol, atol, maxiter,
+                                      {"M": M})
+        d[A] = ga
+        d[b] = gb
+        if x0 is not None:
+            d[x0] = rt.zeros_like_grad(x0)
+
+    @tangent(spla.tfqmr, of_sparse=True)
+    @tangent(spla.tfqmr)
+    def tan_tfqmr(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=None, M=None,
+                  callback=None, show=False):
+        d[ans] = rt.iterative_tangent(d[A], d[b], "tfqmr", A, ans, rtol, atol, maxiter,
+                                      {"M": M})
+
+    @adjoint(spla.qmr, of_sparse=True)
+    @adjoint(spla.qmr)
+    def adj_qmr(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=None, M1=None, M2=None,
+                callback=None):
+        ga, gb = rt.iterative_adjoint(d[ans], "qmr", A, b, ans, rtol, atol, maxiter,
+                                      {"M1": M1, "M2": M2})
+        d[A] = ga
+        d[b] = gb
+        if x0 is not None:
+            d[x0] = rt.zeros_like_grad(x0)
+
+    @tangent(spla.qmr, of_sparse=True)
+    @tangent(spla.qmr)
+    def tan_qmr(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=None, M1=None, M2=None,
+                callback=None):
+        d[ans] = rt.iterative_tangent(d[A], d[b], "qmr", A, ans, rtol, atol, maxiter,
+                                      {"M1": M1, "M2": M2})
 
     @adjoint(spla.gmres, of_sparse=True)
     @adjoint(spla.gmres)
     def adj_gmres(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, restart=None, maxiter=None,
                   M=None, callback=None, callback_type=None):
-        ga, gb = rt.iterative_adjoint(d[ans], "gmres", A, b, ans, rtol, atol, maxiter, M,
-                                      {"restart": restart})
+        ga, gb = rt.iterative_adjoint(d[ans], "gmres", A, b, ans, rtol, atol, maxiter,
+                                      {"M": M, "restart": restart})
         d[A] = ga
         d[b] = gb
         if x0 is not None:
@@ -345,15 +437,53 @@ if sp is not None:
     @tangent(spla.gmres)
     def tan_gmres(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, restart=None, maxiter=None,
                   M=None, callback=None, callback_type=None):
-        d[ans] = rt.iterative_tangent(d[A], d[b], "gmres", A, ans, rtol, atol, maxiter, M,
-                                      {"restart": restart})
+        d[ans] = rt.iterative_tangent(d[A], d[b], "gmres", A, ans, rtol, atol, maxiter,
+                                      {"M": M, "restart": restart})
+
+    @adjoint(spla.lgmres, of_sparse=True)
+    @adjoint(spla.lgmres)
+    def adj_lgmres(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=1000, M=None,
+                   callback=None, inner_m=30, outer_k=3, outer_v=None, store_outer_Av=True,
+                   prepend_outer_v=False):
+        ga, gb = rt.iterative_adjoint(d[ans], "lgmres", A, b, ans, rtol, atol, maxiter,
+                                      {"M": M, "inner_m": inner_m, "outer_k": outer_k})
+        d[A] = ga
+        d[b] = gb
+        if x0 is not None:
+            d[x0] = rt.zeros_like_grad(x0)
+
+    @tangent(spla.lgmres, of_sparse=True)
+    @tangent(spla.lgmres)
+    def tan_lgmres(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=1000, M=None,
+                   callback=None, inner_m=30, outer_k=3, outer_v=None, store_outer_Av=True,
+                   prepend_outer_v=False):
+        d[ans] = rt.iterative_tangent(d[A], d[b], "lgmres", A, ans, rtol, atol, maxiter,
+                                      {"M": M, "inner_m": inner_m, "outer_k": outer_k})
+
+    @adjoint(spla.gcrotmk, of_sparse=True)
+    @adjoint(spla.gcrotmk)
+    def adj_gcrotmk(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=1000, M=None,
+                    callback=None, m=20, k=None, CU=None, discard_C=False, truncate="oldest"):
+        ga, gb = rt.iterative_adjoint(d[ans], "gcrotmk", A, b, ans, rtol, atol, maxiter,
+                                      {"M": M, "m": m, "k": k, "truncate": truncate})
+        d[A] = ga
+        d[b] = gb
+        if x0 is not None:
+            d[x0] = rt.zeros_like_grad(x0)
+
+    @tangent(spla.gcrotmk, of_sparse=True)
+    @tangent(spla.gcrotmk)
+    def tan_gcrotmk(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=1000, M=None,
+                    callback=None, m=20, k=None, CU=None, discard_C=False, truncate="oldest"):
+        d[ans] = rt.iterative_tangent(d[A], d[b], "gcrotmk", A, ans, rtol, atol, maxiter,
+                                      {"M": M, "m": m, "k": k, "truncate": truncate})
 
     @adjoint(spla.minres, of_sparse=True)
     @adjoint(spla.minres)
     def adj_minres(ans, A, b, x0=None, *, rtol=1e-05, shift=0.0, maxiter=None, M=None,
                    callback=None, show=False, check=False):
-        ga, gb = rt.iterative_adjoint(d[ans], "minres", A, b, ans, rtol, 0.0, maxiter, M,
-                                      {"shift": shift})
+        ga, gb = rt.iterative_adjoint(d[ans], "minres", A, b, ans, rtol, 0.0, maxiter,
+                                      {"M": M, "shift": shift})
         d[A] = ga
         d[b] = gb
         if x0 is not None:
@@ -363,5 +493,5 @@ if sp is not None:
     @tangent(spla.minres)
     def tan_minres(ans, A, b, x0=None, *, rtol=1e-05, shift=0.0, maxiter=None, M=None,
                    callback=None, show=False, check=False):
-        d[ans] = rt.iterative_tangent(d[A], d[b], "minres", A, ans, rtol, 0.0, maxiter, M,
-                                      {"shift": shift})
+        d[ans] = rt.iterative_tangent(d[A], d[b], "minres", A, ans, rtol, 0.0, maxiter,
+                                      {"M": M, "shift": shift})
