@@ -423,7 +423,14 @@ from runtime.spectral import (
     unreal,
     unrfftn,
 )
-from runtime.stats import mvn_partial, mvn_tangent, stats_partial, stats_tangent
+from runtime.stats import (
+    mvn_partial,
+    mvn_partial_tangent,
+    mvn_tangent,
+    stats_partial,
+    stats_partial_tangent,
+    stats_tangent,
+)
 
 # Helpers whose argument at this position is only used for its shape and dtype.
 SHAPE_ARGUMENTS = {"unbroadcast": 1, "unreduce": 1, "unindex": 1, "zeros_like_grad": 0,
@@ -592,6 +599,7 @@ __all__ = [
     "multiplied_at_grad",
     "multiplied_at_tangent",
     "mvn_partial",
+    "mvn_partial_tangent",
     "mvn_tangent",
     "nan_to_num_mask",
     "nancumprod_grad",
@@ -722,6 +730,7 @@ __all__ = [
     "spsolve_b_tangent",
     "spsolve_tangent",
     "stats_partial",
+    "stats_partial_tangent",
     "stats_tangent",
     "stop_gradient",
     "subtracted_at",

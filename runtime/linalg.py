@@ -831,7 +831,23 @@ def _triangular_solve(t, b, lower: bool):
 def cholesky_adjoint(g, factor, upper=False):
     """Gradient of the Cholesky factor ``L`` (or ``U = L^T``): ``L^-T Phi(L^T gL) L^-1`` with
     ``Phi`` the lower triangle with a halved diagonal (Murray 2016), folded onto the triangle
-    NumPy reads (the lower one, the upper one for ``upper=True``)."""
+    NumPy reads (the lower one, the upper one for ``upper=True``). A solve's part already on
+    the matrix (``FactorGrad`` of this factor) is added as it is; a diagonal ``gL`` (a log
+    determinant's) makes ``Phi`` diagonal, and ``L^-T Phi L^-1`` is taken from the triangle's
+    inverse (the inverse matrix itself for a constant diagonal)."""
+    dense, solves = _factor_parts(g)
+    if solves is not None and solves.c is not factor:
+        dense, solves = np.asarray(g), None  # (another factor's: read as the array it is)
+    out = _cholesky_adjoint(_full(dense, factor), factor, upper) if not is_zero(dense) else 0.0
+    if solves is not None:
+        out = _plus(out, solves.matrix_part(not upper))
+    return np.zeros(np.shape(factor), dtype=factor.dtype) if is_zero(out) else out
+
+
+def _cholesky_adjoint(g, factor, upper=False):
+    diagonal = _diagonal_only(g, factor)
+    if diagonal is not None:
+        return _diagonal_cholesky_adjoint(diagonal, factor, upper)
     lo, gl = (_t(factor), _t(g)) if upper else (factor, g)
     m = _t(lo) @ gl
     phi = np.tril(m) - 0.5 * m * _eye(m)
@@ -839,6 +855,44 @@ def cholesky_adjoint(g, factor, upper=False):
     r = _t(_triangular_solve(_t(lo), _t(left), False))  # (L^-T Phi) L^-1
     return _fold(r, lower=not upper)
 
+
+
+def _diagonal_only(g, factor):
+    """The diagonal of a float64 2-D ``g`` that is zero off it (None: it is not, or SciPy's
+    LAPACK, which the shortcut needs, is not installed)."""
+    if type(g) is not np.ndarray or g.ndim != 2 or g.dtype != np.float64 \
+            or type(factor) is not np.ndarray or factor.dtype != np.float64 or _lapack() is None:
+        return None
+    d = np.diagonal(g)
+    return d.copy() if np.count_nonzero(g) == np.count_nonzero(d) else None
+
+
+def _lapack():
+    try:
+        from scipy.linalg import lapack
+    except ImportError:
+        return None
+    return lapack
+
+
+def _diagonal_cholesky_adjoint(d, factor, upper: bool):
+    """``fold(L^-T D L^-1)`` for ``Phi = D = diag(L_ii gL_ii) / 2``: ``c A^-1`` by LAPACK's
+    potri for a constant ``D = c I`` (to rounding: ``log(diag(L))``'s ``gL_ii = 1 / L_ii``),
+    else from ``L^-1`` (trtri)."""
+    lapack = _lapack()
+    lo = _t(factor) if upper else factor
+    scale = 0.5 * np.diagonal(lo) * d
+    if np.ptp(scale) <= 8 * np.finfo(float).eps * np.max(np.abs(scale)):  # (to rounding)
+        inv, info = lapack.dpotri(lo, lower=1)  # (the lower triangle of A^-1)
+        if info == 0:  # (folded: the strict triangle twice, the diagonal once)
+            out = np.tril(inv)
+            out *= 2.0 * np.mean(scale)
+            out[np.diag_indices_from(out)] *= 0.5
+            return out.T if upper else out
+    linv, info = lapack.dtrtri(lo, lower=1)
+    if info != 0:
+        raise np.linalg.LinAlgError("singular Cholesky factor")
+    return _fold(_t(linv) @ (scale[:, np.newaxis] * linv), lower=not upper)
 
 
 def cholesky_tangent(da, factor, upper=False):
@@ -1832,12 +1886,22 @@ def _factor_and_rest(c, lower: bool):
 
 def cho_factor_adjoint(g, ans, a):
     """Gradient of ``(c, lower) = scipy.linalg.cho_factor(a, lower)``: the factor's triangle
-    through the Cholesky adjoint, the other triangle (``a``'s own entries) as it is."""
+    through the Cholesky adjoint, the other triangle (``a``'s own entries) as it is; a solve's
+    part already on ``a`` (``FactorGrad``) folded onto the triangle it reads."""
     _scipy_linalg("cho_factor", a)
     c, lower = ans
-    factor, _ = _factor_and_rest(c, lower)
-    gfactor, grest = _factor_and_rest(_full(g[0], c), lower)
-    return cholesky_adjoint(gfactor, factor, not lower) + grest
+    dense, solves = _factor_parts(g[0])
+    factor = np.tril(c) if lower else np.triu(c)
+    out = 0.0
+    diagonal = None if is_zero(dense) else _diagonal_only(dense, c)
+    if diagonal is not None:  # (a log determinant's: the other triangle gets nothing)
+        out = _diagonal_cholesky_adjoint(diagonal, factor, not lower)
+    elif not is_zero(dense):
+        gfactor, grest = _factor_and_rest(asarray(dense), lower)
+        out = cholesky_adjoint(gfactor, factor, not lower) + grest
+    if solves is not None:
+        out = _plus(out, solves.matrix_part(lower))
+    return _full(out, c)
 
 
 def cho_factor_tangent(da, ans, a):
@@ -1857,14 +1921,86 @@ def _lower_factor(c, lower: bool):
     return np.tril(c) if lower else _t(np.triu(c))
 
 
+class FactorGrad(np.lib.mixins.NDArrayOperatorsMixin):
+    """The gradient of a Cholesky factor ``c`` (``cho_factor``'s matrix, or a lower ``L``) held
+    as ``dense + pullback(U V^T)``: ``U V^T`` is a gradient already on the matrix ``a = L L^T``
+    (a solve's ``-gb x^T``, ``cho_solve_adjoint``), which ``pullback`` takes to the factor's
+    triangle (``tril((M + M^T) L)``). The factorization's adjoint (``cho_factor_adjoint``,
+    ``cholesky_adjoint``) adds ``U V^T`` to ``a``'s gradient as it is instead of taking it to
+    the factor and back: two products of n x n matrices saved, the gradient the same. Added to
+    a gradient of the same factor it stays one; any other use reads it as the array it stands
+    for (``__array__``), so no rule can misread it."""
+
+    def __init__(self, dense, u, v, c, lower: bool):
+        self.dense, self.u, self.v, self.c, self.lower = dense, u, v, c, lower
+
+    def __array__(self, dtype=None, copy=None):
+        low = _lower_factor(self.c, self.lower)
+        gl = self.u @ _t(_t(low) @ self.v) + self.v @ _t(_t(low) @ self.u)  # (M + M^T) L
+        out = np.tril(gl) if self.lower else np.triu(_t(gl))
+        if not is_zero(self.dense):
+            out = out + self.dense
+        return out if dtype is None else out.astype(dtype)
+
+    @property
+    def shape(self) -> tuple:
+        return np.shape(self.c)
+
+    @property
+    def ndim(self) -> int:
+        return np.ndim(self.c)
+
+    @property
+    def dtype(self):
+        return self.c.dtype
+
+    def __getattr__(self, name: str):  # (g.T, g.sum(...), ...: the array's)
+        if name.startswith("__") or name in ("dense", "u", "v", "c", "lower"):
+            raise AttributeError(name)
+        return getattr(np.asarray(self), name)
+
+    def matrix_part(self, lower: bool) -> np.ndarray:
+        """``U V^T`` folded onto the triangle of ``a`` the factorization reads."""
+        return _fold(self.u @ _t(self.v), lower)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if ufunc is np.add and method == "__call__" and len(inputs) == 2 and not kwargs:
+            a, b = inputs
+            mine, other = (a, b) if isinstance(a, FactorGrad) else (b, a)
+            if is_zero(other):
+                return mine
+            if isinstance(other, FactorGrad) and other.c is mine.c:
+                return FactorGrad(_plus(mine.dense, other.dense), np.hstack([mine.u, other.u]),
+                                  np.hstack([mine.v, other.v]), mine.c, mine.lower)
+            if type(other) is np.ndarray and other.shape == mine.shape:
+                return FactorGrad(_plus(mine.dense, other), mine.u, mine.v, mine.c, mine.lower)
+        inputs = tuple(np.asarray(x) if isinstance(x, FactorGrad) else x for x in inputs)
+        return getattr(ufunc, method)(*inputs, **kwargs)
+
+
+def _plus(a, b):
+    return b if is_zero(a) else a if is_zero(b) else a + b
+
+
+def _factor_parts(g):
+    """``(the factor's gradient as an array or 0.0, FactorGrad or None)``."""
+    if isinstance(g, FactorGrad):
+        return g.dense, g
+    return g, None
+
+
 def cho_solve_adjoint(g, c_and_lower, b, x):
     """Gradients ``((gc, 0), gb)`` of ``x = scipy.linalg.cho_solve((c, lower), b)``,
     ``a x = b`` with ``a = L L^T``: ``gb = a^-1 g`` (the same factor), ``ga = -gb x^T``,
-    ``gL = (ga + ga^T) L`` on the factor's triangle of ``c``."""
+    ``gL = (ga + ga^T) L`` on the factor's triangle of ``c``: a ``FactorGrad`` of a real
+    matrix, whose factorization's adjoint takes ``ga`` as it is."""
     c, lower = c_and_lower
     sla = _scipy_linalg("cho_solve", c, b)
     gm, xm = _columns(g, b), _columns(x, b)
     gb = sla.cho_solve((c, lower), gm)
+    if type(c) is np.ndarray and c.ndim == 2 and c.dtype.kind == "f" and gb.dtype.kind == "f":
+        return GradTuple((FactorGrad(0.0, -gb, np.asarray(xm, dtype=float), c, lower), 0.0)), \
+            _uncolumns(gb, b)
     ga = -gb @ _t(xm)
     gl = (ga + _t(ga)) @ _lower_factor(c, lower)
     gc = np.tril(gl) if lower else np.triu(_t(gl))

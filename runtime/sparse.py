@@ -135,6 +135,37 @@ class _Outer:
         return np.einsum("kj,kj->k", self.u[rows], self.v[cols])
 
 
+def _pattern(m):
+    """``m``'s stored coordinates as a CSR matrix of ones (duplicates merged)."""
+    sp = _sp()
+    ones = sp.csr_matrix(m, copy=True)
+    ones.sum_duplicates()
+    ones.data = np.ones_like(ones.data, dtype=float)
+    return ones
+
+
+class _SparseProduct:
+    """The gradient of one sparse factor of ``C = A @ B`` (both sparse): ``G B^T`` for ``A``,
+    ``A^T G`` for ``B``, where ``G``, ``C``'s gradient, is read where ``C`` may be nonzero: the
+    product of the two patterns (ones: nothing cancels, though SciPy drops the entries of ``C``
+    that do). Computed once, as a sparse product, when first read."""
+
+    __slots__ = ("g", "a", "b", "wrt", "_m")
+
+    def __init__(self, g, a, b, wrt: int):
+        self.g, self.a, self.b, self.wrt, self._m = g, a, b, wrt, None
+
+    def __call__(self, rows, cols):
+        if self._m is None:
+            sp = _sp()
+            reach = (_pattern(self.a) @ _pattern(self.b)).tocoo()
+            gc = sp.csr_matrix((self.g.at(reach.row, reach.col), (reach.row, reach.col)),
+                               shape=reach.shape)
+            a, b = sp.csr_matrix(self.a), sp.csr_matrix(self.b)
+            self._m = (gc @ b.T if self.wrt == 0 else a.T @ gc).tocsr()
+        return np.asarray(self._m[np.asarray(rows), np.asarray(cols)]).ravel()
+
+
 class _Dense:
     """A dense gradient (of ``A.toarray()``, or weighted by a dense factor) at coordinates."""
 
@@ -377,7 +408,7 @@ def sparse_matmul_adjoint(g, a, b, wrt: int):
     if not (is_sparse(a) or is_sparse(b)):
         return _dense_matmul_adjoint(g, a, b, wrt)
     if is_sparse(a) and is_sparse(b):
-        _refuse_sparse_operand(b, "a matrix product")
+        return SparseGrad((a, b)[wrt].shape, _SparseProduct(g, a, b, wrt))
     g = np.asarray(g)
     if is_sparse(a):
         if wrt == 1:  # b's: A^T g

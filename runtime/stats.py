@@ -87,6 +87,60 @@ def _lognorm_cdf_shapes(z, s):
     return (-np.exp(-0.5 * u * u) / np.sqrt(2.0 * np.pi) * u / s,)
 
 
+# --- second derivatives (hvp): l0'' and l0's second derivatives with the shapes ---------------
+# (each: ``(l0_zz, (l0_zs per shape), ((l0_ss per pair of shapes)))``)
+
+def _norm2(z):
+    return np.full(np.shape(z), -1.0), (), ()
+
+
+def _flat2(z):  # (expon, laplace: l0 is linear in z where it is differentiable)
+    return np.zeros(np.shape(z)), (), ()
+
+
+def _cauchy2(z):
+    q = 1.0 + z * z
+    return -2.0 * (1.0 - z * z) / (q * q), (), ()
+
+
+def _logistic2(z):
+    th = np.tanh(0.5 * z)
+    return -0.5 * (1.0 - th * th), (), ()
+
+
+def _t2(z, df):
+    trigamma = _special().polygamma
+    q = df + z * z
+    zz = -(df + 1.0) * (df - z * z) / (q * q)
+    zdf = z * (1.0 - z * z) / (q * q)
+    dfdf = 0.25 * (trigamma(1, 0.5 * (df + 1.0)) - trigamma(1, 0.5 * df)) + 0.5 / (df * df) \
+        + (z ** 4 * (df - 1.0) - 2.0 * df * z * z) / (2.0 * df * df * q * q)
+    return zz, (zdf,), ((dfdf,),)
+
+
+def _gamma2(z, a):
+    trigamma = _special().polygamma
+    return -(a - 1.0) / (z * z), (1.0 / z,), ((-trigamma(1, a),),)
+
+
+def _beta2(z, a, b):
+    trigamma = _special().polygamma
+    both = trigamma(1, a + b)
+    zz = -(a - 1.0) / (z * z) - (b - 1.0) / ((1.0 - z) ** 2)
+    return zz, (1.0 / z, -1.0 / (1.0 - z)), ((both - trigamma(1, a), both),
+                                             (both, both - trigamma(1, b)))
+
+
+def _lognorm2(z, s):
+    log = np.log(z)
+    return (s * s + log - 1.0) / (s * s * z * z), (2.0 * log / (s ** 3 * z),), \
+        (((s * s - 3.0 * log * log) / s ** 4,),)
+
+
+SECOND = {"norm": _norm2, "expon": _flat2, "laplace": _flat2, "cauchy": _cauchy2,
+          "logistic": _logistic2, "t": _t2, "gamma": _gamma2, "beta": _beta2,
+          "lognorm": _lognorm2}
+
 CONTINUOUS = {  # name -> (l0's derivatives, the cdf's shape derivatives or None)
     "norm": (_norm, None), "expon": (_expon, None), "laplace": (_laplace, None),
     "cauchy": (_cauchy, None), "logistic": (_logistic, None), "t": (_t, None),
@@ -214,6 +268,176 @@ def stats_tangent(tangents: tuple, dist: str, method: str, ans, x, shapes: tuple
     return out if np.ndim(ans) else float(out)
 
 
+def _z_partials(z, scale, n: int):
+    """``z = (x - loc) / scale``'s first partials in ``(x, *shapes, loc, scale)``, and its
+    second ones as a function of the pair."""
+    zero = np.zeros(np.shape(z))
+    first = [1.0 / scale + zero, *([zero] * n), -1.0 / scale + zero, -z / scale]
+
+    def second(a: int, b: int):
+        pair = {a, b}
+        if pair == {0, n + 2}:
+            return -1.0 / (scale * scale) + zero
+        if pair == {n + 1, n + 2}:
+            return 1.0 / (scale * scale) + zero
+        if pair == {n + 2}:
+            return 2.0 * z / (scale * scale)
+        return zero
+
+    return first, second
+
+
+def _log_density_second(dist: str, a: int, b: int, x, shapes: tuple, loc, scale):
+    """``d2/da db`` of ``logpdf(x, *shapes, loc, scale) = l0(z; shapes) - log(scale)``, and
+    the first partials in ``a`` and ``b``."""
+    n = len(shapes)
+    z = (x - loc) / scale
+    dz, dshapes = CONTINUOUS[dist][0](z, *shapes)
+    zz, zs, ss = SECOND[dist](z, *shapes)
+    first_z, second_z = _z_partials(z, scale, n)
+
+    def first(i: int):
+        if 1 <= i <= n:
+            return dshapes[i - 1] + 0.0 * z
+        return dz * first_z[i] - (1.0 / scale if i == n + 2 else 0.0)
+
+    out = zz * first_z[a] * first_z[b] + dz * second_z(a, b)
+    if 1 <= a <= n:
+        out = out + zs[a - 1] * first_z[b]
+    if 1 <= b <= n:
+        out = out + zs[b - 1] * first_z[a]
+    if 1 <= a <= n and 1 <= b <= n:
+        out = out + ss[a - 1][b - 1]
+    if a == b == n + 2:
+        out = out + 1.0 / (scale * scale)
+    return out, first(a), first(b)
+
+
+def _cdf_second(dist: str, a: int, b: int, x, shapes: tuple, loc, scale):
+    """``d2/da db`` of ``cdf(x, ...) = F0(z)`` and its first partials in ``a`` and ``b``: with
+    ``f0 = scale * pdf``, ``F_a = f0 z_a`` and ``F_ab = f0 (l0'(z) z_a z_b + z_ab)``."""
+    n = len(shapes)
+    if dist == "lognorm":
+        return _lognorm_cdf_second(a, b, x, shapes[0], loc, scale)
+    if 1 <= a <= n or 1 <= b <= n:
+        _refuse(dist, "cdf", "its shape parameters, twice (no closed form)")
+    z = (x - loc) / scale
+    f0 = scale * getattr(_stats(), dist).pdf(x, *shapes, loc=loc, scale=scale)
+    dz, _ = CONTINUOUS[dist][0](z, *shapes)
+    first_z, second_z = _z_partials(z, scale, n)
+    return f0 * (dz * first_z[a] * first_z[b] + second_z(a, b)), f0 * first_z[a], \
+        f0 * first_z[b]
+
+
+def _lognorm_cdf_second(a: int, b: int, x, s, loc, scale):
+    """lognorm's ``cdf = ndtr(u)``, ``u = log(z) / s``: ``F_ab = phi(u) (u_ab - u u_a u_b)``
+    in ``(x, s, loc, scale)``."""
+    z = (x - loc) / scale
+    first_z, second_z = _z_partials(z, scale, 1)
+    u = np.log(z) / s
+    uz, uzz, uzs = 1.0 / (s * z), -1.0 / (s * z * z), -1.0 / (s * s * z)
+    ua = [uz * first_z[i] if i != 1 else -u / s for i in (a, b)]
+    uab = uzz * first_z[a] * first_z[b] + uz * second_z(a, b)
+    if a == 1 and b == 1:
+        uab = 2.0 * u / (s * s) + 0.0 * z
+    elif a == 1 or b == 1:
+        uab = uzs * first_z[b if a == 1 else a]
+    phi = np.exp(-0.5 * u * u) / np.sqrt(2.0 * np.pi)
+    return phi * (uab - u * ua[0] * ua[1]), phi * ua[0], phi * ua[1]
+
+
+def _discrete_second(dist: str, method: str, a: int, b: int, k, shapes: tuple):
+    """The log mass's (or the cdf's) second derivative in real parameters ``a``, ``b`` (1-based
+    among the shapes), and the first ones."""
+    special, stats = _special(), _stats()
+    trigamma = special.polygamma
+    firsts = DISCRETE[dist][0 if method in ("logpmf", "pmf") else 1](k, *shapes)
+    fa, fb = firsts[a - 1], firsts[b - 1]
+    if fa is None or fb is None:
+        _refuse(dist, method, "an integer parameter")
+    j = np.floor(k)
+    if method in ("logpmf", "pmf"):
+        if dist == "poisson":
+            second = -k / (shapes[0] ** 2)
+        elif dist == "binom":
+            n, p = shapes
+            second = -k / (p * p) - (n - k) / ((1.0 - p) ** 2)
+        else:  # nbinom
+            n, p = shapes
+            second = [[trigamma(1, k + n) - trigamma(1, n), 1.0 / p + 0.0 * k],
+                      [1.0 / p + 0.0 * k, -n / (p * p) - k / ((1.0 - p) ** 2)]][a - 1][b - 1]
+        return second, fa, fb
+    if dist == "poisson":
+        mu = shapes[0]
+        second = -stats.poisson.pmf(j, mu) * (j / mu - 1.0)
+    elif dist == "binom":
+        n, p = shapes
+        second = -n * stats.binom.pmf(j, n - 1, p) * (j / p - (n - 1.0 - j) / (1.0 - p))
+    else:
+        n, p = shapes
+        second = fa * ((n - 1.0) / p - j / (1.0 - p))
+    return second, fa, fb
+
+
+def second_derivative(dist: str, method: str, a: int, b: int, ans, x, shapes: tuple, loc=0.0,
+                      scale=1.0):
+    """The elementwise ``d2/da db`` of ``<dist>.<method>(x, *shapes, loc, scale)`` (arguments
+    numbered as in ``derivative``): from ``l0``'s second derivatives (the table above) for the
+    log density; the density ``p (l_a l_b + l_ab)``; the cdf ``f0 (l0' z_a z_b + z_ab)``, the
+    sf its negative, their logs ``F_ab / F - F_a F_b / F^2``."""
+    frozen = getattr(_stats(), dist)
+    if dist in DISCRETE:
+        n = len(shapes)
+        if a in (0, n + 1) or b in (0, n + 1):
+            _refuse(dist, method, "its count k or its loc (integers)")
+        k = asarray(x, float) - asarray(loc, float)
+        second, fa, fb = _discrete_second(dist, method, a, b, k, shapes)
+        where = {}
+        x = k
+    else:
+        x, loc, scale = asarray(x, float), asarray(loc, float), asarray(scale, float)
+        where = dict(loc=loc, scale=scale)
+        if method in ("logpdf", "pdf"):
+            second, fa, fb = _log_density_second(dist, a, b, x, shapes, loc, scale)
+        else:
+            second, fa, fb = _cdf_second(dist, a, b, x, shapes, loc, scale)
+    if method in ("logpdf", "logpmf", "cdf"):
+        return second
+    if method in ("pdf", "pmf"):
+        return asarray(ans) * (second + fa * fb)
+    if method == "sf":
+        return -second
+    if method == "logcdf":
+        inverse = np.exp(-frozen.logcdf(x, *shapes, **where))
+        return second * inverse - fa * fb * inverse * inverse
+    inverse = np.exp(-frozen.logsf(x, *shapes, **where))  # logsf: S = 1 - F
+    return -second * inverse - fa * fb * inverse * inverse
+
+
+def stats_partial_tangent(dg, tangents: tuple, g, dist: str, method: str, wrt: int, ans, x,
+                          shapes: tuple, loc=0.0, scale=1.0):
+    """The tangent of ``stats_partial(g, dist, method, wrt, ans, x, shapes, loc, scale)``
+    (forward over reverse): ``dg`` times the first derivative, plus ``g`` times the second
+    derivatives with each argument's tangent (``tangents``: of ``x``, of the shapes as a tuple,
+    of ``loc`` and ``scale``), summed to argument ``wrt``'s shape."""
+    from runtime.broadcast import unbroadcast
+
+    arguments = (x, *shapes, loc, scale)
+    dx, dshapes, dloc, dscale = (tuple(tangents) + (0.0, 0.0, 0.0, 0.0))[:4]
+    dshapes = tuple(dshapes) if isinstance(dshapes, (tuple, list)) else (0.0,) * len(shapes)
+    each = (dx, *dshapes, dloc, dscale)
+    out = stats_partial(dg, dist, method, wrt, ans, x, shapes, loc, scale)
+    if is_zero(g):
+        return out
+    for b, t in enumerate(each):
+        if is_zero(t) or not np.any(t):
+            continue
+        term = asarray(g) * asarray(t) * second_derivative(dist, method, wrt, b, ans, x, shapes,
+                                                           loc, scale)
+        out = out + unbroadcast(term, arguments[wrt])
+    return out
+
+
 # --- the multivariate normal ------------------------------------------------------------------
 
 def _mvn_parts(x, mean, cov):
@@ -257,8 +481,8 @@ def mvn_partial(g, method: str, wrt: int, ans, x, mean=None, cov=1.0):
     r, pr, precision = _mvn_parts(x, mean, cov)
     weight = asarray(g, float) * (asarray(ans) if method == "pdf" else 1.0)
     rows = np.reshape(weight, np.shape(pr)[:-1] + (1,))
-    if wrt == 0:
-        return unbroadcast(-rows * pr, x).reshape(np.shape(x))
+    if wrt == 0:  # (x may be a list: its gradient an array of its shape)
+        return unbroadcast(-rows * pr, np.zeros(np.shape(x))).reshape(np.shape(x))
     if wrt == 1:
         return unbroadcast(rows * pr, np.zeros(np.shape(pr)[-1:])).reshape(np.shape(like))
     w = np.reshape(weight, -1)
@@ -284,3 +508,51 @@ def mvn_tangent(tangents: tuple, method: str, ans, x, mean=None, cov=1.0):
                            - np.trace(precision @ dfull))
     out = out * (asarray(ans) if method == "pdf" else 1.0)
     return out if np.ndim(ans) else float(out)
+
+
+def _full_cov(dcov, d: int):
+    """A covariance's tangent as the symmetric matrix SciPy reads."""
+    dcov = asarray(dcov, float)
+    if dcov.ndim == 0:
+        return dcov * np.eye(d)
+    if dcov.ndim == 1:
+        return np.diag(dcov)
+    return np.tril(dcov) + np.tril(dcov, -1).T
+
+
+def mvn_partial_tangent(dg, tangents: tuple, g, method: str, wrt: int, ans, x, mean=None,
+                        cov=1.0):
+    """The tangent of ``mvn_partial(g, method, wrt, ans, x, mean, cov)`` (forward over
+    reverse): with ``dr = dx - dmean`` and ``dP = -P dC P``, ``d(P r) = dP r + P dr``, so the
+    partials ``-P r``, ``P r`` and ``(P r r^T P - P) / 2`` change by ``-d(P r)``, ``d(P r)``
+    and ``(d(P r) (P r)^T + P r d(P r)^T - dP) / 2``; the weight ``g`` (times the density for
+    ``pdf``) by ``dg`` (and the density's own tangent)."""
+    from runtime.broadcast import unbroadcast
+
+    out = mvn_partial(dg, method, wrt, ans, x, mean, cov)
+    if is_zero(g):
+        return out
+    dx, dmean, dcov = (tuple(tangents) + (0.0, 0.0, 0.0))[:3]
+    r, pr, precision = _mvn_parts(x, mean, cov)
+    d = precision.shape[0]
+    dr = np.zeros(np.shape(r))
+    if not is_zero(dx):
+        dr = dr + np.atleast_1d(asarray(dx, float))
+    if not is_zero(dmean):
+        dr = dr - asarray(dmean, float)
+    dp = np.zeros((d, d)) if is_zero(dcov) else -precision @ _full_cov(dcov, d) @ precision
+    dpr = r @ dp + dr @ precision  # (P symmetric: rows of d(P r))
+    weight = asarray(g, float) * (asarray(ans) if method == "pdf" else 1.0)
+    rows = np.reshape(weight, np.shape(pr)[:-1] + (1,))
+    if method == "pdf":  # (the density's own tangent: ans times the log density's)
+        dlog = mvn_tangent((dx, dmean, dcov), "logpdf", ans, x, mean, cov)
+        out = out + mvn_partial(asarray(g, float) * asarray(ans) * dlog, "logpdf", wrt, ans, x,
+                                mean, cov)
+    if wrt == 0:
+        return out + unbroadcast(-rows * dpr, np.zeros(np.shape(x))).reshape(np.shape(x))
+    if wrt == 1:
+        return out + unbroadcast(rows * dpr, np.zeros(np.shape(pr)[-1:])).reshape(np.shape(mean))
+    w = np.reshape(weight, -1)
+    p2, dp2 = np.reshape(pr, (-1, d)), np.reshape(dpr, (-1, d))
+    gram = 0.5 * ((dp2 * w[:, None]).T @ p2 + (p2 * w[:, None]).T @ dp2 - np.sum(w) * dp)
+    return out + _fold_cov(gram, cov)

@@ -333,7 +333,7 @@ class Gen:
     def sparse(self, sc: Scope, d: int, a: str, v: str) -> str:
         """A (3,) array through a scipy.sparse matrix made from the program's values: assembled
         from triplets (a duplicate summed), from diagonals (kept diagonally dominant), indexed,
-        transposed, scaled and solved."""
+        transposed, scaled and solved (directly, by its factors, iteratively)."""
         r = self.rng
         w = self.expr(V3, sc, d - 1)
         off = f"0.5 * np.tanh({self.expr(V2, sc, d - 1)})"
@@ -346,7 +346,10 @@ class Gen:
                  f"(sp.coo_matrix(({v}, ([0, 1, 2], [2, 0, 2]))).tocsr()[[2, 0, 1]] @ {w})",
                  f"({w} @ sp.diags({v}, 0))",
                  f"{self.paren(tri)}[:, ::-1].toarray()[1]",
-                 f"{self.paren(tri)}.diagonal() * {w}"]
+                 f"{self.paren(tri)}.diagonal() * {w}",
+                 f"spla.splu({self.paren(tri)}.tocsc()).solve({w})",
+                 f"spla.{r.choice(['gmres', 'bicgstab', 'lgmres', 'qmr'])}({tri}, {w}, "
+                 "rtol=1e-12, atol=0.0)[0]"]
         return r.choice(forms)
 
     def reduce(self, kind: str, sc: Scope, d: int) -> str:

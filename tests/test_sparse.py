@@ -148,6 +148,19 @@ def test_entries_that_cancel_to_zero_keep_their_gradient():
     check_grad(loss, a, b, wrt=(0, 1))
 
 
+def test_a_product_of_sparse_matrices_whose_entries_cancel_keeps_their_gradient():
+    # A @ B is [x - y] at 0, 0: SciPy drops it where x == y, and the gradient is still 3, -3
+    def loss(x, y):
+        A = sp.csr_matrix((np.array([x, y]), ([0, 0], [0, 1])), shape=(1, 2))
+        B = sp.csr_matrix(np.array([[1.0], [-1.0]]))
+        return 3.0 * np.sum((A @ B).toarray())
+
+    assert (sp.csr_matrix(np.array([[2.0, 2.0]])) @ sp.csr_matrix(np.array([[1.0], [-1.0]]))).nnz \
+        == 0
+    dx, dy = grad(loss, wrt=(0, 1))(2.0, 2.0)
+    assert (dx, dy) == (pytest.approx(3.0), pytest.approx(-3.0))
+
+
 # --- refusals -------------------------------------------------------------------------------------
 
 def test_an_operation_without_a_sparse_rule_is_refused_at_its_line():

@@ -90,6 +90,12 @@ if sp is not None:
         OpSpec(gast.MatMult, TRI + "b @ A", 2, UNIT,
                shapes=(((5,), (5,)), ((5,), (3, 5)))),
         OpSpec(SparseMethod("dot"), TRI + "A.dot(b)", 2, UNIT, shapes=TRI_VEC),
+        # two sparse matrices: each factor's gradient read where the product may be nonzero
+        OpSpec(gast.MatMult, TRI + "B = sp.csr_matrix((b, ([0, 1, 3, 4], [1, 0, 1, 0])), "
+               "shape=(5, 2)); (A @ B).toarray() + (B.T @ A.T @ A).toarray().T", 2,
+               UNIT, shapes=(((5,), (4,)),)),
+        OpSpec(SparseMethod("dot"), TRI + "(A.dot(A.T) @ sp.diags(b, 0)) @ np.arange(5.0)", 2,
+               UNIT, shapes=TRI_VEC[:1]),
         # a LinearOperator of constants: its products, not its entries, are differentiated
         OpSpec(SparseMethod("matvec"), OPERATOR + "op.matvec(a * b) + op @ a", 2,
                UNIT, shapes=(((3,), (3,)),)),

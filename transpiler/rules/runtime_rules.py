@@ -311,6 +311,19 @@ def tan_pinv_adjoint(ans, g, a, p, hermitian=False, rcond=None, rtol=None):
     d[ans] = rt.pinv_adjoint_tangent(d[g], d[a], d[p], g, a, p, hermitian, rcond, rtol)
 
 
+# the partials of scipy.stats methods (their primal result, ``ans``, renamed ``value`` here)
+@tangent(rt.stats_partial)
+def tan_stats_partial(ans, g, dist, method, wrt, value, x, shapes, loc=0.0, scale=1.0):
+    d[ans] = rt.stats_partial_tangent(d[g], (d[x], d[shapes], d[loc], d[scale]), g, dist,
+                                      method, wrt, value, x, shapes, loc, scale)
+
+
+@tangent(rt.mvn_partial)
+def tan_mvn_partial(ans, g, method, wrt, value, x, mean=None, cov=1.0):
+    d[ans] = rt.mvn_partial_tangent(d[g], (d[x], d[mean], d[cov]), g, method, wrt, value, x,
+                                    mean, cov)
+
+
 @tangent(rt.cholesky_adjoint)
 def tan_cholesky_adjoint(ans, g, factor, upper=False):
     d[ans] = rt.cholesky_adjoint_tangent(d[g], d[factor], g, factor, upper)
