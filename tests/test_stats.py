@@ -85,6 +85,23 @@ def _laplace_objective(theta):
     return -ll + stats.multivariate_normal.pdf([mu, log_s], [0.9, 0.1], [[1.0, 0.3], [0.3, 2.0]])
 
 
+def _frozen_mvn(mu, s):
+    model = stats.multivariate_normal(mu, cov=np.array([[s, 0.3], [0.3, 2.0]]))
+    points = np.stack([Y[:3], Y[2:]], axis=1)
+    return -np.sum(model.logpdf(points)) + model.pdf(mu * 0.5)
+
+
+def test_a_frozen_multivariate_normal_in_every_mode():
+    mu = np.array([0.2, 0.1])
+    check_grad(_frozen_mvn, mu, 1.5, wrt=(0, 1))
+    assert "multivariate_normal.logpdf(points, mu, cov=" in grad(_frozen_mvn).source
+    _tangent_check(_frozen_mvn, (mu, 1.5), (np.array([0.3, -1.0]), 0.2))
+    gradient, h, v = grad(_frozen_mvn), 1e-5, np.array([1.0, -0.5])
+    np.testing.assert_allclose(hvp(_frozen_mvn)(mu, 1.5, v),
+                               (gradient(mu + h * v, 1.5) - gradient(mu - h * v, 1.5)) / (2 * h),
+                               rtol=1e-6, atol=1e-9)
+
+
 def test_second_derivatives_of_a_likelihood_match_differences_of_its_gradient():
     theta = np.array([1.1, -0.2, 3.5])
     gradient, h = grad(_laplace_objective), 1e-5

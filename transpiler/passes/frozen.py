@@ -1,7 +1,8 @@
 """Calls of a frozen ``scipy.stats`` distribution's methods as calls of the distribution's.
 
 ``rv = norm(mu, sigma)`` freezes the distribution's parameters; ``rv.logpdf(y)`` is then
-``norm.logpdf(y, mu, sigma)``, whose rule exists (rules/stats_rules.py). In the SSA form a name
+``norm.logpdf(y, mu, sigma)``, whose rule exists (rules/stats_rules.py); so is
+``multivariate_normal(mean, cov)``'s. In the SSA form a name
 bound once keeps its value, so each method call on a name bound to a distribution's call is
 rewritten to the distribution's method with the frozen arguments appended (positional after
 the call's own, keywords beside them), and the freezing statement is dropped once nothing else
@@ -31,8 +32,13 @@ from transpiler import ast_util as A
 from transpiler.anno import Anno, getanno, setanno
 
 
-def _is_distribution(func) -> bool:
-    """Whether ``func`` is a ``scipy.stats`` distribution (whose call freezes it)."""
+def _is_distribution(func, call: gast.Call) -> bool:
+    """Whether ``func`` is a ``scipy.stats`` distribution (whose call freezes it): a univariate
+    one, or ``multivariate_normal`` frozen with its ``mean``, ``cov`` and ``allow_singular``
+    (which its methods take in that order after the values; a ``seed`` they do not)."""
+    if type(func).__name__ == "multivariate_normal_gen":
+        return len(call.args) <= 3 and all(k.arg in ("mean", "cov", "allow_singular")
+                                           for k in call.keywords)
     return type(func).__module__.startswith("scipy.stats") and hasattr(func, "freeze") \
         and isinstance(getattr(func, "name", None), str)
 
@@ -45,7 +51,7 @@ def frozen(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
         if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
                 and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call) \
                 and stores[stmt.targets[0].id] == 1 \
-                and _is_distribution(getanno(stmt.value, Anno.FUNC)):
+                and _is_distribution(getanno(stmt.value, Anno.FUNC), stmt.value):
             made[stmt.targets[0].id] = stmt
     if not made:
         return fn
