@@ -23,7 +23,8 @@ family's adjoint helpers next to their tangents:
 - ``custom``: what ``stop_gradient``, ``on_gradient`` and ``black_box`` compile to;
 - ``checkpoint``: the scheduler a checkpointed loop's gradient runs (``checkpoint_forward``,
   ``checkpoint_reverse``);
-- ``contexts``: what a ``with`` block's manager runs under (``unsuppressed``).
+- ``contexts``: what a ``with`` block's manager runs under (``unsuppressed``);
+- ``implicit``: a solver's root, whose derivative is the implicit function theorem's.
 
 ``<name>_tangent`` is the tangent (forward mode) of ``<name>``: of a NumPy function
 (``rt.prod_tangent``) or of an adjoint helper (``rt.prod_grad_tangent``, forward over reverse).
@@ -100,6 +101,7 @@ from runtime.custom import (
     partials,
     stop_gradient,
 )
+from runtime.implicit import implicit_root, implicit_root_adjoint, implicit_root_tangent
 from runtime.linalg import (
     cho_factor_adjoint,
     cho_factor_adjoint_tangent,
@@ -551,6 +553,9 @@ __all__ = [
     "histogram_grad",
     "histogram_grad_tangent",
     "histogram_tangent",
+    "implicit_root",
+    "implicit_root_adjoint",
+    "implicit_root_tangent",
     "index_join",
     "index_join_tangent",
     "inner_adjoint",

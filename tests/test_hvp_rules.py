@@ -33,15 +33,16 @@ _DEGENERATE = ("equal eigen- or singular values: the gradient depends on the cho
 
 # second derivatives not supported yet, refused: through the singular vectors of a complex matrix
 # (NotImplementedError when run: its singular values are fine), scipy.linalg's LU and
-# scipy.sparse.linalg's iterative solvers, np.multiply.at and scipy.stats (NoRuleError, at the
-# gradient's line), np.histogram's density (NotImplementedError when run)
+# scipy.sparse.linalg's iterative solvers, np.multiply.at and a scipy.optimize root (NoRuleError,
+# at the gradient's line), np.histogram's density (NotImplementedError when run)
 _NO_SECOND = "second derivatives through these are not supported yet: refused"
 
 
 def _second_order_refusal(spec):
     """The exception hvp raises for ``spec`` (None: it computes the product)."""
-    if "sla.lu_" in spec.expr or "spla." in spec.expr or "np.multiply.at" in spec.expr:
-        return NoRuleError  # (and the iterative solvers, np.multiply.at)
+    if "sla.lu_" in spec.expr or "spla." in spec.expr or "np.multiply.at" in spec.expr \
+            or "rt.implicit_root" in spec.expr:
+        return NoRuleError  # (and the iterative solvers, np.multiply.at, a solver's root)
     if "np.histogram" in spec.expr and "density=True" in spec.expr:
         return NotImplementedError
     if spec.expr.startswith("q, r = sla.qr(a); r * r"):  # (forward mode refuses it)

@@ -430,8 +430,8 @@ class Gen:
         return self.leaf(kind, sc)
 
     def higher(self, kind: str, sc: Scope, d: int) -> str:
-        """``map``, ``functools.reduce``, ``np.vectorize``, ``np.r_`` and ``np.c_``, as users
-        write them, giving a value of ``kind``."""
+        """``map``, ``functools.reduce``, ``np.vectorize``, ``np.r_`` and ``np.c_``, and
+        scipy.optimize's roots of residuals, as users write them, giving a value of ``kind``."""
         r = self.rng
         self.features.add(f"higher-{kind}")
         v, w = self.expr(V3, sc, d), self.leaf(V3, sc)
@@ -445,6 +445,14 @@ class Gen:
             if not self.guarded and not self.no_comp:
                 forms += [f"functools.reduce(operator.add, map(np.cos, {v}))",
                           f"functools.reduce(lambda a, b: a * 0.5 + b, {v}, {self.leaf(PF, sc)})"]
+                if SCIPY:  # roots of monotone residuals: the implicit function theorem
+                    q = self.expr(NF, sc, d - 1)
+                    forms += [f"so.brentq(lambda t: t + 0.5 * np.tanh(t) - 3.0 * np.tanh({q}), "
+                              "-10.0, 10.0, xtol=1e-14)",
+                              f"so.newton(lambda t: t ** 3 + 2.0 * t - {self.paren(q)}, 0.0, "
+                              "tol=1e-14)",
+                              "so.brentq(lambda t, c: np.sinh(t) - c, -10.0, 10.0, "
+                              f"args=(3.0 * np.tanh({q}),), xtol=1e-14)"]
         elif kind == V3:
             forms = [f"np.array(list(map(np.tanh, {v})))", f"np.vectorize(math.sin)({v})",
                      f"np.r_[{self.leaf(NF, sc)}, {self.expr(V2, sc, d - 1)}]",
@@ -457,6 +465,8 @@ class Gen:
         form = r.choice(forms)
         if "functools." in form:
             self.features.add("reduce")
+        if "so." in form:
+            self.features.add("root")
         return form
 
     def complex_value(self, kind: str, sc: Scope, d: int) -> str:
@@ -965,6 +975,8 @@ class Gen:
             head.insert(0, "import functools\nimport operator")
         if "sparse" in self.features:
             head.insert(0, "import scipy.sparse as sp\nimport scipy.sparse.linalg as spla")
+        if "root" in self.features:
+            head.insert(0, "import scipy.optimize as so")
         return "\n\n\n".join(head + chunks) + "\n", tuple(values)
 
 

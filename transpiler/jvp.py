@@ -7,6 +7,7 @@ arguments. ``jvp(f, args, tangents)`` is JAX's convention on top of it.
 
 from __future__ import annotations
 
+import functools
 import inspect
 
 import numpy as np
@@ -93,6 +94,32 @@ def jvp(f, args, tangents, optimize: bool = True, backend: str = "python"):
             cache.store(f, key, function)
     given = dict(zip(params, tangents, strict=False))
     return function(*args, **{function.tangent_names[p]: given[p] for p in active})
+
+
+def partial_derivative(f, position: int, args: tuple, tangent, keywords=None):
+    """The derivative of ``f(*args, **keywords)`` along ``tangent`` in its positional argument
+    ``position``, the others held (forward mode): ``f`` a Python function, or a
+    ``functools.partial`` of one (as a function defined inside the differentiated one is
+    passed on, passes/lift.py)."""
+    keywords = dict(keywords or {})
+    while isinstance(f, functools.partial):
+        args, position = tuple(f.args) + tuple(args), position + len(f.args)
+        keywords = {**f.keywords, **keywords}
+        f = f.func
+    check_function(f)
+    params = [p.name for p in inspect.signature(f).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if position >= len(params):
+        raise TypeError(f"{f.__name__} has no positional parameter {position}")
+    options = Options(True)
+    key = ("forward", (params[position],), options)
+    with cache.LOCK:
+        function = cache.lookup(f, key)
+        if function is None:
+            function = ForwardFunction(f, (params[position],), options)
+            cache.store(f, key, function)
+    name = function.tangent_names[params[position]]
+    return function(*args, **keywords, **{name: tangent})[1]
 
 
 def _complex_number(value) -> bool:

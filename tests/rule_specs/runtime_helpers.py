@@ -59,6 +59,11 @@ SPECS = [
     OpSpec(runtime.real_transform,
            "rt.real_transform(a, np.ones(4), 'dst', 1, (6,), (0,)) * b", 2,
            shapes=(((4,), (6,)),)),
+    # a root of x^3 - a (scipy.optimize's, passes/higher_order.py): held constant, its
+    # derivative the implicit function theorem's, 1 / (3 x^2)
+    OpSpec(runtime.implicit_root, "rt.implicit_root(rt.stop_gradient(np.cbrt(a)), "
+           "rt.stop_gradient(np.cbrt(a)) ** 3 - a, 3.0 * rt.stop_gradient(np.cbrt(a)) ** 2) * 2.0",
+           1, shapes=(((),), ((3,),), ((2, 3),))),
     # transpiler.on_gradient with a hook that leaves the gradient as it is
     OpSpec(runtime.on_gradient, "rt.on_gradient(a * b, np.positive) * a", 2,
            shapes=(((), ()), ((3,), (3,)), ((2, 3), (3,)))),

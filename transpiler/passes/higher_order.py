@@ -39,7 +39,9 @@ from __future__ import annotations
 
 import builtins
 import functools
+import inspect
 import operator
+import sys
 import types
 
 import gast
@@ -48,7 +50,7 @@ import numpy as np
 import runtime
 from transpiler import ast_util as A
 from transpiler.anno import Anno, setanno
-from transpiler.errors import error_at
+from transpiler.errors import NoRuleError, error_at
 from transpiler.passes.resolve import value_of
 
 _OPERATORS = {operator.add: gast.Add, operator.sub: gast.Sub, operator.mul: gast.Mult,
@@ -81,6 +83,31 @@ def _vectorized_locals(fn, ctx, local: set[str]) -> dict:
                 and value_of(stmt.value.func, local, ctx) is np.vectorize:
             found[stmt.targets[0].id] = stmt
     return found
+
+
+def root_finders() -> dict:
+    """scipy.optimize's scalar root finders -> "root" (they return it) or "result" (an object
+    whose ``.root`` it is); empty where scipy.optimize is not imported (code calling them has
+    imported it)."""
+    so = sys.modules.get("scipy.optimize")
+    if so is None:
+        return {}
+    found = {getattr(so, n): "root" for n in ("brentq", "brenth", "ridder", "bisect",
+                                               "toms748", "newton")}
+    found[so.root_scalar] = "result"
+    return found
+
+
+def implicit_slope(f, x, args: tuple):
+    """``dF/dx`` of the user's function at the root ``x`` (forward mode, the other arguments
+    held; elementwise for an array ``x``, as a vectorized ``newton`` solves): the slope the
+    root's derivative divides by (runtime/implicit.py)."""
+    from transpiler.jvp import partial_derivative
+
+    if np.ndim(x):
+        x = np.asarray(x, dtype=float)
+        return partial_derivative(f, 0, (x, *args), np.ones(np.shape(x)))
+    return partial_derivative(f, 0, (float(x), *args), 1.0)
 
 
 def _call(func, dotted, *args, keywords=()) -> gast.Call:
@@ -169,7 +196,7 @@ class _Rewriter(gast.NodeTransformer):
         func = value_of(node.func, self.local, self.ctx)
         maker = value_of(node.func.func, self.local, self.ctx) \
             if isinstance(node.func, gast.Call) else None
-        if _ours(func) or _ours(maker):
+        if (_ours(func) or _ours(maker)) and func is not implicit_slope:  # (a gradient's own)
             raise error_at(node, self.ctx, "a derivative taken inside the function being "
                            "differentiated (grad(h)(x), a gradient object called) is not "
                            "supported: nested derivatives are not compiled",
@@ -184,6 +211,14 @@ class _Rewriter(gast.NodeTransformer):
             return self._along_axis(node)
         if func is np.piecewise and len(node.args) >= 3 and self._has_functions(node.args[2]):
             return self._piecewise(node)
+        if func is runtime.implicit_root_adjoint or func is runtime.implicit_root_tangent:
+            raise error_at(node, self.ctx, "second derivatives (hvp, hessian, a derivative "
+                           "differentiated again) through a scipy.optimize root are not "
+                           "supported yet: its slope and root are held constant in the first "
+                           "derivative", "grad, value_and_grad, jvp and vjp of the function "
+                           "work", cls=NoRuleError)
+        if func is not None and root_finders().get(func) is not None:
+            return self._root(node, func)
         if isinstance(func, np.vectorize):  # a module's @np.vectorize function
             name = getattr(func.pyfunc, "__name__", "")
             bound = self.ctx.bind(name if name.isidentifier() else "_pyfunc", func.pyfunc)
@@ -196,6 +231,74 @@ class _Rewriter(gast.NodeTransformer):
         if isinstance(node.func, gast.Name) and node.func.id in self.vectorized:
             return self._vectorized(node, A.name(node.func.id), (), None)
         return node
+
+    def visit_Attribute(self, node):
+        """``root_scalar(f, ...).root``: the root of a solver whose result is an object."""
+        if node.attr == "root" and isinstance(node.value, gast.Call) \
+                and root_finders().get(value_of(node.value.func, self.local, self.ctx)) \
+                == "result":
+            call = node.value
+            call.args = [self.visit(a) for a in call.args]
+            for k in call.keywords:
+                k.value = self.visit(k.value)
+            return self._root(call, value_of(call.func, self.local, self.ctx), node)
+        return self.generic_visit(node)
+
+    def _root(self, node, func, attribute=None):
+        """A root finder's call: its root, held constant, through ``rt.implicit_root`` with
+        the function's value there and its slope, whose derivative is the implicit function
+        theorem's (runtime/implicit.py)."""
+        name = f"scipy.optimize.{func.__name__}"
+        if root_finders()[func] == "result" and attribute is None:
+            raise error_at(node, self.ctx, f"{name}'s result is differentiated through its "
+                           "root only, read at the call", f"write {func.__name__}(...).root")
+        self._hoisted(node, name)
+        if any(isinstance(a, gast.Starred) for a in node.args) \
+                or any(k.arg is None for k in node.keywords):
+            raise error_at(node, self.ctx, f"{name} called with *args or **kwargs is not "
+                           "differentiated", "pass its arguments by name")
+        try:
+            bound = inspect.signature(func).bind(
+                *node.args, **{k.arg: k.value for k in node.keywords}).arguments
+        except TypeError as e:
+            raise error_at(node, self.ctx, f"{name}: {e}", "") from e
+        full = bound.get("full_output")
+        if full is not None and not (isinstance(full, gast.Constant) and not full.value):
+            raise error_at(node, self.ctx, f"{name} with full_output is differentiated through "
+                           "its root only", "call it without full_output (or with "
+                           "full_output=False)")
+        extra = bound.get("args")
+        if extra is None:
+            extra = []
+        elif isinstance(extra, gast.Tuple):
+            extra = list(extra.elts)
+        else:
+            raise error_at(extra, self.ctx, f"{name}'s args= is differentiated when it is "
+                           "written as a tuple (args=(a, b))", "write the tuple out at the call")
+        given = bound["f"] if "f" in bound else bound["func"]
+        function = self._function(given, node)
+        extra = [self._once(e, node) for e in extra]
+        node.args = [function if a is given else a for a in node.args]
+        for k in node.keywords:
+            if k.value is given:
+                k.value = function
+            if k.arg == "args":
+                k.value = gast.Tuple(elts=[A.copy_node(e) for e in extra], ctx=gast.Load())
+        node.args = [gast.Tuple(elts=[A.copy_node(e) for e in extra], ctx=gast.Load())
+                     if a is bound.get("args") else a for a in node.args]
+        rt = self.ctx.bind("rt", runtime)
+        solved = node if attribute is None else gast.Attribute(value=node, attr="root",
+                                                                ctx=gast.Load())
+        root, slope = self.ctx.namer.fresh("_root"), self.ctx.namer.fresh("_slope")
+        extras = gast.Tuple(elts=[A.copy_node(e) for e in extra], ctx=gast.Load())
+        slope_of = self.ctx.bind("implicit_slope", implicit_slope)
+        self.before += [
+            A.assign(root, _call(runtime.stop_gradient, f"{rt}.stop_gradient", solved)),
+            A.assign(slope, _call(runtime.stop_gradient, f"{rt}.stop_gradient", _call(
+                implicit_slope, slope_of, A.copy_node(function), A.name(root), extras)))]
+        residual = self._apply(function, [A.name(root)] + [A.copy_node(e) for e in extra])
+        return gast.copy_location(_call(runtime.implicit_root, f"{rt}.implicit_root",
+                                        A.name(root), residual, A.name(slope)), node)
 
     def _check_vectorize(self, call) -> None:
         """Refuse ``np.vectorize(...)`` options that make its calls other than elementwise, or

@@ -13,7 +13,9 @@ The rules are ordinary templates (``registry.Rule``), written here from the para
 ``f``, which are identifiers: nothing the user wrote is pasted into code.
 
 ``on_gradient(x, hook)`` is ``x``; in the backward sweep the gradient reaching it becomes
-``hook(gradient)``, in the spirit of Tangent's ``insert_grad_of``.
+``hook(gradient)``, in the spirit of Tangent's ``insert_grad_of``. ``implicit_root(root,
+residual, slope)``, what a root finder's call is written as, is ``root``, its derivative the
+residual's over ``-slope``.
 """
 
 from __future__ import annotations
@@ -46,6 +48,18 @@ def adj_on_gradient(ans, x, hook):
 @tangent(rt.on_gradient)
 def tan_on_gradient(ans, x, hook):
     d[ans] = d[x]
+
+
+# a solver's root (passes/higher_order.py): the implicit function theorem's derivative; its
+# adjoint helper has no tangent, so second derivatives through a solver are refused
+@adjoint(rt.implicit_root)
+def adj_implicit_root(ans, root, residual, slope):
+    d[residual] = rt.implicit_root_adjoint(d[ans], slope)
+
+
+@tangent(rt.implicit_root)
+def tan_implicit_root(ans, root, residual, slope):
+    d[ans] = rt.implicit_root_tangent(d[residual], slope)
 
 
 def black_box(f: Callable | None = None, *, vjp: Callable | None = None,

@@ -1,0 +1,158 @@
+"""Roots found by scipy.optimize's scalar root finders, differentiated by the implicit function
+theorem (passes/higher_order.py, runtime/implicit.py): ``dx/dp = -F_p / F_x`` at the root the
+solver found, checked against finite differences of the whole computation (the solver run
+again, to a tolerance far below the differences' error), in reverse and forward mode."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.util import central_differences, run_readme_block
+from transpiler import TranspileError, grad, hvp, jvp, value_and_grad
+
+so = pytest.importorskip("scipy.optimize")
+
+
+def kepler(e, m):
+    """The eccentric anomaly E of Kepler's equation E - e sin E = M."""
+    return so.brentq(lambda E: E - e * np.sin(E) - m, 0.0, 2.0 * np.pi, xtol=1e-15)
+
+
+def residual(x, a, b):
+    return x ** 3 + a * x - b
+
+
+def bracketed(a, b):
+    one = so.brentq(residual, -5.0, 5.0, args=(a, b), xtol=1e-15)
+    two = so.brenth(residual, -5.0, 5.0, args=(a, b), xtol=1e-15)
+    three = so.ridder(residual, -5.0, 5.0, args=(a, b), xtol=1e-15)
+    four = so.bisect(residual, -5.0, 5.0, args=(a, b), xtol=1e-15)
+    five = so.toms748(residual, -5.0, 5.0, args=(a, b), xtol=1e-15)
+    return one * two + three * four + five
+
+
+def by_newton(a, b):
+    plain = so.newton(residual, 1.0, args=(a, b), tol=1e-15)
+    with_slope = so.newton(residual, 1.0, fprime=lambda x, a, b: 3.0 * x ** 2 + a,
+                           args=(a, b), tol=1e-15)
+    return plain * with_slope
+
+
+def scalar_result(a, b):
+    one = so.root_scalar(residual, args=(a, b), bracket=(-5.0, 5.0), method="brentq",
+                         xtol=1e-15).root
+    two = so.root_scalar(lambda x: np.exp(x) - b * a, x0=0.5, method="secant", xtol=1e-15,
+                         rtol=1e-15).root
+    return one + two ** 2
+
+
+def vectorized(a, b):
+    x = so.newton(lambda x: x ** 3 + a * x - b, np.ones_like(b), tol=1e-15)
+    return np.sum(x ** 2)
+
+
+def steady_states(rates, load):
+    """A loss over the steady states of a family of nonlinear springs (one root each)."""
+    loss = 0.0
+    for k in rates:
+        x = so.brentq(lambda s: k * s + s ** 3 - load, -10.0, 10.0, xtol=1e-15)  # noqa: B023
+        loss = loss + (x - 0.5) ** 2
+    return loss
+
+
+CASES = [
+    (lambda e: kepler(e, 1.2), (0.3,)),
+    (bracketed, (1.5, 2.0)),
+    (by_newton, (1.5, 2.0)),
+    (scalar_result, (1.5, 2.0)),
+    (vectorized, (1.5, np.array([1.0, 2.0, 3.5]))),
+    (steady_states, (np.array([0.5, 1.0, 2.0]), 1.3)),
+]
+
+
+def _check(f, args):
+    for i in range(len(args)):
+        def along(v, i=i):
+            return f(*args[:i], v, *args[i + 1:])
+
+        expected = central_differences(along, args[i])
+        got = grad(f, wrt=i)(*args)
+        np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-8)
+        direction = np.cos(np.arange(np.size(args[i])) + 1.0).reshape(np.shape(args[i]))
+        tangents = tuple(direction if j == i else None for j in range(len(args)))
+        _, tangent = jvp(f, args, tangents)
+        assert tangent == pytest.approx(np.sum(np.asarray(expected) * direction), rel=1e-6)
+
+
+@pytest.mark.parametrize("f, args", CASES, ids=["kepler", "bracketed", "newton",
+                                                "root_scalar", "vectorized", "steady"])
+def test_roots_match_finite_differences_in_both_modes(f, args):
+    if getattr(f, "__name__", "") == "<lambda>":
+        f = _kepler_at
+    _check(f, args)
+
+
+def _kepler_at(e):
+    return kepler(e, 1.2)
+
+
+def test_the_value_is_the_solver_s_own_and_the_source_reads_as_the_theorem():
+    value, slope = value_and_grad(_kepler_at)(0.3)
+    assert value == kepler(0.3, 1.2)
+    E = value
+    assert slope == pytest.approx(np.sin(E) / (1.0 - 0.3 * np.cos(E)), rel=1e-12)
+    source = grad(kepler).source
+    assert "rt.implicit_root(" in source and "rt.implicit_root_adjoint(" in source
+
+
+def _full(a):
+    return so.brentq(residual, -5.0, 5.0, args=(a, 1.0), full_output=True)[0]
+
+
+def _args_name(a):
+    params = (a, 1.0)
+    return so.brentq(residual, -5.0, 5.0, args=params)
+
+
+def _whole_result(a):
+    sol = so.root_scalar(residual, args=(a, 1.0), bracket=(-5.0, 5.0))
+    return sol.root
+
+
+def _conditional(a):
+    return so.brentq(residual, -5.0, 5.0, args=(a, 1.0)) if a > 0 else 0.0
+
+
+@pytest.mark.parametrize("f, says", [
+    (_full, "full_output"), (_args_name, "written as a tuple"),
+    (_whole_result, r"\.root"), (_conditional, "always computed")])
+def test_what_the_theorem_is_not_applied_to_is_refused_at_its_line(f, says):
+    with pytest.raises(TranspileError, match=says):
+        grad(f)(1.5)
+
+
+def test_second_derivatives_through_a_root_are_refused():
+    with pytest.raises(TranspileError, match="second derivatives"):
+        hvp(_kepler_at)(0.3, 1.0)
+
+
+def test_a_root_whose_slope_is_zero_has_no_derivative():
+    def double_root(p):  # x^2 = p^2 - p^2: a double root at 0 (slope 0)
+        return so.newton(lambda x: x * x + 0.0 * p, 1e-3 * 0.0 + 0.0, tol=1e-15, maxiter=5,
+                         disp=False)
+
+    with pytest.raises(ZeroDivisionError, match="not simple"):
+        grad(double_root)(1.0)
+
+
+def test_readme_roots_example(capsys):
+    run_readme_block("# Roots by the implicit function theorem", capsys)
+
+
+def test_a_point_the_solver_did_not_converge_to_is_not_differentiated():
+    def stopped_early(a):
+        return so.newton(residual, 3.0, args=(a, 1.0), maxiter=2, disp=False)
+
+    with pytest.raises(RuntimeError, match="not a root"):
+        grad(stopped_early)(1.5)
