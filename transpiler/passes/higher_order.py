@@ -15,11 +15,17 @@ function's own rule or source, once per element (desugar lowers the comprehensio
 - ``np.piecewise(x, [c0, c1], [f0, f1, f2])`` of functions -> masked writes before the
   statement: ``_y = np.zeros_like(_x)``, ``_y[c0] = f0(_x[c0])``, ..., ``f2`` where no condition
   holds (each function sees only its piece, as NumPy calls it)
+- ``x = brentq(f, a, b, args=(p,))`` (``brenth``, ``ridder``, ``bisect``, ``toms748``,
+  ``newton``, ``root_scalar(...).root``) -> ``_root = rt.stop_gradient(brentq(f, a, b,
+  args=(p,)))`` and ``_slope = rt.stop_gradient(implicit_slope(f, _root, (p,)))`` before the
+  statement, which reads ``rt.implicit_root(_root, f(_root, p), _slope)``: the solver's root,
+  whose derivative is the residual's over ``-dF/dx`` (the implicit function theorem,
+  runtime/implicit.py), ``f(_root, p)`` differentiated like any call of the user's function
 
 ``f`` may be any function the compiler can call: a module's function, a NumPy function, a
 lambda (named first: ``_f = lambda t: ...``, which lift.py lifts), a partial; ``operator.add``
-and its kind are their operators. A loop that must run before its statement (``reduce``,
-``piecewise``) is written only where the call's value is computed unconditionally; elsewhere
+and its kind are their operators. A loop or a solve that must run before its statement
+(``reduce``, ``piecewise``, a root) is written only where the call's value is computed unconditionally; elsewhere
 (a conditional expression, a comprehension, a ``while`` test) it is refused with a hint.
 
 >>> import gast
