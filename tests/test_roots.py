@@ -61,6 +61,20 @@ def steady_states(rates, load):
     return loss
 
 
+class Spring:
+    def __init__(self, k):
+        self.k = k
+
+    def residual(self, x, load):
+        return self.k * x + x ** 3 - load
+
+
+def by_a_method(k, load):
+    """The residual a method of an object built inside."""
+    spring = Spring(k)
+    return so.brentq(spring.residual, -10.0, 10.0, args=(load,), xtol=1e-15) ** 2
+
+
 CASES = [
     (lambda e: kepler(e, 1.2), (0.3,)),
     (bracketed, (1.5, 2.0)),
@@ -68,6 +82,7 @@ CASES = [
     (scalar_result, (1.5, 2.0)),
     (vectorized, (1.5, np.array([1.0, 2.0, 3.5]))),
     (steady_states, (np.array([0.5, 1.0, 2.0]), 1.3)),
+    (by_a_method, (1.3, 2.0)),
 ]
 
 
@@ -86,7 +101,8 @@ def _check(f, args):
 
 
 @pytest.mark.parametrize("f, args", CASES, ids=["kepler", "bracketed", "newton",
-                                                "root_scalar", "vectorized", "steady"])
+                                                "root_scalar", "vectorized", "steady",
+                                                "method"])
 def test_roots_match_finite_differences_in_both_modes(f, args):
     if getattr(f, "__name__", "") == "<lambda>":
         f = _kepler_at

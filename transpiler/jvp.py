@@ -102,6 +102,8 @@ def partial_derivative(f, position: int, args: tuple, tangent, keywords=None):
     ``functools.partial`` of one (as a function defined inside the differentiated one is
     passed on, passes/lift.py)."""
     keywords = dict(keywords or {})
+    if inspect.ismethod(f):  # (a bound method: its function, given its object)
+        f, args, position = f.__func__, (f.__self__, *args), position + 1
     while isinstance(f, functools.partial):
         args, position = tuple(f.args) + tuple(args), position + len(f.args)
         keywords = {**f.keywords, **keywords}
