@@ -101,7 +101,14 @@ from runtime.custom import (
     partials,
     stop_gradient,
 )
-from runtime.implicit import implicit_root, implicit_root_adjoint, implicit_root_tangent
+from runtime.implicit import (
+    implicit_root,
+    implicit_root_adjoint,
+    implicit_root_tangent,
+    implicit_system,
+    implicit_system_adjoint,
+    implicit_system_tangent,
+)
 from runtime.linalg import (
     cho_factor_adjoint,
     cho_factor_adjoint_tangent,
@@ -556,6 +563,9 @@ __all__ = [
     "implicit_root",
     "implicit_root_adjoint",
     "implicit_root_tangent",
+    "implicit_system",
+    "implicit_system_adjoint",
+    "implicit_system_tangent",
     "index_join",
     "index_join_tangent",
     "inner_adjoint",

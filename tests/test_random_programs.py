@@ -459,6 +459,9 @@ class Gen:
                      f"np.r_[{self.expr(V2, sc, d - 1)}, {self.leaf(PF, sc)}]",
                      f"np.r_[{self.paren(w)}[:1], {self.paren(v)}[1:]]",
                      f"np.c_[{v}, {w}][:, 1]"]
+            if SCIPY and not self.guarded and not self.no_comp:  # a system's root: fsolve
+                forms += [f"so.fsolve(lambda t: t + 0.3 * np.tanh(t[::-1]) - np.tanh({v}), "
+                          "np.zeros(3), xtol=1e-13)"]
         else:
             forms = [f"np.r_['0,2', {v}, {w}]", f"np.c_[{v}, {w}].T",
                      f"np.vectorize(math.cos)({self.expr(M23, sc, d)})"]

@@ -1,7 +1,8 @@
-"""Roots found by scipy.optimize's scalar root finders, differentiated by the implicit function
-theorem (passes/higher_order.py, runtime/implicit.py): ``dx/dp = -F_p / F_x`` at the root the
-solver found, checked against finite differences of the whole computation (the solver run
-again, to a tolerance far below the differences' error), in reverse and forward mode."""
+"""Roots found by scipy.optimize's root finders, differentiated by the implicit function theorem
+(passes/higher_order.py, runtime/implicit.py): ``dx/dp = -F_p / F_x`` at the root the solver
+found (``-J^-1 F_p`` for a system), checked against finite differences of the whole computation
+(the solver run again, to a tolerance far below the differences' error), in reverse and forward
+mode."""
 
 from __future__ import annotations
 
@@ -75,6 +76,18 @@ def by_a_method(k, load):
     return so.brentq(spring.residual, -10.0, 10.0, args=(load,), xtol=1e-15) ** 2
 
 
+def equilibrium(x, a, b):
+    return np.array([x[0] + 0.5 * np.sin(x[1]) - a, x[1] + 0.1 * x[0] ** 3 - b * x[0] - 1.0])
+
+
+def systems(a, b):
+    """A steady state by fsolve and one by root, in a loss."""
+    x = so.fsolve(equilibrium, np.zeros(2), args=(a, b), xtol=1e-13)
+    y = so.root(lambda z: z ** 3 + a * z - b * np.array([1.0, 2.0]), np.ones(2), tol=1e-13,
+                jac=lambda z: np.diag(3.0 * z ** 2 + a)).x
+    return np.sum(x ** 2) + np.sum(y * x)
+
+
 CASES = [
     (lambda e: kepler(e, 1.2), (0.3,)),
     (bracketed, (1.5, 2.0)),
@@ -83,6 +96,7 @@ CASES = [
     (vectorized, (1.5, np.array([1.0, 2.0, 3.5]))),
     (steady_states, (np.array([0.5, 1.0, 2.0]), 1.3)),
     (by_a_method, (1.3, 2.0)),
+    (systems, (0.7, 1.3)),
 ]
 
 
@@ -102,7 +116,7 @@ def _check(f, args):
 
 @pytest.mark.parametrize("f, args", CASES, ids=["kepler", "bracketed", "newton",
                                                 "root_scalar", "vectorized", "steady",
-                                                "method"])
+                                                "method", "systems"])
 def test_roots_match_finite_differences_in_both_modes(f, args):
     if getattr(f, "__name__", "") == "<lambda>":
         f = _kepler_at
@@ -140,9 +154,18 @@ def _conditional(a):
     return so.brentq(residual, -5.0, 5.0, args=(a, 1.0)) if a > 0 else 0.0
 
 
+def _jacobian_too(a):
+    return so.root(lambda z: (z ** 3 - a, np.diag(3.0 * z ** 2)), np.ones(2), jac=True).x
+
+
+def _whole_system(a):
+    return so.root(lambda z: z ** 3 - a, np.ones(2)).x if a > 0 else np.zeros(2)
+
+
 @pytest.mark.parametrize("f, says", [
     (_full, "full_output"), (_args_name, "written as a tuple"),
-    (_whole_result, r"\.root"), (_conditional, "always computed")])
+    (_whole_result, r"\.root"), (_conditional, "always computed"),
+    (_jacobian_too, "jac=True"), (_whole_system, "always computed")])
 def test_what_the_theorem_is_not_applied_to_is_refused_at_its_line(f, says):
     with pytest.raises(TranspileError, match=says):
         grad(f)(1.5)
@@ -151,6 +174,8 @@ def test_what_the_theorem_is_not_applied_to_is_refused_at_its_line(f, says):
 def test_second_derivatives_through_a_root_are_refused():
     with pytest.raises(TranspileError, match="second derivatives"):
         hvp(_kepler_at)(0.3, 1.0)
+    with pytest.raises(TranspileError, match="second derivatives"):
+        hvp(lambda a: systems(a, 1.3))(0.7, 1.0)
 
 
 def test_a_root_whose_slope_is_zero_has_no_derivative():
@@ -172,3 +197,12 @@ def test_a_point_the_solver_did_not_converge_to_is_not_differentiated():
 
     with pytest.raises(RuntimeError, match="not a root"):
         grad(stopped_early)(1.5)
+
+
+def test_a_system_whose_jacobian_is_singular_at_the_root_has_no_derivative():
+    def flat(a):
+        return np.sum(so.fsolve(lambda z: np.array([z[0] + z[1] - a, 2.0 * z[0] + 2.0 * z[1]
+                                                    - 2.0 * a]), np.zeros(2)))
+
+    with pytest.raises(np.linalg.LinAlgError, match="not regular"):
+        grad(flat)(1.0)

@@ -64,6 +64,13 @@ SPECS = [
     OpSpec(runtime.implicit_root, "rt.implicit_root(rt.stop_gradient(np.cbrt(a)), "
            "rt.stop_gradient(np.cbrt(a)) ** 3 - a, 3.0 * rt.stop_gradient(np.cbrt(a)) ** 2) * 2.0",
            1, shapes=(((),), ((3,),), ((2, 3),))),
+    # the root of a linear system M x - a (fsolve's, root's): -M^-T g for a
+    OpSpec(runtime.implicit_system, "rt.implicit_system(rt.stop_gradient(np.linalg.solve("
+           "np.array([[2.0, 0.5, 0.0], [0.1, 3.0, 0.2], [0.0, 0.4, 1.5]]), a)), np.array([[2.0, "
+           "0.5, 0.0], [0.1, 3.0, 0.2], [0.0, 0.4, 1.5]]) @ rt.stop_gradient(np.linalg.solve("
+           "np.array([[2.0, 0.5, 0.0], [0.1, 3.0, 0.2], [0.0, 0.4, 1.5]]), a)) - a, np.array("
+           "[[2.0, 0.5, 0.0], [0.1, 3.0, 0.2], [0.0, 0.4, 1.5]])) * np.arange(1.0, 4.0)", 1,
+           shapes=(((3,),),)),
     # transpiler.on_gradient with a hook that leaves the gradient as it is
     OpSpec(runtime.on_gradient, "rt.on_gradient(a * b, np.positive) * a", 2,
            shapes=(((), ()), ((3,), (3,)), ((2, 3), (3,)))),

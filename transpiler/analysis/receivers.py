@@ -137,7 +137,8 @@ class Receivers:
         func = getanno(node, Anno.FUNC)
         if func is runtime.data:  # an object's field, checked to be data (passes/objects.py)
             return False
-        if func is runtime.implicit_root or root_finders().get(func) == "root":
+        if func in (runtime.implicit_root, runtime.implicit_system) \
+                or root_finders().get(func, (None, "?"))[1] is None:
             return False  # a scipy.optimize root, a number or an array (passes/higher_order.py)
         if func is runtime.index_join:  # np.r_[...]: the join of its items (np.r_ is no data)
             args = args[1:]

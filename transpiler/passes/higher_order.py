@@ -25,8 +25,9 @@ function's own rule or source, once per element (desugar lowers the comprehensio
 ``f`` may be any function the compiler can call: a module's function, a NumPy function, a
 lambda (named first: ``_f = lambda t: ...``, which lift.py lifts), a partial; ``operator.add``
 and its kind are their operators. A loop or a solve that must run before its statement
-(``reduce``, ``piecewise``, a root) is written only where the call's value is computed unconditionally; elsewhere
-(a conditional expression, a comprehension, a ``while`` test) it is refused with a hint.
+(``reduce``, ``piecewise``, a root) is written only where the call's value is computed
+unconditionally; elsewhere (a conditional expression, a comprehension, a ``while`` test) it is
+refused with a hint.
 
 >>> import gast
 >>> from transpiler.emit import to_source
@@ -57,6 +58,7 @@ import runtime
 from transpiler import ast_util as A
 from transpiler.anno import Anno, setanno
 from transpiler.errors import NoRuleError, error_at
+from transpiler.passes import tape
 from transpiler.passes.resolve import value_of
 
 _OPERATORS = {operator.add: gast.Add, operator.sub: gast.Sub, operator.mul: gast.Mult,
@@ -92,15 +94,18 @@ def _vectorized_locals(fn, ctx, local: set[str]) -> dict:
 
 
 def root_finders() -> dict:
-    """scipy.optimize's scalar root finders -> "root" (they return it) or "result" (an object
-    whose ``.root`` it is); empty where scipy.optimize is not imported (code calling them has
-    imported it)."""
+    """scipy.optimize's root finders -> ``(kind, attribute)``: ``"scalar"`` (one equation, or
+    elementwise ones) or ``"system"``, and the attribute of the result object the root is
+    (``root_scalar(...).root``, ``root(...).x``; None: the result is the root). Empty where
+    scipy.optimize is not imported (code calling them has imported it)."""
     so = sys.modules.get("scipy.optimize")
     if so is None:
         return {}
-    found = {getattr(so, n): "root" for n in ("brentq", "brenth", "ridder", "bisect",
-                                               "toms748", "newton")}
-    found[so.root_scalar] = "result"
+    found = {getattr(so, n): ("scalar", None) for n in ("brentq", "brenth", "ridder", "bisect",
+                                                         "toms748", "newton")}
+    found[so.root_scalar] = ("scalar", "root")
+    found[so.fsolve] = ("system", None)
+    found[so.root] = ("system", "x")
     return found
 
 
@@ -114,6 +119,21 @@ def implicit_slope(f, x, args: tuple):
         x = np.asarray(x, dtype=float)
         return partial_derivative(f, 0, (x, *args), np.ones(np.shape(x)))
     return partial_derivative(f, 0, (float(x), *args), 1.0)
+
+
+def implicit_jacobian(f, x, args: tuple):
+    """``dF/dx`` of a system ``F(x, *args) = 0`` at its root ``x``, an ``(n, n)`` matrix for
+    ``n = x.size``: one forward-mode column per unknown (runtime/implicit.py solves with it)."""
+    from transpiler.jvp import partial_derivative
+
+    x = np.asarray(x, dtype=float)
+    columns = []
+    for i in range(x.size):
+        unit = np.zeros(x.size)
+        unit[i] = 1.0
+        column = partial_derivative(f, 0, (x, *args), unit.reshape(np.shape(x)))
+        columns.append(np.ravel(column))
+    return np.stack(columns, axis=1) if columns else np.zeros((0, 0))
 
 
 def _call(func, dotted, *args, keywords=()) -> gast.Call:
@@ -202,7 +222,7 @@ class _Rewriter(gast.NodeTransformer):
         func = value_of(node.func, self.local, self.ctx)
         maker = value_of(node.func.func, self.local, self.ctx) \
             if isinstance(node.func, gast.Call) else None
-        if (_ours(func) or _ours(maker)) and func is not implicit_slope:  # (a gradient's own)
+        if (_ours(func) or _ours(maker)) and func not in (implicit_slope, implicit_jacobian):
             raise error_at(node, self.ctx, "a derivative taken inside the function being "
                            "differentiated (grad(h)(x), a gradient object called) is not "
                            "supported: nested derivatives are not compiled",
@@ -217,12 +237,9 @@ class _Rewriter(gast.NodeTransformer):
             return self._along_axis(node)
         if func is np.piecewise and len(node.args) >= 3 and self._has_functions(node.args[2]):
             return self._piecewise(node)
-        if func is runtime.implicit_root_adjoint or func is runtime.implicit_root_tangent:
-            raise error_at(node, self.ctx, "second derivatives (hvp, hessian, a derivative "
-                           "differentiated again) through a scipy.optimize root are not "
-                           "supported yet: its slope and root are held constant in the first "
-                           "derivative", "grad, value_and_grad, jvp and vjp of the function "
-                           "work", cls=NoRuleError)
+        if func in (runtime.implicit_root_adjoint, runtime.implicit_root_tangent,
+                    runtime.implicit_system_adjoint, runtime.implicit_system_tangent):
+            raise self._second_order(node)
         if func is not None and root_finders().get(func) is not None:
             return self._root(node, func)
         if isinstance(func, np.vectorize):  # a module's @np.vectorize function
@@ -239,10 +256,11 @@ class _Rewriter(gast.NodeTransformer):
         return node
 
     def visit_Attribute(self, node):
-        """``root_scalar(f, ...).root``: the root of a solver whose result is an object."""
-        if node.attr == "root" and isinstance(node.value, gast.Call) \
-                and root_finders().get(value_of(node.value.func, self.local, self.ctx)) \
-                == "result":
+        """``root_scalar(f, ...).root``, ``root(f, ...).x``: the root of a solver whose result
+        is an object."""
+        finder = root_finders().get(value_of(node.value.func, self.local, self.ctx)) \
+            if isinstance(node.value, gast.Call) else None
+        if finder is not None and finder[1] == node.attr:
             call = node.value
             call.args = [self.visit(a) for a in call.args]
             for k in call.keywords:
@@ -250,14 +268,24 @@ class _Rewriter(gast.NodeTransformer):
             return self._root(call, value_of(call.func, self.local, self.ctx), node)
         return self.generic_visit(node)
 
+    def _second_order(self, node) -> NoRuleError:
+        return error_at(node, self.ctx, "second derivatives (hvp, hessian, a derivative "
+                        "differentiated again) through a scipy.optimize root are not supported "
+                        "yet: its slope and root are held constant in the first derivative",
+                        "grad, value_and_grad, jvp and vjp of the function work",
+                        cls=NoRuleError)
+
     def _root(self, node, func, attribute=None):
         """A root finder's call: its root, held constant, through ``rt.implicit_root`` with
         the function's value there and its slope, whose derivative is the implicit function
         theorem's (runtime/implicit.py)."""
         name = f"scipy.optimize.{func.__name__}"
-        if root_finders()[func] == "result" and attribute is None:
+        if tape.is_generated(getattr(self.ctx, "fn", None)):  # (a derivative's, differentiated)
+            raise self._second_order(node)
+        kind, field = root_finders()[func]
+        if field is not None and attribute is None:
             raise error_at(node, self.ctx, f"{name}'s result is differentiated through its "
-                           "root only, read at the call", f"write {func.__name__}(...).root")
+                           f"root only, read at the call", f"write {func.__name__}(...).{field}")
         self._hoisted(node, name)
         if any(isinstance(a, gast.Starred) for a in node.args) \
                 or any(k.arg is None for k in node.keywords):
@@ -281,7 +309,12 @@ class _Rewriter(gast.NodeTransformer):
         else:
             raise error_at(extra, self.ctx, f"{name}'s args= is differentiated when it is "
                            "written as a tuple (args=(a, b))", "write the tuple out at the call")
-        given = bound["f"] if "f" in bound else bound["func"]
+        jac = bound.get("jac")
+        if jac is not None and isinstance(jac, gast.Constant) and jac.value is True:
+            raise error_at(node, self.ctx, f"{name} with jac=True (a function returning its "
+                           "Jacobian too) is not differentiated yet", "pass the Jacobian as a "
+                           "function of its own (jac=J), or none")
+        given = next(bound[k] for k in ("f", "func", "fun") if k in bound)
         function = self._function(given, node)
         extra = [self._once(e, node) for e in extra]
         node.args = [function if a is given else a for a in node.args]
@@ -293,18 +326,20 @@ class _Rewriter(gast.NodeTransformer):
         node.args = [gast.Tuple(elts=[A.copy_node(e) for e in extra], ctx=gast.Load())
                      if a is bound.get("args") else a for a in node.args]
         rt = self.ctx.bind("rt", runtime)
-        solved = node if attribute is None else gast.Attribute(value=node, attr="root",
+        solved = node if attribute is None else gast.Attribute(value=node, attr=field,
                                                                 ctx=gast.Load())
         root, slope = self.ctx.namer.fresh("_root"), self.ctx.namer.fresh("_slope")
         extras = gast.Tuple(elts=[A.copy_node(e) for e in extra], ctx=gast.Load())
-        slope_of = self.ctx.bind("implicit_slope", implicit_slope)
+        derivative = implicit_slope if kind == "scalar" else implicit_jacobian
+        bound_as = self.ctx.bind(derivative.__name__, derivative)
         self.before += [
             A.assign(root, _call(runtime.stop_gradient, f"{rt}.stop_gradient", solved)),
             A.assign(slope, _call(runtime.stop_gradient, f"{rt}.stop_gradient", _call(
-                implicit_slope, slope_of, A.copy_node(function), A.name(root), extras)))]
+                derivative, bound_as, A.copy_node(function), A.name(root), extras)))]
         residual = self._apply(function, [A.name(root)] + [A.copy_node(e) for e in extra])
-        return gast.copy_location(_call(runtime.implicit_root, f"{rt}.implicit_root",
-                                        A.name(root), residual, A.name(slope)), node)
+        held = runtime.implicit_root if kind == "scalar" else runtime.implicit_system
+        return gast.copy_location(_call(held, f"{rt}.{held.__name__}", A.name(root), residual,
+                                        A.name(slope)), node)
 
     def _check_vectorize(self, call) -> None:
         """Refuse ``np.vectorize(...)`` options that make its calls other than elementwise, or

@@ -62,6 +62,16 @@ def tan_implicit_root(ans, root, residual, slope):
     d[ans] = rt.implicit_root_tangent(d[residual], slope)
 
 
+@adjoint(rt.implicit_system)
+def adj_implicit_system(ans, root, residual, jacobian):
+    d[residual] = rt.implicit_system_adjoint(d[ans], jacobian)
+
+
+@tangent(rt.implicit_system)
+def tan_implicit_system(ans, root, residual, jacobian):
+    d[ans] = rt.implicit_system_tangent(d[residual], jacobian)
+
+
 def black_box(f: Callable | None = None, *, vjp: Callable | None = None,
               jvp: Callable | None = None):
     """Register ``vjp`` (reverse mode) and/or ``jvp`` (forward mode) as the derivatives of the
