@@ -102,6 +102,9 @@ from runtime.custom import (
     stop_gradient,
 )
 from runtime.implicit import (
+    implicit_minimum,
+    implicit_minimum_adjoint,
+    implicit_minimum_tangent,
     implicit_root,
     implicit_root_adjoint,
     implicit_root_tangent,
@@ -560,6 +563,9 @@ __all__ = [
     "histogram_grad",
     "histogram_grad_tangent",
     "histogram_tangent",
+    "implicit_minimum",
+    "implicit_minimum_adjoint",
+    "implicit_minimum_tangent",
     "implicit_root",
     "implicit_root_adjoint",
     "implicit_root_tangent",

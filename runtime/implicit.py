@@ -90,3 +90,101 @@ def implicit_system_tangent(t, jacobian):
         return t
     t = asarray(t, float)
     return -_solved(jacobian, np.ravel(t), False).reshape(np.shape(t))
+
+
+# --- minima: x* = argmin f(x, p), where grad_x f(x*, p) = 0 ---
+
+def implicit_minimum(minimum, fun, args: tuple, stationary, bounds=None):
+    """``minimum`` itself (``minimize(fun, x0, args=args).x``, ``minimize_scalar``'s), once
+    no bound holds it: the theorem differentiates ``grad_x f = 0``, which a minimum pressed
+    against a bound does not satisfy. ``stationary`` takes the objective's derivatives
+    (transpiler/implicit.py: generated code passes it, the runtime never compiles)."""
+    if bounds is not None:
+        _free_of_bounds(minimum, bounds)
+    return minimum
+
+
+def _free_of_bounds(x, bounds) -> None:
+    lower = getattr(bounds, "lb", None)
+    if lower is not None:  # scipy.optimize.Bounds
+        lower, upper = bounds.lb, bounds.ub
+    else:
+        pairs = np.asarray(bounds, dtype=object).reshape(-1, 2)
+        lower = np.array([-np.inf if lo is None else lo for lo, _ in pairs], dtype=float)
+        upper = np.array([np.inf if hi is None else hi for _, hi in pairs], dtype=float)
+    x = np.ravel(asarray(x, float))
+    lower = np.broadcast_to(np.asarray(lower, float), x.shape)
+    upper = np.broadcast_to(np.asarray(upper, float), x.shape)
+    gap = 1e-8 * (1.0 + np.abs(x))
+    held = (np.abs(x - lower) <= gap) | (np.abs(upper - x) <= gap)
+    if np.any(held):
+        which = np.flatnonzero(held)[:8].tolist()
+        raise ValueError(f"the minimum lies on a bound (components {which}): the implicit "
+                         "function theorem differentiates a minimum where the gradient is "
+                         "zero, and an active bound is a constraint; widen the bounds, or "
+                         "differentiate the constrained problem by hand")
+
+
+def _minimum_solve(minimum, fun, args, stationary, rhs):
+    """``H^-1 rhs`` with ``H`` the objective's Hessian at the minimum: dense from Hessian-vector
+    products for a few unknowns, else MINRES on them; first the check that the point is a
+    minimum to the solver's tolerance (the Newton step ``H^-1 grad f`` it leaves is small)."""
+    x = asarray(minimum, float)
+    shape, n = np.shape(x), int(np.size(x))
+
+    def product(v):
+        return np.ravel(asarray(stationary.hvp(fun, minimum if not shape else x,
+                                               args, v.reshape(shape) if shape else float(v[0])),
+                                float))
+
+    gradient = np.ravel(asarray(stationary.gradient(fun, minimum, args), float))
+    both = np.stack([gradient, np.ravel(asarray(rhs, float))], axis=1)
+    if n <= 64:
+        hessian = np.stack([product(e) for e in np.eye(n)], axis=1) if n else np.zeros((0, 0))
+        solved = _solved((hessian + hessian.T) / 2.0, both, False)
+    else:
+        from scipy.sparse.linalg import LinearOperator, minres
+
+        operator = LinearOperator((n, n), matvec=product, dtype=float)
+        columns = []
+        for column in both.T:
+            found, info = minres(operator, column, rtol=1e-12, maxiter=10 * n)
+            if info != 0:
+                raise np.linalg.LinAlgError("the minimum is not regular: MINRES on its Hessian "
+                                            f"did not converge (info {info})")
+            columns.append(found)
+        solved = np.stack(columns, axis=1)
+    step = np.max(np.abs(solved[:, 0]), initial=0.0)
+    if step > 1e-4 * (1.0 + np.max(np.abs(x), initial=0.0)):
+        raise RuntimeError("the optimizer's result is not a minimum of its objective to 1e-4 "
+                           f"(the Newton step H^-1 grad f left is {step:.3g}): the implicit "
+                           "function theorem gives the derivative of a minimum, not of where the "
+                           "optimizer stopped; tighten its tolerance (gtol, xatol) or check that "
+                           "it converged")
+    return solved[:, 1].reshape(shape)
+
+
+def implicit_minimum_adjoint(g, minimum, fun, args: tuple, stationary):
+    """The arguments' gradients: ``-d/dp (grad_x f . w)``, ``w = H^-1 g``."""
+    if is_zero(g):
+        return (None,) * len(args)
+    w = _minimum_solve(minimum, fun, args, stationary, g)
+    parts = stationary.mixed_vjp(fun, minimum, args, w if np.ndim(w) else float(w))
+    return tuple(None if p is None else _negated(p) for p in parts)
+
+
+def implicit_minimum_tangent(tangents, minimum, fun, args: tuple, stationary):
+    """The minimum's tangent: ``-H^-1 d/dt grad_x f(x, p + t dp)``."""
+    if not isinstance(tangents, (tuple, list)):  # (no argument moves)
+        tangents = (None,) * len(args)
+    tangents = tuple(None if t is None or is_zero(t) else t for t in tangents)
+    moved = stationary.mixed_jvp(fun, minimum, args, tangents)
+    if moved is None or is_zero(moved):
+        return 0.0 if not np.ndim(minimum) else np.zeros(np.shape(minimum))
+    out = -_minimum_solve(minimum, fun, args, stationary, moved)
+    return out if np.ndim(out) else float(out)
+
+
+def _negated(part):
+    out = -asarray(part)
+    return out if np.ndim(out) else float(out)

@@ -139,6 +139,9 @@ def _const(rng: random.Random) -> str:
     return rng.choice(["0.5", "1.5", "0.3", "2.0", "0.7", "1.2", "0.25", "0.9", "1.1", "3.0"])
 
 
+MINIMIZE = '{"gtol": 1e-14, "ftol": 1e-16}'  # an optimizer's options tight enough for differences
+
+
 @dataclass
 class Scope:
     vars: dict = field(default_factory=dict)     # name -> kind
@@ -452,7 +455,11 @@ class Gen:
                               f"so.newton(lambda t: t ** 3 + 2.0 * t - {self.paren(q)}, 0.0, "
                               "tol=1e-14)",
                               "so.brentq(lambda t, c: np.sinh(t) - c, -10.0, 10.0, "
-                              f"args=(3.0 * np.tanh({q}),), xtol=1e-14)"]
+                              f"args=(3.0 * np.tanh({q}),), xtol=1e-14)",
+                              # a minimum (strictly convex; L-BFGS-B converges to 1e-14)
+                              f"so.minimize(lambda t: np.cosh(t[0] - np.tanh({q})) + 0.5 * "
+                              f"t[0] ** 2, np.zeros(1), jac=lambda t: np.sinh(t - np.tanh({q}))"
+                              " + t, method='L-BFGS-B', options=" + MINIMIZE + ").x[0]"]
         elif kind == V3:
             forms = [f"np.array(list(map(np.tanh, {v})))", f"np.vectorize(math.sin)({v})",
                      f"np.r_[{self.leaf(NF, sc)}, {self.expr(V2, sc, d - 1)}]",
@@ -461,7 +468,10 @@ class Gen:
                      f"np.c_[{v}, {w}][:, 1]"]
             if SCIPY and not self.guarded and not self.no_comp:  # a system's root: fsolve
                 forms += [f"so.fsolve(lambda t: t + 0.3 * np.tanh(t[::-1]) - np.tanh({v}), "
-                          "np.zeros(3), xtol=1e-13)"]
+                          "np.zeros(3), xtol=1e-13)",
+                          f"so.minimize(lambda t, c: np.sum(np.cosh(t - c)) + 0.5 * np.sum("
+                          f"t ** 2), np.zeros(3), args=(np.tanh({v}),), jac=lambda t, c: "
+                          "np.sinh(t - c) + t, method='L-BFGS-B', options=" + MINIMIZE + ").x"]
         else:
             forms = [f"np.r_['0,2', {v}, {w}]", f"np.c_[{v}, {w}].T",
                      f"np.vectorize(math.cos)({self.expr(M23, sc, d)})"]
@@ -469,7 +479,7 @@ class Gen:
         if "functools." in form:
             self.features.add("reduce")
         if "so." in form:
-            self.features.add("root")
+            self.features.add("minimum" if "minimize" in form else "root")
         return form
 
     def complex_value(self, kind: str, sc: Scope, d: int) -> str:

@@ -80,6 +80,15 @@ def equilibrium(x, a, b):
     return np.array([x[0] + 0.5 * np.sin(x[1]) - a, x[1] + 0.1 * x[0] ** 3 - b * x[0] - 1.0])
 
 
+def result_objects(a, b):
+    """Solvers' results assigned to names, their solutions and data fields read later."""
+    sol = so.root_scalar(residual, args=(a, b), bracket=(-5.0, 5.0), xtol=1e-15)
+    state = so.root(equilibrium, np.zeros(2), args=(a, b), tol=1e-13)
+    if not (sol.converged and state.success):
+        raise RuntimeError(state.message)
+    return sol.root * np.sum(state.x ** 2) + np.sum(state.fun) + 0.0 * sol.iterations
+
+
 def systems(a, b):
     """A steady state by fsolve and one by root, in a loss."""
     x = so.fsolve(equilibrium, np.zeros(2), args=(a, b), xtol=1e-13)
@@ -97,6 +106,7 @@ CASES = [
     (steady_states, (np.array([0.5, 1.0, 2.0]), 1.3)),
     (by_a_method, (1.3, 2.0)),
     (systems, (0.7, 1.3)),
+    (result_objects, (0.7, 1.3)),
 ]
 
 
@@ -116,7 +126,7 @@ def _check(f, args):
 
 @pytest.mark.parametrize("f, args", CASES, ids=["kepler", "bracketed", "newton",
                                                 "root_scalar", "vectorized", "steady",
-                                                "method", "systems"])
+                                                "method", "systems", "results"])
 def test_roots_match_finite_differences_in_both_modes(f, args):
     if getattr(f, "__name__", "") == "<lambda>":
         f = _kepler_at
@@ -147,7 +157,7 @@ def _args_name(a):
 
 def _whole_result(a):
     sol = so.root_scalar(residual, args=(a, 1.0), bracket=(-5.0, 5.0))
-    return sol.root
+    return sol
 
 
 def _conditional(a):
@@ -164,7 +174,7 @@ def _whole_system(a):
 
 @pytest.mark.parametrize("f, says", [
     (_full, "full_output"), (_args_name, "written as a tuple"),
-    (_whole_result, r"\.root"), (_conditional, "always computed"),
+    (_whole_result, r"sol\.root where"), (_conditional, "always computed"),
     (_jacobian_too, "jac=True"), (_whole_system, "always computed")])
 def test_what_the_theorem_is_not_applied_to_is_refused_at_its_line(f, says):
     with pytest.raises(TranspileError, match=says):

@@ -23,6 +23,7 @@ import numpy as np
 import runtime
 from tests.rule_specs.common import OpSpec, Pair, Rec
 from tests.util import make, rand
+from transpiler.implicit import STATIONARY
 
 try:
     import scipy.stats as stats
@@ -41,8 +42,16 @@ except ImportError:  # the scipy.special, scipy.fft and scipy.linalg rules are n
     special = sfft = sla = None
 
 ARG_NAMES = "abc"
+
+
+def bowl(x, a, b):
+    """An objective whose minimum in ``x`` is ``a`` (rt.implicit_minimum's spec)."""
+    return np.sum(b * np.cosh(x - a))
+
+
 SPEC_GLOBALS = {"np": np, "math": math, "cmath": cmath, "special": special, "sfft": sfft,
-                "sla": sla, "sp": sp, "spla": spla, "stats": stats, "rt": runtime, "Rec": Rec, "Pair": Pair}
+                "sla": sla, "sp": sp, "spla": spla, "stats": stats, "rt": runtime, "Rec": Rec,
+                "Pair": Pair, "bowl": bowl, "stationary": STATIONARY}
 
 
 def runs_here(expr: str) -> bool:

@@ -71,6 +71,11 @@ SPECS = [
            "np.array([[2.0, 0.5, 0.0], [0.1, 3.0, 0.2], [0.0, 0.4, 1.5]]), a)) - a, np.array("
            "[[2.0, 0.5, 0.0], [0.1, 3.0, 0.2], [0.0, 0.4, 1.5]])) * np.arange(1.0, 4.0)", 1,
            shapes=(((3,),),)),
+    # the minimum of sum(b cosh(x - a)) in x (minimize's, passes/higher_order.py): x* = a, its
+    # derivative through grad_x f = 0 from the objective's second derivatives (b drops out)
+    OpSpec(runtime.implicit_minimum, "rt.implicit_minimum(rt.stop_gradient(a * 1.0), bowl, "
+           "(a, b), stationary) * (2.0 + b)", 2, (0.5, 2.0),
+           shapes=(((), ()), ((3,), ()), ((2, 3), (2, 3)))),
     # transpiler.on_gradient with a hook that leaves the gradient as it is
     OpSpec(runtime.on_gradient, "rt.on_gradient(a * b, np.positive) * a", 2,
            shapes=(((), ()), ((3,), (3,)), ((2, 3), (3,)))),

@@ -21,6 +21,15 @@ function's own rule or source, once per element (desugar lowers the comprehensio
   statement, which reads ``rt.implicit_root(_root, f(_root, p), _slope)``: the solver's root,
   whose derivative is the residual's over ``-dF/dx`` (the implicit function theorem,
   runtime/implicit.py), ``f(_root, p)`` differentiated like any call of the user's function
+- ``w = minimize(f, w0, args=(p,)).x`` (``minimize_scalar``) -> ``_root = rt.stop_gradient(
+  minimize(f, w0, args=(p,)).x)`` before the statement, which reads ``rt.implicit_minimum(
+  _root, f, (p,), stationary, bounds)``: the minimum, whose derivative is the theorem's on
+  ``grad_x f = 0``, the objective's second derivatives taken at run time (transpiler/
+  implicit.py); a lambda's closure ``lam`` is passed as an argument of a copy ``lambda w, lam:
+  ...`` so that it gets its gradient
+- ``res = minimize(...)`` (``root``, ``root_scalar``: a result object assigned once) -> ``res =
+  rt.stop_gradient(minimize(...))`` and after it ``_x = rt.implicit_minimum(res.x, ...)``;
+  later ``res.x`` reads ``_x``, ``res.fun`` is ``f(_x, p)``
 
 ``f`` may be any function the compiler can call: a module's function, a NumPy function, a
 lambda (named first: ``_f = lambda t: ...``, which lift.py lifts), a partial; ``operator.add``
@@ -58,6 +67,7 @@ import runtime
 from transpiler import ast_util as A
 from transpiler.anno import Anno, setanno
 from transpiler.errors import NoRuleError, error_at
+from transpiler.implicit import STATIONARY, implicit_jacobian, implicit_slope
 from transpiler.passes import tape
 from transpiler.passes.resolve import value_of
 
@@ -72,7 +82,7 @@ def higher_order(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
         return fn
     local = {n.id for n in A.walk(fn) if isinstance(n, gast.Name)
              and isinstance(n.ctx, (gast.Store, gast.Param))}
-    rewriter = _Rewriter(ctx, local, _vectorized_locals(fn, ctx, local))
+    rewriter = _Rewriter(ctx, local, _vectorized_locals(fn, ctx, local), fn)
     fn.body = rewriter.block(fn.body)
     return fn
 
@@ -93,11 +103,12 @@ def _vectorized_locals(fn, ctx, local: set[str]) -> dict:
     return found
 
 
-def root_finders() -> dict:
-    """scipy.optimize's root finders -> ``(kind, attribute)``: ``"scalar"`` (one equation, or
-    elementwise ones) or ``"system"``, and the attribute of the result object the root is
-    (``root_scalar(...).root``, ``root(...).x``; None: the result is the root). Empty where
-    scipy.optimize is not imported (code calling them has imported it)."""
+def solvers() -> dict:
+    """scipy.optimize's solvers -> ``(kind, attribute)``: ``"scalar"`` (a root of one
+    equation, or elementwise ones), ``"system"`` (a root of a system) or ``"minimum"``, and the
+    attribute of the result object the solution is (``root_scalar(...).root``, ``root(...).x``,
+    ``minimize(...).x``; None: the result is the root). Empty where scipy.optimize is not
+    imported (code calling them has imported it)."""
     so = sys.modules.get("scipy.optimize")
     if so is None:
         return {}
@@ -106,34 +117,14 @@ def root_finders() -> dict:
     found[so.root_scalar] = ("scalar", "root")
     found[so.fsolve] = ("system", None)
     found[so.root] = ("system", "x")
+    found[so.minimize] = ("minimum", "x")
+    found[so.minimize_scalar] = ("minimum", "x")
     return found
 
 
-def implicit_slope(f, x, args: tuple):
-    """``dF/dx`` of the user's function at the root ``x`` (forward mode, the other arguments
-    held; elementwise for an array ``x``, as a vectorized ``newton`` solves): the slope the
-    root's derivative divides by (runtime/implicit.py)."""
-    from transpiler.jvp import partial_derivative
-
-    if np.ndim(x):
-        x = np.asarray(x, dtype=float)
-        return partial_derivative(f, 0, (x, *args), np.ones(np.shape(x)))
-    return partial_derivative(f, 0, (float(x), *args), 1.0)
-
-
-def implicit_jacobian(f, x, args: tuple):
-    """``dF/dx`` of a system ``F(x, *args) = 0`` at its root ``x``, an ``(n, n)`` matrix for
-    ``n = x.size``: one forward-mode column per unknown (runtime/implicit.py solves with it)."""
-    from transpiler.jvp import partial_derivative
-
-    x = np.asarray(x, dtype=float)
-    columns = []
-    for i in range(x.size):
-        unit = np.zeros(x.size)
-        unit[i] = 1.0
-        column = partial_derivative(f, 0, (x, *args), unit.reshape(np.shape(x)))
-        columns.append(np.ravel(column))
-    return np.stack(columns, axis=1) if columns else np.zeros((0, 0))
+# a solver's result object: what reading these attributes gives is data (no derivative)
+_RESULT_DATA = frozenset({"success", "status", "message", "nit", "nfev", "njev", "nhev",
+                          "iterations", "function_calls", "converged", "flag", "method"})
 
 
 def _call(func, dotted, *args, keywords=()) -> gast.Call:
@@ -154,18 +145,33 @@ def _ours(obj) -> bool:
 
 
 class _Rewriter(gast.NodeTransformer):
-    def __init__(self, ctx, local: set[str], vectorized: dict):
+    def __init__(self, ctx, local: set[str], vectorized: dict, fn=None):
         self.ctx, self.local, self.vectorized = ctx, local, vectorized
         self.before: list = []
+        self.after: list = []  # (after a solver's result object is assigned: its solution)
         self.unsafe = 0  # inside an expression not always evaluated: no loop may be hoisted
+        walked = list(A.walk(fn)) if fn is not None else []
+        self.defs = {n.name: n for n in walked if isinstance(n, gast.FunctionDef) and n is not fn}
+        self.defs.update({s.targets[0].id: s.value for s in walked if isinstance(s, gast.Assign)
+                          and isinstance(s.value, gast.Lambda) and len(s.targets) == 1
+                          and isinstance(s.targets[0], gast.Name)})
+        self.stores: dict[str, int] = {}
+        for n in walked:
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) \
+                    or isinstance(n, gast.FunctionDef) and n is not fn:
+                name = n.id if isinstance(n, gast.Name) else n.name
+                self.stores[name] = self.stores.get(name, 0) + 1
+        self.results: dict[str, dict] = {}  # a solver's result object's name -> its fields
 
     # --- statements ---
 
     def block(self, stmts: list) -> list:
         out = []
         for stmt in stmts:
-            self.before = []
-            if isinstance(stmt, (gast.If, gast.While)):
+            self.before, self.after = [], []
+            if self._result_object(stmt):
+                stmt = self._solver_statement(stmt)
+            elif isinstance(stmt, (gast.If, gast.While)):
                 self.unsafe += isinstance(stmt, gast.While)
                 stmt.test = self.visit(stmt.test)
                 self.unsafe -= isinstance(stmt, gast.While)
@@ -179,17 +185,17 @@ class _Rewriter(gast.NodeTransformer):
                 stmt.value = stmt.value.args[0]  # vf = f: its calls are rewritten below
             elif not isinstance(stmt, (gast.Try, gast.FunctionDef)):  # (a def: compiled on
                 stmt = self.visit(stmt)  # its own when it is lifted)
-            before = self.before
+            before, after = self.before, self.after
             if not isinstance(stmt, gast.FunctionDef):
                 for field in ("body", "orelse", "finalbody"):
                     if isinstance(getattr(stmt, field, None), list):
                         setattr(stmt, field, self.block(getattr(stmt, field)))
                 for handler in getattr(stmt, "handlers", []):
                     handler.body = self.block(handler.body)
-            for s in before:
+            for s in before + after:
                 gast.copy_location(s, stmt)
-            out += before + [stmt]
-        self.before = []
+            out += before + [stmt] + after
+        self.before, self.after = [], []
         return out
 
     def _once(self, node, like):
@@ -238,9 +244,10 @@ class _Rewriter(gast.NodeTransformer):
         if func is np.piecewise and len(node.args) >= 3 and self._has_functions(node.args[2]):
             return self._piecewise(node)
         if func in (runtime.implicit_root_adjoint, runtime.implicit_root_tangent,
-                    runtime.implicit_system_adjoint, runtime.implicit_system_tangent):
+                    runtime.implicit_system_adjoint, runtime.implicit_system_tangent,
+                    runtime.implicit_minimum_adjoint, runtime.implicit_minimum_tangent):
             raise self._second_order(node)
-        if func is not None and root_finders().get(func) is not None:
+        if func is not None and solvers().get(func) is not None:
             return self._root(node, func)
         if isinstance(func, np.vectorize):  # a module's @np.vectorize function
             name = getattr(func.pyfunc, "__name__", "")
@@ -258,7 +265,9 @@ class _Rewriter(gast.NodeTransformer):
     def visit_Attribute(self, node):
         """``root_scalar(f, ...).root``, ``root(f, ...).x``: the root of a solver whose result
         is an object."""
-        finder = root_finders().get(value_of(node.value.func, self.local, self.ctx)) \
+        if isinstance(node.value, gast.Name) and node.value.id in self.results:
+            return self._result_field(node)
+        finder = solvers().get(value_of(node.value.func, self.local, self.ctx)) \
             if isinstance(node.value, gast.Call) else None
         if finder is not None and finder[1] == node.attr:
             call = node.value
@@ -276,17 +285,84 @@ class _Rewriter(gast.NodeTransformer):
                         cls=NoRuleError)
 
     def _root(self, node, func, attribute=None):
-        """A root finder's call: its root, held constant, through ``rt.implicit_root`` with
-        the function's value there and its slope, whose derivative is the implicit function
-        theorem's (runtime/implicit.py)."""
+        """A solver's call read for its solution (the result, or ``.root``/``.x`` of it)."""
+        kind, field = solvers()[func]
+        if field is not None and attribute is None:
+            raise error_at(node, self.ctx, f"scipy.optimize.{func.__name__}'s result is "
+                           f"differentiated through its solution, read as .{field}",
+                           f"write {func.__name__}(...).{field}, or assign the result to a "
+                           f"name and read its .{field}")
+        self._hoisted(node, f"scipy.optimize.{func.__name__}")
+        solved = node if attribute is None else gast.Attribute(value=node, attr=field,
+                                                                ctx=gast.Load())
+        return self._solution(node, func, solved, self.before)[0]
+
+    def _result_object(self, stmt) -> bool:
+        """Whether ``stmt`` is ``res = minimize(...)`` (a solver whose result is an object)."""
+        return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+            and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call) \
+            and (solvers().get(value_of(stmt.value.func, self.local, self.ctx)) or (0, None))[
+                1] is not None
+
+    def _solver_statement(self, stmt):
+        """``res = minimize(f, x0, args=(p,))``: the result object, held constant, and after
+        it its solution through the theorem (``_x = rt.implicit_minimum(...)``), which later
+        reads of ``res.x`` read; ``res.fun`` is the objective (residual) there, its data
+        fields (``res.success``, ``res.nit``) the solver's."""
+        name, call = stmt.targets[0].id, stmt.value
+        func = value_of(call.func, self.local, self.ctx)
+        kind, field = solvers()[func]
+        if self.stores.get(name, 0) != 1 or name in self.results:
+            raise error_at(stmt, self.ctx, f"a scipy.optimize.{func.__name__} result is "
+                           "differentiated when its name is assigned once",
+                           f"give each call's result a name of its own, or read "
+                           f"{func.__name__}(...).{field} at the call")
+        call.args = [self.visit(a) for a in call.args]
+        for k in call.keywords:
+            k.value = self.visit(k.value)
+        solved = gast.Attribute(value=A.name(name), attr=field, ctx=gast.Load())
+        held, function, extra = self._solution(call, func, solved, self.after)
+        self.after.append(A.assign(self.ctx.namer.fresh("_x"), held))
+        self.results[name] = {"func": func, "kind": kind, "field": field, "function": function,
+                              "extra": extra, "held": self.after[-1].targets[0].id}
+        rt = self.ctx.bind("rt", runtime)
+        stmt.value = _call(runtime.stop_gradient, f"{rt}.stop_gradient", call)
+        return stmt
+
+    def _result_field(self, node):
+        """``res.x`` of a solver's result object: its solution; ``res.fun``: the objective
+        there; its data fields as they are."""
+        info = self.results[node.value.id]
+        if node.attr == info["field"]:
+            return gast.copy_location(A.name(info["held"]), node)
+        if node.attr == "fun" and info["kind"] != "scalar":
+            return gast.copy_location(self._apply(info["function"], [A.name(info["held"])] + [
+                A.copy_node(e) for e in info["extra"]]), node)
+        if node.attr in _RESULT_DATA:
+            return node
+        raise error_at(node, self.ctx, f"{node.value.id}.{node.attr} of a scipy.optimize."
+                       f"{info['func'].__name__} result is not differentiated",
+                       f"read its .{info['field']} (and .fun), and compute what else you need "
+                       "from them")
+
+    def visit_Name(self, node):
+        if node.id in self.results and isinstance(node.ctx, gast.Load):
+            info = self.results[node.id]
+            raise error_at(node, self.ctx, f"the scipy.optimize.{info['func'].__name__} result "
+                           f"{node.id} is differentiated through its fields read at their use "
+                           f"({node.id}.{info['field']}), not as a whole object",
+                           f"read {node.id}.{info['field']} where it is used")
+        return node
+
+    def _solution(self, node, func, solved, into: list):
+        """``solved``, a solver's solution, held constant and passed through ``rt.implicit_*``
+        with what its derivative needs (runtime/implicit.py), the statements computing those
+        added to ``into``: -> (that expression, the function node (as the derivative calls it),
+        the extra arguments it takes)."""
         name = f"scipy.optimize.{func.__name__}"
         if tape.is_generated(getattr(self.ctx, "fn", None)):  # (a derivative's, differentiated)
             raise self._second_order(node)
-        kind, field = root_finders()[func]
-        if field is not None and attribute is None:
-            raise error_at(node, self.ctx, f"{name}'s result is differentiated through its "
-                           f"root only, read at the call", f"write {func.__name__}(...).{field}")
-        self._hoisted(node, name)
+        kind, _ = solvers()[func]
         if any(isinstance(a, gast.Starred) for a in node.args) \
                 or any(k.arg is None for k in node.keywords):
             raise error_at(node, self.ctx, f"{name} called with *args or **kwargs is not "
@@ -310,10 +386,20 @@ class _Rewriter(gast.NodeTransformer):
             raise error_at(extra, self.ctx, f"{name}'s args= is differentiated when it is "
                            "written as a tuple (args=(a, b))", "write the tuple out at the call")
         jac = bound.get("jac")
-        if jac is not None and isinstance(jac, gast.Constant) and jac.value is True:
+        returns_jac = jac is not None and isinstance(jac, gast.Constant) and jac.value is True
+        if returns_jac and kind != "minimum":
             raise error_at(node, self.ctx, f"{name} with jac=True (a function returning its "
                            "Jacobian too) is not differentiated yet", "pass the Jacobian as a "
                            "function of its own (jac=J), or none")
+        constraints = bound.get("constraints")
+        if constraints is not None and not (
+                isinstance(constraints, (gast.Tuple, gast.List)) and not constraints.elts) \
+                and not (isinstance(constraints, gast.Constant) and constraints.value is None):
+            raise error_at(constraints, self.ctx, f"{name} with constraints is not "
+                           "differentiated: the implicit function theorem on grad f = 0 does "
+                           "not hold where a constraint is active",
+                           "write the constraint into the objective (a penalty, or a change "
+                           "of variables), or use bounds that are inactive at the minimum")
         given = next(bound[k] for k in ("f", "func", "fun") if k in bound)
         function = self._function(given, node)
         extra = [self._once(e, node) for e in extra]
@@ -326,20 +412,113 @@ class _Rewriter(gast.NodeTransformer):
         node.args = [gast.Tuple(elts=[A.copy_node(e) for e in extra], ctx=gast.Load())
                      if a is bound.get("args") else a for a in node.args]
         rt = self.ctx.bind("rt", runtime)
-        solved = node if attribute is None else gast.Attribute(value=node, attr=field,
-                                                                ctx=gast.Load())
-        root, slope = self.ctx.namer.fresh("_root"), self.ctx.namer.fresh("_slope")
+        root = self.ctx.namer.fresh("_root")
+        if not (isinstance(solved, gast.Attribute) and isinstance(solved.value, gast.Name)):
+            solved = _call(runtime.stop_gradient, f"{rt}.stop_gradient", solved)
+        into.append(A.assign(root, solved))  # (a result object's name: held already)
+        if kind == "minimum":
+            objective, free = self._objective(given, function, len(extra), returns_jac, node)
+            extra = extra + [A.name(n) for n in free]
+            bounds = bound.get("bounds")
+            held = _call(runtime.implicit_minimum, f"{rt}.implicit_minimum", A.name(root),
+                         A.copy_node(objective), gast.Tuple(elts=[A.copy_node(e) for e in extra],
+                                                           ctx=gast.Load()),
+                         A.name(self.ctx.bind("stationary", STATIONARY)),
+                         A.const(None) if bounds is None else self._once(bounds, node))
+            return gast.copy_location(held, node), objective, extra
+        slope = self.ctx.namer.fresh("_slope")
         extras = gast.Tuple(elts=[A.copy_node(e) for e in extra], ctx=gast.Load())
         derivative = implicit_slope if kind == "scalar" else implicit_jacobian
         bound_as = self.ctx.bind(derivative.__name__, derivative)
-        self.before += [
-            A.assign(root, _call(runtime.stop_gradient, f"{rt}.stop_gradient", solved)),
-            A.assign(slope, _call(runtime.stop_gradient, f"{rt}.stop_gradient", _call(
-                derivative, bound_as, A.copy_node(function), A.name(root), extras)))]
+        into.append(A.assign(slope, _call(runtime.stop_gradient, f"{rt}.stop_gradient", _call(
+            derivative, bound_as, A.copy_node(function), A.name(root), extras))))
         residual = self._apply(function, [A.name(root)] + [A.copy_node(e) for e in extra])
         held = runtime.implicit_root if kind == "scalar" else runtime.implicit_system
         return gast.copy_location(_call(held, f"{rt}.{held.__name__}", A.name(root), residual,
-                                        A.name(slope)), node)
+                                        A.name(slope)), node), function, extra
+
+    def _objective(self, given, function, arity: int, returns_jac: bool, like):
+        """A minimum's objective as a function of everything it reads, for its derivative
+        (transpiler/implicit.py differentiates it at run time, where a closure's values would
+        be held): ``lambda w: loss(w, lam)``, ``lam`` a local, is also written ``_g = lambda
+        w, lam: loss(w, lam)`` with ``lam`` passed after the solver's ``args``; a function
+        defined inside the same way; with ``jac=True``, its value only. -> (the function node,
+        the local names appended)."""
+        what = "a minimum's objective"
+        definition = given
+        if isinstance(given, gast.Name) and given.id in self.defs:
+            if self.stores.get(given.id, 0) != 1:
+                raise error_at(given, self.ctx, f"{what} is differentiated when the function's "
+                               "name is bound once", "give the function a name of its own")
+            definition = self.defs[given.id]
+        if isinstance(definition, (gast.Lambda, gast.FunctionDef)):
+            arguments = definition.args
+            if arguments.vararg or arguments.kwarg or arguments.kwonlyargs \
+                    or arguments.defaults or arguments.posonlyargs:
+                raise error_at(given, self.ctx, f"{what} with *args, keyword-only parameters "
+                               "or defaults is not differentiated",
+                               "give it plain parameters: f(x, a, b), with args=(a, b)")
+            params = {a.id for a in arguments.args}
+            body = definition.body if isinstance(definition, gast.FunctionDef) \
+                else [definition.body]
+            own = params | {n.id for b in body for n in A.walk(b) if isinstance(n, gast.Name)
+                            and isinstance(n.ctx, (gast.Store, gast.Param))}
+            free = sorted({n.id for b in body for n in A.walk(b) if isinstance(n, gast.Name)
+                           and isinstance(n.ctx, gast.Load)} & self.local - own)
+            inner = [n for n in free if n in self.defs]
+            if inner:
+                raise error_at(given, self.ctx, f"{what} calls {inner[0]}, a function defined "
+                               "inside the differentiated one", f"define {inner[0]} at module "
+                               "level, passing it what it reads")
+            if not free and not returns_jac:
+                return function, []
+            copy = A.copy_node(definition)
+            copy.args.args = list(copy.args.args) + [gast.Name(id=n, ctx=gast.Param(),
+                                                               annotation=None, type_comment=None)
+                                                     for n in free]
+            if returns_jac:
+                if isinstance(copy, gast.Lambda):
+                    copy.body = gast.Subscript(value=copy.body, slice=A.const(0),
+                                               ctx=gast.Load())
+                else:
+                    returns_jac, free_params = True, free
+                    return self._value_only(self._defined(copy, like), arity + len(free_params),
+                                            like), free
+            named = self._defined(copy, like) if isinstance(copy, gast.FunctionDef) \
+                else self._function(copy, like)
+            return named, free
+        if isinstance(given, gast.Name) and given.id in self.local:
+            raise error_at(given, self.ctx, f"{what} is differentiated when it is a function "
+                           "of the module, or defined (or a lambda) inside the differentiated "
+                           "function; a function held in a variable is not",
+                           "pass the function itself")
+        names = [n.id for n in A.walk(given) if isinstance(n, gast.Name)]
+        if any(n in self.local for n in names):
+            raise error_at(given, self.ctx, f"{what} that is a method of, or made from, a "
+                           "local value is not differentiated: what it reads of the value would "
+                           "be held constant", "pass a module-level function and the arrays it "
+                           "reads in args=")
+        if returns_jac:
+            return self._value_only(function, arity, like), []
+        return function, []
+
+    def _defined(self, definition, like):
+        """A copy of a function defined inside, under a fresh name, before the statement."""
+        definition.name = self.ctx.namer.fresh(f"_{definition.name}")
+        self.before.append(gast.copy_location(definition, like))
+        return A.name(definition.name)
+
+    def _value_only(self, function, arity: int, like):
+        """``lambda _x, _a0, ...: function(_x, _a0, ...)[0]``: the value of an objective that
+        returns its gradient too (``jac=True``)."""
+        params = [self.ctx.namer.fresh("_p") for _ in range(arity + 1)]
+        body = gast.Subscript(value=self._apply(function, [A.name(p) for p in params]),
+                              slice=A.const(0), ctx=gast.Load())
+        lam = gast.Lambda(args=gast.arguments(
+            args=[gast.Name(id=p, ctx=gast.Param(), annotation=None, type_comment=None)
+                  for p in params], posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+            kwarg=None, defaults=[]), body=body)
+        return self._function(lam, like)
 
     def _check_vectorize(self, call) -> None:
         """Refuse ``np.vectorize(...)`` options that make its calls other than elementwise, or

@@ -72,6 +72,18 @@ def tan_implicit_system(ans, root, residual, jacobian):
     d[ans] = rt.implicit_system_tangent(d[residual], jacobian)
 
 
+# a minimum (minimize(...).x): the arguments' derivative through grad_x f = 0, the objective's
+# second derivatives taken by ``stationary`` (transpiler/implicit.py) at run time
+@adjoint(rt.implicit_minimum)
+def adj_implicit_minimum(ans, minimum, fun, args, stationary, bounds=None):
+    d[args] = rt.implicit_minimum_adjoint(d[ans], minimum, fun, args, stationary)
+
+
+@tangent(rt.implicit_minimum)
+def tan_implicit_minimum(ans, minimum, fun, args, stationary, bounds=None):
+    d[ans] = rt.implicit_minimum_tangent(d[args], minimum, fun, args, stationary)
+
+
 def black_box(f: Callable | None = None, *, vjp: Callable | None = None,
               jvp: Callable | None = None):
     """Register ``vjp`` (reverse mode) and/or ``jvp`` (forward mode) as the derivatives of the

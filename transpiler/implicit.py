@@ -1,0 +1,170 @@
+"""The derivatives of the user's function that a solver's implicit derivative needs, taken at
+run time by the compiler's own modes (generated code calls these; passes/higher_order.py binds
+them, runtime/implicit.py does the algebra of the implicit function theorem with them):
+
+- a root of ``F(x, *args) = 0``: its slope ``dF/dx`` (``implicit_slope``), or for a system its
+  Jacobian (``implicit_jacobian``), each one forward sweep per unknown;
+- a minimum of ``f(x, *args)``, where ``g(x, p) = grad_x f = 0`` (``STATIONARY``): ``grad_x f``
+  (reverse mode), Hessian-vector products ``H v`` (forward over reverse) and the mixed second
+  derivatives with the arguments, ``d/dp (grad_x f . w)`` (the gradient in ``p``, run forward
+  along ``x``) and its transpose ``d/dt grad_x f(x, p + t dp)`` (the gradient in ``x``, run
+  forward along ``p``): each a generated function, compiled once per function and argument
+  kinds and cached with it.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+import numpy as np
+
+from transpiler import cache
+from transpiler.context import Options
+
+# (the compiler's modes are imported where they are used: the passes import this module)
+
+
+def implicit_slope(f, x, args: tuple):
+    """``dF/dx`` of the user's function at the root ``x`` (forward mode, the other arguments
+    held; elementwise for an array ``x``, as a vectorized ``newton`` solves): the slope the
+    root's derivative divides by (runtime/implicit.py)."""
+    from transpiler.jvp import partial_derivative
+
+    if np.ndim(x):
+        x = np.asarray(x, dtype=float)
+        return partial_derivative(f, 0, (x, *args), np.ones(np.shape(x)))
+    return partial_derivative(f, 0, (float(x), *args), 1.0)
+
+
+def implicit_jacobian(f, x, args: tuple):
+    """``dF/dx`` of a system ``F(x, *args) = 0`` at its root ``x``, an ``(n, n)`` matrix for
+    ``n = x.size``: one forward-mode column per unknown (runtime/implicit.py solves with it)."""
+    from transpiler.jvp import partial_derivative
+
+    x = np.asarray(x, dtype=float)
+    columns = []
+    for i in range(x.size):
+        unit = np.zeros(x.size)
+        unit[i] = 1.0
+        column = partial_derivative(f, 0, (x, *args), unit.reshape(np.shape(x)))
+        columns.append(np.ravel(column))
+    return np.stack(columns, axis=1) if columns else np.zeros((0, 0))
+
+
+def _unwrapped(f, args: tuple):
+    """``f(x, *args)`` as ``function(*leading, x, *args, **keywords)`` of a Python function: a
+    bound method's object and a partial's arguments lead (they are constants here: a function
+    closing over differentiated values reaches this as a function of them, passes/
+    higher_order.py)."""
+    from transpiler.gradient import check_function
+
+    leading, keywords = (), {}
+    if inspect.ismethod(f):
+        f, leading = f.__func__, (f.__self__,)
+    while isinstance(f, functools.partial):
+        leading, keywords = tuple(f.args) + leading, {**f.keywords, **keywords}
+        f = f.func
+    check_function(f)
+    return f, leading, keywords
+
+
+def _differentiated(value) -> bool:
+    """Whether an argument of the objective has a derivative: a real number or float array;
+    an integer, a string, a slice, None or a function is data, and so is a list or tuple of
+    data. An object, or a container holding numbers, is refused: its numbers would be held
+    silently."""
+    if isinstance(value, (float, np.floating)):
+        return True
+    if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+        return True
+    if isinstance(value, (bool, int, str, bytes, slice, range, type(None), type(Ellipsis),
+                          np.integer, np.bool_, np.dtype)) or callable(value) \
+            or isinstance(value, np.ndarray) and value.dtype.kind in "biuUS":
+        return False
+    if isinstance(value, (tuple, list)) and not any(_differentiated(v) for v in value):
+        return False
+    raise TypeError(f"a minimum's derivative takes numbers and float arrays in args= (and in "
+                    f"what its objective closes over), not a {type(value).__name__} holding "
+                    "numbers: pass the arrays themselves")
+
+
+class Stationarity:
+    """The derivatives of an objective ``f(x, *args)`` that its minimum's implicit derivative
+    needs (runtime/implicit.py ``implicit_minimum``); one instance, its caches on the user's
+    functions (transpiler/cache.py)."""
+
+    def active(self, args: tuple) -> tuple[bool, ...]:
+        return tuple(_differentiated(a) for a in args)
+
+    def gradient(self, f, x, args: tuple):
+        """``grad_x f(x, *args)``."""
+        function, leading, keywords = _unwrapped(f, args)
+        gradient = self._gradient(function, (len(leading),))
+        return gradient(*leading, x, *args, **keywords)
+
+    def hvp(self, f, x, args: tuple, v):
+        """``H v``, ``H`` the Hessian of ``f`` in ``x``."""
+        return self._second(f, x, args, None, None, v)
+
+    def mixed_vjp(self, f, x, args: tuple, w) -> tuple:
+        """``d/dp (grad_x f(x, *p) . w)`` for each argument ``p`` (None for data)."""
+        active = self.active(args)
+        positions = [i for i, a in enumerate(active) if a]
+        if not positions:
+            return (None,) * len(args)
+        parts = self._second(f, x, args, positions, None, w)
+        parts = parts if len(positions) > 1 else (parts,)
+        found = dict(zip(positions, parts, strict=True))
+        return tuple(found.get(i) for i in range(len(args)))
+
+    def mixed_jvp(self, f, x, args: tuple, tangents: tuple):
+        """``d/dt grad_x f(x, *(p + t dp))``, ``dp`` one tangent per argument (None: none)."""
+        given = {i: t for i, (t, a) in enumerate(zip(tangents, self.active(args), strict=True))
+                 if a and t is not None}
+        if not given:
+            return None
+        return self._second(f, x, args, None, given, None)
+
+    # --- compiled pieces ---
+
+    @staticmethod
+    def _cached(function, key: tuple, make):
+        with cache.LOCK:
+            made = cache.lookup(function, key)
+            if made is None:
+                made = make()
+                cache.store(function, key, made)
+        return made
+
+    def _gradient(self, function, positions: tuple):
+        from transpiler.gradient import GradientFunction
+
+        return self._cached(function, ("stationary-grad", positions), lambda: GradientFunction(
+            function, positions, "grad", Options(True, checkpoint=False)))
+
+    def _second(self, f, x, args, wrt, along, v):
+        """The tangent of ``grad_{wrt} f`` (``wrt``: argument positions, None: ``x``) along
+        ``x`` by ``v`` (``along`` None) or along the arguments by ``along`` (position ->
+        tangent): forward over reverse."""
+        from transpiler.jvp import ForwardFunction
+
+        function, leading, keywords = _unwrapped(f, args)
+        shift = len(leading)
+        grad_positions = (shift,) if wrt is None else tuple(shift + 1 + i for i in wrt)
+        gradient = self._gradient(function, grad_positions)
+        call = (*leading, x, *args)
+        inner = gradient.compiled_for(*call, **keywords).function
+        along_positions = (shift,) if along is None else tuple(shift + 1 + i for i in along)
+        key = ("stationary-second", grad_positions, along_positions, id(inner))
+        forward = self._cached(function, key, lambda: ForwardFunction(
+            inner, along_positions, Options(True, False)))
+        if forward.__wrapped__ is not inner:  # (an id reused by a newer gradient)
+            forward = ForwardFunction(inner, along_positions, Options(True, False))
+            cache.store(function, key, forward)
+        names = list(forward.tangent_names.values())
+        tangents = [v] if along is None else [along[i] for i in along]
+        return forward(*call, **keywords, **dict(zip(names, tangents, strict=True)))
+
+
+STATIONARY = Stationarity()
