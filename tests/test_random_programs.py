@@ -469,6 +469,8 @@ class Gen:
             if SCIPY and not self.guarded and not self.no_comp:  # a system's root: fsolve
                 forms += [f"so.fsolve(lambda t: t + 0.3 * np.tanh(t[::-1]) - np.tanh({v}), "
                           "np.zeros(3), xtol=1e-13)",
+                          f"so.fixed_point(lambda t: 0.5 * np.tanh(t[::-1]) + np.tanh({v}), "
+                          "np.zeros(3), xtol=1e-14)",
                           f"so.minimize(lambda t, c: np.sum(np.cosh(t - c)) + 0.5 * np.sum("
                           f"t ** 2), np.zeros(3), args=(np.tanh({v}),), jac=lambda t, c: "
                           "np.sinh(t - c) + t, method='L-BFGS-B', options=" + MINIMIZE + ").x"]

@@ -89,6 +89,14 @@ def result_objects(a, b):
     return sol.root * np.sum(state.x ** 2) + np.sum(state.fun) + 0.0 * sol.iterations
 
 
+def fixed_points(a, b):
+    """x = f(x) by fixed_point (Steffensen's del2 and plain iteration), scalar and vector."""
+    x = so.fixed_point(lambda x, a: np.cos(x) * a, 0.5, args=(a,), xtol=1e-14)
+    y = so.fixed_point(lambda y: 0.5 * np.tanh(y[::-1]) + b * np.array([1.0, -0.5]),
+                       np.zeros(2), xtol=1e-14, method="iteration", maxiter=2000)
+    return x ** 2 + np.sum(y * x)
+
+
 def systems(a, b):
     """A steady state by fsolve and one by root, in a loss."""
     x = so.fsolve(equilibrium, np.zeros(2), args=(a, b), xtol=1e-13)
@@ -107,6 +115,7 @@ CASES = [
     (by_a_method, (1.3, 2.0)),
     (systems, (0.7, 1.3)),
     (result_objects, (0.7, 1.3)),
+    (fixed_points, (0.9, 0.4)),
 ]
 
 
@@ -126,7 +135,8 @@ def _check(f, args):
 
 @pytest.mark.parametrize("f, args", CASES, ids=["kepler", "bracketed", "newton",
                                                 "root_scalar", "vectorized", "steady",
-                                                "method", "systems", "results"])
+                                                "method", "systems", "results",
+                                                "fixed_point"])
 def test_roots_match_finite_differences_in_both_modes(f, args):
     if getattr(f, "__name__", "") == "<lambda>":
         f = _kepler_at

@@ -3,7 +3,8 @@ run time by the compiler's own modes (generated code calls these; passes/higher_
 them, runtime/implicit.py does the algebra of the implicit function theorem with them):
 
 - a root of ``F(x, *args) = 0``: its slope ``dF/dx`` (``implicit_slope``), or for a system its
-  Jacobian (``implicit_jacobian``), each one forward sweep per unknown;
+  Jacobian (``implicit_jacobian``; of a fixed point's ``f(x) - x``,
+  ``implicit_fixed_jacobian``), each one forward sweep per unknown;
 - a minimum of ``f(x, *args)``, where ``g(x, p) = grad_x f = 0`` (``STATIONARY``): ``grad_x f``
   (reverse mode), Hessian-vector products ``H v`` (forward over reverse) and the mixed second
   derivatives with the arguments, ``d/dp (grad_x f . w)`` (the gradient in ``p``, run forward
@@ -50,6 +51,13 @@ def implicit_jacobian(f, x, args: tuple):
         column = partial_derivative(f, 0, (x, *args), unit.reshape(np.shape(x)))
         columns.append(np.ravel(column))
     return np.stack(columns, axis=1) if columns else np.zeros((0, 0))
+
+
+def implicit_fixed_jacobian(f, x, args: tuple):
+    """``d(f(x) - x)/dx`` at a fixed point ``x = f(x, *args)`` (``fixed_point``'s): the
+    Jacobian of its residual."""
+    jacobian = implicit_jacobian(f, x, args)
+    return jacobian - np.eye(len(jacobian))
 
 
 def _unwrapped(f, args: tuple):

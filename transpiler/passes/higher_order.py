@@ -67,7 +67,12 @@ import runtime
 from transpiler import ast_util as A
 from transpiler.anno import Anno, setanno
 from transpiler.errors import NoRuleError, error_at
-from transpiler.implicit import STATIONARY, implicit_jacobian, implicit_slope
+from transpiler.implicit import (
+    STATIONARY,
+    implicit_fixed_jacobian,
+    implicit_jacobian,
+    implicit_slope,
+)
 from transpiler.passes import tape
 from transpiler.passes.resolve import value_of
 
@@ -105,7 +110,8 @@ def _vectorized_locals(fn, ctx, local: set[str]) -> dict:
 
 def solvers() -> dict:
     """scipy.optimize's solvers -> ``(kind, attribute)``: ``"scalar"`` (a root of one
-    equation, or elementwise ones), ``"system"`` (a root of a system) or ``"minimum"``, and the
+    equation, or elementwise ones), ``"system"`` (a root of a system), ``"fixed"`` (a fixed
+    point ``x = f(x)``, the root of ``f(x) - x``) or ``"minimum"``, and the
     attribute of the result object the solution is (``root_scalar(...).root``, ``root(...).x``,
     ``minimize(...).x``; None: the result is the root). Empty where scipy.optimize is not
     imported (code calling them has imported it)."""
@@ -117,6 +123,7 @@ def solvers() -> dict:
     found[so.root_scalar] = ("scalar", "root")
     found[so.fsolve] = ("system", None)
     found[so.root] = ("system", "x")
+    found[so.fixed_point] = ("fixed", None)
     found[so.minimize] = ("minimum", "x")
     found[so.minimize_scalar] = ("minimum", "x")
     return found
@@ -134,6 +141,13 @@ def _call(func, dotted, *args, keywords=()) -> gast.Call:
                   keywords=keywords)
     setanno(node, Anno.FUNC, func)
     return node
+
+
+def _lambda(params: list[str], body) -> gast.Lambda:
+    return gast.Lambda(args=gast.arguments(
+        args=[gast.Name(id=p, ctx=gast.Param(), annotation=None, type_comment=None)
+              for p in params], posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+        kwarg=None, defaults=[]), body=body)
 
 
 def _ours(obj) -> bool:
@@ -228,7 +242,8 @@ class _Rewriter(gast.NodeTransformer):
         func = value_of(node.func, self.local, self.ctx)
         maker = value_of(node.func.func, self.local, self.ctx) \
             if isinstance(node.func, gast.Call) else None
-        if (_ours(func) or _ours(maker)) and func not in (implicit_slope, implicit_jacobian):
+        if (_ours(func) or _ours(maker)) and func not in (implicit_slope, implicit_jacobian,
+                                                              implicit_fixed_jacobian):
             raise error_at(node, self.ctx, "a derivative taken inside the function being "
                            "differentiated (grad(h)(x), a gradient object called) is not "
                            "supported: nested derivatives are not compiled",
@@ -428,11 +443,14 @@ class _Rewriter(gast.NodeTransformer):
             return gast.copy_location(held, node), objective, extra
         slope = self.ctx.namer.fresh("_slope")
         extras = gast.Tuple(elts=[A.copy_node(e) for e in extra], ctx=gast.Load())
-        derivative = implicit_slope if kind == "scalar" else implicit_jacobian
+        derivative = {"scalar": implicit_slope, "system": implicit_jacobian,
+                      "fixed": implicit_fixed_jacobian}[kind]
         bound_as = self.ctx.bind(derivative.__name__, derivative)
         into.append(A.assign(slope, _call(runtime.stop_gradient, f"{rt}.stop_gradient", _call(
             derivative, bound_as, A.copy_node(function), A.name(root), extras))))
         residual = self._apply(function, [A.name(root)] + [A.copy_node(e) for e in extra])
+        if kind == "fixed":  # x = f(x, p): the root of f(x, p) - x
+            residual = gast.BinOp(left=residual, op=gast.Sub(), right=A.name(root))
         held = runtime.implicit_root if kind == "scalar" else runtime.implicit_system
         return gast.copy_location(_call(held, f"{rt}.{held.__name__}", A.name(root), residual,
                                         A.name(slope)), node), function, extra
@@ -514,11 +532,7 @@ class _Rewriter(gast.NodeTransformer):
         params = [self.ctx.namer.fresh("_p") for _ in range(arity + 1)]
         body = gast.Subscript(value=self._apply(function, [A.name(p) for p in params]),
                               slice=A.const(0), ctx=gast.Load())
-        lam = gast.Lambda(args=gast.arguments(
-            args=[gast.Name(id=p, ctx=gast.Param(), annotation=None, type_comment=None)
-                  for p in params], posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
-            kwarg=None, defaults=[]), body=body)
-        return self._function(lam, like)
+        return self._function(_lambda(params, body), like)
 
     def _check_vectorize(self, call) -> None:
         """Refuse ``np.vectorize(...)`` options that make its calls other than elementwise, or
