@@ -24,7 +24,8 @@ family's adjoint helpers next to their tangents:
 - ``checkpoint``: the scheduler a checkpointed loop's gradient runs (``checkpoint_forward``,
   ``checkpoint_reverse``);
 - ``contexts``: what a ``with`` block's manager runs under (``unsuppressed``);
-- ``implicit``: a solver's root, whose derivative is the implicit function theorem's.
+- ``implicit``: a solver's root, whose derivative is the implicit function theorem's;
+- ``integrate``: an integral, whose derivative is Leibniz's (under the integral sign).
 
 ``<name>_tangent`` is the tangent (forward mode) of ``<name>``: of a NumPy function
 (``rt.prod_tangent``) or of an adjoint helper (``rt.prod_grad_tangent``, forward over reverse).
@@ -111,6 +112,13 @@ from runtime.implicit import (
     implicit_system,
     implicit_system_adjoint,
     implicit_system_tangent,
+)
+from runtime.integrate import (
+    integral,
+    integral_adjoint,
+    integral_limit_adjoint,
+    integral_tangent,
+    integral_weight_adjoint,
 )
 from runtime.linalg import (
     cho_factor_adjoint,
@@ -564,6 +572,11 @@ __all__ = [
     "histogram_grad_tangent",
     "histogram_tangent",
     "implicit_minimum",
+    "integral",
+    "integral_adjoint",
+    "integral_limit_adjoint",
+    "integral_tangent",
+    "integral_weight_adjoint",
     "implicit_minimum_adjoint",
     "implicit_minimum_tangent",
     "implicit_root",

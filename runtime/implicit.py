@@ -1,5 +1,5 @@
 """What a solver's result is written as so that its derivative is the implicit function
-theorem's (passes/higher_order.py): ``x = brentq(f, a, b, args=(p,))`` becomes the solver's
+theorem's (passes/solvers.py): ``x = brentq(f, a, b, args=(p,))`` becomes the solver's
 root, held constant, passed through ``implicit_root(root, f(root, p), slope)``. Its value is the
 root, unchanged; its derivative is the residual's divided by ``-slope``, ``slope = dF/dx`` at
 the root: ``dx/dp = -F_p / F_x``, the residual's own derivative ``F_p`` taken by the compiler

@@ -1,5 +1,5 @@
 """Minima found by scipy.optimize's minimizers, differentiated by the implicit function theorem
-on ``grad_x f(x*, p) = 0`` (passes/higher_order.py, runtime/implicit.py, transpiler/
+on ``grad_x f(x*, p) = 0`` (passes/solvers.py, runtime/implicit.py, transpiler/
 implicit.py): ``dx*/dp = -H^-1 d(grad_x f)/dp``, the Hessian and the mixed second derivatives
 from the compiler's forward-over-reverse mode, checked against finite differences of the whole
 computation (the optimizer run again to a tolerance far below the differences' error) in

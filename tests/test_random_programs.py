@@ -434,7 +434,8 @@ class Gen:
 
     def higher(self, kind: str, sc: Scope, d: int) -> str:
         """``map``, ``functools.reduce``, ``np.vectorize``, ``np.r_`` and ``np.c_``, and
-        scipy.optimize's roots of residuals, as users write them, giving a value of ``kind``."""
+        scipy.optimize's roots of residuals and minima, scipy.integrate's integrals, as users
+        write them, giving a value of ``kind``."""
         r = self.rng
         self.features.add(f"higher-{kind}")
         v, w = self.expr(V3, sc, d), self.leaf(V3, sc)
@@ -460,6 +461,14 @@ class Gen:
                               f"so.minimize(lambda t: np.cosh(t[0] - np.tanh({q})) + 0.5 * "
                               f"t[0] ** 2, np.zeros(1), jac=lambda t: np.sinh(t - np.tanh({q}))"
                               " + t, method='L-BFGS-B', options=" + MINIMIZE + ").x[0]"]
+                    # integrals: differentiated under the integral sign, Leibniz's rule
+                    forms += [f"si.quad(lambda t: np.exp(-t * t) * np.tanh({q} * t + 0.3), "
+                              "0.0, 1.5, epsabs=1e-13, epsrel=1e-13)[0]",
+                              "si.quad(lambda t, c: np.cos(c * t), -0.5, 1.0 + 0.5 * np.tanh("
+                              f"{q}), args=({self.leaf(NF, sc)},), epsabs=1e-13, "
+                              "epsrel=1e-13)[0]",
+                              f"si.fixed_quad(lambda t: np.sin({self.paren(q)} * t), 0.0, 1.0, "
+                              "n=6)[0]"]
         elif kind == V3:
             forms = [f"np.array(list(map(np.tanh, {v})))", f"np.vectorize(math.sin)({v})",
                      f"np.r_[{self.leaf(NF, sc)}, {self.expr(V2, sc, d - 1)}]",
@@ -474,6 +483,8 @@ class Gen:
                           f"so.minimize(lambda t, c: np.sum(np.cosh(t - c)) + 0.5 * np.sum("
                           f"t ** 2), np.zeros(3), args=(np.tanh({v}),), jac=lambda t, c: "
                           "np.sinh(t - c) + t, method='L-BFGS-B', options=" + MINIMIZE + ").x"]
+                forms += [f"si.quad_vec(lambda t: np.cos(t * np.tanh({v})), 0.0, 1.0, "
+                          "epsabs=1e-13, epsrel=1e-12)[0]"]
         else:
             forms = [f"np.r_['0,2', {v}, {w}]", f"np.c_[{v}, {w}].T",
                      f"np.vectorize(math.cos)({self.expr(M23, sc, d)})"]
@@ -482,6 +493,8 @@ class Gen:
             self.features.add("reduce")
         if "so." in form:
             self.features.add("minimum" if "minimize" in form else "root")
+        if "si." in form:
+            self.features.add("integral")
         return form
 
     def complex_value(self, kind: str, sc: Scope, d: int) -> str:
@@ -990,8 +1003,10 @@ class Gen:
             head.insert(0, "import functools\nimport operator")
         if "sparse" in self.features:
             head.insert(0, "import scipy.sparse as sp\nimport scipy.sparse.linalg as spla")
-        if "root" in self.features:
+        if "root" in self.features or "minimum" in self.features:
             head.insert(0, "import scipy.optimize as so")
+        if "integral" in self.features:
+            head.insert(0, "import scipy.integrate as si")
         return "\n\n\n".join(head + chunks) + "\n", tuple(values)
 
 

@@ -1,5 +1,5 @@
 """Roots found by scipy.optimize's root finders, differentiated by the implicit function theorem
-(passes/higher_order.py, runtime/implicit.py): ``dx/dp = -F_p / F_x`` at the root the solver
+(passes/solvers.py, runtime/implicit.py): ``dx/dp = -F_p / F_x`` at the root the solver
 found (``-J^-1 F_p`` for a system), checked against finite differences of the whole computation
 (the solver run again, to a tolerance far below the differences' error), in reverse and forward
 mode."""

@@ -1,5 +1,5 @@
 """The derivatives of the user's function that a solver's implicit derivative needs, taken at
-run time by the compiler's own modes (generated code calls these; passes/higher_order.py binds
+run time by the compiler's own modes (generated code calls these; passes/solvers.py binds
 them, runtime/implicit.py does the algebra of the implicit function theorem with them):
 
 - a root of ``F(x, *args) = 0``: its slope ``dF/dx`` (``implicit_slope``), or for a system its
@@ -20,6 +20,7 @@ import inspect
 
 import numpy as np
 
+from runtime.arrays import asarray
 from transpiler import cache
 from transpiler.context import Options
 
@@ -64,7 +65,7 @@ def _unwrapped(f, args: tuple):
     """``f(x, *args)`` as ``function(*leading, x, *args, **keywords)`` of a Python function: a
     bound method's object and a partial's arguments lead (they are constants here: a function
     closing over differentiated values reaches this as a function of them, passes/
-    higher_order.py)."""
+    solvers.py)."""
     from transpiler.gradient import check_function
 
     leading, keywords = (), {}
@@ -92,9 +93,38 @@ def _differentiated(value) -> bool:
         return False
     if isinstance(value, (tuple, list)) and not any(_differentiated(v) for v in value):
         return False
-    raise TypeError(f"a minimum's derivative takes numbers and float arrays in args= (and in "
-                    f"what its objective closes over), not a {type(value).__name__} holding "
-                    "numbers: pass the arrays themselves")
+    if type(value).__module__.startswith("dask."):
+        raise TypeError("a minimum's or an integral's derivative takes NumPy arrays in args= "
+                        "(and in what its function closes over), not Dask arrays: the "
+                        "function is differentiated point by point; pass np.asarray(x)")
+    raise TypeError(f"a minimum's or an integral's derivative takes numbers and float arrays in "
+                    f"args= (and in what its function closes over), not a "
+                    f"{type(value).__name__} holding numbers: pass the arrays themselves")
+
+
+def _cached(function, key: tuple, make):
+    with cache.LOCK:
+        made = cache.lookup(function, key)
+        if made is None:
+            made = make()
+            cache.store(function, key, made)
+    return made
+
+
+def _gradient(function, positions: tuple):
+    """``function``'s gradient in its positional arguments ``positions``, compiled once."""
+    from transpiler.gradient import GradientFunction
+
+    return _cached(function, ("stationary-grad", positions), lambda: GradientFunction(
+        function, positions, "grad", Options(True, checkpoint=False)))
+
+
+def _forward(function, positions: tuple):
+    """``function`` in forward mode along its positional arguments ``positions``."""
+    from transpiler.jvp import ForwardFunction
+
+    return _cached(function, ("under-integral-jvp", positions), lambda: ForwardFunction(
+        function, positions, Options(True, False)))
 
 
 class Stationarity:
@@ -136,20 +166,8 @@ class Stationarity:
 
     # --- compiled pieces ---
 
-    @staticmethod
-    def _cached(function, key: tuple, make):
-        with cache.LOCK:
-            made = cache.lookup(function, key)
-            if made is None:
-                made = make()
-                cache.store(function, key, made)
-        return made
-
     def _gradient(self, function, positions: tuple):
-        from transpiler.gradient import GradientFunction
-
-        return self._cached(function, ("stationary-grad", positions), lambda: GradientFunction(
-            function, positions, "grad", Options(True, checkpoint=False)))
+        return _gradient(function, positions)
 
     def _second(self, f, x, args, wrt, along, v):
         """The tangent of ``grad_{wrt} f`` (``wrt``: argument positions, None: ``x``) along
@@ -165,7 +183,7 @@ class Stationarity:
         inner = gradient.compiled_for(*call, **keywords).function
         along_positions = (shift,) if along is None else tuple(shift + 1 + i for i in along)
         key = ("stationary-second", grad_positions, along_positions, id(inner))
-        forward = self._cached(function, key, lambda: ForwardFunction(
+        forward = _cached(function, key, lambda: ForwardFunction(
             inner, along_positions, Options(True, False)))
         if forward.__wrapped__ is not inner:  # (an id reused by a newer gradient)
             forward = ForwardFunction(inner, along_positions, Options(True, False))
@@ -176,3 +194,47 @@ class Stationarity:
 
 
 STATIONARY = Stationarity()
+
+
+class UnderIntegral:
+    """The derivatives of an integrand ``f(t, *args)`` in its arguments at one point ``t``,
+    which an integral's derivative integrates (runtime/integrate.py: differentiation under the
+    integral sign); one instance, its caches on the user's functions."""
+
+    def active(self, args: tuple) -> tuple[bool, ...]:
+        return tuple(_differentiated(a) for a in args)
+
+    def vjp(self, f, t, args: tuple, g) -> tuple:
+        """``grad_p (g . f(t, *p))`` for each argument ``p`` (None for data): reverse mode."""
+        function, leading, keywords = _unwrapped(f, args)
+        positions = [i for i, on in enumerate(self.active(args)) if on]
+        shift = len(leading) + 1
+        call = (*leading, float(t), *args)
+        if np.ndim(g) == 0:  # (a scalar integrand: its gradient, scaled)
+            parts = _gradient(function, tuple(shift + i for i in positions))(*call, **keywords)
+            parts = parts if len(positions) > 1 else (parts,)
+            parts = [None if p is None else g * asarray(p, float) for p in parts]
+        else:
+            if keywords:
+                raise TypeError("an array-valued integrand given as a partial with keywords "
+                                "is not differentiated: pass its arguments in args=")
+            from transpiler.vjp import vjp
+
+            pulled = vjp(function, *call)[1](np.asarray(g, float))
+            parts = [pulled[shift + i] for i in positions]
+        found = dict(zip(positions, parts, strict=True))
+        return tuple(found.get(i) for i in range(len(args)))
+
+    def jvp(self, f, t, args: tuple, tangents: tuple):
+        """``d/dh f(t, *(p + h dp))``, ``dp`` one tangent per argument (None: held)."""
+        function, leading, keywords = _unwrapped(f, args)
+        given = {i: d for i, (d, on) in enumerate(zip(tangents, self.active(args), strict=True))
+                 if on and d is not None}
+        shift = len(leading) + 1
+        forward = _forward(function, tuple(shift + i for i in given))
+        names = list(forward.tangent_names.values())
+        return forward(*leading, float(t), *args, **keywords,
+                       **dict(zip(names, given.values(), strict=True)))  # (the tangent only)
+
+
+UNDER_INTEGRAL = UnderIntegral()

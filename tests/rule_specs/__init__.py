@@ -23,7 +23,7 @@ import numpy as np
 import runtime
 from tests.rule_specs.common import OpSpec, Pair, Rec
 from tests.util import make, rand
-from transpiler.implicit import STATIONARY
+from transpiler.implicit import STATIONARY, UNDER_INTEGRAL
 
 try:
     import scipy.stats as stats
@@ -49,9 +49,16 @@ def bowl(x, a, b):
     return np.sum(b * np.cosh(x - a))
 
 
+def ramp(t, a):
+    """An integrand, ``sum(a) t^2 + t``: its integral from 0 to b is ``sum(a) b^3 / 3 + b^2 / 2``
+    (rt.integral's spec)."""
+    return np.sum(a) * t ** 2 + t
+
+
 SPEC_GLOBALS = {"np": np, "math": math, "cmath": cmath, "special": special, "sfft": sfft,
                 "sla": sla, "sp": sp, "spla": spla, "stats": stats, "rt": runtime, "Rec": Rec,
-                "Pair": Pair, "bowl": bowl, "stationary": STATIONARY}
+                "Pair": Pair, "bowl": bowl, "stationary": STATIONARY, "ramp": ramp,
+                "under_integral": UNDER_INTEGRAL}
 
 
 def runs_here(expr: str) -> bool:

@@ -59,7 +59,7 @@ SPECS = [
     OpSpec(runtime.real_transform,
            "rt.real_transform(a, np.ones(4), 'dst', 1, (6,), (0,)) * b", 2,
            shapes=(((4,), (6,)),)),
-    # a root of x^3 - a (scipy.optimize's, passes/higher_order.py): held constant, its
+    # a root of x^3 - a (scipy.optimize's, passes/solvers.py): held constant, its
     # derivative the implicit function theorem's, 1 / (3 x^2)
     OpSpec(runtime.implicit_root, "rt.implicit_root(rt.stop_gradient(np.cbrt(a)), "
            "rt.stop_gradient(np.cbrt(a)) ** 3 - a, 3.0 * rt.stop_gradient(np.cbrt(a)) ** 2) * 2.0",
@@ -71,11 +71,16 @@ SPECS = [
            "np.array([[2.0, 0.5, 0.0], [0.1, 3.0, 0.2], [0.0, 0.4, 1.5]]), a)) - a, np.array("
            "[[2.0, 0.5, 0.0], [0.1, 3.0, 0.2], [0.0, 0.4, 1.5]])) * np.arange(1.0, 4.0)", 1,
            shapes=(((3,),),)),
-    # the minimum of sum(b cosh(x - a)) in x (minimize's, passes/higher_order.py): x* = a, its
+    # the minimum of sum(b cosh(x - a)) in x (minimize's, passes/solvers.py): x* = a, its
     # derivative through grad_x f = 0 from the objective's second derivatives (b drops out)
     OpSpec(runtime.implicit_minimum, "rt.implicit_minimum(rt.stop_gradient(a * 1.0), bowl, "
            "(a, b), stationary) * (2.0 + b)", 2, (0.5, 2.0),
            shapes=(((), ()), ((3,), ()), ((2, 3), (2, 3)))),
+    # the integral of sum(a) t^2 + t from 0 to b (quad's, passes/solvers.py): its value held,
+    # its derivative Leibniz's, b^3 / 3 for each a, sum(a) b^2 + b for b
+    OpSpec(runtime.integral, "rt.integral(rt.stop_gradient(np.sum(a) * b ** 3 / 3.0 + b ** 2 / "
+           "2.0), ramp, 0.0, b, (a,), None, under_integral, {'kind': 'quad'}) * (1.0 + b)", 2,
+           (0.5, 2.0), shapes=(((), ()), ((3,), ()), ((2, 3), ()))),
     # transpiler.on_gradient with a hook that leaves the gradient as it is
     OpSpec(runtime.on_gradient, "rt.on_gradient(a * b, np.positive) * a", 2,
            shapes=(((), ()), ((3,), (3,)), ((2, 3), (3,)))),

@@ -41,7 +41,7 @@ from transpiler.errors import TranspileError
 from transpiler.frontend import parse_function
 from transpiler.passes.checkpoint import is_checkpointed_loop
 from transpiler.passes.functions import bound_names, functions
-from transpiler.passes.higher_order import solvers
+from transpiler.passes.solvers import solver_kinds
 from transpiler.passes.resolve import resolve
 from transpiler.rules.nondiff import NONDIFF
 from transpiler.rules.registry import ADJOINTS, TANGENTS, is_user_function
@@ -138,8 +138,8 @@ class Receivers:
         if func is runtime.data:  # an object's field, checked to be data (passes/objects.py)
             return False
         if func in (runtime.implicit_root, runtime.implicit_system, runtime.implicit_minimum) \
-                or solvers().get(func, (None, "?"))[1] is None:
-            return False  # a scipy.optimize solution, a number or an array (passes/higher_order.py)
+                or solver_kinds().get(func, (None, "?"))[1] is None:
+            return False  # a scipy.optimize solution, a number or an array (passes/solvers.py)
         if func is runtime.index_join:  # np.r_[...]: the join of its items (np.r_ is no data)
             args = args[1:]
         if func is None and hasanno(node.func, Anno.BUILTIN):  # the compiler's own len, range

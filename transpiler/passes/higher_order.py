@@ -15,28 +15,12 @@ function's own rule or source, once per element (desugar lowers the comprehensio
 - ``np.piecewise(x, [c0, c1], [f0, f1, f2])`` of functions -> masked writes before the
   statement: ``_y = np.zeros_like(_x)``, ``_y[c0] = f0(_x[c0])``, ..., ``f2`` where no condition
   holds (each function sees only its piece, as NumPy calls it)
-- ``x = brentq(f, a, b, args=(p,))`` (``brenth``, ``ridder``, ``bisect``, ``toms748``,
-  ``newton``, ``root_scalar(...).root``) -> ``_root = rt.stop_gradient(brentq(f, a, b,
-  args=(p,)))`` and ``_slope = rt.stop_gradient(implicit_slope(f, _root, (p,)))`` before the
-  statement, which reads ``rt.implicit_root(_root, f(_root, p), _slope)``: the solver's root,
-  whose derivative is the residual's over ``-dF/dx`` (the implicit function theorem,
-  runtime/implicit.py), ``f(_root, p)`` differentiated like any call of the user's function
-- ``w = minimize(f, w0, args=(p,)).x`` (``minimize_scalar``) -> ``_root = rt.stop_gradient(
-  minimize(f, w0, args=(p,)).x)`` before the statement, which reads ``rt.implicit_minimum(
-  _root, f, (p,), stationary, bounds)``: the minimum, whose derivative is the theorem's on
-  ``grad_x f = 0``, the objective's second derivatives taken at run time (transpiler/
-  implicit.py); a lambda's closure ``lam`` is passed as an argument of a copy ``lambda w, lam:
-  ...`` so that it gets its gradient
-- ``res = minimize(...)`` (``root``, ``root_scalar``: a result object assigned once) -> ``res =
-  rt.stop_gradient(minimize(...))`` and after it ``_x = rt.implicit_minimum(res.x, ...)``;
-  later ``res.x`` reads ``_x``, ``res.fun`` is ``f(_x, p)``
-
 ``f`` may be any function the compiler can call: a module's function, a NumPy function, a
 lambda (named first: ``_f = lambda t: ...``, which lift.py lifts), a partial; ``operator.add``
-and its kind are their operators. A loop or a solve that must run before its statement
-(``reduce``, ``piecewise``, a root) is written only where the call's value is computed
-unconditionally; elsewhere (a conditional expression, a comprehension, a ``while`` test) it is
-refused with a hint.
+and its kind are their operators. A loop that must run before its statement (``reduce``,
+``piecewise``) is written only where the call's value is computed unconditionally; elsewhere (a
+conditional expression, a comprehension, a ``while`` test) it is refused with a hint.
+``CallRewriter`` is that walk, shared with passes/solvers.py (scipy's solvers and integrals).
 
 >>> import gast
 >>> from transpiler.emit import to_source
@@ -55,9 +39,7 @@ from __future__ import annotations
 
 import builtins
 import functools
-import inspect
 import operator
-import sys
 import types
 
 import gast
@@ -66,14 +48,7 @@ import numpy as np
 import runtime
 from transpiler import ast_util as A
 from transpiler.anno import Anno, setanno
-from transpiler.errors import NoRuleError, error_at
-from transpiler.implicit import (
-    STATIONARY,
-    implicit_fixed_jacobian,
-    implicit_jacobian,
-    implicit_slope,
-)
-from transpiler.passes import tape
+from transpiler.errors import error_at
 from transpiler.passes.resolve import value_of
 
 _OPERATORS = {operator.add: gast.Add, operator.sub: gast.Sub, operator.mul: gast.Mult,
@@ -87,7 +62,7 @@ def higher_order(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
         return fn
     local = {n.id for n in A.walk(fn) if isinstance(n, gast.Name)
              and isinstance(n.ctx, (gast.Store, gast.Param))}
-    rewriter = _Rewriter(ctx, local, _vectorized_locals(fn, ctx, local), fn)
+    rewriter = _HigherOrder(ctx, local, _vectorized_locals(fn, ctx, local), fn)
     fn.body = rewriter.block(fn.body)
     return fn
 
@@ -108,33 +83,7 @@ def _vectorized_locals(fn, ctx, local: set[str]) -> dict:
     return found
 
 
-def solvers() -> dict:
-    """scipy.optimize's solvers -> ``(kind, attribute)``: ``"scalar"`` (a root of one
-    equation, or elementwise ones), ``"system"`` (a root of a system), ``"fixed"`` (a fixed
-    point ``x = f(x)``, the root of ``f(x) - x``) or ``"minimum"``, and the
-    attribute of the result object the solution is (``root_scalar(...).root``, ``root(...).x``,
-    ``minimize(...).x``; None: the result is the root). Empty where scipy.optimize is not
-    imported (code calling them has imported it)."""
-    so = sys.modules.get("scipy.optimize")
-    if so is None:
-        return {}
-    found = {getattr(so, n): ("scalar", None) for n in ("brentq", "brenth", "ridder", "bisect",
-                                                         "toms748", "newton")}
-    found[so.root_scalar] = ("scalar", "root")
-    found[so.fsolve] = ("system", None)
-    found[so.root] = ("system", "x")
-    found[so.fixed_point] = ("fixed", None)
-    found[so.minimize] = ("minimum", "x")
-    found[so.minimize_scalar] = ("minimum", "x")
-    return found
-
-
-# a solver's result object: what reading these attributes gives is data (no derivative)
-_RESULT_DATA = frozenset({"success", "status", "message", "nit", "nfev", "njev", "nhev",
-                          "iterations", "function_calls", "converged", "flag", "method"})
-
-
-def _call(func, dotted, *args, keywords=()) -> gast.Call:
+def bound_call(func, dotted, *args, keywords=()) -> gast.Call:
     """A call the pass writes, of ``func`` by the name ``dotted`` (bound by the caller), its
     function recorded (Anno.FUNC) as resolve.py would: it need not be a name of the module."""
     node = A.call(dotted if isinstance(dotted, gast.AST) else A.dotted(dotted), *args,
@@ -143,48 +92,53 @@ def _call(func, dotted, *args, keywords=()) -> gast.Call:
     return node
 
 
-def _lambda(params: list[str], body) -> gast.Lambda:
-    return gast.Lambda(args=gast.arguments(
-        args=[gast.Name(id=p, ctx=gast.Param(), annotation=None, type_comment=None)
-              for p in params], posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
-        kwarg=None, defaults=[]), body=body)
-
-
 def _ours(obj) -> bool:
-    """Whether ``obj`` is a function of this package's API or a derivative it made."""
+    """Whether ``obj`` is a function of this package's API or a derivative it made (the
+    derivatives of transpiler/implicit.py that a solver's derivative calls are not)."""
     if obj is None:
         return False
     module = obj.__module__ if isinstance(obj, types.FunctionType) else type(obj).__module__
-    return isinstance(module, str) and (module == "transpiler" or module.startswith("transpiler."))
+    return isinstance(module, str) and (module == "transpiler" or module.startswith(
+        "transpiler.")) and module != "transpiler.implicit"  # (what generated code calls)
 
 
-class _Rewriter(gast.NodeTransformer):
-    def __init__(self, ctx, local: set[str], vectorized: dict, fn=None):
-        self.ctx, self.local, self.vectorized = ctx, local, vectorized
+class CallRewriter(gast.NodeTransformer):
+    """A walk over a function's statements rewriting calls, where a rewritten call may put
+    statements before its statement (``before``: a loop, a solve) or after it (``after``);
+    ``unsafe`` counts the expressions around the walk that are not always evaluated (nothing may
+    be hoisted out of them). Subclasses rewrite calls (``visit_Call``) and whole statements
+    (``statement``)."""
+
+    def __init__(self, ctx, local: set[str], fn=None):
+        self.ctx, self.local = ctx, local
         self.before: list = []
-        self.after: list = []  # (after a solver's result object is assigned: its solution)
-        self.unsafe = 0  # inside an expression not always evaluated: no loop may be hoisted
+        self.after: list = []
+        self.unsafe = 0
         walked = list(A.walk(fn)) if fn is not None else []
         self.defs = {n.name: n for n in walked if isinstance(n, gast.FunctionDef) and n is not fn}
         self.defs.update({s.targets[0].id: s.value for s in walked if isinstance(s, gast.Assign)
                           and isinstance(s.value, gast.Lambda) and len(s.targets) == 1
                           and isinstance(s.targets[0], gast.Name)})
-        self.stores: dict[str, int] = {}
+        self.stores: dict[str, int] = {}  # name -> how many times it is bound (defs included)
         for n in walked:
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) \
                     or isinstance(n, gast.FunctionDef) and n is not fn:
                 name = n.id if isinstance(n, gast.Name) else n.name
                 self.stores[name] = self.stores.get(name, 0) + 1
-        self.results: dict[str, dict] = {}  # a solver's result object's name -> its fields
 
     # --- statements ---
+
+    def statement(self, stmt):
+        """``stmt`` rewritten as a whole, or None: its expressions are visited."""
+        return None
 
     def block(self, stmts: list) -> list:
         out = []
         for stmt in stmts:
             self.before, self.after = [], []
-            if self._result_object(stmt):
-                stmt = self._solver_statement(stmt)
+            whole = self.statement(stmt)
+            if whole is not None:
+                stmt = whole
             elif isinstance(stmt, (gast.If, gast.While)):
                 self.unsafe += isinstance(stmt, gast.While)
                 stmt.test = self.visit(stmt.test)
@@ -194,9 +148,6 @@ class _Rewriter(gast.NodeTransformer):
             elif isinstance(stmt, gast.With):
                 for item in stmt.items:
                     item.context_expr = self.visit(item.context_expr)
-            elif any(stmt is s for s in self.vectorized.values()):  # vf = np.vectorize(f)
-                self._check_vectorize(stmt.value)
-                stmt.value = stmt.value.args[0]  # vf = f: its calls are rewritten below
             elif not isinstance(stmt, (gast.Try, gast.FunctionDef)):  # (a def: compiled on
                 stmt = self.visit(stmt)  # its own when it is lifted)
             before, after = self.before, self.after
@@ -212,7 +163,7 @@ class _Rewriter(gast.NodeTransformer):
         self.before, self.after = [], []
         return out
 
-    def _once(self, node, like):
+    def once(self, node, like):
         """``node``, evaluated once: an expression other than a name or a constant is bound to
         a fresh name before the statement where that is safe (else it is evaluated again)."""
         if self.unsafe or isinstance(node, (gast.Name, gast.Constant)):
@@ -235,6 +186,47 @@ class _Rewriter(gast.NodeTransformer):
     def visit_Lambda(self, node):
         return node  # its calls are rewritten when it is lifted and compiled
 
+    def function_of(self, node, like):
+        """An expression calling which calls ``node``'s function: itself for a name, else a
+        fresh name it is bound to before the statement (a lambda: lifted from there)."""
+        if isinstance(node, (gast.Name, gast.Attribute)):
+            return node
+        name = self.ctx.namer.fresh("_f")
+        self.before.append(gast.copy_location(A.assign(name, node), like))
+        return A.name(name)
+
+    def apply(self, function, args: list, keywords=(), func=None):
+        """``function(*args)``, an operator's function as its operator; ``func``: the function
+        a name the pass bound means (else it is resolved as the user's names are)."""
+        if func is None and isinstance(function, (gast.Name, gast.Attribute)):
+            if value_of(function, self.local, self.ctx) in _OPERATORS:
+                op = _OPERATORS[value_of(function, self.local, self.ctx)]
+                if len(args) == 2 and not keywords:
+                    return gast.BinOp(left=args[0], op=op(), right=args[1])
+        call = gast.Call(func=A.copy_node(function), args=args, keywords=list(keywords))
+        if func is not None:
+            setanno(call, Anno.FUNC, func)
+        return call
+
+    def hoisted(self, node, what: str):
+        if self.unsafe:
+            raise error_at(node, self.ctx, f"{what} is supported where its value is always "
+                           "computed, not in a conditional expression, a comprehension or a "
+                           "'while' condition", "assign it to a variable first")
+
+
+class _HigherOrder(CallRewriter):
+    def __init__(self, ctx, local: set[str], vectorized: dict, fn=None):
+        super().__init__(ctx, local, fn)
+        self.vectorized = vectorized
+
+    def statement(self, stmt):
+        if any(stmt is s for s in self.vectorized.values()):  # vf = np.vectorize(f)
+            self._check_vectorize(stmt.value)
+            stmt.value = stmt.value.args[0]  # vf = f: its calls are rewritten below
+            return stmt
+        return None
+
     # --- calls ---
 
     def visit_Call(self, node):
@@ -242,8 +234,7 @@ class _Rewriter(gast.NodeTransformer):
         func = value_of(node.func, self.local, self.ctx)
         maker = value_of(node.func.func, self.local, self.ctx) \
             if isinstance(node.func, gast.Call) else None
-        if (_ours(func) or _ours(maker)) and func not in (implicit_slope, implicit_jacobian,
-                                                              implicit_fixed_jacobian):
+        if _ours(func) or _ours(maker):
             raise error_at(node, self.ctx, "a derivative taken inside the function being "
                            "differentiated (grad(h)(x), a gradient object called) is not "
                            "supported: nested derivatives are not compiled",
@@ -258,12 +249,6 @@ class _Rewriter(gast.NodeTransformer):
             return self._along_axis(node)
         if func is np.piecewise and len(node.args) >= 3 and self._has_functions(node.args[2]):
             return self._piecewise(node)
-        if func in (runtime.implicit_root_adjoint, runtime.implicit_root_tangent,
-                    runtime.implicit_system_adjoint, runtime.implicit_system_tangent,
-                    runtime.implicit_minimum_adjoint, runtime.implicit_minimum_tangent):
-            raise self._second_order(node)
-        if func is not None and solvers().get(func) is not None:
-            return self._root(node, func)
         if isinstance(func, np.vectorize):  # a module's @np.vectorize function
             name = getattr(func.pyfunc, "__name__", "")
             bound = self.ctx.bind(name if name.isidentifier() else "_pyfunc", func.pyfunc)
@@ -272,267 +257,10 @@ class _Rewriter(gast.NodeTransformer):
         if isinstance(node.func, gast.Call) \
                 and value_of(node.func.func, self.local, self.ctx) is np.vectorize:
             self._check_vectorize(node.func)
-            return self._vectorized(node, self._function(node.func.args[0], node), (), None)
+            return self._vectorized(node, self.function_of(node.func.args[0], node), (), None)
         if isinstance(node.func, gast.Name) and node.func.id in self.vectorized:
             return self._vectorized(node, A.name(node.func.id), (), None)
         return node
-
-    def visit_Attribute(self, node):
-        """``root_scalar(f, ...).root``, ``root(f, ...).x``: the root of a solver whose result
-        is an object."""
-        if isinstance(node.value, gast.Name) and node.value.id in self.results:
-            return self._result_field(node)
-        finder = solvers().get(value_of(node.value.func, self.local, self.ctx)) \
-            if isinstance(node.value, gast.Call) else None
-        if finder is not None and finder[1] == node.attr:
-            call = node.value
-            call.args = [self.visit(a) for a in call.args]
-            for k in call.keywords:
-                k.value = self.visit(k.value)
-            return self._root(call, value_of(call.func, self.local, self.ctx), node)
-        return self.generic_visit(node)
-
-    def _second_order(self, node) -> NoRuleError:
-        return error_at(node, self.ctx, "second derivatives (hvp, hessian, a derivative "
-                        "differentiated again) through a scipy.optimize root are not supported "
-                        "yet: its slope and root are held constant in the first derivative",
-                        "grad, value_and_grad, jvp and vjp of the function work",
-                        cls=NoRuleError)
-
-    def _root(self, node, func, attribute=None):
-        """A solver's call read for its solution (the result, or ``.root``/``.x`` of it)."""
-        kind, field = solvers()[func]
-        if field is not None and attribute is None:
-            raise error_at(node, self.ctx, f"scipy.optimize.{func.__name__}'s result is "
-                           f"differentiated through its solution, read as .{field}",
-                           f"write {func.__name__}(...).{field}, or assign the result to a "
-                           f"name and read its .{field}")
-        self._hoisted(node, f"scipy.optimize.{func.__name__}")
-        solved = node if attribute is None else gast.Attribute(value=node, attr=field,
-                                                                ctx=gast.Load())
-        return self._solution(node, func, solved, self.before)[0]
-
-    def _result_object(self, stmt) -> bool:
-        """Whether ``stmt`` is ``res = minimize(...)`` (a solver whose result is an object)."""
-        return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
-            and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call) \
-            and (solvers().get(value_of(stmt.value.func, self.local, self.ctx)) or (0, None))[
-                1] is not None
-
-    def _solver_statement(self, stmt):
-        """``res = minimize(f, x0, args=(p,))``: the result object, held constant, and after
-        it its solution through the theorem (``_x = rt.implicit_minimum(...)``), which later
-        reads of ``res.x`` read; ``res.fun`` is the objective (residual) there, its data
-        fields (``res.success``, ``res.nit``) the solver's."""
-        name, call = stmt.targets[0].id, stmt.value
-        func = value_of(call.func, self.local, self.ctx)
-        kind, field = solvers()[func]
-        if self.stores.get(name, 0) != 1 or name in self.results:
-            raise error_at(stmt, self.ctx, f"a scipy.optimize.{func.__name__} result is "
-                           "differentiated when its name is assigned once",
-                           f"give each call's result a name of its own, or read "
-                           f"{func.__name__}(...).{field} at the call")
-        call.args = [self.visit(a) for a in call.args]
-        for k in call.keywords:
-            k.value = self.visit(k.value)
-        solved = gast.Attribute(value=A.name(name), attr=field, ctx=gast.Load())
-        held, function, extra = self._solution(call, func, solved, self.after)
-        self.after.append(A.assign(self.ctx.namer.fresh("_x"), held))
-        self.results[name] = {"func": func, "kind": kind, "field": field, "function": function,
-                              "extra": extra, "held": self.after[-1].targets[0].id}
-        rt = self.ctx.bind("rt", runtime)
-        stmt.value = _call(runtime.stop_gradient, f"{rt}.stop_gradient", call)
-        return stmt
-
-    def _result_field(self, node):
-        """``res.x`` of a solver's result object: its solution; ``res.fun``: the objective
-        there; its data fields as they are."""
-        info = self.results[node.value.id]
-        if node.attr == info["field"]:
-            return gast.copy_location(A.name(info["held"]), node)
-        if node.attr == "fun" and info["kind"] != "scalar":
-            return gast.copy_location(self._apply(info["function"], [A.name(info["held"])] + [
-                A.copy_node(e) for e in info["extra"]]), node)
-        if node.attr in _RESULT_DATA:
-            return node
-        raise error_at(node, self.ctx, f"{node.value.id}.{node.attr} of a scipy.optimize."
-                       f"{info['func'].__name__} result is not differentiated",
-                       f"read its .{info['field']} (and .fun), and compute what else you need "
-                       "from them")
-
-    def visit_Name(self, node):
-        if node.id in self.results and isinstance(node.ctx, gast.Load):
-            info = self.results[node.id]
-            raise error_at(node, self.ctx, f"the scipy.optimize.{info['func'].__name__} result "
-                           f"{node.id} is differentiated through its fields read at their use "
-                           f"({node.id}.{info['field']}), not as a whole object",
-                           f"read {node.id}.{info['field']} where it is used")
-        return node
-
-    def _solution(self, node, func, solved, into: list):
-        """``solved``, a solver's solution, held constant and passed through ``rt.implicit_*``
-        with what its derivative needs (runtime/implicit.py), the statements computing those
-        added to ``into``: -> (that expression, the function node (as the derivative calls it),
-        the extra arguments it takes)."""
-        name = f"scipy.optimize.{func.__name__}"
-        if tape.is_generated(getattr(self.ctx, "fn", None)):  # (a derivative's, differentiated)
-            raise self._second_order(node)
-        kind, _ = solvers()[func]
-        if any(isinstance(a, gast.Starred) for a in node.args) \
-                or any(k.arg is None for k in node.keywords):
-            raise error_at(node, self.ctx, f"{name} called with *args or **kwargs is not "
-                           "differentiated", "pass its arguments by name")
-        try:
-            bound = inspect.signature(func).bind(
-                *node.args, **{k.arg: k.value for k in node.keywords}).arguments
-        except TypeError as e:
-            raise error_at(node, self.ctx, f"{name}: {e}", "") from e
-        full = bound.get("full_output")
-        if full is not None and not (isinstance(full, gast.Constant) and not full.value):
-            raise error_at(node, self.ctx, f"{name} with full_output is differentiated through "
-                           "its root only", "call it without full_output (or with "
-                           "full_output=False)")
-        extra = bound.get("args")
-        if extra is None:
-            extra = []
-        elif isinstance(extra, gast.Tuple):
-            extra = list(extra.elts)
-        else:
-            raise error_at(extra, self.ctx, f"{name}'s args= is differentiated when it is "
-                           "written as a tuple (args=(a, b))", "write the tuple out at the call")
-        jac = bound.get("jac")
-        returns_jac = jac is not None and isinstance(jac, gast.Constant) and jac.value is True
-        if returns_jac and kind != "minimum":
-            raise error_at(node, self.ctx, f"{name} with jac=True (a function returning its "
-                           "Jacobian too) is not differentiated yet", "pass the Jacobian as a "
-                           "function of its own (jac=J), or none")
-        constraints = bound.get("constraints")
-        if constraints is not None and not (
-                isinstance(constraints, (gast.Tuple, gast.List)) and not constraints.elts) \
-                and not (isinstance(constraints, gast.Constant) and constraints.value is None):
-            raise error_at(constraints, self.ctx, f"{name} with constraints is not "
-                           "differentiated: the implicit function theorem on grad f = 0 does "
-                           "not hold where a constraint is active",
-                           "write the constraint into the objective (a penalty, or a change "
-                           "of variables), or use bounds that are inactive at the minimum")
-        given = next(bound[k] for k in ("f", "func", "fun") if k in bound)
-        function = self._function(given, node)
-        extra = [self._once(e, node) for e in extra]
-        node.args = [function if a is given else a for a in node.args]
-        for k in node.keywords:
-            if k.value is given:
-                k.value = function
-            if k.arg == "args":
-                k.value = gast.Tuple(elts=[A.copy_node(e) for e in extra], ctx=gast.Load())
-        node.args = [gast.Tuple(elts=[A.copy_node(e) for e in extra], ctx=gast.Load())
-                     if a is bound.get("args") else a for a in node.args]
-        rt = self.ctx.bind("rt", runtime)
-        root = self.ctx.namer.fresh("_root")
-        if not (isinstance(solved, gast.Attribute) and isinstance(solved.value, gast.Name)):
-            solved = _call(runtime.stop_gradient, f"{rt}.stop_gradient", solved)
-        into.append(A.assign(root, solved))  # (a result object's name: held already)
-        if kind == "minimum":
-            objective, free = self._objective(given, function, len(extra), returns_jac, node)
-            extra = extra + [A.name(n) for n in free]
-            bounds = bound.get("bounds")
-            held = _call(runtime.implicit_minimum, f"{rt}.implicit_minimum", A.name(root),
-                         A.copy_node(objective), gast.Tuple(elts=[A.copy_node(e) for e in extra],
-                                                           ctx=gast.Load()),
-                         A.name(self.ctx.bind("stationary", STATIONARY)),
-                         A.const(None) if bounds is None else self._once(bounds, node))
-            return gast.copy_location(held, node), objective, extra
-        slope = self.ctx.namer.fresh("_slope")
-        extras = gast.Tuple(elts=[A.copy_node(e) for e in extra], ctx=gast.Load())
-        derivative = {"scalar": implicit_slope, "system": implicit_jacobian,
-                      "fixed": implicit_fixed_jacobian}[kind]
-        bound_as = self.ctx.bind(derivative.__name__, derivative)
-        into.append(A.assign(slope, _call(runtime.stop_gradient, f"{rt}.stop_gradient", _call(
-            derivative, bound_as, A.copy_node(function), A.name(root), extras))))
-        residual = self._apply(function, [A.name(root)] + [A.copy_node(e) for e in extra])
-        if kind == "fixed":  # x = f(x, p): the root of f(x, p) - x
-            residual = gast.BinOp(left=residual, op=gast.Sub(), right=A.name(root))
-        held = runtime.implicit_root if kind == "scalar" else runtime.implicit_system
-        return gast.copy_location(_call(held, f"{rt}.{held.__name__}", A.name(root), residual,
-                                        A.name(slope)), node), function, extra
-
-    def _objective(self, given, function, arity: int, returns_jac: bool, like):
-        """A minimum's objective as a function of everything it reads, for its derivative
-        (transpiler/implicit.py differentiates it at run time, where a closure's values would
-        be held): ``lambda w: loss(w, lam)``, ``lam`` a local, is also written ``_g = lambda
-        w, lam: loss(w, lam)`` with ``lam`` passed after the solver's ``args``; a function
-        defined inside the same way; with ``jac=True``, its value only. -> (the function node,
-        the local names appended)."""
-        what = "a minimum's objective"
-        definition = given
-        if isinstance(given, gast.Name) and given.id in self.defs:
-            if self.stores.get(given.id, 0) != 1:
-                raise error_at(given, self.ctx, f"{what} is differentiated when the function's "
-                               "name is bound once", "give the function a name of its own")
-            definition = self.defs[given.id]
-        if isinstance(definition, (gast.Lambda, gast.FunctionDef)):
-            arguments = definition.args
-            if arguments.vararg or arguments.kwarg or arguments.kwonlyargs \
-                    or arguments.defaults or arguments.posonlyargs:
-                raise error_at(given, self.ctx, f"{what} with *args, keyword-only parameters "
-                               "or defaults is not differentiated",
-                               "give it plain parameters: f(x, a, b), with args=(a, b)")
-            params = {a.id for a in arguments.args}
-            body = definition.body if isinstance(definition, gast.FunctionDef) \
-                else [definition.body]
-            own = params | {n.id for b in body for n in A.walk(b) if isinstance(n, gast.Name)
-                            and isinstance(n.ctx, (gast.Store, gast.Param))}
-            free = sorted({n.id for b in body for n in A.walk(b) if isinstance(n, gast.Name)
-                           and isinstance(n.ctx, gast.Load)} & self.local - own)
-            inner = [n for n in free if n in self.defs]
-            if inner:
-                raise error_at(given, self.ctx, f"{what} calls {inner[0]}, a function defined "
-                               "inside the differentiated one", f"define {inner[0]} at module "
-                               "level, passing it what it reads")
-            if not free and not returns_jac:
-                return function, []
-            copy = A.copy_node(definition)
-            copy.args.args = list(copy.args.args) + [gast.Name(id=n, ctx=gast.Param(),
-                                                               annotation=None, type_comment=None)
-                                                     for n in free]
-            if returns_jac:
-                if isinstance(copy, gast.Lambda):
-                    copy.body = gast.Subscript(value=copy.body, slice=A.const(0),
-                                               ctx=gast.Load())
-                else:
-                    returns_jac, free_params = True, free
-                    return self._value_only(self._defined(copy, like), arity + len(free_params),
-                                            like), free
-            named = self._defined(copy, like) if isinstance(copy, gast.FunctionDef) \
-                else self._function(copy, like)
-            return named, free
-        if isinstance(given, gast.Name) and given.id in self.local:
-            raise error_at(given, self.ctx, f"{what} is differentiated when it is a function "
-                           "of the module, or defined (or a lambda) inside the differentiated "
-                           "function; a function held in a variable is not",
-                           "pass the function itself")
-        names = [n.id for n in A.walk(given) if isinstance(n, gast.Name)]
-        if any(n in self.local for n in names):
-            raise error_at(given, self.ctx, f"{what} that is a method of, or made from, a "
-                           "local value is not differentiated: what it reads of the value would "
-                           "be held constant", "pass a module-level function and the arrays it "
-                           "reads in args=")
-        if returns_jac:
-            return self._value_only(function, arity, like), []
-        return function, []
-
-    def _defined(self, definition, like):
-        """A copy of a function defined inside, under a fresh name, before the statement."""
-        definition.name = self.ctx.namer.fresh(f"_{definition.name}")
-        self.before.append(gast.copy_location(definition, like))
-        return A.name(definition.name)
-
-    def _value_only(self, function, arity: int, like):
-        """``lambda _x, _a0, ...: function(_x, _a0, ...)[0]``: the value of an objective that
-        returns its gradient too (``jac=True``)."""
-        params = [self.ctx.namer.fresh("_p") for _ in range(arity + 1)]
-        body = gast.Subscript(value=self._apply(function, [A.name(p) for p in params]),
-                              slice=A.const(0), ctx=gast.Load())
-        return self._function(_lambda(params, body), like)
 
     def _check_vectorize(self, call) -> None:
         """Refuse ``np.vectorize(...)`` options that make its calls other than elementwise, or
@@ -546,28 +274,6 @@ class _Rewriter(gast.NodeTransformer):
             raise error_at(call, self.ctx, f"np.vectorize with {what} is not supported",
                            "call the function on each element in a loop")
 
-    def _function(self, node, like):
-        """An expression calling which calls ``node``'s function: itself for a name, else a
-        fresh name it is bound to before the statement (a lambda: lifted from there)."""
-        if isinstance(node, (gast.Name, gast.Attribute)):
-            return node
-        name = self.ctx.namer.fresh("_f")
-        self.before.append(gast.copy_location(A.assign(name, node), like))
-        return A.name(name)
-
-    def _apply(self, function, args: list, keywords=(), func=None):
-        """``function(*args)``, an operator's function as its operator; ``func``: the function
-        a name the pass bound means (else it is resolved as the user's names are)."""
-        if func is None and isinstance(function, (gast.Name, gast.Attribute)):
-            if value_of(function, self.local, self.ctx) in _OPERATORS:
-                op = _OPERATORS[value_of(function, self.local, self.ctx)]
-                if len(args) == 2 and not keywords:
-                    return gast.BinOp(left=args[0], op=op(), right=args[1])
-        call = gast.Call(func=A.copy_node(function), args=args, keywords=list(keywords))
-        if func is not None:
-            setanno(call, Anno.FUNC, func)
-        return call
-
     def _comprehension(self, elt_of, sources: list, like):
         """``[elt_of(_a, _b) for _a, _b in zip(s0, s1)]`` (one source: no zip)."""
         names = [self.ctx.namer.fresh("_v") for _ in sources]
@@ -575,36 +281,30 @@ class _Rewriter(gast.NodeTransformer):
             target, iterable = A.name(names[0], store=True), sources[0]
         else:
             target = gast.Tuple(elts=[A.name(n, store=True) for n in names], ctx=gast.Store())
-            iterable = _call(zip, A.builtin("zip"), *sources)
+            iterable = bound_call(zip, A.builtin("zip"), *sources)
         comp = gast.ListComp(elt=elt_of([A.name(n) for n in names]), generators=[
             gast.comprehension(target=target, iter=iterable, ifs=[], is_async=0)])
         return gast.copy_location(comp, like)
 
     def _map(self, node):
-        function = self._function(node.args[0], node)
-        return self._comprehension(lambda vs: self._apply(function, vs), node.args[1:], node)
-
-    def _hoisted(self, node, what: str):
-        if self.unsafe:
-            raise error_at(node, self.ctx, f"{what} is supported where its value is always "
-                           "computed, not in a conditional expression, a comprehension or a "
-                           "'while' condition", "assign it to a variable first")
+        function = self.function_of(node.args[0], node)
+        return self._comprehension(lambda vs: self.apply(function, vs), node.args[1:], node)
 
     def _reduce(self, node):
-        self._hoisted(node, "functools.reduce")
-        function = self._function(node.args[0], node)
+        self.hoisted(node, "functools.reduce")
+        function = self.function_of(node.args[0], node)
         acc, item = self.ctx.namer.fresh("_acc"), self.ctx.namer.fresh("_v")
         items = node.args[1]
         if len(node.args) == 3:
             start, walked = node.args[2], items
         else:
             seq = self.ctx.namer.fresh("_seq")
-            self.before.append(A.assign(seq, _call(list, A.builtin("list"), items)))
+            self.before.append(A.assign(seq, bound_call(list, A.builtin("list"), items)))
             start = gast.Subscript(value=A.name(seq), slice=A.const(0), ctx=gast.Load())
             walked = gast.Subscript(value=A.name(seq), slice=gast.Slice(
                 lower=A.const(1), upper=None, step=None), ctx=gast.Load())
         self.before.append(A.assign(acc, start))
-        step = A.assign(acc, self._apply(function, [A.name(acc), A.name(item)]))
+        step = A.assign(acc, self.apply(function, [A.name(acc), A.name(item)]))
         self.before.append(gast.For(target=A.name(item, store=True), iter=walked,
                                     body=[gast.copy_location(step, node)], orelse=[],
                                     type_comment=None))
@@ -631,7 +331,7 @@ class _Rewriter(gast.NodeTransformer):
         if excluded or signature is not None:
             raise error_at(node, self.ctx, "np.vectorize with 'excluded' or 'signature' is "
                            "not supported", "call the function on each element in a loop")
-        args = [self._once(a, node) for a in list(node.args) + [k.value for k in node.keywords]]
+        args = [self.once(a, node) for a in list(node.args) + [k.value for k in node.keywords]]
         keys = [None] * len(node.args) + [k.arg for k in node.keywords]
         if not args or any(isinstance(a, gast.Starred) for a in args) or None in keys[
                 len(node.args):]:
@@ -640,17 +340,17 @@ class _Rewriter(gast.NodeTransformer):
         np_name = self.ctx.bind("np", np)
 
         def numpy(name, *a):
-            return _call(getattr(np, name), f"{np_name}.{name}", *a)
+            return bound_call(getattr(np, name), f"{np_name}.{name}", *a)
 
         if len(args) == 1:
             shaped = [args[0]]
         else:
-            joint = self._once(numpy("broadcast_arrays", *map(A.copy_node, args)), node)
+            joint = self.once(numpy("broadcast_arrays", *map(A.copy_node, args)), node)
             shaped = [gast.Subscript(value=A.copy_node(joint), slice=A.const(i), ctx=gast.Load())
                       for i in range(len(args))]
 
         def call(vs):
-            return self._apply(function, [v for v, k in zip(vs, keys, strict=True) if k is None],
+            return self.apply(function, [v for v, k in zip(vs, keys, strict=True) if k is None],
                                [gast.keyword(arg=k, value=v)
                                 for v, k in zip(vs, keys, strict=True) if k],
                                func)
@@ -660,14 +360,14 @@ class _Rewriter(gast.NodeTransformer):
         return gast.copy_location(result, node)
 
     def _along_axis(self, node):
-        function = self._function(node.args[0], node)
-        axis, array, extra = node.args[1], self._once(node.args[2], node), node.args[3:]
+        function = self.function_of(node.args[0], node)
+        axis, array, extra = node.args[1], self.once(node.args[2], node), node.args[3:]
         rt = self.ctx.bind("rt", runtime)
-        lanes = _call(runtime.lanes, f"{rt}.lanes", array, axis)
-        comp = self._comprehension(lambda vs: self._apply(function, vs + list(extra),
+        lanes = bound_call(runtime.lanes, f"{rt}.lanes", array, axis)
+        comp = self._comprehension(lambda vs: self.apply(function, vs + list(extra),
                                                           node.keywords), [lanes], node)
-        stacked = _call(np.array, f"{self.ctx.bind('np', np)}.array", comp)
-        return gast.copy_location(_call(runtime.along_axis, f"{rt}.along_axis", stacked,
+        stacked = bound_call(np.array, f"{self.ctx.bind('np', np)}.array", comp)
+        return gast.copy_location(bound_call(runtime.along_axis, f"{rt}.along_axis", stacked,
                                         A.copy_node(array), A.copy_node(axis)), node)
 
     @staticmethod
@@ -676,7 +376,7 @@ class _Rewriter(gast.NodeTransformer):
             not isinstance(f, (gast.Constant, gast.UnaryOp)) for f in funclist.elts)
 
     def _piecewise(self, node):
-        self._hoisted(node, "np.piecewise of functions")
+        self.hoisted(node, "np.piecewise of functions")
         x, conds, funcs = node.args[0], node.args[1], node.args[2].elts
         extra, keywords = node.args[3:], node.keywords
         if isinstance(conds, (gast.Compare, gast.BoolOp)) or (
@@ -692,17 +392,17 @@ class _Rewriter(gast.NodeTransformer):
                            "or one more", "")
         np_name = self.ctx.bind("np", np)
         xs, out = self.ctx.namer.fresh("_x"), self.ctx.namer.fresh("_y")
-        self.before += [A.assign(xs, _call(np.asarray, f"{np_name}.asarray", x)),
-                        A.assign(out, _call(np.zeros_like, f"{np_name}.zeros_like",
+        self.before += [A.assign(xs, bound_call(np.asarray, f"{np_name}.asarray", x)),
+                        A.assign(out, bound_call(np.zeros_like, f"{np_name}.zeros_like",
                                             A.name(xs)))]
         masks = []
         for cond in conds:
             mask = self.ctx.namer.fresh("_c")
-            self.before.append(A.assign(mask, _call(np.asarray, f"{np_name}.asarray", cond)))
+            self.before.append(A.assign(mask, bound_call(np.asarray, f"{np_name}.asarray", cond)))
             masks.append(mask)
         if len(funcs) == len(conds) + 1:  # the last function: where no condition holds
             mask = self.ctx.namer.fresh("_c")
-            anyone = _call(np.any, f"{np_name}.any", gast.List(
+            anyone = bound_call(np.any, f"{np_name}.any", gast.List(
                 elts=[A.name(m) for m in masks], ctx=gast.Load()), keywords=[
                 gast.keyword(arg="axis", value=A.const(0))])
             self.before.append(A.assign(mask, gast.UnaryOp(op=gast.Invert(), operand=anyone)))
@@ -712,7 +412,7 @@ class _Rewriter(gast.NodeTransformer):
                 value = func
             else:
                 piece = gast.Subscript(value=A.name(xs), slice=A.name(mask), ctx=gast.Load())
-                value = self._apply(self._function(func, node), [piece] + list(extra), keywords)
+                value = self.apply(self.function_of(func, node), [piece] + list(extra), keywords)
             target = gast.Subscript(value=A.name(out), slice=A.name(mask), ctx=gast.Store())
             self.before.append(gast.Assign(targets=[target], value=value, type_comment=None))
         return A.name(out)

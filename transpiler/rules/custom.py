@@ -50,7 +50,7 @@ def tan_on_gradient(ans, x, hook):
     d[ans] = d[x]
 
 
-# a solver's root (passes/higher_order.py): the implicit function theorem's derivative; its
+# a solver's root (passes/solvers.py): the implicit function theorem's derivative; its
 # adjoint helper has no tangent, so second derivatives through a solver are refused
 @adjoint(rt.implicit_root)
 def adj_implicit_root(ans, root, residual, slope):
@@ -82,6 +82,22 @@ def adj_implicit_minimum(ans, minimum, fun, args, stationary, bounds=None):
 @tangent(rt.implicit_minimum)
 def tan_implicit_minimum(ans, minimum, fun, args, stationary, bounds=None):
     d[ans] = rt.implicit_minimum_tangent(d[args], minimum, fun, args, stationary)
+
+
+# an integral (quad(...)[0], passes/solvers.py): Leibniz's rule, the integrand's derivatives in
+# its arguments integrated at run time (``integrand``, transpiler/implicit.py)
+@adjoint(rt.integral)
+def adj_integral(ans, value, fun, a, b, args, wvar, integrand, options):
+    d[a] = rt.integral_limit_adjoint(d[ans], fun, a, args, wvar, options, -1.0)
+    d[b] = rt.integral_limit_adjoint(d[ans], fun, b, args, wvar, options, 1.0)
+    d[args] = rt.integral_adjoint(d[ans], fun, a, b, args, wvar, integrand, options)
+    d[wvar] = rt.integral_weight_adjoint(d[ans], fun, a, b, args, wvar, options)
+
+
+@tangent(rt.integral)
+def tan_integral(ans, value, fun, a, b, args, wvar, integrand, options):
+    d[ans] = rt.integral_tangent(d[a], d[b], d[args], d[wvar], fun, a, b, args, wvar, integrand,
+                                 options)
 
 
 def black_box(f: Callable | None = None, *, vjp: Callable | None = None,

@@ -1,0 +1,562 @@
+"""scipy's solvers written as their solution, whose derivative is the implicit function
+theorem's: the solver runs as the user wrote it, its result held constant, and passed through a
+function of the runtime (runtime/implicit.py) whose derivative is the theorem's, the residual or
+objective differentiated like any call of the user's function and its derivatives in the
+unknowns taken at run time (transpiler/implicit.py).
+
+- ``x = brentq(f, a, b, args=(p,))`` (``brenth``, ``ridder``, ``bisect``, ``toms748``,
+  ``newton``, ``root_scalar(...).root``) -> ``_root = rt.stop_gradient(brentq(f, a, b,
+  args=(p,)))`` and ``_slope = rt.stop_gradient(implicit_slope(f, _root, (p,)))`` before the
+  statement, which reads ``rt.implicit_root(_root, f(_root, p), _slope)``: the solver's root,
+  whose derivative is the residual's over ``-dF/dx`` (the implicit function theorem,
+  runtime/implicit.py), ``f(_root, p)`` differentiated like any call of the user's function
+- ``w = minimize(f, w0, args=(p,)).x`` (``minimize_scalar``) -> ``_root = rt.stop_gradient(
+  minimize(f, w0, args=(p,)).x)`` before the statement, which reads ``rt.implicit_minimum(
+  _root, f, (p,), stationary, bounds)``: the minimum, whose derivative is the theorem's on
+  ``grad_x f = 0``, the objective's second derivatives taken at run time (transpiler/
+  implicit.py); a lambda's closure ``lam`` is passed as an argument of a copy ``lambda w, lam:
+  ...`` so that it gets its gradient
+- ``res = minimize(...)`` (``root``, ``root_scalar``: a result object assigned once) -> ``res =
+  rt.stop_gradient(minimize(...))`` and after it ``_x = rt.implicit_minimum(res.x, ...)``;
+  later ``res.x`` reads ``_x``, ``res.fun`` is ``f(_x, p)``
+
+
+A solve must run before its statement: it is written only where the call's value is computed
+unconditionally; elsewhere (a conditional expression, a comprehension, a ``while`` test) it is
+refused with a hint, and so are what the theorem does not cover (constraints, ``full_output``)
+and second derivatives.
+
+>>> import gast, scipy.optimize
+>>> from transpiler.emit import to_source
+>>> from transpiler.naming import Namer
+>>> from types import SimpleNamespace
+>>> fn = gast.parse("def f(p):\\n    return brentq(g, 0.0, 2.0, args=(p,))").body[0]
+>>> ctx = SimpleNamespace(namer=Namer({"p"}), bind=lambda name, obj: name, fn=None,
+...                       lookup=lambda n: scipy.optimize.brentq if n == "brentq" else None)
+>>> print(to_source(solvers(fn, ctx)).strip())
+def f(p):
+    _root = rt.stop_gradient(brentq(g, 0.0, 2.0, args=(p,)))
+    _slope = rt.stop_gradient(implicit_slope(g, _root, (p,)))
+    return rt.implicit_root(_root, g(_root, p), _slope)
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+
+import gast
+import numpy as np
+
+import runtime
+from transpiler import ast_util as A
+from transpiler.anno import Anno, setanno
+from transpiler.errors import NoRuleError, error_at
+from transpiler.implicit import (
+    STATIONARY,
+    UNDER_INTEGRAL,
+    implicit_fixed_jacobian,
+    implicit_jacobian,
+    implicit_slope,
+)
+from transpiler.passes import tape
+from transpiler.passes.higher_order import CallRewriter, bound_call
+from transpiler.passes.resolve import value_of
+
+_SECOND_ORDER = (runtime.implicit_root_adjoint, runtime.implicit_root_tangent,
+                           runtime.implicit_system_adjoint, runtime.implicit_system_tangent,
+                           runtime.implicit_minimum_adjoint, runtime.implicit_minimum_tangent,
+                           runtime.integral_adjoint, runtime.integral_tangent,
+                           runtime.integral_limit_adjoint, runtime.integral_weight_adjoint)
+
+
+def solvers(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
+    if not (solver_kinds() or integrals()) or not any(isinstance(n, gast.Call) for n in A.walk(fn)):
+        return fn
+    local = {n.id for n in A.walk(fn) if isinstance(n, gast.Name)
+             and isinstance(n.ctx, (gast.Store, gast.Param))}
+    fn.body = _Solvers(ctx, local, fn).block(fn.body)
+    return fn
+
+
+def solver_kinds() -> dict:
+    """scipy.optimize's solvers -> ``(kind, attribute)``: ``"scalar"`` (a root of one
+    equation, or elementwise ones), ``"system"`` (a root of a system), ``"fixed"`` (a fixed
+    point ``x = f(x)``, the root of ``f(x) - x``) or ``"minimum"``, and the
+    attribute of the result object the solution is (``root_scalar(...).root``, ``root(...).x``,
+    ``minimize(...).x``; None: the result is the root). Empty where scipy.optimize is not
+    imported (code calling them has imported it)."""
+    so = sys.modules.get("scipy.optimize")
+    if so is None:
+        return {}
+    found = {getattr(so, n): ("scalar", None) for n in ("brentq", "brenth", "ridder", "bisect",
+                                                         "toms748", "newton")}
+    found[so.root_scalar] = ("scalar", "root")
+    found[so.fsolve] = ("system", None)
+    found[so.root] = ("system", "x")
+    found[so.fixed_point] = ("fixed", None)
+    found[so.minimize] = ("minimum", "x")
+    found[so.minimize_scalar] = ("minimum", "x")
+    return found
+
+
+def integrals() -> dict:
+    """scipy.integrate's quadratures of a function -> their name; empty where scipy.integrate
+    is not imported."""
+    si = sys.modules.get("scipy.integrate")
+    if si is None:
+        return {}
+    return {si.quad: "quad", si.quad_vec: "quad_vec", si.fixed_quad: "fixed_quad"}
+
+
+def _kind(table: dict, func):
+    try:
+        return table.get(func)
+    except TypeError:  # (an unhashable value)
+        return None
+
+
+# a solver's result object: what reading these attributes gives is data (no derivative)
+_RESULT_DATA = frozenset({"success", "status", "message", "nit", "nfev", "njev", "nhev",
+                          "iterations", "function_calls", "converged", "flag", "method"})
+
+
+
+def lambda_of(params: list[str], body) -> gast.Lambda:
+    return gast.Lambda(args=gast.arguments(
+        args=[gast.Name(id=p, ctx=gast.Param(), annotation=None, type_comment=None)
+              for p in params], posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+        kwarg=None, defaults=[]), body=body)
+
+
+class _Solvers(CallRewriter):
+    def __init__(self, ctx, local: set[str], fn=None):
+        super().__init__(ctx, local, fn)
+        self.results: dict[str, dict] = {}  # a solver's result object's name -> its fields
+        self.integrals: dict[str, str] = {}  # an integral's result's name -> its value's
+
+    def statement(self, stmt):
+        if self._result_object(stmt):
+            return self._solver_statement(stmt)
+        if self._integral_statement(stmt):
+            return self._integral_result(stmt)
+        return None
+
+    def visit_Call(self, node):
+        node = self.generic_visit(node)
+        func = value_of(node.func, self.local, self.ctx)
+        if _kind(integrals(), func) is not None:
+            raise error_at(node, self.ctx, f"scipy.integrate.{func.__name__}'s result (the "
+                           "integral and its error estimate) is differentiated through its "
+                           "integral, read as [0]", f"write {func.__name__}(...)[0], or "
+                           f"value, error = {func.__name__}(...)")
+        if any(func is f for f in _SECOND_ORDER):
+            raise self._second_order(node)
+        if func is not None and _kind(solver_kinds(), func) is not None:
+            return self._root(node, func)
+        return node
+
+    # --- integrals ---
+
+    def _integral_statement(self, stmt) -> bool:
+        """Whether ``stmt`` is ``value, error = quad(...)`` or ``res = quad(...)``."""
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.value, gast.Call)
+                and _kind(integrals(), value_of(stmt.value.func, self.local, self.ctx))):
+            return False
+        target = stmt.targets[0]
+        return isinstance(target, gast.Name) or isinstance(target, (gast.Tuple, gast.List)) \
+            and len(target.elts) == 2 and not any(isinstance(e, gast.Starred)
+                                                  for e in target.elts)
+
+    def _integral_result(self, stmt):
+        """``value, error = quad(...)`` -> ``value, error = (rt.integral(...), _q[1])``;
+        ``res = quad(...)`` -> ``res = (rt.integral(...), _q[1])`` (``res[0]``, ``res[1]``
+        read it as a tuple)."""
+        call = self._visited(stmt.value)
+        func = value_of(call.func, self.local, self.ctx)
+        value, error = self._integral(call, func)
+        stmt.value = gast.Tuple(elts=[value, error], ctx=gast.Load())
+        return stmt
+
+    def visit_Subscript(self, node):
+        """``quad(f, a, b)[0]``: the integral; ``[1]``: its error estimate (data)."""
+        func = value_of(node.value.func, self.local, self.ctx) \
+            if isinstance(node.value, gast.Call) else None
+        if _kind(integrals(), func) is None:
+            return self.generic_visit(node)
+        index = node.slice
+        if not (isinstance(index, gast.Constant) and index.value in (0, 1, -1, -2)
+                and type(index.value) is int):
+            raise error_at(node, self.ctx, f"scipy.integrate.{func.__name__}(...) is read as "
+                           "[0] (the integral) or [1] (its error estimate)",
+                           f"value, error = {func.__name__}(...)")
+        value, error = self._integral(self._visited(node.value), func)
+        return gast.copy_location(value if index.value in (0, -2) else error, node)
+
+    def _visited(self, call):
+        call.args = [self.visit(a) for a in call.args]
+        for k in call.keywords:
+            k.value = self.visit(k.value)
+        return call
+
+    def _integral(self, node, func) -> tuple:
+        """A quadrature's call -> (its integral, its error estimate): ``quad``/``quad_vec``
+        held constant and passed through ``rt.integral`` (Leibniz's rule, runtime/
+        integrate.py); ``fixed_quad`` written out as the Gauss-Legendre sum it is."""
+        kind = integrals()[func]
+        name = f"scipy.integrate.{kind}"
+        self.hoisted(node, name)
+        if tape.is_generated(getattr(self.ctx, "fn", None)):
+            raise self._second_order(node)
+        if any(isinstance(a, gast.Starred) for a in node.args) \
+                or any(k.arg is None for k in node.keywords):
+            raise error_at(node, self.ctx, f"{name} called with *args or **kwargs is not "
+                           "differentiated", "pass its arguments by name")
+        try:
+            bound = inspect.signature(func).bind(
+                *node.args, **{k.arg: k.value for k in node.keywords}).arguments
+        except TypeError as e:
+            raise error_at(node, self.ctx, f"{name}: {e}", "") from e
+        for option in ("full_output", "complex_func"):
+            flag = bound.get(option)
+            if flag is not None and not (isinstance(flag, gast.Constant) and not flag.value):
+                raise error_at(flag, self.ctx, f"{name} with {option} is not differentiated",
+                               f"call it without {option}")
+        extra = bound.get("args")
+        if extra is None:
+            extra = []
+        elif isinstance(extra, gast.Tuple):
+            extra = list(extra.elts)
+        else:
+            raise error_at(extra, self.ctx, f"{name}'s args= is differentiated when it is "
+                           "written as a tuple (args=(a, b))", "write the tuple out at the call")
+        given = bound["func"] if "func" in bound else bound["f"]
+        extra = [self.once(e, node) for e in extra]
+        lower, upper = self.once(bound["a"], node), self.once(bound["b"], node)
+        if kind == "fixed_quad":
+            return self._gauss_legendre(node, given, lower, upper, extra, bound.get("n"))
+        function = self.function_of(given, node)
+        weight = bound.get("weight")
+        if weight is not None and not isinstance(weight, gast.Constant):
+            raise error_at(weight, self.ctx, f"{name}'s weight= is differentiated when it is "
+                           "written at the call (weight='cos')", "write the string out")
+        rt = self.ctx.bind("rt", runtime)
+        held_call = gast.Call(func=node.func, args=[
+            function if a is given else lower if a is bound["a"] else upper if a is bound["b"]
+            else gast.Tuple(elts=[A.copy_node(e) for e in extra], ctx=gast.Load())
+            if a is bound.get("args") else a for a in node.args], keywords=[
+            gast.keyword(arg=k.arg, value=function if k.value is given else gast.Tuple(
+                elts=[A.copy_node(e) for e in extra], ctx=gast.Load()) if k.arg == "args"
+                else lower if k.arg == "a" else upper if k.arg == "b" else k.value)
+            for k in node.keywords])
+        setanno(held_call, Anno.FUNC, func)
+        held = self.ctx.namer.fresh("_q")
+        self.before.append(gast.copy_location(A.assign(held, bound_call(
+            runtime.stop_gradient, f"{rt}.stop_gradient", held_call)), node))
+        integrand, free = self._objective(given, function, len(extra), False, node,
+                                          f"{name}'s integrand")
+        extra = extra + [A.name(n) for n in free]
+        options = {"kind": A.const(kind)}
+        for option in ("epsabs", "epsrel", "limit", "points", "weight"):
+            if bound.get(option) is not None:
+                options[option] = self.once(bound[option], node)
+        wvar = bound.get("wvar")
+        wvar = A.const(None) if wvar is None else self.once(wvar, node)
+        table = gast.Dict(keys=[A.const(k) for k in options],
+                          values=[A.copy_node(v) for v in options.values()])
+        value = bound_call(runtime.integral, f"{rt}.integral", gast.Subscript(
+            value=A.name(held), slice=A.const(0), ctx=gast.Load()), A.copy_node(integrand),
+            A.copy_node(lower), A.copy_node(upper),
+            gast.Tuple(elts=[A.copy_node(e) for e in extra], ctx=gast.Load()), wvar,
+            A.name(self.ctx.bind("under_integral", UNDER_INTEGRAL)),
+            bound_call(runtime.stop_gradient, f"{rt}.stop_gradient", table))
+        error = gast.Subscript(value=A.name(held), slice=A.const(1), ctx=gast.Load())
+        return gast.copy_location(value, node), gast.copy_location(error, node)
+
+    def _gauss_legendre(self, node, given, lower, upper, extra, order) -> tuple:
+        """``fixed_quad(f, a, b, args=(p,), n=5)`` -> ``(b - a) / 2 * np.sum(_w * f((b - a) *
+        (_t + 1) / 2 + a, p), axis=-1)``, ``_t, _w = leggauss(5)`` the nodes and weights
+        (as SciPy computes it: a finite sum, differentiated exactly)."""
+        np_name = self.ctx.bind("np", np)
+        rt = self.ctx.bind("rt", runtime)
+        nodes, weights = self.ctx.namer.fresh("_t"), self.ctx.namer.fresh("_w")
+        rule = np.polynomial.legendre.leggauss
+        self.before.append(gast.copy_location(gast.Assign(targets=[gast.Tuple(elts=[
+            A.name(nodes, store=True), A.name(weights, store=True)], ctx=gast.Store())],
+            value=bound_call(runtime.stop_gradient, f"{rt}.stop_gradient", bound_call(
+                rule, self.ctx.bind("leggauss", rule), A.const(5) if order is None
+                else A.copy_node(order))), type_comment=None), node))
+        half = gast.BinOp(left=gast.BinOp(left=A.copy_node(upper), op=gast.Sub(),
+                                          right=A.copy_node(lower)), op=gast.Div(),
+                          right=A.const(2.0))
+        points = gast.BinOp(left=gast.BinOp(left=A.copy_node(half), op=gast.Mult(),
+                                            right=gast.BinOp(left=A.name(nodes), op=gast.Add(),
+                                                             right=A.const(1.0))),
+                            op=gast.Add(), right=A.copy_node(lower))
+        values = self.apply(self.function_of(given, node), [points] + [
+            A.copy_node(e) for e in extra])
+        total = bound_call(np.sum, f"{np_name}.sum", gast.BinOp(
+            left=A.name(weights), op=gast.Mult(), right=values), keywords=[
+            gast.keyword(arg="axis", value=A.const(-1))])
+        value = gast.BinOp(left=half, op=gast.Mult(), right=total)
+        return gast.copy_location(value, node), A.const(None)
+
+    def visit_Attribute(self, node):
+        """``root_scalar(f, ...).root``, ``root(f, ...).x``: the root of a solver whose result
+        is an object."""
+        if isinstance(node.value, gast.Name) and node.value.id in self.results:
+            return self._result_field(node)
+        finder = solver_kinds().get(value_of(node.value.func, self.local, self.ctx)) \
+            if isinstance(node.value, gast.Call) else None
+        if finder is not None and finder[1] == node.attr:
+            call = node.value
+            call.args = [self.visit(a) for a in call.args]
+            for k in call.keywords:
+                k.value = self.visit(k.value)
+            return self._root(call, value_of(call.func, self.local, self.ctx), node)
+        return self.generic_visit(node)
+
+    def _second_order(self, node) -> NoRuleError:
+        return error_at(node, self.ctx, "second derivatives (hvp, hessian, a derivative "
+                        "differentiated again) through a scipy.optimize solver or a scipy.integrate "
+                        "integral are not supported yet: what its first derivative takes of "
+                        "the user's function is held constant in it",
+                        "grad, value_and_grad, jvp and vjp of the function work",
+                        cls=NoRuleError)
+
+    def _root(self, node, func, attribute=None):
+        """A solver's call read for its solution (the result, or ``.root``/``.x`` of it)."""
+        kind, field = solver_kinds()[func]
+        if field is not None and attribute is None:
+            raise error_at(node, self.ctx, f"scipy.optimize.{func.__name__}'s result is "
+                           f"differentiated through its solution, read as .{field}",
+                           f"write {func.__name__}(...).{field}, or assign the result to a "
+                           f"name and read its .{field}")
+        self.hoisted(node, f"scipy.optimize.{func.__name__}")
+        solved = node if attribute is None else gast.Attribute(value=node, attr=field,
+                                                                ctx=gast.Load())
+        return self._solution(node, func, solved, self.before)[0]
+
+    def _result_object(self, stmt) -> bool:
+        """Whether ``stmt`` is ``res = minimize(...)`` (a solver whose result is an object)."""
+        return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+            and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call) \
+            and (solver_kinds().get(value_of(stmt.value.func, self.local, self.ctx)) or (0, None))[
+                1] is not None
+
+    def _solver_statement(self, stmt):
+        """``res = minimize(f, x0, args=(p,))``: the result object, held constant, and after
+        it its solution through the theorem (``_x = rt.implicit_minimum(...)``), which later
+        reads of ``res.x`` read; ``res.fun`` is the objective (residual) there, its data
+        fields (``res.success``, ``res.nit``) the solver's."""
+        name, call = stmt.targets[0].id, stmt.value
+        func = value_of(call.func, self.local, self.ctx)
+        kind, field = solver_kinds()[func]
+        if self.stores.get(name, 0) != 1 or name in self.results:
+            raise error_at(stmt, self.ctx, f"a scipy.optimize.{func.__name__} result is "
+                           "differentiated when its name is assigned once",
+                           f"give each call's result a name of its own, or read "
+                           f"{func.__name__}(...).{field} at the call")
+        call.args = [self.visit(a) for a in call.args]
+        for k in call.keywords:
+            k.value = self.visit(k.value)
+        solved = gast.Attribute(value=A.name(name), attr=field, ctx=gast.Load())
+        held, function, extra = self._solution(call, func, solved, self.after)
+        self.after.append(A.assign(self.ctx.namer.fresh("_x"), held))
+        self.results[name] = {"func": func, "kind": kind, "field": field, "function": function,
+                              "extra": extra, "held": self.after[-1].targets[0].id}
+        rt = self.ctx.bind("rt", runtime)
+        stmt.value = bound_call(runtime.stop_gradient, f"{rt}.stop_gradient", call)
+        return stmt
+
+    def _result_field(self, node):
+        """``res.x`` of a solver's result object: its solution; ``res.fun``: the objective
+        there; its data fields as they are."""
+        info = self.results[node.value.id]
+        if node.attr == info["field"]:
+            return gast.copy_location(A.name(info["held"]), node)
+        if node.attr == "fun" and info["kind"] != "scalar":
+            return gast.copy_location(self.apply(info["function"], [A.name(info["held"])] + [
+                A.copy_node(e) for e in info["extra"]]), node)
+        if node.attr in _RESULT_DATA:
+            return node
+        raise error_at(node, self.ctx, f"{node.value.id}.{node.attr} of a scipy.optimize."
+                       f"{info['func'].__name__} result is not differentiated",
+                       f"read its .{info['field']} (and .fun), and compute what else you need "
+                       "from them")
+
+    def visit_Name(self, node):
+        if node.id in self.results and isinstance(node.ctx, gast.Load):
+            info = self.results[node.id]
+            raise error_at(node, self.ctx, f"the scipy.optimize.{info['func'].__name__} result "
+                           f"{node.id} is differentiated through its fields read at their use "
+                           f"({node.id}.{info['field']}), not as a whole object",
+                           f"read {node.id}.{info['field']} where it is used")
+        return node
+
+    def _solution(self, node, func, solved, into: list):
+        """``solved``, a solver's solution, held constant and passed through ``rt.implicit_*``
+        with what its derivative needs (runtime/implicit.py), the statements computing those
+        added to ``into``: -> (that expression, the function node (as the derivative calls it),
+        the extra arguments it takes)."""
+        name = f"scipy.optimize.{func.__name__}"
+        if tape.is_generated(getattr(self.ctx, "fn", None)):  # (a derivative's, differentiated)
+            raise self._second_order(node)
+        kind, _ = solver_kinds()[func]
+        if any(isinstance(a, gast.Starred) for a in node.args) \
+                or any(k.arg is None for k in node.keywords):
+            raise error_at(node, self.ctx, f"{name} called with *args or **kwargs is not "
+                           "differentiated", "pass its arguments by name")
+        try:
+            bound = inspect.signature(func).bind(
+                *node.args, **{k.arg: k.value for k in node.keywords}).arguments
+        except TypeError as e:
+            raise error_at(node, self.ctx, f"{name}: {e}", "") from e
+        full = bound.get("full_output")
+        if full is not None and not (isinstance(full, gast.Constant) and not full.value):
+            raise error_at(node, self.ctx, f"{name} with full_output is differentiated through "
+                           "its root only", "call it without full_output (or with "
+                           "full_output=False)")
+        extra = bound.get("args")
+        if extra is None:
+            extra = []
+        elif isinstance(extra, gast.Tuple):
+            extra = list(extra.elts)
+        else:
+            raise error_at(extra, self.ctx, f"{name}'s args= is differentiated when it is "
+                           "written as a tuple (args=(a, b))", "write the tuple out at the call")
+        jac = bound.get("jac")
+        returns_jac = jac is not None and isinstance(jac, gast.Constant) and jac.value is True
+        if returns_jac and kind != "minimum":
+            raise error_at(node, self.ctx, f"{name} with jac=True (a function returning its "
+                           "Jacobian too) is not differentiated yet", "pass the Jacobian as a "
+                           "function of its own (jac=J), or none")
+        constraints = bound.get("constraints")
+        if constraints is not None and not (
+                isinstance(constraints, (gast.Tuple, gast.List)) and not constraints.elts) \
+                and not (isinstance(constraints, gast.Constant) and constraints.value is None):
+            raise error_at(constraints, self.ctx, f"{name} with constraints is not "
+                           "differentiated: the implicit function theorem on grad f = 0 does "
+                           "not hold where a constraint is active",
+                           "write the constraint into the objective (a penalty, or a change "
+                           "of variables), or use bounds that are inactive at the minimum")
+        given = next(bound[k] for k in ("f", "func", "fun") if k in bound)
+        function = self.function_of(given, node)
+        extra = [self.once(e, node) for e in extra]
+        node.args = [function if a is given else a for a in node.args]
+        for k in node.keywords:
+            if k.value is given:
+                k.value = function
+            if k.arg == "args":
+                k.value = gast.Tuple(elts=[A.copy_node(e) for e in extra], ctx=gast.Load())
+        node.args = [gast.Tuple(elts=[A.copy_node(e) for e in extra], ctx=gast.Load())
+                     if a is bound.get("args") else a for a in node.args]
+        rt = self.ctx.bind("rt", runtime)
+        root = self.ctx.namer.fresh("_root")
+        if not (isinstance(solved, gast.Attribute) and isinstance(solved.value, gast.Name)):
+            solved = bound_call(runtime.stop_gradient, f"{rt}.stop_gradient", solved)
+        into.append(A.assign(root, solved))  # (a result object's name: held already)
+        if kind == "minimum":
+            objective, free = self._objective(given, function, len(extra), returns_jac, node)
+            extra = extra + [A.name(n) for n in free]
+            bounds = bound.get("bounds")
+            held = bound_call(runtime.implicit_minimum, f"{rt}.implicit_minimum", A.name(root),
+                         A.copy_node(objective), gast.Tuple(elts=[A.copy_node(e) for e in extra],
+                                                           ctx=gast.Load()),
+                         A.name(self.ctx.bind("stationary", STATIONARY)),
+                         A.const(None) if bounds is None else self.once(bounds, node))
+            return gast.copy_location(held, node), objective, extra
+        slope = self.ctx.namer.fresh("_slope")
+        extras = gast.Tuple(elts=[A.copy_node(e) for e in extra], ctx=gast.Load())
+        derivative = {"scalar": implicit_slope, "system": implicit_jacobian,
+                      "fixed": implicit_fixed_jacobian}[kind]
+        bound_as = self.ctx.bind(derivative.__name__, derivative)
+        taken = bound_call(derivative, bound_as, A.copy_node(function), A.name(root), extras)
+        into.append(A.assign(slope, bound_call(runtime.stop_gradient, f"{rt}.stop_gradient",
+                                               taken)))
+        residual = self.apply(function, [A.name(root)] + [A.copy_node(e) for e in extra])
+        if kind == "fixed":  # x = f(x, p): the root of f(x, p) - x
+            residual = gast.BinOp(left=residual, op=gast.Sub(), right=A.name(root))
+        held = runtime.implicit_root if kind == "scalar" else runtime.implicit_system
+        return gast.copy_location(bound_call(held, f"{rt}.{held.__name__}", A.name(root), residual,
+                                        A.name(slope)), node), function, extra
+
+    def _objective(self, given, function, arity: int, returns_jac: bool, like,
+                   what: str = "a minimum's objective"):
+        """A minimum's objective as a function of everything it reads, for its derivative
+        (transpiler/implicit.py differentiates it at run time, where a closure's values would
+        be held): ``lambda w: loss(w, lam)``, ``lam`` a local, is also written ``_g = lambda
+        w, lam: loss(w, lam)`` with ``lam`` passed after the solver's ``args``; a function
+        defined inside the same way; with ``jac=True``, its value only. -> (the function node,
+        the local names appended)."""
+        definition = given
+        if isinstance(given, gast.Name) and given.id in self.defs:
+            if self.stores.get(given.id, 0) != 1:
+                raise error_at(given, self.ctx, f"{what} is differentiated when the function's "
+                               "name is bound once", "give the function a name of its own")
+            definition = self.defs[given.id]
+        if isinstance(definition, (gast.Lambda, gast.FunctionDef)):
+            arguments = definition.args
+            if arguments.vararg or arguments.kwarg or arguments.kwonlyargs \
+                    or arguments.defaults or arguments.posonlyargs:
+                raise error_at(given, self.ctx, f"{what} with *args, keyword-only parameters "
+                               "or defaults is not differentiated",
+                               "give it plain parameters: f(x, a, b), with args=(a, b)")
+            params = {a.id for a in arguments.args}
+            body = definition.body if isinstance(definition, gast.FunctionDef) \
+                else [definition.body]
+            own = params | {n.id for b in body for n in A.walk(b) if isinstance(n, gast.Name)
+                            and isinstance(n.ctx, (gast.Store, gast.Param))}
+            free = sorted({n.id for b in body for n in A.walk(b) if isinstance(n, gast.Name)
+                           and isinstance(n.ctx, gast.Load)} & self.local - own)
+            inner = [n for n in free if n in self.defs]
+            if inner:
+                raise error_at(given, self.ctx, f"{what} calls {inner[0]}, a function defined "
+                               "inside the differentiated one", f"define {inner[0]} at module "
+                               "level, passing it what it reads")
+            if not free and not returns_jac:
+                return function, []
+            copy = A.copy_node(definition)
+            copy.args.args = list(copy.args.args) + [gast.Name(id=n, ctx=gast.Param(),
+                                                               annotation=None, type_comment=None)
+                                                     for n in free]
+            if returns_jac:
+                if isinstance(copy, gast.Lambda):
+                    copy.body = gast.Subscript(value=copy.body, slice=A.const(0),
+                                               ctx=gast.Load())
+                else:
+                    returns_jac, free_params = True, free
+                    return self._value_only(self._defined(copy, like), arity + len(free_params),
+                                            like), free
+            named = self._defined(copy, like) if isinstance(copy, gast.FunctionDef) \
+                else self.function_of(copy, like)
+            return named, free
+        if isinstance(given, gast.Name) and given.id in self.local:
+            raise error_at(given, self.ctx, f"{what} is differentiated when it is a function "
+                           "of the module, or defined (or a lambda) inside the differentiated "
+                           "function; a function held in a variable is not",
+                           "pass the function itself")
+        names = [n.id for n in A.walk(given) if isinstance(n, gast.Name)]
+        if any(n in self.local for n in names):
+            raise error_at(given, self.ctx, f"{what} that is a method of, or made from, a "
+                           "local value is not differentiated: what it reads of the value would "
+                           "be held constant", "pass a module-level function and the arrays it "
+                           "reads in args=")
+        if returns_jac:
+            return self._value_only(function, arity, like), []
+        return function, []
+
+    def _defined(self, definition, like):
+        """A copy of a function defined inside, under a fresh name, before the statement."""
+        definition.name = self.ctx.namer.fresh(f"_{definition.name}")
+        self.before.append(gast.copy_location(definition, like))
+        return A.name(definition.name)
+
+    def _value_only(self, function, arity: int, like):
+        """``lambda _x, _a0, ...: function(_x, _a0, ...)[0]``: the value of an objective that
+        returns its gradient too (``jac=True``)."""
+        params = [self.ctx.namer.fresh("_p") for _ in range(arity + 1)]
+        body = gast.Subscript(value=self.apply(function, [A.name(p) for p in params]),
+                              slice=A.const(0), ctx=gast.Load())
+        return self.function_of(lambda_of(params, body), like)
