@@ -42,7 +42,7 @@ def _second_order_refusal(spec):
     """The exception hvp raises for ``spec`` (None: it computes the product)."""
     if "sla.lu_" in spec.expr or "spla." in spec.expr or "np.multiply.at" in spec.expr \
             or "rt.implicit_" in spec.expr or "rt.integral(" in spec.expr:
-        return NoRuleError  # (and the iterative solvers, np.multiply.at, a solver's root, an integral)
+        return NoRuleError  # (iterative solvers, np.multiply.at, a solver's root, an integral)
     if "np.histogram" in spec.expr and "density=True" in spec.expr:
         return NotImplementedError
     if spec.expr.startswith("q, r = sla.qr(a); r * r"):  # (forward mode refuses it)

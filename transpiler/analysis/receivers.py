@@ -41,8 +41,8 @@ from transpiler.errors import TranspileError
 from transpiler.frontend import parse_function
 from transpiler.passes.checkpoint import is_checkpointed_loop
 from transpiler.passes.functions import bound_names, functions
-from transpiler.passes.solvers import solver_kinds
 from transpiler.passes.resolve import resolve
+from transpiler.passes.solvers import solver_kinds
 from transpiler.rules.nondiff import NONDIFF
 from transpiler.rules.registry import ADJOINTS, TANGENTS, is_user_function
 

@@ -319,9 +319,9 @@ class _Solvers(CallRewriter):
 
     def _second_order(self, node) -> NoRuleError:
         return error_at(node, self.ctx, "second derivatives (hvp, hessian, a derivative "
-                        "differentiated again) through a scipy.optimize solver or a scipy.integrate "
-                        "integral are not supported yet: what its first derivative takes of "
-                        "the user's function is held constant in it",
+                        "differentiated again) through a scipy.optimize solver or a "
+                        "scipy.integrate integral are not supported yet: what its first "
+                        "derivative takes of the user's function is held constant in it",
                         "grad, value_and_grad, jvp and vjp of the function work",
                         cls=NoRuleError)
 
