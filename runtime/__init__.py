@@ -25,7 +25,9 @@ family's adjoint helpers next to their tangents:
   ``checkpoint_reverse``);
 - ``contexts``: what a ``with`` block's manager runs under (``unsuppressed``);
 - ``implicit``: a solver's root, whose derivative is the implicit function theorem's;
-- ``integrate``: an integral, whose derivative is Leibniz's (under the integral sign).
+- ``integrate``: an integral, whose derivative is Leibniz's (under the integral sign);
+- ``odes``: an ODE's solution, whose derivative is its adjoint's (reverse) or its variational
+  equation's (forward).
 
 ``<name>_tangent`` is the tangent (forward mode) of ``<name>``: of a NumPy function
 (``rt.prod_tangent``) or of an adjoint helper (``rt.prod_grad_tangent``, forward over reverse).
@@ -266,6 +268,14 @@ from runtime.objects import (
     unwith_field,
     with_field,
     with_field_tangent,
+)
+from runtime.odes import (
+    ode_adjoint,
+    ode_solution,
+    ode_tangent,
+    step_times,
+    step_times_adjoint,
+    step_times_tangent,
 )
 from runtime.reductions import (
     average_grads,
@@ -573,6 +583,12 @@ __all__ = [
     "histogram_tangent",
     "implicit_minimum",
     "integral",
+    "ode_adjoint",
+    "ode_solution",
+    "ode_tangent",
+    "step_times",
+    "step_times_adjoint",
+    "step_times_tangent",
     "integral_adjoint",
     "integral_limit_adjoint",
     "integral_tangent",

@@ -468,7 +468,13 @@ class Gen:
                               f"{q}), args=({self.leaf(NF, sc)},), epsabs=1e-13, "
                               "epsrel=1e-13)[0]",
                               f"si.fixed_quad(lambda t: np.sin({self.paren(q)} * t), 0.0, 1.0, "
-                              "n=6)[0]"]
+                              "n=6)[0]",
+                              # ODEs: by the adjoint (reverse) and variational equation (forward)
+                              "si.solve_ivp(lambda t, y, c: -c * y + np.sin(t), (0.0, 1.0), "
+                              f"[1.0], args=(np.tanh({q}),), method='DOP853', rtol=1e-11, "
+                              "atol=1e-12).y[0, -1]",
+                              f"si.odeint(lambda y, t: -np.tanh({q}) * y + t, 1.0, np.array("
+                              "[0.0, 0.5, 1.0]), rtol=1e-11, atol=1e-12)[-1, 0]"]
         elif kind == V3:
             forms = [f"np.array(list(map(np.tanh, {v})))", f"np.vectorize(math.sin)({v})",
                      f"np.r_[{self.leaf(NF, sc)}, {self.expr(V2, sc, d - 1)}]",
@@ -484,7 +490,9 @@ class Gen:
                           f"t ** 2), np.zeros(3), args=(np.tanh({v}),), jac=lambda t, c: "
                           "np.sinh(t - c) + t, method='L-BFGS-B', options=" + MINIMIZE + ").x"]
                 forms += [f"si.quad_vec(lambda t: np.cos(t * np.tanh({v})), 0.0, 1.0, "
-                          "epsabs=1e-13, epsrel=1e-12)[0]"]
+                          "epsabs=1e-13, epsrel=1e-12)[0]",
+                          f"si.solve_ivp(lambda t, y: -np.tanh({v}) * y + 0.5, (0.0, 1.0), "
+                          "np.ones(3), method='DOP853', rtol=1e-11, atol=1e-12).y[:, -1]"]
         else:
             forms = [f"np.r_['0,2', {v}, {w}]", f"np.c_[{v}, {w}].T",
                      f"np.vectorize(math.cos)({self.expr(M23, sc, d)})"]

@@ -66,6 +66,13 @@ def test_ode_fit_recovers_stiffness_and_damping():
     assert "converged: True" in out
 
 
+def test_lotka_volterra_fit_recovers_the_rates():
+    out = _output("lotka_volterra_fit")
+    line = next(row for row in out.splitlines() if row.startswith("fitted rates:"))
+    fitted = np.array([float(v) for v in line.split("[")[1].rstrip("]").split()])
+    np.testing.assert_allclose(fitted, [1.1, 0.4, 0.4, 0.1], atol=0.01)
+
+
 def test_projectile_hits_the_target():
     out = _output("projectile")
     angle = _number(r"launch angle found: ([\d.]+) deg", out)

@@ -196,6 +196,47 @@ class Stationarity:
 STATIONARY = Stationarity()
 
 
+def _split(function, call: tuple):
+    """``function``'s split pair (forward half, backward half) for calls like ``call`` (one
+    compile per function and argument types, cached, compiled again once a global it read is
+    rebound), and the positions its backward half returns gradients for, in order."""
+    from transpiler.vjp import split
+
+    key = ("under-integral-split", tuple(
+        id(a) if callable(a) else (type(a), getattr(a, "dtype", None), np.ndim(a))
+        for a in call))
+
+    def make():
+        params = [p.name for p in inspect.signature(function).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][:len(call)]
+        if len(params) < len(call):
+            raise TypeError(f"{function.__name__} takes {len(params)} positional arguments, "
+                            f"{len(call)} given")
+        pair, active = split(function, params, call)
+        return pair, tuple(params.index(name) for name in active)
+
+    made = _cached(function, key, make)
+    if made[0].stale():
+        made = make()
+        with cache.LOCK:
+            cache.store(function, key, made)
+    return made
+
+
+def _seed_like(value, g):
+    """The cotangent ``g`` (an array) shaped like ``value``: a list or tuple of numbers or
+    arrays (``return [v, -x]``) gets one piece per item."""
+    if not isinstance(value, (list, tuple)):
+        return np.reshape(np.asarray(g, float), np.shape(value))
+    flat, pieces, at = np.ravel(np.asarray(g, float)), [], 0
+    for item in value:
+        size = int(np.size(item))
+        piece = flat[at:at + size].reshape(np.shape(item))
+        pieces.append(piece if np.ndim(item) else float(piece))
+        at += size
+    return type(value)(pieces)
+
+
 class UnderIntegral:
     """The derivatives of an integrand ``f(t, *args)`` in its arguments at one point ``t``,
     which an integral's derivative integrates (runtime/integrate.py: differentiation under the
@@ -204,36 +245,51 @@ class UnderIntegral:
     def active(self, args: tuple) -> tuple[bool, ...]:
         return tuple(_differentiated(a) for a in args)
 
-    def vjp(self, f, t, args: tuple, g) -> tuple:
-        """``grad_p (g . f(t, *p))`` for each argument ``p`` (None for data): reverse mode."""
+    def vjp(self, f, t, args: tuple, g, at: int = 0) -> tuple:
+        """``grad_p (g . f(t, *p))`` for each argument ``p`` (None for data): reverse mode;
+        ``at``: the position of ``t`` among the arguments (``odeint``'s ``f(y, t)``: 1)."""
+        if np.ndim(g):
+            return self.pullback(f, t, args, at)(t, args, g)
         function, leading, keywords = _unwrapped(f, args)
         positions = [i for i, on in enumerate(self.active(args)) if on]
-        shift = len(leading) + 1
-        call = (*leading, float(t), *args)
-        if np.ndim(g) == 0:  # (a scalar integrand: its gradient, scaled)
-            parts = _gradient(function, tuple(shift + i for i in positions))(*call, **keywords)
-            parts = parts if len(positions) > 1 else (parts,)
-            parts = [None if p is None else g * asarray(p, float) for p in parts]
-        else:
-            if keywords:
-                raise TypeError("an array-valued integrand given as a partial with keywords "
-                                "is not differentiated: pass its arguments in args=")
-            from transpiler.vjp import vjp
-
-            pulled = vjp(function, *call)[1](np.asarray(g, float))
-            parts = [pulled[shift + i] for i in positions]
-        found = dict(zip(positions, parts, strict=True))
+        places = tuple(len(leading) + i + (i >= at) for i in positions)
+        call = (*leading, *args[:at], float(t), *args[at:])
+        parts = _gradient(function, places)(*call, **keywords)  # (a scalar: its gradient)
+        parts = parts if len(positions) > 1 else (parts,)
+        found = dict(zip(positions, [None if p is None else g * asarray(p, float)
+                                     for p in parts], strict=True))
         return tuple(found.get(i) for i in range(len(args)))
 
-    def jvp(self, f, t, args: tuple, tangents: tuple):
+    def pullback(self, f, t, args: tuple, at: int = 0):
+        """``pull(t, args, g)``: ``vjp`` of an array-valued ``f`` at arguments of the kinds of
+        these ``args`` (the same ones active), prepared once for the many points an integral
+        or an ODE's adjoint evaluates it at."""
+        function, leading, keywords = _unwrapped(f, args)
+        if keywords:
+            raise TypeError("an array-valued integrand or right-hand side given as a partial "
+                            "with keywords is not differentiated: pass its arguments in args=")
+        active = self.active(args)
+        shift = len(leading)
+        pair, order = _split(function, (*leading, *args[:at], float(t), *args[at:]))
+        index = {place: j for j, place in enumerate(order)}
+        slots = tuple(index.get(shift + i + (i >= at)) if on else None
+                      for i, on in enumerate(active))
+
+        def pull(t, args: tuple, g) -> tuple:
+            value, residuals = pair.forward(*leading, *args[:at], float(t), *args[at:])
+            grads = pair.backward(residuals, _seed_like(value, g))
+            return tuple(None if j is None else grads[j] for j in slots)
+
+        return pull
+
+    def jvp(self, f, t, args: tuple, tangents: tuple, at: int = 0):
         """``d/dh f(t, *(p + h dp))``, ``dp`` one tangent per argument (None: held)."""
         function, leading, keywords = _unwrapped(f, args)
         given = {i: d for i, (d, on) in enumerate(zip(tangents, self.active(args), strict=True))
                  if on and d is not None}
-        shift = len(leading) + 1
-        forward = _forward(function, tuple(shift + i for i in given))
+        forward = _forward(function, tuple(len(leading) + i + (i >= at) for i in given))
         names = list(forward.tangent_names.values())
-        return forward(*leading, float(t), *args, **keywords,
+        return forward(*leading, *args[:at], float(t), *args[at:], **keywords,
                        **dict(zip(names, given.values(), strict=True)))  # (the tangent only)
 
 

@@ -51,6 +51,27 @@ def vjp(f, *args, optimize: bool = True, backend: str = "python"):
             raise TypeError(f"vjp: argument '{name}' holds complex numbers in a container or is "
                             "a NumPy complex scalar; complex numbers are taken as a Python "
                             "complex or a complex NumPy array")
+    pair, active = split(f, params, args, optimize, backend)
+    value, residuals = pair.forward(*args)
+    spent = False
+
+    def pullback(seed):
+        nonlocal residuals, spent
+        check_seed(seed, value, f.__name__)
+        if spent:  # one backward sweep consumes the tape: run forward again
+            residuals = pair.forward(*args)[1]
+        spent = True
+        grads = iter(pair.backward(residuals, seed))
+        return rt.distinct(tuple(rt.grad_like(next(grads), a) if p in active else None
+                                 for p, a in zip(params, args, strict=True)))
+
+    return value, pullback
+
+
+def split(f, params: list, args: tuple, optimize: bool = True, backend: str = "python"):
+    """``f``'s split pair (forward half, backward half) for a call with ``args`` (bound to
+    its positional ``params``), and the names of the arguments it differentiates: every float,
+    complex number and float or complex array."""
     objects = objects_in(f, args, {})  # (refusing array types of their own)
     active = tuple(p for p, a in zip(params, args, strict=True)
                    if type(a) in (float, complex) or differentiable(a) or (
@@ -66,20 +87,7 @@ def vjp(f, *args, optimize: bool = True, backend: str = "python"):
                                               if is_sparse(a)))
     if pair.written:
         refuse_shared_memory(f, pair.written, args, {})
-    value, residuals = pair.forward(*args)
-    spent = False
-
-    def pullback(seed):
-        nonlocal residuals, spent
-        check_seed(seed, value, f.__name__)
-        if spent:  # one backward sweep consumes the tape: run forward again
-            residuals = pair.forward(*args)[1]
-        spent = True
-        grads = iter(pair.backward(residuals, seed))
-        return rt.distinct(tuple(rt.grad_like(next(grads), a) if p in active else None
-                                 for p, a in zip(params, args, strict=True)))
-
-    return value, pullback
+    return pair, active
 
 
 def check_seed(seed, value, name: str, where: str = "") -> None:

@@ -55,10 +55,15 @@ def ramp(t, a):
     return np.sum(a) * t ** 2 + t
 
 
+def shrink(t, y, b):
+    """A right-hand side, ``y' = -b y``: ``y(t) = y0 exp(-b t)`` (rt.ode_solution's spec)."""
+    return -b * y
+
+
 SPEC_GLOBALS = {"np": np, "math": math, "cmath": cmath, "special": special, "sfft": sfft,
                 "sla": sla, "sp": sp, "spla": spla, "stats": stats, "rt": runtime, "Rec": Rec,
                 "Pair": Pair, "bowl": bowl, "stationary": STATIONARY, "ramp": ramp,
-                "under_integral": UNDER_INTEGRAL}
+                "under_integral": UNDER_INTEGRAL, "shrink": shrink, "ode": UNDER_INTEGRAL}
 
 
 def runs_here(expr: str) -> bool:

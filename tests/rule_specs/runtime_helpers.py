@@ -81,6 +81,15 @@ SPECS = [
     OpSpec(runtime.integral, "rt.integral(rt.stop_gradient(np.sum(a) * b ** 3 / 3.0 + b ** 2 / "
            "2.0), ramp, 0.0, b, (a,), None, under_integral, {'kind': 'quad'}) * (1.0 + b)", 2,
            (0.5, 2.0), shapes=(((), ()), ((3,), ()), ((2, 3), ()))),
+    # y' = -b y from y(0) = a, read at t = 0.5 and 1 (solve_ivp's, passes/solvers.py): its
+    # value held, its derivative the adjoint's (reverse) or the variational equation's
+    OpSpec(runtime.ode_solution, "rt.ode_solution(rt.stop_gradient(np.outer(a, np.exp(-b * "
+           "np.array([0.5, 1.0])))), np.array([0.5, 1.0]), shrink, 0.0, 1.0, a, (b,), "
+           "np.array([0.5, 1.0]), ode, {'layout': 'ivp', 'method': 'DOP853', 'rtol': 1e-12, "
+           "'atol': 1e-13}) * (1.0 + b)", 2, (0.5, 2.0), shapes=(((3,), ()), ((1,), ()))),
+    # solve_ivp's sol.t without t_eval: the first time moves with t0 = a, the last with t1 = b
+    OpSpec(runtime.step_times, "rt.step_times(rt.stop_gradient(np.array([a, 0.25, b])), a, b) "
+           "* (1.0 + a)", 2, (0.5, 2.0), shapes=(((), ()),)),
     # transpiler.on_gradient with a hook that leaves the gradient as it is
     OpSpec(runtime.on_gradient, "rt.on_gradient(a * b, np.positive) * a", 2,
            shapes=(((), ()), ((3,), (3,)), ((2, 3), (3,)))),

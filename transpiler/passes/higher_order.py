@@ -180,8 +180,23 @@ class CallRewriter(gast.NodeTransformer):
         self.unsafe -= 1
         return node
 
-    visit_IfExp = visit_BoolOp = visit_ListComp = visit_GeneratorExp = _guarded
-    visit_SetComp = visit_DictComp = _guarded
+    visit_ListComp = visit_GeneratorExp = visit_SetComp = visit_DictComp = _guarded
+
+    def visit_BoolOp(self, node):
+        """``a and b``: ``a`` is always evaluated, ``b`` not."""
+        node.values[0] = self.visit(node.values[0])
+        self.unsafe += 1
+        node.values[1:] = [self.visit(v) for v in node.values[1:]]
+        self.unsafe -= 1
+        return node
+
+    def visit_IfExp(self, node):
+        """``b if t else c``: ``t`` is always evaluated, ``b`` and ``c`` not."""
+        node.test = self.visit(node.test)
+        self.unsafe += 1
+        node.body, node.orelse = self.visit(node.body), self.visit(node.orelse)
+        self.unsafe -= 1
+        return node
 
     def visit_Lambda(self, node):
         return node  # its calls are rewritten when it is lifted and compiled

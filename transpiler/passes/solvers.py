@@ -50,7 +50,7 @@ import numpy as np
 
 import runtime
 from transpiler import ast_util as A
-from transpiler.anno import Anno, setanno
+from transpiler.anno import Anno, getanno, setanno
 from transpiler.errors import NoRuleError, error_at
 from transpiler.implicit import (
     STATIONARY,
@@ -67,7 +67,8 @@ _SECOND_ORDER = (runtime.implicit_root_adjoint, runtime.implicit_root_tangent,
                            runtime.implicit_system_adjoint, runtime.implicit_system_tangent,
                            runtime.implicit_minimum_adjoint, runtime.implicit_minimum_tangent,
                            runtime.integral_adjoint, runtime.integral_tangent,
-                           runtime.integral_limit_adjoint, runtime.integral_weight_adjoint)
+                           runtime.integral_limit_adjoint, runtime.integral_weight_adjoint,
+                           runtime.ode_adjoint, runtime.ode_tangent)
 
 
 def solvers(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
@@ -109,6 +110,23 @@ def integrals() -> dict:
     return {si.quad: "quad", si.quad_vec: "quad_vec", si.fixed_quad: "fixed_quad"}
 
 
+def odes() -> dict:
+    """scipy.integrate's ODE solvers -> the layout of their solution: ``"ivp"`` (``solve_ivp``:
+    ``sol.y``, ``(n, K)``) or ``"odeint"`` (``(K, n)``); empty where scipy.integrate is not
+    imported."""
+    si = sys.modules.get("scipy.integrate")
+    if si is None:
+        return {}
+    return {si.solve_ivp: "ivp", si.odeint: "odeint"}
+
+
+# what the derivative's own solves take of solve_ivp's options (the others, like jac=, belong to
+# the user's right-hand side, not to its adjoint's)
+_ODE_OPTIONS = ("max_step",)
+# solve_ivp's result: its data fields
+_ODE_DATA = frozenset({"success", "status", "message", "nfev", "njev", "nlu"})
+
+
 def _kind(table: dict, func):
     try:
         return table.get(func)
@@ -140,6 +158,8 @@ class _Solvers(CallRewriter):
             return self._solver_statement(stmt)
         if self._integral_statement(stmt):
             return self._integral_result(stmt)
+        if self._ode_statement(stmt):
+            return self._ode_result(stmt)
         return None
 
     def visit_Call(self, node):
@@ -150,6 +170,14 @@ class _Solvers(CallRewriter):
                            "integral and its error estimate) is differentiated through its "
                            "integral, read as [0]", f"write {func.__name__}(...)[0], or "
                            f"value, error = {func.__name__}(...)")
+        kind = _kind(odes(), func)
+        if kind == "odeint":
+            return self._ode(node, func, self.before)[0]
+        if kind == "ivp":
+            raise error_at(node, self.ctx, "scipy.integrate.solve_ivp's result is "
+                           "differentiated through its solution, read as .y",
+                           "write solve_ivp(...).y, or assign the result to a name once and "
+                           "read its .y (and .t)")
         if any(func is f for f in _SECOND_ORDER):
             raise self._second_order(node)
         if func is not None and _kind(solver_kinds(), func) is not None:
@@ -274,6 +302,159 @@ class _Solvers(CallRewriter):
         error = gast.Subscript(value=A.name(held), slice=A.const(1), ctx=gast.Load())
         return gast.copy_location(value, node), gast.copy_location(error, node)
 
+    # --- ODEs ---
+
+    def _ode_statement(self, stmt) -> bool:
+        """Whether ``stmt`` is ``sol = solve_ivp(...)``."""
+        return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+            and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call) \
+            and _kind(odes(), value_of(stmt.value.func, self.local, self.ctx)) == "ivp"
+
+    def _ode_result(self, stmt):
+        """``sol = solve_ivp(...)`` -> ``sol = rt.stop_gradient(solve_ivp(...))`` and after it
+        ``_y = rt.ode_solution(sol.y, ...)``, which later reads of ``sol.y`` read."""
+        name, call = stmt.targets[0].id, self._visited(stmt.value)
+        func = value_of(call.func, self.local, self.ctx)
+        if self.stores.get(name, 0) != 1 or name in self.results:
+            raise error_at(stmt, self.ctx, "a scipy.integrate.solve_ivp result is "
+                           "differentiated when its name is assigned once",
+                           "give each call's result a name of its own, or read "
+                           "solve_ivp(...).y at the call")
+        held, times = self._ode(call, func, self.after, name)
+        self.after.append(A.assign(self.ctx.namer.fresh("_y"), held))
+        self.results[name] = {"func": func, "kind": "ode", "field": "y",
+                              "y": A.name(self.after[-1].targets[0].id), "t": times}
+        rt = self.ctx.bind("rt", runtime)
+        stmt.value = bound_call(runtime.stop_gradient, f"{rt}.stop_gradient", call)
+        return stmt
+
+    def _arguments(self, node, func, name: str, flags: tuple) -> tuple:
+        """``node``'s arguments bound to ``func``'s parameters, and its ``args=`` as a list;
+        refusing ``*args``/``**kwargs``, an ``args=`` not written as a tuple, and the options
+        ``flags`` set."""
+        if any(isinstance(a, gast.Starred) for a in node.args) \
+                or any(k.arg is None for k in node.keywords):
+            raise error_at(node, self.ctx, f"{name} called with *args or **kwargs is not "
+                           "differentiated", "pass its arguments by name")
+        try:
+            bound = inspect.signature(func).bind(
+                *node.args, **{k.arg: k.value for k in node.keywords}).arguments
+        except TypeError as e:
+            raise error_at(node, self.ctx, f"{name}: {e}", "") from e
+        for option in flags:
+            flag = bound.get(option, bound.get("options", {}).get(option))
+            if flag is not None and not (isinstance(flag, gast.Constant) and not flag.value):
+                raise error_at(flag, self.ctx, f"{name} with {option} is not differentiated",
+                               f"call it without {option}")
+        extra = bound.get("args")
+        if extra is None or isinstance(extra, gast.Constant) and extra.value is None:
+            extra = []
+        elif isinstance(extra, gast.Tuple):
+            extra = list(extra.elts)
+        else:
+            raise error_at(extra, self.ctx, f"{name}'s args= is differentiated when it is "
+                           "written as a tuple (args=(a, b))", "write the tuple out at the call")
+        return bound, extra
+
+    def _ode(self, node, func, into: list, result: str | None = None) -> tuple:
+        """An ODE solver's call -> (its solution through ``rt.ode_solution``, its output
+        times), the statements computing them added to ``into`` (``result``: the name the
+        solver's result object is held in, else one is made)."""
+        layout = odes()[func]
+        name = f"scipy.integrate.{func.__name__}"
+        self.hoisted(node, name)
+        if tape.is_generated(getattr(self.ctx, "fn", None)):
+            raise self._second_order(node)
+        bound, extra = self._arguments(node, func, name, ("full_output", "events"))
+        given = bound["fun"] if layout == "ivp" else bound["func"]
+        extra = [self.once(e, node) for e in extra]
+        y0 = self.once(bound["y0"], node)
+        rt = self.ctx.bind("rt", runtime)
+        options = {"layout": A.const(layout)}
+        held_call = self._replaced(node, {id(bound["y0"]): y0, id(bound.get("args")): gast.Tuple(
+            elts=[A.copy_node(e) for e in extra], ctx=gast.Load())})
+        if layout == "ivp":
+            span = bound["t_span"]
+            if isinstance(span, (gast.Tuple, gast.List)) and len(span.elts) == 2:
+                t0, t1 = self.once(span.elts[0], node), self.once(span.elts[1], node)
+                held_call = self._replaced(held_call, {id(span): gast.Tuple(elts=[
+                    A.copy_node(t0), A.copy_node(t1)], ctx=gast.Load())})
+            else:
+                span = self.once(span, node)
+                held_call = self._replaced(held_call, {id(bound["t_span"]): span})
+                t0, t1 = (gast.Subscript(value=A.copy_node(span), slice=A.const(i),
+                                         ctx=gast.Load()) for i in (0, -1))
+            times = bound.get("t_eval")
+            if times is not None:
+                times = self.once(times, node)
+                held_call = self._replaced(held_call, {id(bound["t_eval"]): times})
+            for option in ("method", "rtol", "atol"):
+                if bound.get(option, bound.get("options", {}).get(option)) is not None:
+                    options[option] = self.once(bound.get(option, bound["options"].get(
+                        option)), node)
+            solver = {k: self.once(v, node) for k, v in bound.get("options", {}).items()
+                      if k in _ODE_OPTIONS}
+            if solver:
+                options["solver"] = gast.Dict(keys=[A.const(k) for k in solver], values=[
+                    A.copy_node(v) for v in solver.values()])
+        else:
+            times = self.once(bound["t"], node)
+            held_call = self._replaced(held_call, {id(bound["t"]): times})
+            t0 = t1 = A.const(None)
+            options["method"] = A.const("LSODA")
+            for option in ("rtol", "atol"):
+                options[option] = A.const(1.49012e-8) if bound.get(option) is None \
+                    else self.once(bound[option], node)
+            tfirst = bound.get("tfirst")
+            if tfirst is not None and not isinstance(tfirst, gast.Constant):
+                raise error_at(tfirst, self.ctx, f"{name}'s tfirst= is differentiated when it "
+                               "is written at the call", "write tfirst=True or False")
+            options["tfirst"] = A.const(bool(tfirst.value) if tfirst is not None else False)
+        function = self.function_of(given, node)
+        held_call = self._replaced(held_call, {id(given): function})
+        objective, free = self._objective(given, function, len(extra) + 1, False, node,
+                                          f"{name}'s right-hand side")
+        extra = extra + [A.name(n) for n in free]
+        if result is None:
+            result = self.ctx.namer.fresh("_sol")
+            into.append(A.assign(result, bound_call(runtime.stop_gradient,
+                                                    f"{rt}.stop_gradient", held_call)))
+        else:
+            node.args, node.keywords = held_call.args, held_call.keywords
+        if layout == "ivp":
+            ys = gast.Attribute(value=A.name(result), attr="y", ctx=gast.Load())
+            steps = gast.Attribute(value=A.name(result), attr="t", ctx=gast.Load())
+        else:
+            ys, steps = A.name(result), A.copy_node(times)
+        table = gast.Dict(keys=[A.const(k) for k in options],
+                          values=[A.copy_node(v) for v in options.values()])
+        held = bound_call(runtime.ode_solution, f"{rt}.ode_solution", ys, A.copy_node(steps),
+                          A.copy_node(objective), A.copy_node(t0), A.copy_node(t1),
+                          A.copy_node(y0), gast.Tuple(elts=[A.copy_node(e) for e in extra],
+                                                      ctx=gast.Load()),
+                          A.const(None) if times is None else A.copy_node(times),
+                          A.name(self.ctx.bind("ode", UNDER_INTEGRAL)),
+                          bound_call(runtime.stop_gradient, f"{rt}.stop_gradient", table))
+        if times is not None:
+            times = bound_call(np.asarray, f"{self.ctx.bind('np', np)}.asarray",
+                               A.copy_node(times), keywords=[gast.keyword(
+                                   arg="dtype", value=A.builtin("float"))])
+        else:
+            times = bound_call(runtime.step_times, f"{rt}.step_times", A.copy_node(steps),
+                               A.copy_node(t0), A.copy_node(t1))
+        return gast.copy_location(held, node), times
+
+    @staticmethod
+    def _replaced(node, replacements: dict):
+        """A copy of the call ``node`` whose arguments ``replacements`` names (by id) are
+        replaced."""
+        call = gast.Call(func=node.func, args=[replacements.get(id(a), a) for a in node.args],
+                         keywords=[gast.keyword(arg=k.arg, value=replacements.get(
+                             id(k.value), k.value)) for k in node.keywords])
+        if getanno(node, Anno.FUNC, None) is not None:
+            setanno(call, Anno.FUNC, getanno(node, Anno.FUNC))
+        return call
+
     def _gauss_legendre(self, node, given, lower, upper, extra, order) -> tuple:
         """``fixed_quad(f, a, b, args=(p,), n=5)`` -> ``(b - a) / 2 * np.sum(_w * f((b - a) *
         (_t + 1) / 2 + a, p), axis=-1)``, ``_t, _w = leggauss(5)`` the nodes and weights
@@ -307,7 +488,13 @@ class _Solvers(CallRewriter):
         is an object."""
         if isinstance(node.value, gast.Name) and node.value.id in self.results:
             return self._result_field(node)
-        finder = solver_kinds().get(value_of(node.value.func, self.local, self.ctx)) \
+        if isinstance(node.value, gast.Call) and _kind(odes(), value_of(
+                node.value.func, self.local, self.ctx)) == "ivp" and node.attr in ("y", "t"):
+            call = self._visited(node.value)
+            held, times = self._ode(call, value_of(call.func, self.local, self.ctx),
+                                    self.before)
+            return gast.copy_location(held if node.attr == "y" else times, node)
+        finder = _kind(solver_kinds(), value_of(node.value.func, self.local, self.ctx)) \
             if isinstance(node.value, gast.Call) else None
         if finder is not None and finder[1] == node.attr:
             call = node.value
@@ -374,6 +561,15 @@ class _Solvers(CallRewriter):
         """``res.x`` of a solver's result object: its solution; ``res.fun``: the objective
         there; its data fields as they are."""
         info = self.results[node.value.id]
+        if info["kind"] == "ode":
+            if node.attr in ("y", "t"):
+                return gast.copy_location(A.copy_node(info[node.attr]), node)
+            if node.attr in _ODE_DATA:
+                return node
+            raise error_at(node, self.ctx, f"{node.value.id}.{node.attr} of a scipy.integrate."
+                           "solve_ivp result is not differentiated (dense output and events "
+                           "are not yet)", "read its .y at the times you need, given as "
+                           "t_eval=")
         if node.attr == info["field"]:
             return gast.copy_location(A.name(info["held"]), node)
         if node.attr == "fun" and info["kind"] != "scalar":

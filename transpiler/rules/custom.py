@@ -100,6 +100,44 @@ def tan_integral(ans, value, fun, a, b, args, wvar, integrand, options):
                                  options)
 
 
+# an ODE's solution (solve_ivp(...).y, odeint(...), passes/solvers.py): its adjoint solved
+# backwards (reverse mode), its variational equation beside it (forward mode), both by SciPy,
+# the right-hand side's derivatives taken at run time (``ode``, transpiler/implicit.py)
+@adjoint(rt.ode_solution)
+def adj_ode_solution(ans, ys, ts, fun, t0, t1, y0, args, times, ode, options):
+    gt0, gt1, gy0, gargs, gtimes = rt.ode_adjoint(d[ans], ys, ts, fun, t0, t1, y0, args, times,
+                                                  ode, options)
+    d[t0] = gt0
+    d[t1] = gt1
+    d[y0] = gy0
+    d[args] = gargs
+    d[times] = gtimes
+
+
+@tangent(rt.ode_solution)
+def tan_ode_solution(ans, ys, ts, fun, t0, t1, y0, args, times, ode, options):
+    d[ans] = rt.ode_tangent(d[t0], d[t1], d[y0], d[args], d[times], ys, ts, fun, t0, t1, y0,
+                            args, times, ode, options)
+
+
+# solve_ivp's sol.t without t_eval: its first time moves with t0, its last with t1
+@adjoint(rt.step_times)
+def adj_step_times(ans, ts, t0, t1):
+    gt0, gt1 = rt.step_times_adjoint(d[ans], ts)
+    d[t0] = gt0
+    d[t1] = gt1
+
+
+@tangent(rt.step_times)
+def tan_step_times(ans, ts, t0, t1):
+    d[ans] = rt.step_times_tangent(d[t0], d[t1], ts)
+
+
+@tangent(rt.step_times_adjoint)  # (linear in the gradient)
+def tan_step_times_adjoint(ans, g, ts):
+    d[ans] = rt.step_times_adjoint(d[g], ts)
+
+
 def black_box(f: Callable | None = None, *, vjp: Callable | None = None,
               jvp: Callable | None = None):
     """Register ``vjp`` (reverse mode) and/or ``jvp`` (forward mode) as the derivatives of the

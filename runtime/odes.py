@@ -1,0 +1,222 @@
+"""An ODE solution's derivative by its adjoint (reverse mode) and its variational equation
+(forward mode), solved with SciPy itself; never through the solver's steps.
+
+For ``y' = f(t, y, p)``, ``y(t0) = y0``, read at output times ``T_k`` with cotangents ``G_k``:
+
+- reverse: the adjoint ``a`` runs backwards from the last output, ``a' = -J_y^T a``, jumping by
+  ``G_k`` at each output; along the way ``gp' = -J_p^T a`` collects the parameters' gradient,
+  and at ``t0``: ``dL/dy0 = a``, ``dL/dt0 = -a . f(t0, y0)``; an output time's gradient is
+  ``G_k . f(T_k, y_k)``. Between two outputs the state is recomputed from the earlier output
+  (a checkpoint the forward solve already returned) with dense output, so the memory is that of
+  one interval, not of every step the solver took;
+- forward: the tangent ``v = dy`` solves ``v' = J_y v + J_p dp`` beside ``y``, from ``v(t0) =
+  dy0 - f(t0, y0) dt0``, read at the outputs plus ``f(T_k, y_k) dT_k``.
+
+The vector-Jacobian and Jacobian-vector products of ``f`` are taken at run time by ``ode``
+(transpiler/implicit.py, the runtime never compiles); both solves use the user's method and
+tolerances, so the derivative is as accurate as the solution, relative to them.
+``x = solve_ivp(f, (t0, t1), y0, t_eval=ts, args=(p,))`` is written (passes/solvers.py)
+``sol = rt.stop_gradient(solve_ivp(...))`` and ``_y = rt.ode_solution(sol.y, sol.t, f, t0, t1,
+y0, (p,), ts, ode, options)``, which later reads of ``sol.y`` read.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from runtime.arrays import asarray, is_zero
+
+
+def ode_solution(ys, ts, fun, t0, t1, y0, args: tuple, times, ode, options: dict):
+    """``ys``, the solver's solution at its output times ``ts`` (``solve_ivp``'s ``sol.y``,
+    ``(n, K)``; ``odeint``'s, ``(K, n)``): its derivative is the adjoint's."""
+    if options.get("layout") == "ivp" and np.shape(ys)[1:] and np.shape(ys)[1] == 0:
+        raise RuntimeError("the ODE solver returned no output (it failed at the first step?)")
+    return ys
+
+
+def step_times(ts, t0, t1):
+    """``solve_ivp``'s ``sol.t`` without ``t_eval``: the steps it took, from ``t0`` to ``t1``:
+    the first moves with ``t0`` and the last with ``t1``, the others are the solver's choice
+    (data)."""
+    return ts
+
+
+def step_times_adjoint(g, ts):
+    """``(dL/dt0, dL/dt1)`` of ``step_times``."""
+    if is_zero(g):
+        return 0.0, 0.0
+    g = asarray(g, float)
+    return float(g[0]), float(g[-1])
+
+
+def step_times_tangent(dt0, dt1, ts):
+    out = np.zeros(np.shape(ts))
+    if dt0 is not None and not is_zero(dt0):
+        out[0] = float(dt0)
+    if dt1 is not None and not is_zero(dt1):
+        out[-1] = out[-1] + float(dt1)
+    return out
+
+
+# --- the pieces both modes share ---
+
+class _Problem:
+    """The problem as solved: the right-hand side as ``rhs(t, y)``, the outputs as ``(K, n)``,
+    the initial point, and how to call SciPy again."""
+
+    def __init__(self, ys, ts, fun, t0, y0, args, times, ode, options):
+        self.fun, self.args, self.ode, self.options = fun, tuple(args), ode, options
+        self.tfirst = options.get("tfirst", True)
+        self.pull = None
+        y0 = asarray(y0)
+        if np.iscomplexobj(y0) or np.iscomplexobj(ys):
+            raise TypeError("an ODE with complex values is not differentiated yet: write it "
+                            "as a real system of twice the size")
+        self.shape0 = np.shape(y0)
+        self.y0 = np.ravel(asarray(y0, float))
+        ys = asarray(ys, float)
+        self.ys = ys.T if options.get("layout") == "ivp" else ys.reshape(len(ys), -1)
+        self.ts = np.ravel(asarray(ts if times is None else times, float))
+        self.t0 = float(self.ts[0] if t0 is None else t0)
+
+    def rhs(self, t, y):
+        call = (t, y) if self.tfirst else (y, t)
+        return np.ravel(asarray(self.fun(*call, *self.args), float))
+
+    def vjp(self, t, y, a) -> tuple:
+        """``(J_y^T a, (J_p^T a for each argument))``."""
+        if self.pull is None:  # (prepared once per solve: the arguments' kinds hold)
+            self.pull = self.ode.pullback(self.fun, t, (y, *self.args),
+                                          at=0 if self.tfirst else 1)
+        parts = self.pull(t, (y, *self.args), a)
+        return parts[0], parts[1:]
+
+    def jvp(self, t, y, v, dargs):
+        return self.ode.jvp(self.fun, t, (y, *self.args), (v, *dargs),
+                            at=0 if self.tfirst else 1)
+
+    def solve(self, rhs, span, y0, t_eval=None, dense=False, scale=1.0):
+        """``solve_ivp`` with the user's method and tolerances (``scale``: the tolerances'
+        factor for an augmented state)."""
+        from scipy.integrate import solve_ivp
+
+        options = self.options
+        solved = solve_ivp(rhs, span, y0, method=options.get("method", "RK45"),
+                           t_eval=t_eval, dense_output=dense, rtol=options.get("rtol", 1e-3),
+                           atol=_tolerance(options.get("atol", 1e-6), len(y0), scale),
+                           **options.get("solver", {}))
+        if not solved.success:
+            raise RuntimeError(f"the ODE's derivative: SciPy's solve_ivp failed ({solved.message})")
+        return solved
+
+
+def _tolerance(atol, size: int, scale):
+    """The user's ``atol`` for an augmented state of ``size``: per component where it was
+    given per component (the state's first), the smallest of them for the rest."""
+    atol = np.atleast_1d(np.asarray(atol, float))
+    if atol.size == 1:
+        return float(atol[0])
+    extra = size - atol.size
+    return np.concatenate([atol, np.full(max(extra, 0), atol.min() * scale)])[:size]
+
+
+def _active(args, ode) -> tuple:
+    return ode.active(args)
+
+
+def ode_adjoint(g, ys, ts, fun, t0, t1, y0, args: tuple, times, ode, options: dict) -> tuple:
+    """``(dL/dt0, dL/dt1, dL/dy0, (dL/dp for each argument), dL/dtimes)`` by the adjoint."""
+    if is_zero(g):
+        zero = np.zeros(np.shape(y0)) if np.ndim(y0) else 0.0
+        return 0.0, 0.0, zero, (None,) * len(args), None if times is None else np.zeros(
+            np.shape(times))
+    problem = _Problem(ys, ts, fun, t0, y0, args, times, ode, options)
+    g = asarray(g, float)
+    g = g.T if options.get("layout") == "ivp" else g.reshape(len(g), -1)
+    n, outputs = problem.y0.size, problem.ts
+    active = _active(args, ode)
+    shapes = [np.shape(a) for a, on in zip(args, active, strict=True) if on]
+    sizes = [int(np.prod(s)) for s in shapes]
+    a, gp = np.zeros(n), np.zeros(sum(sizes))
+    gtimes = np.zeros(len(outputs))
+    stops = [k for k in range(len(outputs)) if np.any(g[k])]
+    for index, k in enumerate(reversed(stops)):
+        a = a + g[k]
+        gtimes[k] = float(g[k] @ problem.rhs(outputs[k], problem.ys[k]))
+        earlier = stops[len(stops) - 2 - index] if index < len(stops) - 1 else None
+        start_t, start_y = (problem.t0, problem.y0) if earlier is None else (
+            outputs[earlier], problem.ys[earlier])
+        if outputs[k] != start_t:
+            a, gp = _backwards(problem, start_t, start_y, outputs[k], a, gp, active, n)
+    gt0 = -float(a @ problem.rhs(problem.t0, problem.y0))
+    gargs, at = [], 0
+    for on in active:
+        if not on:
+            gargs.append(None)
+            continue
+        shape, size = shapes.pop(0), sizes.pop(0)
+        part = gp[at:at + size].reshape(shape)
+        at += size
+        gargs.append(part if shape else float(part))
+    gy0 = a.reshape(problem.shape0) if problem.shape0 else float(a[0])
+    if times is None and t0 is not None:  # (solve_ivp without t_eval: the steps' ends move)
+        return gt0 + gtimes[0], float(gtimes[-1]), gy0, tuple(gargs), None
+    if t0 is None:  # (odeint: the first output time is the initial time)
+        gtimes[0] += gt0
+        return 0.0, 0.0, gy0, tuple(gargs), gtimes.reshape(np.shape(times))
+    return gt0, 0.0, gy0, tuple(gargs), gtimes.reshape(np.shape(times))
+
+
+def _backwards(problem, start_t, start_y, end_t, a, gp, active, n):
+    """The adjoint from ``end_t`` back to ``start_t``, the state recomputed forward from
+    ``start_y`` at ``start_t`` (dense output on this interval only)."""
+    forward = problem.solve(problem.rhs, (start_t, end_t), start_y, dense=True).sol
+
+    def adjoint(t, z):
+        y = forward(t)
+        vy, vp = problem.vjp(t, y, z[:n])
+        flat = [np.ravel(asarray(p, float)) for p, on in zip(vp, active, strict=True) if on]
+        return -np.concatenate([np.ravel(asarray(vy, float))] + flat)
+
+    z = problem.solve(adjoint, (end_t, start_t), np.concatenate([a, gp])).y[:, -1]
+    return z[:n], z[n:]
+
+
+def ode_tangent(dt0, dt1, dy0, dargs, dtimes, ys, ts, fun, t0, t1, y0, args: tuple, times,
+                ode, options: dict):
+    """The solution's tangent at its outputs: the variational equation solved beside ``y``."""
+    problem = _Problem(ys, ts, fun, t0, y0, args, times, ode, options)
+    n, outputs = problem.y0.size, problem.ts
+    if not isinstance(dargs, (tuple, list)):  # (no argument moves)
+        dargs = (None,) * len(args)
+    dargs = tuple(None if d is None or is_zero(d) else d for d in dargs)
+    moving = lambda d: d is not None and not is_zero(d)  # noqa: E731
+    if times is None and t0 is not None:  # (solve_ivp without t_eval)
+        dtimes = step_times_tangent(dt0, dt1, outputs)
+    elif t0 is None and moving(dtimes):  # (odeint: the initial time is the first output)
+        dt0 = float(np.ravel(asarray(dtimes, float))[0])
+    v0 = np.zeros(n) if not moving(dy0) else np.ravel(asarray(dy0, float)).copy()
+    if moving(dt0):
+        v0 = v0 - float(dt0) * problem.rhs(problem.t0, problem.y0)
+    out = np.zeros((len(outputs), n))
+    if np.any(v0) or any(d is not None for d in dargs):
+        shape = problem.shape0
+
+        def augmented(t, z):
+            y, v = z[:n], z[n:]
+            dy = problem.jvp(t, y, v.reshape(shape) if shape else float(v[0]), dargs)
+            return np.concatenate([problem.rhs(t, y), np.ravel(asarray(dy, float))])
+
+        if len(outputs) and outputs[-1] != problem.t0:
+            solved = problem.solve(augmented, (problem.t0, outputs[-1]),
+                                   np.concatenate([problem.y0, v0]), t_eval=outputs)
+            out = solved.y[n:].T
+        else:
+            out[:] = v0
+    if moving(dtimes):
+        dtimes = np.ravel(asarray(dtimes, float))
+        for k, d in enumerate(dtimes):
+            if d:
+                out[k] = out[k] + d * problem.rhs(outputs[k], problem.ys[k])
+    return out.T if options.get("layout") == "ivp" else out.reshape(np.shape(ys))

@@ -1,0 +1,181 @@
+"""ODE solutions of scipy.integrate by their adjoint (reverse mode) and variational equation
+(forward mode) (passes/solvers.py, runtime/odes.py), checked against central differences of the
+whole solve at tight tolerances, for every method of solve_ivp and for odeint: gradients in the
+initial state, the parameters (args= and closures), the span's ends and the output times."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("scipy.integrate")
+from scipy.integrate import odeint, solve_ivp  # noqa: E402
+
+from transpiler import TranspileError, grad, hvp, jvp  # noqa: E402
+
+TIMES = np.array([0.4, 1.1, 2.0])
+
+
+def oscillator(t, y, w, c):
+    return [y[1], -w * w * y[0] - c * y[1]]
+
+
+def damped(w, c):
+    # a list-valued right-hand side, args=, no t_eval: the last step is read
+    sol = solve_ivp(oscillator, (0.0, 3.0), [1.0, 0.0], args=(w, c), method="DOP853",
+                    rtol=1e-11, atol=1e-12)
+    return sol.y[0, -1] - 0.5 * sol.y[1, -1]
+
+
+def lotka_volterra(alpha, beta):
+    # a closure over the parameters, outputs at t_eval, read whole
+    def rhs(t, z):
+        x, y = z
+        return np.array([alpha * x - beta * x * y, -0.8 * y + 0.6 * x * y])
+
+    sol = solve_ivp(rhs, (0.0, 2.0), np.array([1.5, 1.0]), t_eval=TIMES, method="RK45",
+                    rtol=1e-11, atol=1e-12)
+    return np.sum((sol.y - 1.0) ** 2)
+
+
+def initial_state(y0, k):
+    # the gradient in y0, at the call's attribute
+    y = solve_ivp(lambda t, y: -k * y + np.sin(t), (0.0, 1.5), y0, t_eval=[0.5, 1.5],
+                  method="DOP853", rtol=1e-11, atol=1e-12).y
+    return np.sum(y * np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.5]]))
+
+
+def moving_ends(t0, t1):
+    # the span's ends: the start moves the state, the end the last step read
+    sol = solve_ivp(lambda t, y: np.cos(t) * y, (t0, t1), [1.0], method="DOP853",
+                    rtol=1e-11, atol=1e-12)
+    return sol.y[0, -1] + sol.t[-1] ** 2
+
+
+def output_times(s, k):
+    # outputs at times that are themselves differentiated
+    ts = np.array([0.5, 1.0, 1.5]) * s
+    sol = solve_ivp(lambda t, y: -k * y * y, (0.0, 2.0), [1.0], t_eval=ts, method="DOP853",
+                    rtol=1e-11, atol=1e-12)
+    return np.sum(sol.y) + np.sum(sol.t)
+
+
+def van_der_pol(mu, x0):
+    # a stiff problem, BDF
+    sol = solve_ivp(lambda t, y: [y[1], mu * (1 - y[0] ** 2) * y[1] - y[0]], (0.0, 2.0),
+                    [x0, 0.0], method="BDF", t_eval=[1.0, 2.0], rtol=1e-10, atol=1e-12)
+    return sol.y[0, -1] + sol.y[1, 0]
+
+
+def robertson(k1, k3):
+    # the classic stiff chemistry problem, Radau
+    def rhs(t, y):
+        return [-k1 * y[0] + k3 * y[1] * y[2],
+                k1 * y[0] - k3 * y[1] * y[2] - 3e7 * y[1] ** 2,
+                3e7 * y[1] ** 2]
+
+    sol = solve_ivp(rhs, (0.0, 10.0), [1.0, 0.0, 0.0], method="Radau", t_eval=[10.0],
+                    rtol=1e-10, atol=1e-14)
+    return sol.y[0, -1] + 100.0 * sol.y[1, -1]
+
+
+def lsoda(a, b):
+    sol = solve_ivp(lambda t, y, a, b: [-a * y[0] + b, a * y[0] - b * y[1]], (0.0, 1.0),
+                    [1.0, 0.5], args=(a, b), method="LSODA", rtol=1e-11, atol=1e-12)
+    return sol.y[1, -1]
+
+
+def rk23(a, b):
+    sol = solve_ivp(lambda t, y: -a * y + b, (0.0, 1.0), [1.0], t_eval=[1.0], method="RK23",
+                    rtol=1e-11, atol=1e-12)
+    return sol.y[0, 0]
+
+
+def growth(y, t, a):
+    return -a * y + np.sin(t)
+
+
+def odeint_loss(a, t1):
+    # odeint: f(y, t), outputs (len(t), n), the last time differentiated
+    y = odeint(growth, 1.0, np.array([0.0, 0.5, t1]), args=(a,), rtol=1e-11, atol=1e-12)
+    return np.sum(y[:, 0] * np.array([1.0, 2.0, 3.0]))
+
+
+def odeint_tfirst(a, y0):
+    y = odeint(lambda t, y: [y[1], -a * y[0]], [y0, 0.0], np.linspace(0.0, 2.0, 5),
+               tfirst=True, rtol=1e-11, atol=1e-12)
+    return np.sum(y ** 2)
+
+
+CASES = {damped: (1.3, 0.2), lotka_volterra: (1.1, 0.4), initial_state: (
+    np.array([1.0, -0.5, 2.0]), 0.7), moving_ends: (0.2, 1.7), output_times: (1.1, 0.6),
+    van_der_pol: (1.5, 1.2), robertson: (0.04, 1e4), lsoda: (0.9, 0.3), rk23: (0.9, 0.3),
+    odeint_loss: (0.8, 1.7), odeint_tfirst: (1.3, 0.7)}
+
+
+def _direction(f, args, tangents, h):
+    up = [a + h * t for a, t in zip(args, tangents, strict=True)]
+    down = [a - h * t for a, t in zip(args, tangents, strict=True)]
+    return (f(*up) - f(*down)) / (2 * h)
+
+
+def _step(value) -> float:
+    return 1e-5 * max(1.0, float(np.max(np.abs(value))))
+
+
+@pytest.mark.parametrize("f", list(CASES), ids=lambda f: f.__name__)
+def test_ode_solutions_match_finite_differences_in_both_modes(f):
+    args = CASES[f]
+    got = grad(f, wrt=(0, 1))(*args)
+    for i, g in enumerate(got):
+        units = np.eye(np.size(args[i])) if np.ndim(args[i]) else [1.0]
+        h = _step(args[i])
+        want = [_direction(f, args, [u if j == i else 0 * a for j, a in enumerate(args)], h)
+                for u in units]
+        np.testing.assert_allclose(np.ravel(g), want, rtol=1e-5, atol=1e-7)
+    rng = np.random.default_rng(3)
+    tangents = [rng.normal(size=np.shape(a)) * _step(a) / 1e-5 if np.ndim(a)
+                else float(rng.normal()) * _step(a) / 1e-5 for a in args]
+    value, tangent = jvp(f, args, tuple(tangents))
+    assert value == pytest.approx(f(*args), rel=1e-12)
+    np.testing.assert_allclose(tangent, _direction(f, args, tangents, 1e-5), rtol=1e-5,
+                               atol=1e-7)
+
+
+def test_the_gradient_solves_the_adjoint():
+    source = grad(damped, wrt=(0, 1)).source
+    assert "rt.ode_solution(" in source and "rt.ode_adjoint(" in source
+    assert "solve_ivp" in source.split("rt.seed")[0]  # (the forward solve, as written)
+
+
+def _whole(k):
+    return solve_ivp(lambda t, y: -k * y, (0.0, 1.0), [1.0])
+
+
+def _events(k):
+    return solve_ivp(lambda t, y: -k * y, (0.0, 1.0), [1.0], events=lambda t, y: y[0] - 0.5).y
+
+
+def _dense(k):
+    sol = solve_ivp(lambda t, y: -k * y, (0.0, 1.0), [1.0], dense_output=True)
+    return sol.sol(0.5)[0]
+
+
+def _full(k):
+    return odeint(growth, 1.0, [0.0, 1.0], args=(k,), full_output=1)[0]
+
+
+@pytest.mark.parametrize("f, match", [
+    (_whole, r"read as \.y"),
+    (_events, "events"),
+    (_dense, "dense output"),
+    (_full, "full_output"),
+], ids=["whole", "events", "dense", "full_output"])
+def test_what_is_not_differentiated_is_refused_at_its_line(f, match):
+    with pytest.raises(TranspileError, match=match):
+        grad(f)(0.5)
+
+
+def test_second_derivatives_are_refused():
+    with pytest.raises(TranspileError, match="second derivatives"):
+        hvp(rk23)(0.5, 0.3, 1.0, 0.0)
