@@ -6,9 +6,9 @@ For ``y' = f(t, y, p)``, ``y(t0) = y0``, read at output times ``T_k`` with cotan
 - reverse: the adjoint ``a`` runs backwards from the last output, ``a' = -J_y^T a``, jumping by
   ``G_k`` at each output; along the way ``gp' = -J_p^T a`` collects the parameters' gradient,
   and at ``t0``: ``dL/dy0 = a``, ``dL/dt0 = -a . f(t0, y0)``; an output time's gradient is
-  ``G_k . f(T_k, y_k)``. Between two outputs the state is recomputed from the earlier output
-  (a checkpoint the forward solve already returned) with dense output, so the memory is that of
-  one interval, not of every step the solver took;
+  ``G_k . f(T_k, y_k)``. The state is recomputed from the outputs (checkpoints the forward
+  solve already returned) with dense output, a few intervals at a time, so the memory is that of
+  those intervals, not of every step the solver took;
 - forward: the tangent ``v = dy`` solves ``v' = J_y v + J_p dp`` beside ``y``, from ``v(t0) =
   dy0 - f(t0, y0) dt0``, read at the outputs plus ``f(T_k, y_k) dT_k``.
 
@@ -69,6 +69,7 @@ class _Problem:
         self.fun, self.args, self.ode, self.options = fun, tuple(args), ode, options
         self.tfirst = options.get("tfirst", True)
         self.pull = None
+        self.steps: dict = {}  # a solve's kind -> a first step for its next interval
         y0 = asarray(y0)
         if np.iscomplexobj(y0) or np.iscomplexobj(ys):
             raise TypeError("an ODE with complex values is not differentiated yet: write it "
@@ -96,16 +97,24 @@ class _Problem:
         return self.ode.jvp(self.fun, t, (y, *self.args), (v, *dargs),
                             at=0 if self.tfirst else 1)
 
-    def solve(self, rhs, span, y0, t_eval=None, dense=False, scale=1.0):
+    def solve(self, rhs, span, y0, t_eval=None, dense=False, scale=1.0, first_step=None):
         """``solve_ivp`` with the user's method and tolerances (``scale``: the tolerances'
-        factor for an augmented state)."""
+        factor for an augmented state; ``first_step``: a step known to suit, which spares the
+        solver its initial step selection on each of many short intervals)."""
         from scipy.integrate import solve_ivp
 
         options = self.options
+        extra = dict(options.get("solver", {}))
+        if first_step is not None and "first_step" not in extra:
+            first_step = min(first_step, abs(span[1] - span[0]), extra.get("max_step", np.inf))
+            if first_step > 0:
+                extra["first_step"] = first_step
         solved = solve_ivp(rhs, span, y0, method=options.get("method", "RK45"),
                            t_eval=t_eval, dense_output=dense, rtol=options.get("rtol", 1e-3),
                            atol=_tolerance(options.get("atol", 1e-6), len(y0), scale),
-                           **options.get("solver", {}))
+                           **extra)
+        if len(solved.t) > 1 and first_step is not None:  # (the largest step, grown a little)
+            self.steps[rhs.__name__] = 1.5 * float(np.max(np.abs(np.diff(solved.t))))
         if not solved.success:
             raise RuntimeError(f"the ODE's derivative: SciPy's solve_ivp failed ({solved.message})")
         return solved
@@ -125,6 +134,11 @@ def _active(args, ode) -> tuple:
     return ode.active(args)
 
 
+# output intervals whose state one recomputation holds (dense output) for the adjoint's solves:
+# the memory of at most this many intervals, and a recomputation as long as the solver's steps
+_CHUNK = 16
+
+
 def ode_adjoint(g, ys, ts, fun, t0, t1, y0, args: tuple, times, ode, options: dict) -> tuple:
     """``(dL/dt0, dL/dt1, dL/dy0, (dL/dp for each argument), dL/dtimes)`` by the adjoint."""
     if is_zero(g):
@@ -141,14 +155,20 @@ def ode_adjoint(g, ys, ts, fun, t0, t1, y0, args: tuple, times, ode, options: di
     a, gp = np.zeros(n), np.zeros(sum(sizes))
     gtimes = np.zeros(len(outputs))
     stops = [k for k in range(len(outputs)) if np.any(g[k])]
-    for index, k in enumerate(reversed(stops)):
+    points = [(problem.t0, problem.y0)] + [(outputs[k], problem.ys[k]) for k in stops]
+    state = None  # the state on points[lo]..points[hi]: dense output of one recomputation
+    for i in range(len(stops), 0, -1):
+        k = stops[i - 1]
         a = a + g[k]
         gtimes[k] = float(g[k] @ problem.rhs(outputs[k], problem.ys[k]))
-        earlier = stops[len(stops) - 2 - index] if index < len(stops) - 1 else None
-        start_t, start_y = (problem.t0, problem.y0) if earlier is None else (
-            outputs[earlier], problem.ys[earlier])
-        if outputs[k] != start_t:
-            a, gp = _backwards(problem, start_t, start_y, outputs[k], a, gp, active, n)
+        if points[i][0] == points[i - 1][0]:
+            continue
+        if state is None or i - 1 < state[0]:  # (recompute the next _CHUNK intervals back)
+            lo = max(i - _CHUNK, 0)
+            state = (lo, problem.solve(problem.rhs, (points[lo][0], points[i][0]), points[lo][1],
+                                       dense=True, first_step=problem.steps.get("rhs", np.inf)
+                                       ).sol)
+        a, gp = _backwards(problem, state[1], points[i - 1][0], points[i][0], a, gp, active, n)
     gt0 = -float(a @ problem.rhs(problem.t0, problem.y0))
     gargs, at = [], 0
     for on in active:
@@ -168,18 +188,17 @@ def ode_adjoint(g, ys, ts, fun, t0, t1, y0, args: tuple, times, ode, options: di
     return gt0, 0.0, gy0, tuple(gargs), gtimes.reshape(np.shape(times))
 
 
-def _backwards(problem, start_t, start_y, end_t, a, gp, active, n):
-    """The adjoint from ``end_t`` back to ``start_t``, the state recomputed forward from
-    ``start_y`` at ``start_t`` (dense output on this interval only)."""
-    forward = problem.solve(problem.rhs, (start_t, end_t), start_y, dense=True).sol
-
+def _backwards(problem, forward, start_t, end_t, a, gp, active, n):
+    """The adjoint from ``end_t`` back to ``start_t``, the state ``forward(t)`` there (the
+    dense output of its recomputation)."""
     def adjoint(t, z):
         y = forward(t)
         vy, vp = problem.vjp(t, y, z[:n])
         flat = [np.ravel(asarray(p, float)) for p, on in zip(vp, active, strict=True) if on]
         return -np.concatenate([np.ravel(asarray(vy, float))] + flat)
 
-    z = problem.solve(adjoint, (end_t, start_t), np.concatenate([a, gp])).y[:, -1]
+    z = problem.solve(adjoint, (end_t, start_t), np.concatenate([a, gp]),
+                      first_step=problem.steps.get("adjoint", np.inf)).y[:, -1]
     return z[:n], z[n:]
 
 
