@@ -196,6 +196,13 @@ REFUSED = {
                                       4, "'v'"),
     "returned_by_a_helper": ("y = x * 1.0\n    v = pick(y, 1.0)\n    y[0] = 5.0\n"
                              "    s = np.sum(v)", 4, "'v'"),
+    # NumPy's scatters write in place like an element write (a row the loop walks is a view)
+    "put_along_axis_into_a_walked_row": (
+        "y = x.reshape(2, 3) * 1.0\n    for r in y:\n"
+        "        np.put_along_axis(r, np.array([2, 0]), 0.5, 0)\n    s = np.sum(y * y)", 4,
+        "would also change"),
+    "add_at_into_a_view": ("y = x * 1.0\n    v = y[1:]\n    np.add.at(v, [0, 1], 2.0)\n"
+                           "    s = np.sum(y * y)", 4, "would also change"),
 }
 
 HELPER = """

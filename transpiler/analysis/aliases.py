@@ -77,7 +77,11 @@ try:  # scipy.linalg's factorizations and solves with overwrite_a=True work in t
                         _sla.solve_triangular, _sla.inv}
 except ImportError:
     pass
-_WRITES = (operator.setitem, runtime.appended, runtime.extended)  # result: the same object
+# the writes into their first argument (result: the same object): an element write, a list's
+# append or extend, and NumPy's scatters (np.add.at, np.put, np.put_along_axis, desugar.py)
+SCATTERS = (runtime.added_at, runtime.subtracted_at, runtime.multiplied_at, runtime.put,
+            runtime.put_along)
+WRITES = (operator.setitem, runtime.appended, runtime.extended) + SCATTERS
 _CONTAINERS = frozenset({list, tuple, dict, set, frozenset, sorted, reversed, enumerate, zip,
                          iter, runtime.sequence, runtime.values, runtime.items, runtime.keys,
                          dict.items, dict.values, dict.keys, dict.copy})
@@ -574,8 +578,9 @@ class Aliases:
         keywords = {kw.arg: self.value(kw.value, state, stmt) for kw in node.keywords}
         everything = frozenset().union(mine, *args, *keywords.values())
         first = args[0] if args else frozenset()
-        if any(func is f for f in _WRITES):
-            held = self.elements_of(state, args[-1]) if func is runtime.extended else args[-1]
+        if any(func is f for f in WRITES):
+            held = self.elements_of(state, args[-1]) if func is runtime.extended else args[2] \
+                if any(func is f for f in SCATTERS) and len(args) > 2 else args[-1]
             key = _key(node.args[1]) if func is operator.setitem else ANY
             for o in first:
                 if self.info.get(o, (None,))[0] != ARRAY:

@@ -17,13 +17,10 @@ of them is refused at run time, since the write would show through the other arg
 
 from __future__ import annotations
 
-import operator
-
 import gast
 
-import runtime
 from transpiler import ast_util as A
-from transpiler.analysis.aliases import Aliases
+from transpiler.analysis.aliases import WRITES, Aliases
 from transpiler.anno import Anno, getanno, hasanno
 from transpiler.errors import error_at
 from transpiler.passes import tape
@@ -84,7 +81,8 @@ def _in_place(stmt) -> bool:
 
 
 def _is_setitem(stmt) -> bool:
-    """``y = <setitem>(y, i, v)`` or ``xs = rt.appended(xs, v)`` (from ``xs.append(v)``)."""
+    """``y = <setitem>(y, i, v)``, ``xs = rt.appended(xs, v)`` (from ``xs.append(v)``) or a
+    scatter, ``y = rt.put_along(y, i, v, axis)`` (from ``np.put_along_axis(y, i, v, axis)``)."""
     return isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Call) \
-        and getanno(stmt.value, Anno.FUNC) in (operator.setitem, runtime.appended,
-                                                     runtime.extended)
+        and stmt.value.args and isinstance(stmt.value.args[0], gast.Name) \
+        and any(getanno(stmt.value, Anno.FUNC) is f for f in WRITES)
