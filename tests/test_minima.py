@@ -112,8 +112,97 @@ def bilevel(lam):
     return np.mean((X[valid] @ res.x - Y[valid]) ** 2)
 
 
+DESIGN = np.array([[1.0, 0.2], [1.0, 0.9], [1.0, 1.7], [1.0, 2.4], [1.0, 3.1]])
+TIMES = np.linspace(0.0, 2.0, 9)
+DECAY = 1.5 * np.exp(-0.7 * TIMES) + 0.01 * np.cos(5.0 * TIMES)
+
+
+def _linear_residual(w, A, y):
+    return A @ w - y
+
+
+def linear_least_squares(y, scale):
+    # res.x, res.cost and res.fun of a linear fit, the data in args=
+    res = so.least_squares(_linear_residual, np.zeros(2), args=(DESIGN * scale, y),
+                           xtol=1e-15, ftol=1e-15, gtol=1e-15)
+    return np.sum(res.x * np.array([1.0, -2.0])) + res.cost + np.sum(res.fun * y)
+
+
+def linear_exact(y, scale):
+    w = np.linalg.lstsq(DESIGN * scale, y, rcond=None)[0]
+    r = DESIGN * scale @ w - y
+    return np.sum(w * np.array([1.0, -2.0])) + 0.5 * np.sum(r ** 2) + np.sum(r * y)
+
+
+def exponential_fit(scale, shift):
+    # a lambda closing over the data, bounds that do not hold the fit
+    w = so.least_squares(lambda w: w[0] * np.exp(-w[1] * TIMES) - DECAY * scale - shift,
+                         [1.0, 1.0], bounds=([0.0, 0.0], [10.0, 10.0]), xtol=1e-15,
+                         ftol=1e-15, gtol=1e-15).x
+    return w[0] * w[1] + w[1] ** 2
+
+
+def exponential_exact(scale, shift):
+    data = DECAY * scale + shift
+    w = so.least_squares(lambda w: w[0] * np.exp(-w[1] * TIMES) - data, [1.0, 1.0]).x
+    for _ in range(30):  # Newton on half the sum of squares, to full precision
+        e = np.exp(-w[1] * TIMES)
+        r = w[0] * e - data
+        J = np.stack([e, -w[0] * TIMES * e], axis=1)
+        H = J.T @ J + np.array([[0.0, np.sum(r * -TIMES * e)],
+                                [np.sum(r * -TIMES * e), np.sum(r * w[0] * TIMES ** 2 * e)]])
+        w = w - np.linalg.solve(H, J.T @ r)
+    return w[0] * w[1] + w[1] ** 2
+
+
+def decay_model(x, a, b):
+    return a * np.exp(-b * x)
+
+
+def curve(y):
+    # curve_fit of a module function, popt unpacked (the covariance unread)
+    popt, pcov = so.curve_fit(decay_model, TIMES, y, p0=[1.0, 1.0], xtol=1e-15, ftol=1e-15,
+                              gtol=1e-15)
+    return popt[0] * popt[1]
+
+
+def _newton_fit(w, y, c, sigma):
+    for _ in range(30):  # Newton on the weighted half sum of squares, to full precision
+        e = np.exp(-w[1] * TIMES)
+        r = (w[0] * e + c - y) / sigma
+        J = np.stack([e, -w[0] * TIMES * e], axis=1) / sigma[:, None]
+        off = np.sum(r * -TIMES * e / sigma)
+        H = J.T @ J + np.array([[0.0, off], [off, np.sum(r * w[0] * TIMES ** 2 * e / sigma)]])
+        w = w - np.linalg.solve(H, J.T @ r)
+    return w
+
+
+def curve_exact(y):
+    w = so.curve_fit(decay_model, TIMES, y, p0=[1.0, 1.0])[0]
+    w = _newton_fit(w, y, 0.0, np.ones_like(TIMES))
+    return w[0] * w[1]
+
+
+def weighted_curve(y, c):
+    # a lambda closing over an offset, weighted by sigma, read as [0]
+    popt = so.curve_fit(lambda x, a, b: a * np.exp(-b * x) + c, TIMES, y, p0=[1.0, 1.0],
+                        sigma=0.1 + TIMES, xtol=1e-15, ftol=1e-15, gtol=1e-15)[0]
+    return np.sum(popt ** 2)
+
+
+def weighted_exact(y, c):
+    w = so.curve_fit(lambda x, a, b: a * np.exp(-b * x) + c, TIMES, y, p0=[1.0, 1.0],
+                     sigma=0.1 + TIMES)[0]
+    w = _newton_fit(w, y, c, 0.1 + TIMES)
+    return np.sum(w ** 2)
+
+
 CASES = [
     (ridge_closure, (0.7,), ridge_exact),
+    (curve, (DECAY,), curve_exact),
+    (weighted_curve, (DECAY, 0.1), weighted_exact),
+    (linear_least_squares, (np.array([0.3, 1.1, 1.9, 2.2, 3.4]), 1.3), linear_exact),
+    (exponential_fit, (1.1, 0.05), exponential_exact),
     (result_object, (0.4, 0.2), None),
     (defined_inside, (0.4, 0.2), None),
     (with_jac_true, (0.4, 0.2), None),
@@ -248,9 +337,31 @@ def _twice(a):
     return res.x[0]
 
 
+def _robust(a):
+    return so.least_squares(_linear_residual, np.zeros(2), args=(DESIGN, DESIGN[:, 1] * a),
+                            loss="soft_l1").x[0]
+
+
+def _residual_jacobian(a):
+    res = so.least_squares(_linear_residual, np.zeros(2), args=(DESIGN, DESIGN[:, 1] * a))
+    return np.sum(res.jac)
+
+
+def _covariance_read(a):
+    popt, pcov = so.curve_fit(decay_model, TIMES, DECAY * a, p0=[1.0, 1.0])
+    return popt[0] + pcov[0, 0]
+
+
+def _covariance_indexed(a):
+    return so.curve_fit(decay_model, TIMES, DECAY * a, p0=[1.0, 1.0])[1][0, 0]
+
+
 @pytest.mark.parametrize("f, says", [
+    (_covariance_read, "covariance pcov is not differentiated"),
+    (_covariance_indexed, "covariance is not differentiated"),
     (_constrained, "constraints"), (_method_of_a_local, "method of"),
-    (_whole, r"res\.x where"), (_its_jacobian, r"res\.jac"), (_twice, "assigned once")])
+    (_whole, r"res\.x where"), (_its_jacobian, r"res\.jac"), (_twice, "assigned once"),
+    (_robust, "loss other than 'linear'"), (_residual_jacobian, r"res\.jac")])
 def test_what_the_theorem_is_not_applied_to_is_refused_at_its_line(f, says):
     with pytest.raises(TranspileError, match=says):
         grad(f)(0.5)

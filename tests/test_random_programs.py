@@ -460,7 +460,11 @@ class Gen:
                               # a minimum (strictly convex; L-BFGS-B converges to 1e-14)
                               f"so.minimize(lambda t: np.cosh(t[0] - np.tanh({q})) + 0.5 * "
                               f"t[0] ** 2, np.zeros(1), jac=lambda t: np.sinh(t - np.tanh({q}))"
-                              " + t, method='L-BFGS-B', options=" + MINIMIZE + ").x[0]"]
+                              " + t, method='L-BFGS-B', options=" + MINIMIZE + ").x[0]",
+                              # least squares: the minimum of half the sum of squares
+                              "so.least_squares(lambda w: np.array([w[0] - np.tanh("
+                              f"{q}), 0.5 * w[0] ** 3 + w[0]]), [0.0], xtol=1e-15, ftol=1e-15, "
+                              "gtol=1e-15).x[0]"]
                     # integrals: differentiated under the integral sign, Leibniz's rule
                     forms += [f"si.quad(lambda t: np.exp(-t * t) * np.tanh({q} * t + 0.3), "
                               "0.0, 1.5, epsabs=1e-13, epsrel=1e-13)[0]",

@@ -98,6 +98,7 @@ def solver_kinds() -> dict:
     found[so.fixed_point] = ("fixed", None)
     found[so.minimize] = ("minimum", "x")
     found[so.minimize_scalar] = ("minimum", "x")
+    found[so.least_squares] = ("minimum", "x")  # (of half the residuals' sum of squares)
     return found
 
 
@@ -108,6 +109,18 @@ def integrals() -> dict:
     if si is None:
         return {}
     return {si.quad: "quad", si.quad_vec: "quad_vec", si.fixed_quad: "fixed_quad"}
+
+
+def fits() -> dict:
+    """scipy.optimize's ``curve_fit`` (its result a pair: the parameters and their
+    covariance); empty where scipy.optimize is not imported."""
+    so = sys.modules.get("scipy.optimize")
+    return {} if so is None else {so.curve_fit: "curve_fit"}
+
+
+def _pairs() -> dict:
+    """The calls whose result is a pair read as ``[0]`` or unpacked: integrals and fits."""
+    return {**integrals(), **fits()}
 
 
 def odes() -> dict:
@@ -127,6 +140,18 @@ _ODE_OPTIONS = ("max_step",)
 _ODE_DATA = frozenset({"success", "status", "message", "nfev", "njev", "nlu"})
 
 
+def _returns(fn: gast.FunctionDef) -> list:
+    """The return statements of ``fn`` itself (not of functions defined in it)."""
+    found, stack = [], list(fn.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, gast.Return) and node.value is not None:
+            found.append(node)
+        elif not isinstance(node, (gast.FunctionDef, gast.Lambda, gast.ClassDef)):
+            stack.extend(gast.iter_child_nodes(node))
+    return found
+
+
 def _kind(table: dict, func):
     try:
         return table.get(func)
@@ -136,6 +161,7 @@ def _kind(table: dict, func):
 
 # a solver's result object: what reading these attributes gives is data (no derivative)
 _RESULT_DATA = frozenset({"success", "status", "message", "nit", "nfev", "njev", "nhev",
+                          "optimality", "active_mask",
                           "iterations", "function_calls", "converged", "flag", "method"})
 
 
@@ -152,6 +178,8 @@ class _Solvers(CallRewriter):
         super().__init__(ctx, local, fn)
         self.results: dict[str, dict] = {}  # a solver's result object's name -> its fields
         self.integrals: dict[str, str] = {}  # an integral's result's name -> its value's
+        self.residuals: dict = {}  # least squares' objective node's id -> (residual, its args)
+        self.held: dict[str, str] = {}  # a name bound to what is not differentiated -> what
 
     def statement(self, stmt):
         if self._result_object(stmt):
@@ -165,6 +193,11 @@ class _Solvers(CallRewriter):
     def visit_Call(self, node):
         node = self.generic_visit(node)
         func = value_of(node.func, self.local, self.ctx)
+        if _kind(fits(), func) is not None:
+            raise error_at(node, self.ctx, "scipy.optimize.curve_fit's result (the "
+                           "parameters and their covariance) is differentiated through its "
+                           "parameters, read as [0]", "write curve_fit(...)[0], or popt, _ = "
+                           "curve_fit(...)")
         if _kind(integrals(), func) is not None:
             raise error_at(node, self.ctx, f"scipy.integrate.{func.__name__}'s result (the "
                            "integral and its error estimate) is differentiated through its "
@@ -190,10 +223,12 @@ class _Solvers(CallRewriter):
         """Whether ``stmt`` is ``value, error = quad(...)`` or ``res = quad(...)``."""
         if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
                 and isinstance(stmt.value, gast.Call)
-                and _kind(integrals(), value_of(stmt.value.func, self.local, self.ctx))):
+                and _kind(_pairs(), value_of(stmt.value.func, self.local, self.ctx))):
             return False
         target = stmt.targets[0]
-        return isinstance(target, gast.Name) or isinstance(target, (gast.Tuple, gast.List)) \
+        fit = _kind(fits(), value_of(stmt.value.func, self.local, self.ctx)) is not None
+        return isinstance(target, gast.Name) and not fit \
+            or isinstance(target, (gast.Tuple, gast.List)) \
             and len(target.elts) == 2 and not any(isinstance(e, gast.Starred)
                                                   for e in target.elts)
 
@@ -203,7 +238,17 @@ class _Solvers(CallRewriter):
         read it as a tuple)."""
         call = self._visited(stmt.value)
         func = value_of(call.func, self.local, self.ctx)
-        value, error = self._integral(call, func)
+        if _kind(fits(), func) is not None:  # popt, pcov = curve_fit(...)
+            value, error = self._curve_fit(call, func)
+            covariance = stmt.targets[0].elts[1]
+            if isinstance(covariance, gast.Name):
+                if self.stores.get(covariance.id, 0) != 1 and covariance.id != "_":
+                    raise error_at(stmt, self.ctx, "curve_fit's covariance is not "
+                                   "differentiated: its name must be bound once, and not read",
+                                   "popt, _ = curve_fit(...)")
+                self.held[covariance.id] = "curve_fit's covariance"
+        else:
+            value, error = self._integral(call, func)
         stmt.value = gast.Tuple(elts=[value, error], ctx=gast.Load())
         return stmt
 
@@ -211,9 +256,14 @@ class _Solvers(CallRewriter):
         """``quad(f, a, b)[0]``: the integral; ``[1]``: its error estimate (data)."""
         func = value_of(node.value.func, self.local, self.ctx) \
             if isinstance(node.value, gast.Call) else None
-        if _kind(integrals(), func) is None:
+        if _kind(_pairs(), func) is None:
             return self.generic_visit(node)
         index = node.slice
+        if _kind(fits(), func) is not None:
+            if not (isinstance(index, gast.Constant) and index.value in (0, -2)):
+                raise error_at(node, self.ctx, "curve_fit's covariance is not differentiated",
+                               "read curve_fit(...)[0], the fitted parameters")
+            return gast.copy_location(self._curve_fit(self._visited(node.value), func)[0], node)
         if not (isinstance(index, gast.Constant) and index.value in (0, 1, -1, -2)
                 and type(index.value) is int):
             raise error_at(node, self.ctx, f"scipy.integrate.{func.__name__}(...) is read as "
@@ -301,6 +351,139 @@ class _Solvers(CallRewriter):
             bound_call(runtime.stop_gradient, f"{rt}.stop_gradient", table))
         error = gast.Subscript(value=A.name(held), slice=A.const(1), ctx=gast.Load())
         return gast.copy_location(value, node), gast.copy_location(error, node)
+
+    # --- curve_fit ---
+
+    def _curve_fit(self, node, func) -> tuple:
+        """``curve_fit(f, xdata, ydata, p0, sigma=s)`` -> (its parameters through
+        ``rt.implicit_minimum``, the minimum of ``0.5 sum(((f(xdata, *p) - ydata) / s)^2)``,
+        an objective written as a function of the data and what ``f`` closes over; its
+        covariance, held)."""
+        name = "scipy.optimize.curve_fit"
+        self.hoisted(node, name)
+        if tape.is_generated(getattr(self.ctx, "fn", None)):
+            raise self._second_order(node)
+        bound, _ = self._arguments(node, func, name, ("full_output",))
+        options = bound.get("kwargs", {})
+        loss = options.get("loss")
+        if loss is not None and not (isinstance(loss, gast.Constant) and loss.value == "linear"):
+            raise error_at(loss, self.ctx, f"{name} with a loss other than 'linear' is not "
+                           "differentiated yet", "use loss='linear'")
+        model = bound["f"]
+        xdata, ydata = self.once(bound["xdata"], node), self.once(bound["ydata"], node)
+        sigma = A.const(1.0) if bound.get("sigma") is None else self.once(bound["sigma"], node)
+        function = self.function_of(model, node)
+        replaced = {id(model): function, id(bound["xdata"]): xdata, id(bound["ydata"]): ydata}
+        if bound.get("sigma") is not None:
+            replaced[id(bound["sigma"])] = sigma
+        held_call = self._replaced(node, replaced)
+        rt = self.ctx.bind("rt", runtime)
+        result, root = self.ctx.namer.fresh("_fit"), self.ctx.namer.fresh("_root")
+        self.before += [gast.copy_location(A.assign(result, bound_call(
+            runtime.stop_gradient, f"{rt}.stop_gradient", held_call)), node),
+            gast.copy_location(A.assign(root, gast.Subscript(
+                value=A.name(result), slice=A.const(0), ctx=gast.Load())), node)]
+        objective, free = self._fit_objective(model, bound.get("p0"), node)
+        extra = [xdata, ydata, sigma] + [A.name(n) for n in free]
+        bounds = bound.get("bounds")
+        if bounds is not None:
+            pair = self.once(bounds, node)
+            so = sys.modules["scipy.optimize"]
+            bounds = bound_call(so.Bounds, self.ctx.bind("Bounds", so.Bounds), *(
+                gast.Subscript(value=A.copy_node(pair), slice=A.const(i), ctx=gast.Load())
+                for i in (0, 1)))
+        held = bound_call(runtime.implicit_minimum, f"{rt}.implicit_minimum", A.name(root),
+                          objective, gast.Tuple(elts=[A.copy_node(e) for e in extra],
+                                                ctx=gast.Load()),
+                          A.name(self.ctx.bind("stationary", STATIONARY)),
+                          A.const(None) if bounds is None else self.once(bounds, node))
+        covariance = gast.Subscript(value=A.name(result), slice=A.const(1), ctx=gast.Load())
+        return gast.copy_location(held, node), covariance
+
+    def _fit_objective(self, model, p0, like) -> tuple:
+        """``def _fit(_p, _x, _y, _s, *free)``: half the weighted sum of squares of the
+        model's misfit, the model's parameters read from ``_p`` (its body copied in for a lambda
+        or a function defined inside, whose closure ``free`` becomes parameters). -> (its name
+        node, ``free``)."""
+        what = "curve_fit's model"
+        definition = model
+        if isinstance(model, gast.Name) and model.id in self.defs:
+            if self.stores.get(model.id, 0) != 1:
+                raise error_at(model, self.ctx, f"{what} is differentiated when the function's "
+                               "name is bound once", "give the function a name of its own")
+            definition = self.defs[model.id]
+        np_name = self.ctx.bind("np", np)
+        p, x, y, s = (self.ctx.namer.fresh(n) for n in ("_p", "_x", "_y", "_s"))
+
+        def wrap(value):
+            misfit = gast.BinOp(left=gast.BinOp(left=bound_call(
+                np.asarray, f"{np_name}.asarray", value), op=gast.Sub(), right=A.name(y)),
+                op=gast.Div(), right=A.name(s))
+            return self._half_squares(misfit)
+
+        if isinstance(definition, (gast.Lambda, gast.FunctionDef)):
+            arguments = definition.args
+            if arguments.vararg or arguments.kwarg or arguments.kwonlyargs \
+                    or arguments.defaults or arguments.posonlyargs or len(arguments.args) < 2:
+                raise error_at(model, self.ctx, f"{what} with *args, keyword-only parameters "
+                               "or defaults is not differentiated", "give it plain parameters: "
+                               "f(x, a, b)")
+            params = [a.id for a in arguments.args]
+            copy = A.copy_node(definition)
+            body = copy.body if isinstance(copy, gast.FunctionDef) else [
+                gast.Return(value=copy.body)]
+            own = set(params) | {n.id for b in body for n in A.walk(b) if isinstance(
+                n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param))}
+            free = sorted({n.id for b in body for n in A.walk(b) if isinstance(n, gast.Name)
+                           and isinstance(n.ctx, gast.Load)} & self.local - own)
+            inner = [n for n in free if n in self.defs]
+            if inner:
+                raise error_at(model, self.ctx, f"{what} calls {inner[0]}, a function defined "
+                               "inside the differentiated one", f"define {inner[0]} at module "
+                               "level")
+            holder = gast.FunctionDef(name="_fit", args=gast.arguments(
+                args=[], posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                kwarg=None, defaults=[]), body=body, decorator_list=[], returns=None,
+                type_comment=None)
+            for stmt in _returns(holder):
+                stmt.value = wrap(stmt.value)
+            prologue = [A.assign(params[0], A.name(x))] + [
+                A.assign(q, gast.Subscript(value=A.name(p), slice=A.const(i), ctx=gast.Load()))
+                for i, q in enumerate(params[1:])]
+            body = prologue + holder.body
+        else:
+            if any(isinstance(n, gast.Name) and n.id in self.local for n in A.walk(model)):
+                raise error_at(model, self.ctx, f"{what} is differentiated when it is a "
+                               "function of the module, or defined (or a lambda) inside the "
+                               "differentiated function", "pass the function itself")
+            count = self._parameter_count(model, p0)
+            call = self.apply(model, [A.name(x)] + [gast.Subscript(
+                value=A.name(p), slice=A.const(i), ctx=gast.Load()) for i in range(count)])
+            body, free = [gast.Return(value=wrap(call))], []
+        fit = gast.FunctionDef(name="fit", args=gast.arguments(
+            args=[gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None)
+                  for n in [p, x, y, s] + free], posonlyargs=[], vararg=None, kwonlyargs=[],
+            kw_defaults=[], kwarg=None, defaults=[]), body=body, decorator_list=[],
+            returns=None, type_comment=None)
+        return self._defined(fit, like), free
+
+    def _parameter_count(self, model, p0) -> int:
+        """How many parameters a module function ``model(x, a, b, ...)`` takes: ``p0``'s
+        length where it is written out, else its signature's, as curve_fit counts them."""
+        if isinstance(p0, (gast.List, gast.Tuple)):
+            return len(p0.elts)
+        function = value_of(model, self.local, self.ctx)
+        try:
+            params = [q for q in inspect.signature(function).parameters.values()
+                      if q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD)]
+        except (TypeError, ValueError):
+            params = []
+        if len(params) < 2 or any(q.kind is q.VAR_POSITIONAL for q in inspect.signature(
+                function).parameters.values()):
+            raise error_at(model, self.ctx, "curve_fit's model is differentiated when its "
+                           "parameters are counted: name them (f(x, a, b)) or write p0 out "
+                           "([1.0, 0.5])", "")
+        return len(params) - 1
 
     # --- ODEs ---
 
@@ -572,7 +755,12 @@ class _Solvers(CallRewriter):
                            "t_eval=")
         if node.attr == info["field"]:
             return gast.copy_location(A.name(info["held"]), node)
-        if node.attr == "fun" and info["kind"] != "scalar":
+        residual = self.residuals.get(id(info["function"]))
+        if residual is not None and node.attr == "fun":  # least_squares's residuals there
+            return gast.copy_location(self.apply(residual[0], [A.name(info["held"])] + [
+                A.copy_node(e) for e in residual[1]]), node)
+        objective = ("fun", "cost") if residual is not None else ("fun",)  # (.cost: half
+        if node.attr in objective and info["kind"] != "scalar":  # their sum of squares)
             return gast.copy_location(self.apply(info["function"], [A.name(info["held"])] + [
                 A.copy_node(e) for e in info["extra"]]), node)
         if node.attr in _RESULT_DATA:
@@ -583,6 +771,10 @@ class _Solvers(CallRewriter):
                        "from them")
 
     def visit_Name(self, node):
+        if node.id in self.held and isinstance(node.ctx, gast.Load):
+            raise error_at(node, self.ctx, f"{self.held[node.id]} {node.id} is not "
+                           "differentiated", "compute what you need of it outside the "
+                           "differentiated function")
         if node.id in self.results and isinstance(node.ctx, gast.Load):
             info = self.results[node.id]
             raise error_at(node, self.ctx, f"the scipy.optimize.{info['func'].__name__} result "
@@ -637,6 +829,9 @@ class _Solvers(CallRewriter):
                            "not hold where a constraint is active",
                            "write the constraint into the objective (a penalty, or a change "
                            "of variables), or use bounds that are inactive at the minimum")
+        squares = func.__name__ == "least_squares"
+        if squares:
+            self._check_least_squares(bound, name)
         given = next(bound[k] for k in ("f", "func", "fun") if k in bound)
         function = self.function_of(given, node)
         extra = [self.once(e, node) for e in extra]
@@ -654,14 +849,24 @@ class _Solvers(CallRewriter):
             solved = bound_call(runtime.stop_gradient, f"{rt}.stop_gradient", solved)
         into.append(A.assign(root, solved))  # (a result object's name: held already)
         if kind == "minimum":
-            objective, free = self._objective(given, function, len(extra), returns_jac, node)
+            residual = (function, list(extra))
+            objective, free = self._objective(given, function, len(extra), returns_jac, node,
+                                              wrap=self._half_squares if squares else None)
             extra = extra + [A.name(n) for n in free]
             bounds = bound.get("bounds")
+            if squares and bounds is not None:  # (least_squares's (lb, ub): a Bounds)
+                pair = self.once(bounds, node)
+                so = sys.modules["scipy.optimize"]
+                bounds = bound_call(so.Bounds, self.ctx.bind("Bounds", so.Bounds), *(
+                    gast.Subscript(value=A.copy_node(pair), slice=A.const(i), ctx=gast.Load())
+                    for i in (0, 1)))
             held = bound_call(runtime.implicit_minimum, f"{rt}.implicit_minimum", A.name(root),
                          A.copy_node(objective), gast.Tuple(elts=[A.copy_node(e) for e in extra],
                                                            ctx=gast.Load()),
                          A.name(self.ctx.bind("stationary", STATIONARY)),
                          A.const(None) if bounds is None else self.once(bounds, node))
+            if squares:
+                self.residuals[id(objective)] = residual
             return gast.copy_location(held, node), objective, extra
         slope = self.ctx.namer.fresh("_slope")
         extras = gast.Tuple(elts=[A.copy_node(e) for e in extra], ctx=gast.Load())
@@ -679,13 +884,14 @@ class _Solvers(CallRewriter):
                                         A.name(slope)), node), function, extra
 
     def _objective(self, given, function, arity: int, returns_jac: bool, like,
-                   what: str = "a minimum's objective"):
+                   what: str = "a minimum's objective", wrap=None):
         """A minimum's objective as a function of everything it reads, for its derivative
         (transpiler/implicit.py differentiates it at run time, where a closure's values would
         be held): ``lambda w: loss(w, lam)``, ``lam`` a local, is also written ``_g = lambda
         w, lam: loss(w, lam)`` with ``lam`` passed after the solver's ``args``; a function
-        defined inside the same way; with ``jac=True``, its value only. -> (the function node,
-        the local names appended)."""
+        defined inside the same way; with ``jac=True``, its value only; ``wrap``: what the
+        objective is of the function's result (least squares: half its sum of squares). ->
+        (the function node, the local names appended)."""
         definition = given
         if isinstance(given, gast.Name) and given.id in self.defs:
             if self.stores.get(given.id, 0) != 1:
@@ -711,9 +917,14 @@ class _Solvers(CallRewriter):
                 raise error_at(given, self.ctx, f"{what} calls {inner[0]}, a function defined "
                                "inside the differentiated one", f"define {inner[0]} at module "
                                "level, passing it what it reads")
-            if not free and not returns_jac:
+            if not free and not returns_jac and wrap is None:
                 return function, []
             copy = A.copy_node(definition)
+            if wrap is not None and isinstance(copy, gast.Lambda):
+                copy.body = wrap(copy.body)
+            elif wrap is not None:
+                for stmt in _returns(copy):
+                    stmt.value = wrap(stmt.value)
             copy.args.args = list(copy.args.args) + [gast.Name(id=n, ctx=gast.Param(),
                                                                annotation=None, type_comment=None)
                                                      for n in free]
@@ -739,9 +950,30 @@ class _Solvers(CallRewriter):
                            "local value is not differentiated: what it reads of the value would "
                            "be held constant", "pass a module-level function and the arrays it "
                            "reads in args=")
-        if returns_jac:
-            return self._value_only(function, arity, like), []
+        if returns_jac or wrap is not None:
+            return self._value_only(function, arity, like, wrap), []
         return function, []
+
+    def _half_squares(self, residual):
+        """``0.5 * np.sum(np.square(residual))``: least squares' objective."""
+        np_name = self.ctx.bind("np", np)
+        squares = bound_call(np.square, f"{np_name}.square", residual)
+        return gast.BinOp(left=A.const(0.5), op=gast.Mult(),
+                          right=bound_call(np.sum, f"{np_name}.sum", squares))
+
+    def _check_least_squares(self, bound: dict, name: str) -> None:
+        """Refuse what least squares' theorem does not cover: a robust ``loss`` (its
+        objective is not the sum of squares; differentiable, but not written yet) and
+        ``kwargs=`` (pass them in ``args=``)."""
+        loss = bound.get("loss")
+        if loss is not None and not (isinstance(loss, gast.Constant) and loss.value == "linear"):
+            raise error_at(loss, self.ctx, f"{name} with a loss other than 'linear' is not "
+                           "differentiated yet", "write the robust loss into a minimize "
+                           "objective, or use loss='linear'")
+        keywords = bound.get("kwargs")
+        if keywords is not None and not (isinstance(keywords, gast.Dict) and not keywords.keys):
+            raise error_at(keywords, self.ctx, f"{name}'s kwargs= is not differentiated",
+                           "pass those values in args=")
 
     def _defined(self, definition, like):
         """A copy of a function defined inside, under a fresh name, before the statement."""
@@ -749,10 +981,11 @@ class _Solvers(CallRewriter):
         self.before.append(gast.copy_location(definition, like))
         return A.name(definition.name)
 
-    def _value_only(self, function, arity: int, like):
+    def _value_only(self, function, arity: int, like, wrap=None):
         """``lambda _x, _a0, ...: function(_x, _a0, ...)[0]``: the value of an objective that
-        returns its gradient too (``jac=True``)."""
+        returns its gradient too (``jac=True``); with ``wrap``, ``wrap(function(_x, ...))``."""
         params = [self.ctx.namer.fresh("_p") for _ in range(arity + 1)]
-        body = gast.Subscript(value=self.apply(function, [A.name(p) for p in params]),
-                              slice=A.const(0), ctx=gast.Load())
+        body = self.apply(function, [A.name(p) for p in params])
+        body = wrap(body) if wrap is not None else gast.Subscript(value=body, slice=A.const(0),
+                                                                  ctx=gast.Load())
         return self.function_of(lambda_of(params, body), like)
