@@ -16,13 +16,12 @@ one output interval at a time).
 from __future__ import annotations
 
 import argparse
-import math
-import timeit
 import tracemalloc
 
 import numpy as np
 from scipy.integrate import quad, solve_ivp
 
+from tests.benchmarks.bench_call import interleaved
 from transpiler import grad
 
 N = 50  # oscillators in a chain: 100 states
@@ -46,14 +45,6 @@ def energy(k, c, rtol=1e-6, atol=1e-8):
 
 def gaussian(s, c):
     return quad(lambda t: np.exp(-s * t * t) * np.cos(c * t), 0.0, 3.0)[0]
-
-
-def interleaved(rows: dict, number: int, rounds: int) -> dict:
-    best = {name: math.inf for name in rows}
-    for _ in range(rounds):
-        for name, call in rows.items():
-            best[name] = min(best[name], timeit.timeit(call, number=number) / number)
-    return best
 
 
 def table(title: str, rows: dict, number: int, rounds: int, base: str) -> None:

@@ -284,31 +284,7 @@ class _Solvers(CallRewriter):
         integrate.py); ``fixed_quad`` written out as the Gauss-Legendre sum it is."""
         kind = integrals()[func]
         name = f"scipy.integrate.{kind}"
-        self.hoisted(node, name)
-        if tape.is_generated(getattr(self.ctx, "fn", None)):
-            raise self._second_order(node)
-        if any(isinstance(a, gast.Starred) for a in node.args) \
-                or any(k.arg is None for k in node.keywords):
-            raise error_at(node, self.ctx, f"{name} called with *args or **kwargs is not "
-                           "differentiated", "pass its arguments by name")
-        try:
-            bound = inspect.signature(func).bind(
-                *node.args, **{k.arg: k.value for k in node.keywords}).arguments
-        except TypeError as e:
-            raise error_at(node, self.ctx, f"{name}: {e}", "") from e
-        for option in ("full_output", "complex_func"):
-            flag = bound.get(option)
-            if flag is not None and not (isinstance(flag, gast.Constant) and not flag.value):
-                raise error_at(flag, self.ctx, f"{name} with {option} is not differentiated",
-                               f"call it without {option}")
-        extra = bound.get("args")
-        if extra is None:
-            extra = []
-        elif isinstance(extra, gast.Tuple):
-            extra = list(extra.elts)
-        else:
-            raise error_at(extra, self.ctx, f"{name}'s args= is differentiated when it is "
-                           "written as a tuple (args=(a, b))", "write the tuple out at the call")
+        bound, extra = self._arguments(node, func, name, ("full_output", "complex_func"))
         given = bound["func"] if "func" in bound else bound["f"]
         extra = [self.once(e, node) for e in extra]
         lower, upper = self.once(bound["a"], node), self.once(bound["b"], node)
@@ -360,9 +336,6 @@ class _Solvers(CallRewriter):
         an objective written as a function of the data and what ``f`` closes over; its
         covariance, held)."""
         name = "scipy.optimize.curve_fit"
-        self.hoisted(node, name)
-        if tape.is_generated(getattr(self.ctx, "fn", None)):
-            raise self._second_order(node)
         bound, _ = self._arguments(node, func, name, ("full_output",))
         options = bound.get("kwargs", {})
         loss = options.get("loss")
@@ -387,11 +360,7 @@ class _Solvers(CallRewriter):
         extra = [xdata, ydata, sigma] + [A.name(n) for n in free]
         bounds = bound.get("bounds")
         if bounds is not None:
-            pair = self.once(bounds, node)
-            so = sys.modules["scipy.optimize"]
-            bounds = bound_call(so.Bounds, self.ctx.bind("Bounds", so.Bounds), *(
-                gast.Subscript(value=A.copy_node(pair), slice=A.const(i), ctx=gast.Load())
-                for i in (0, 1)))
+            bounds = self._bounds(bounds, node)
         held = bound_call(runtime.implicit_minimum, f"{rt}.implicit_minimum", A.name(root),
                           objective, gast.Tuple(elts=[A.copy_node(e) for e in extra],
                                                 ctx=gast.Load()),
@@ -432,15 +401,7 @@ class _Solvers(CallRewriter):
             copy = A.copy_node(definition)
             body = copy.body if isinstance(copy, gast.FunctionDef) else [
                 gast.Return(value=copy.body)]
-            own = set(params) | {n.id for b in body for n in A.walk(b) if isinstance(
-                n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param))}
-            free = sorted({n.id for b in body for n in A.walk(b) if isinstance(n, gast.Name)
-                           and isinstance(n.ctx, gast.Load)} & self.local - own)
-            inner = [n for n in free if n in self.defs]
-            if inner:
-                raise error_at(model, self.ctx, f"{what} calls {inner[0]}, a function defined "
-                               "inside the differentiated one", f"define {inner[0]} at module "
-                               "level")
+            free = self._closure(model, set(params), body, what)
             holder = gast.FunctionDef(name="_fit", args=gast.arguments(
                 args=[], posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
                 kwarg=None, defaults=[]), body=body, decorator_list=[], returns=None,
@@ -514,18 +475,26 @@ class _Solvers(CallRewriter):
     def _arguments(self, node, func, name: str, flags: tuple) -> tuple:
         """``node``'s arguments bound to ``func``'s parameters, and its ``args=`` as a list;
         refusing ``*args``/``**kwargs``, an ``args=`` not written as a tuple, and the options
-        ``flags`` set."""
+        ``flags`` set; where it cannot be computed before its statement, or is part of a
+        derivative differentiated again, it is refused."""
+        self.hoisted(node, name)
+        if tape.is_generated(getattr(self.ctx, "fn", None)):
+            raise self._second_order(node)
         if any(isinstance(a, gast.Starred) for a in node.args) \
                 or any(k.arg is None for k in node.keywords):
             raise error_at(node, self.ctx, f"{name} called with *args or **kwargs is not "
                            "differentiated", "pass its arguments by name")
+        signature = inspect.signature(func)
         try:
-            bound = inspect.signature(func).bind(
-                *node.args, **{k.arg: k.value for k in node.keywords}).arguments
+            bound = signature.bind(*node.args, **{k.arg: k.value for k in node.keywords}
+                                   ).arguments
         except TypeError as e:
             raise error_at(node, self.ctx, f"{name}: {e}", "") from e
+        variadic = next((p.name for p in signature.parameters.values()
+                         if p.kind is p.VAR_KEYWORD), None)  # (**options: a dict of nodes)
+        more = bound.get(variadic, {}) if variadic else {}
         for option in flags:
-            flag = bound.get(option, bound.get("options", {}).get(option))
+            flag = bound.get(option, more.get(option))
             if flag is not None and not (isinstance(flag, gast.Constant) and not flag.value):
                 raise error_at(flag, self.ctx, f"{name} with {option} is not differentiated",
                                f"call it without {option}")
@@ -545,9 +514,6 @@ class _Solvers(CallRewriter):
         solver's result object is held in, else one is made)."""
         layout = odes()[func]
         name = f"scipy.integrate.{func.__name__}"
-        self.hoisted(node, name)
-        if tape.is_generated(getattr(self.ctx, "fn", None)):
-            raise self._second_order(node)
         bound, extra = self._arguments(node, func, name, ("full_output", "events"))
         given = bound["fun"] if layout == "ivp" else bound["func"]
         extra = [self.once(e, node) for e in extra]
@@ -792,28 +758,7 @@ class _Solvers(CallRewriter):
         if tape.is_generated(getattr(self.ctx, "fn", None)):  # (a derivative's, differentiated)
             raise self._second_order(node)
         kind, _ = solver_kinds()[func]
-        if any(isinstance(a, gast.Starred) for a in node.args) \
-                or any(k.arg is None for k in node.keywords):
-            raise error_at(node, self.ctx, f"{name} called with *args or **kwargs is not "
-                           "differentiated", "pass its arguments by name")
-        try:
-            bound = inspect.signature(func).bind(
-                *node.args, **{k.arg: k.value for k in node.keywords}).arguments
-        except TypeError as e:
-            raise error_at(node, self.ctx, f"{name}: {e}", "") from e
-        full = bound.get("full_output")
-        if full is not None and not (isinstance(full, gast.Constant) and not full.value):
-            raise error_at(node, self.ctx, f"{name} with full_output is differentiated through "
-                           "its root only", "call it without full_output (or with "
-                           "full_output=False)")
-        extra = bound.get("args")
-        if extra is None:
-            extra = []
-        elif isinstance(extra, gast.Tuple):
-            extra = list(extra.elts)
-        else:
-            raise error_at(extra, self.ctx, f"{name}'s args= is differentiated when it is "
-                           "written as a tuple (args=(a, b))", "write the tuple out at the call")
+        bound, extra = self._arguments(node, func, name, ("full_output",))
         jac = bound.get("jac")
         returns_jac = jac is not None and isinstance(jac, gast.Constant) and jac.value is True
         if returns_jac and kind != "minimum":
@@ -854,12 +799,8 @@ class _Solvers(CallRewriter):
                                               wrap=self._half_squares if squares else None)
             extra = extra + [A.name(n) for n in free]
             bounds = bound.get("bounds")
-            if squares and bounds is not None:  # (least_squares's (lb, ub): a Bounds)
-                pair = self.once(bounds, node)
-                so = sys.modules["scipy.optimize"]
-                bounds = bound_call(so.Bounds, self.ctx.bind("Bounds", so.Bounds), *(
-                    gast.Subscript(value=A.copy_node(pair), slice=A.const(i), ctx=gast.Load())
-                    for i in (0, 1)))
+            if squares and bounds is not None:
+                bounds = self._bounds(bounds, node)
             held = bound_call(runtime.implicit_minimum, f"{rt}.implicit_minimum", A.name(root),
                          A.copy_node(objective), gast.Tuple(elts=[A.copy_node(e) for e in extra],
                                                            ctx=gast.Load()),
@@ -908,15 +849,7 @@ class _Solvers(CallRewriter):
             params = {a.id for a in arguments.args}
             body = definition.body if isinstance(definition, gast.FunctionDef) \
                 else [definition.body]
-            own = params | {n.id for b in body for n in A.walk(b) if isinstance(n, gast.Name)
-                            and isinstance(n.ctx, (gast.Store, gast.Param))}
-            free = sorted({n.id for b in body for n in A.walk(b) if isinstance(n, gast.Name)
-                           and isinstance(n.ctx, gast.Load)} & self.local - own)
-            inner = [n for n in free if n in self.defs]
-            if inner:
-                raise error_at(given, self.ctx, f"{what} calls {inner[0]}, a function defined "
-                               "inside the differentiated one", f"define {inner[0]} at module "
-                               "level, passing it what it reads")
+            free = self._closure(given, params, body, what)
             if not free and not returns_jac and wrap is None:
                 return function, []
             copy = A.copy_node(definition)
@@ -974,6 +907,28 @@ class _Solvers(CallRewriter):
         if keywords is not None and not (isinstance(keywords, gast.Dict) and not keywords.keys):
             raise error_at(keywords, self.ctx, f"{name}'s kwargs= is not differentiated",
                            "pass those values in args=")
+
+    def _bounds(self, bounds, like):
+        """``Bounds(lb, ub)`` of least squares' and curve_fit's ``bounds=(lb, ub)``."""
+        pair = self.once(bounds, like)
+        so = sys.modules["scipy.optimize"]
+        return bound_call(so.Bounds, self.ctx.bind("Bounds", so.Bounds), *(
+            gast.Subscript(value=A.copy_node(pair), slice=A.const(i), ctx=gast.Load())
+            for i in (0, 1)))
+
+    def _closure(self, given, params: set, body: list, what: str) -> list:
+        """The locals a function defined inside reads (its closure, passed as parameters of
+        a copy), refusing a call of another function defined inside."""
+        own = params | {n.id for b in body for n in A.walk(b) if isinstance(n, gast.Name)
+                        and isinstance(n.ctx, (gast.Store, gast.Param))}
+        free = sorted({n.id for b in body for n in A.walk(b) if isinstance(n, gast.Name)
+                       and isinstance(n.ctx, gast.Load)} & self.local - own)
+        inner = [n for n in free if n in self.defs]
+        if inner:
+            raise error_at(given, self.ctx, f"{what} calls {inner[0]}, a function defined "
+                           "inside the differentiated one", f"define {inner[0]} at module "
+                           "level, passing it what it reads")
+        return free
 
     def _defined(self, definition, like):
         """A copy of a function defined inside, under a fresh name, before the statement."""
