@@ -26,6 +26,7 @@ family's adjoint helpers next to their tangents:
 - ``contexts``: what a ``with`` block's manager runs under (``unsuppressed``);
 - ``implicit``: a solver's root, whose derivative is the implicit function theorem's;
 - ``integrate``: an integral, whose derivative is Leibniz's (under the integral sign);
+- ``sampled``: SciPy's quadrature of samples (``simpson_grads``, ``romb_weights``...);
 - ``odes``: an ODE's solution, whose derivative is its adjoint's (reverse) or its variational
   equation's (forward).
 
@@ -356,6 +357,16 @@ from runtime.reductions import (
     vector_norm_grad_tangent,
     vector_norm_tangent,
 )
+from runtime.sampled import (
+    cumulative_trapezoid_grads,
+    cumulative_trapezoid_grads_tangent,
+    romb_grads,
+    romb_grads_tangent,
+    romb_weights,
+    simpson_grads,
+    simpson_grads_tangent,
+    simpson_spacing_tangent,
+)
 from runtime.shapes import (
     along_axis,
     arange_tangent,
@@ -527,6 +538,8 @@ __all__ = [
     "cumprod_grad_tangent",
     "cumprod_tangent",
     "cumsum_grad",
+    "cumulative_trapezoid_grads",
+    "cumulative_trapezoid_grads_tangent",
     "data",
     "default_partial",
     "det_adjoint",
@@ -586,6 +599,12 @@ __all__ = [
     "ode_adjoint",
     "ode_solution",
     "ode_tangent",
+    "romb_grads",
+    "romb_grads_tangent",
+    "romb_weights",
+    "simpson_grads",
+    "simpson_grads_tangent",
+    "simpson_spacing_tangent",
     "step_times",
     "step_times_adjoint",
     "step_times_tangent",

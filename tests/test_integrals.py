@@ -194,3 +194,42 @@ def test_a_constant_weight_parameter_is_fine():
                     epsabs=1e-13, epsrel=1e-13)[0]
 
     np.testing.assert_allclose(grad(f)(0.4), _central(f, (0.4,), 0, 1.0), rtol=1e-6)
+
+
+# --- integrals of samples (rules: runtime/sampled.py) -----------------------------------------
+
+def _difference(f, args, i, h=1e-6):
+    up, down = list(args), list(args)
+    up[i], down[i] = args[i] + h, args[i] - h
+    return (f(*up) - f(*down)) / (2 * h)
+
+
+def moving_grid(amplitude, length):
+    # samples and sample points that both move with the parameters; an even count (Simpson's
+    # last interval by Cartwright's correction) and 2^k + 1 samples for Romberg
+    x = np.linspace(0.0, length, 10)
+    y = np.exp(-amplitude * x) * np.sin(3.0 * x)
+    total = integrate.simpson(y, x=x) + integrate.trapezoid(y * y, x)
+    total = total + integrate.romb(np.cos(amplitude * x[:9]), dx=length / 9.0)
+    running = integrate.cumulative_trapezoid(y, x, initial=0)
+    return total + np.sum(running ** 2)
+
+
+@pytest.mark.skipif(not hasattr(integrate, "simpson") or tuple(
+    int(p) for p in __import__("scipy").__version__.split(".")[:2]) < (1, 11),
+    reason="simpson's rule (Cartwright's last interval) is SciPy 1.11's")
+def test_sample_rules_on_a_grid_that_moves_reverse_and_forward():
+    args = (0.7, 2.3)
+    gradient = grad(moving_grid, wrt=(0, 1))(*args)
+    for i in range(2):
+        expected = _difference(moving_grid, args, i)
+        assert np.isclose(gradient[i], expected, rtol=1e-7, atol=1e-9)
+        tangents = [0.0, 0.0]
+        tangents[i] = 1.0
+        value, forward = jvp(moving_grid, args, tuple(tangents))
+        assert np.isclose(forward, expected, rtol=1e-7, atol=1e-9)
+    # and Hessian-vector products (forward over reverse) against differences of the gradient
+    for i in range(2):
+        product = hvp(moving_grid, wrt=i)(*args, 1.0)
+        assert np.isclose(product, _difference(lambda *a: grad(moving_grid, wrt=i)(*a), args, i,
+                                            1e-5), rtol=1e-5, atol=1e-7)

@@ -90,6 +90,7 @@ import copy
 import dataclasses
 import math
 import os
+import importlib.metadata
 import importlib.util
 import inspect
 import linecache
@@ -158,6 +159,9 @@ class Scope:
 # reading them must get the numbers the plain program gets. ``SHADOWS`` are module functions
 # named like the builtins the compiler interprets, behaving as the builtins do.
 SCIPY = importlib.util.find_spec("scipy") is not None  # (the sparse forms need it)
+# scipy.integrate.simpson's rule (SciPy 1.11+: Cartwright's last interval)
+CARTWRIGHT = SCIPY and tuple(int(p) for p in importlib.metadata.version("scipy").split(".")[:2]) \
+    >= (1, 11)
 ODD_NAMES = ("rt", "bx", "by", "b_t1", "_t1", "_t2", "np_1", "rt_1", "bp", "_tape", "_tape_k",
              "ans", "d", "len_1", "range_1", "add_grads", "builtin_sum", "_g", "_s1", "dx")
 SHADOWS = {
@@ -479,6 +483,12 @@ class Gen:
                               "atol=1e-12).y[0, -1]",
                               f"si.odeint(lambda y, t: -np.tanh({q}) * y + t, 1.0, np.array("
                               "[0.0, 0.5, 1.0]), rtol=1e-11, atol=1e-12)[-1, 0]"]
+                if CARTWRIGHT:  # integrals of samples: in the samples and moving sample points
+                    forms += [f"si.simpson({v}, x=np.cumsum(np.exp(0.3 * np.tanh({w}))))",
+                              f"si.simpson(np.r_[{v}, {w}[:1]], dx=np.exp(0.2 * {w}[0]))",
+                              f"si.trapezoid({v}, np.cumsum(1.5 + np.tanh({w})))",
+                              f"si.romb(np.r_[{v}, {w}[:2]], dx=0.5)",
+                              f"np.sum(si.cumulative_trapezoid({v}, dx=0.3, initial=0) * {w})"]
         elif kind == V3:
             forms = [f"np.array(list(map(np.tanh, {v})))", f"np.vectorize(math.sin)({v})",
                      f"np.r_[{self.leaf(NF, sc)}, {self.expr(V2, sc, d - 1)}]",

@@ -4,8 +4,9 @@ Each module in this package defines ``SPECS: list[OpSpec]`` and may define
 ``FLOAT32: list[tuple[str, tuple]]`` (expression, argument shapes) for the float32 test;
 ``tests/test_rules.py`` checks every entry against finite differences. Expressions are in the
 arguments ``a, b, c`` and may use ``np``, ``math``, ``cmath``, ``rt``, the record classes
-``Rec`` and ``Pair`` (common.py) and ``special`` (``scipy.special``, or None
-when SciPy is not installed: a module of scipy specs then defines none). ``make_args`` and
+``Rec`` and ``Pair`` (common.py) and SciPy's modules (``special``, ``si`` for
+``scipy.integrate``, ``sla``, ``sp``, ``stats``...; each None when SciPy is not installed: a
+module of scipy specs then defines none). ``make_args`` and
 ``build`` make a case's arguments and test function (every rule-table test uses them).
 """
 
@@ -35,6 +36,10 @@ try:
 except ImportError:
     sp = spla = None
 try:
+    import scipy.integrate as si
+except ImportError:
+    si = None
+try:
     import scipy.fft as sfft
     import scipy.linalg as sla
     import scipy.special as special
@@ -61,8 +66,8 @@ def shrink(t, y, b):
 
 
 SPEC_GLOBALS = {"np": np, "math": math, "cmath": cmath, "special": special, "sfft": sfft,
-                "sla": sla, "sp": sp, "spla": spla, "stats": stats, "rt": runtime, "Rec": Rec,
-                "Pair": Pair, "bowl": bowl, "stationary": STATIONARY, "ramp": ramp,
+                "sla": sla, "si": si, "sp": sp, "spla": spla, "stats": stats, "rt": runtime,
+                "Rec": Rec, "Pair": Pair, "bowl": bowl, "stationary": STATIONARY, "ramp": ramp,
                 "under_integral": UNDER_INTEGRAL, "shrink": shrink, "ode": UNDER_INTEGRAL}
 
 

@@ -12,6 +12,7 @@ from transpiler.rules import (  # noqa: F401
     operator_rules,
     reduction_rules,
     runtime_rules,
+    scipy_integrate_rules,
     scipy_linalg_rules,
     scipy_rules,
     shape_rules,

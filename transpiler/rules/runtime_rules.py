@@ -587,6 +587,22 @@ def tan_trapezoid_grads(ans, g, y, x=None, dx=1.0, axis=-1):
     d[ans] = rt.trapezoid_grads_tangent(g, d[g], y, d[y], x, d[x], dx, d[dx], axis)
 
 
+@tangent(rt.simpson_grads)
+def tan_simpson_grads(ans, g, y, x=None, dx=1.0, axis=-1):
+    d[ans] = rt.simpson_grads_tangent(g, d[g], y, d[y], x, d[x], dx, d[dx], axis)
+
+
+@tangent(rt.romb_grads)
+def tan_romb_grads(ans, g, y, dx=1.0, axis=-1):
+    d[ans] = rt.romb_grads_tangent(g, d[g], y, d[y], dx, d[dx], axis)
+
+
+@tangent(rt.cumulative_trapezoid_grads)
+def tan_cumulative_trapezoid_grads(ans, g, y, x=None, dx=1.0, axis=-1, initial=None):
+    d[ans] = rt.cumulative_trapezoid_grads_tangent(g, d[g], y, d[y], x, d[x], dx, d[dx], axis,
+                                                   initial)
+
+
 @tangent(rt.quantile_grads)
 def tan_quantile_grads(ans, g, a, q, axis=None, method="linear", keepdims=False, scale=1.0):
     d[ans] = rt.quantile_grads_tangent(g, d[g], a, d[a], q, d[q], axis, method,
