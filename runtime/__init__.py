@@ -106,6 +106,10 @@ from runtime.custom import (
     stop_gradient,
 )
 from runtime.implicit import (
+    converged,
+    fixed_point,
+    fixed_point_adjoint,
+    fixed_point_tangent,
     implicit_minimum,
     implicit_minimum_adjoint,
     implicit_minimum_tangent,
@@ -520,6 +524,7 @@ __all__ = [
     "constant_only_tangent",
     "construct",
     "constructed_tangent",
+    "converged",
     "convolve_grads",
     "convolve_grads_tangent",
     "copied",
@@ -588,6 +593,9 @@ __all__ = [
     "field_grad",
     "field_tangent",
     "fitted",
+    "fixed_point",
+    "fixed_point_adjoint",
+    "fixed_point_tangent",
     "get_tangent",
     "grad_like",
     "gradient_grad",

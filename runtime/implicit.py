@@ -188,3 +188,209 @@ def implicit_minimum_tangent(tangents, minimum, fun, args: tuple, stationary):
 def _negated(part):
     out = -asarray(part)
     return out if np.ndim(out) else float(out)
+
+
+# --- fixed points of a loop marked ``converged``: x* = step(x*, p) ---------------------------
+
+def converged(marked):
+    """``marked`` itself. ``for _ in converged(range(n)):`` or ``while converged(test):`` marks
+    a loop as a fixed-point iteration ``x <- step(x, p)`` whose result the compiler
+    differentiates by the implicit function theorem (transpiler/passes/converged.py), in O(1)
+    memory in the iterations, instead of through every iteration; run as plain Python, it is
+    the loop as written."""
+    return marked
+
+
+def fixed_point(state, step, args: tuple, fixed, names: tuple):
+    """``state`` itself: what a loop marked ``converged`` stopped at, ``step(*state, *args)``'s
+    fixed point (checked when differentiated). Its derivative is the implicit function
+    theorem's on ``x = step(x, p)``: ``dx/dp = (I - J)^-1 dstep/dp``, ``J = dstep/dx``;
+    ``fixed`` takes ``step``'s derivatives (transpiler/implicit.py: the runtime never
+    compiles), ``names`` are the state's variables, for messages."""
+    return state
+
+
+class _Layout:
+    """A loop's state (one value, or a tuple of them for several ``names``) as one vector of
+    its differentiated parts (real numbers and float arrays; a counter is held)."""
+
+    def __init__(self, state, active: tuple, names: tuple):
+        self.several = len(names) > 1
+        self.parts = list(state) if self.several else [state]
+        self.active, self.names = active, names
+        self.sizes = [int(np.size(p)) if on else 0 for p, on in zip(self.parts, active,
+                                                                    strict=True)]
+        self.n = sum(self.sizes)
+
+    def flat(self, values) -> np.ndarray:
+        """The differentiated parts of a state-like ``values`` (None or 0: zeros), raveled."""
+        if not self.several and self.active[0] and np.shape(values) == np.shape(self.parts[0]):
+            return np.ravel(np.asarray(values, float))  # (the common case, kept cheap)
+        values = list(values) if self.several else [values]
+        pieces = [np.broadcast_to(np.asarray(0.0 if v is None or is_zero(v) else v, float),
+                                  np.shape(p)).ravel()
+                  for v, p, on in zip(values, self.parts, self.active, strict=True) if on]
+        return np.concatenate(pieces) if pieces else np.zeros(0)
+
+    def shaped(self, vector):
+        """``vector`` back as a state-like value (zeros for the held parts)."""
+        out, at = [], 0
+        for part, size, on in zip(self.parts, self.sizes, self.active, strict=True):
+            if not on:
+                out.append(np.zeros(np.shape(part)) if np.ndim(part) else 0.0)
+                continue
+            piece = vector[at:at + size].reshape(np.shape(part))
+            out.append(piece if np.ndim(part) else float(piece))
+            at += size
+        return tuple(out) if self.several else out[0]
+
+    def unconverged(self, step_left: float, scale: float) -> RuntimeError:
+        named = ", ".join(n for n, on in zip(self.names, self.active, strict=True) if on)
+        return RuntimeError(
+            f"the loop marked converged stopped where its state ({named}) is not a fixed point "
+            f"of its body to 1e-6 (the Newton step (I - J)^-1 (step(x) - x) left is "
+            f"{step_left:.3g}, relative to {scale:.3g}): the implicit function theorem gives "
+            "the derivative of a fixed point, not of where the loop stopped; tighten its "
+            "tolerance or raise its iteration count")
+
+
+def _fixed_solve(product, rhs: np.ndarray, n: int, dense):
+    """``A^-1 rhs`` (``rhs`` one column or several), ``A`` given as ``product(v) = A v`` or as
+    the dense ``A`` itself; GMRES past 64 unknowns (SciPy), else fixed-point sweeps."""
+    if dense is not None:
+        singular = np.linalg.LinAlgError("I - J, J the loop body's Jacobian in its state, is "
+                                         "singular at the fixed point: the implicit function "
+                                         "theorem gives it no derivative")
+        if dense.shape == (1, 1):  # (one unknown: a division)
+            if dense[0, 0] == 0.0 or not np.isfinite(dense[0, 0]):
+                raise singular
+            return rhs / dense[0, 0]
+        try:
+            return np.linalg.solve(dense, rhs)
+        except np.linalg.LinAlgError as e:
+            raise singular from e
+    columns = rhs.reshape(n, -1).T
+    solved = []
+    for column in columns:
+        solved.append(_iterative(product, column, n))
+    return np.stack(solved, axis=1).reshape(rhs.shape)
+
+
+def _iterative(product, b: np.ndarray, n: int) -> np.ndarray:
+    scale = np.max(np.abs(b), initial=0.0)
+    if scale == 0.0:
+        return np.zeros(n)
+    try:
+        from scipy.sparse.linalg import LinearOperator, gmres
+    except ImportError:
+        gmres = None
+    if gmres is not None:
+        operator = LinearOperator((n, n), matvec=product, dtype=float)
+        try:
+            x, info = gmres(operator, b, rtol=1e-12, atol=0.0, restart=min(n, 60),
+                            maxiter=max(10, 2 * n))
+        except TypeError:  # (SciPy before 1.12 calls rtol tol)
+            x, info = gmres(operator, b, tol=1e-12, atol=0.0, restart=min(n, 60),
+                            maxiter=max(10, 2 * n))
+        if info == 0:
+            return x
+    # without SciPy (or where GMRES stalls): x <- b + (I - A) x, converging as the loop did
+    x = b.copy()
+    for _ in range(100000):
+        change = b - product(x)
+        x = x + change
+        if np.max(np.abs(change)) <= 1e-13 * (scale + np.max(np.abs(x))):
+            return x
+    raise np.linalg.LinAlgError("the fixed point's linear system (I - J) did not converge")
+
+
+def _fixed_linear(lin, layout: _Layout, transposed: bool):
+    """The dense ``I - J`` (``J`` built from ``n`` products with the body's derivative) for a
+    few unknowns, else None (matrix-free); and for one unknown in reverse mode, the product's
+    gradients in the arguments (``dstep/dp``, which the adjoint scales instead of pulling
+    back once more)."""
+    if layout.n > 64:
+        return None, None
+    eye = np.eye(layout.n)
+    if transposed:  # rows of J: v^T J for unit v (reverse mode)
+        pulled = [lin.pull(layout.shaped(e)) for e in eye]
+        rows = [layout.flat(state) for state, _ in pulled]
+        jacobian = np.stack(rows) if rows else np.zeros((0, 0))
+        return eye - jacobian, pulled[0][1] if layout.n == 1 else None
+    columns = [layout.flat(lin.push_state(layout.shaped(e))) for e in eye]  # J v (forward)
+    jacobian = np.stack(columns, axis=1) if columns else np.zeros((0, 0))
+    return eye - jacobian, None
+
+
+def _check_fixed(lin, layout: _Layout, state, dense) -> None:
+    """Raise unless ``state`` is a fixed point of the body to 1e-6: the Newton step it leaves,
+    ``(I - J)^-1 (step(x) - x)``, is small."""
+    x = layout.flat(state)
+    residual = layout.flat(lin.value) - x
+    if dense is not None:
+        left = _fixed_solve(None, residual, layout.n, dense)
+    else:
+        left = _fixed_solve(lambda v: v - layout.flat(lin.push_state(layout.shaped(v))),
+                            residual, layout.n, None)
+    step_left = np.max(np.abs(left), initial=0.0)
+    scale = 1.0 + np.max(np.abs(x), initial=0.0)
+    if not step_left <= 1e-6 * scale:
+        raise layout.unconverged(step_left, scale)
+
+
+def fixed_point_adjoint(g, state, step, args: tuple, fixed, names: tuple):
+    """The arguments' gradients: ``(dstep/dp)^T w`` with ``(I - J)^T w = g``."""
+    gs = g if len(names) > 1 and isinstance(g, (tuple, list)) else (g,)
+    if all(v is None or is_zero(v) for v in gs):
+        return tuple(_zero_like(a) for a in args)
+    lin = fixed.linearized(step, state, args, len(names))
+    layout = _Layout(state, lin.active_state, names)
+    dense, scalar = _fixed_linear(lin, layout, transposed=True)
+    _check_fixed(lin, layout, state, None if dense is None else dense.T)
+    rhs = layout.flat(g)
+    if dense is not None:
+        w = _fixed_solve(None, rhs, layout.n, dense.T)
+    else:
+        w = _fixed_solve(lambda v: v - layout.flat(lin.pull(layout.shaped(v))[0]), rhs,
+                         layout.n, None)
+    if scalar is not None:  # (one unknown: the pulled-back unit, scaled)
+        parts = tuple(None if p is None else _scaled(p, float(w[0])) for p in scalar)
+    else:
+        parts = lin.pull(layout.shaped(w))[1]
+    return tuple(_zero_like(a) if p is None else p for p, a in zip(parts, args, strict=True))
+
+
+def _scaled(part, factor: float):
+    out = asarray(part) * factor
+    return out if np.ndim(out) else float(out)
+
+
+def _zero_like(value):
+    """The zero gradient of a real number or float array (an argument the body does not
+    differentiate in), None for data."""
+    if isinstance(value, (float, np.floating)):
+        return 0.0
+    if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+        return np.zeros(value.shape, value.dtype)
+    return None
+
+
+def fixed_point_tangent(tangents, state, step, args: tuple, fixed, names: tuple):
+    """The fixed point's tangent: ``(I - J)^-1 (dstep/dp) dp``."""
+    if not isinstance(tangents, (tuple, list)):  # (no argument moves)
+        tangents = (None,) * len(args)
+    tangents = tuple(None if t is None or is_zero(t) else t for t in tangents)
+    lin = fixed.linearized(step, state, args, len(names))
+    layout = _Layout(state, lin.active_state, names)
+    moved = lin.push_args(tangents)
+    if moved is None:
+        return layout.shaped(np.zeros(layout.n))
+    dense = _fixed_linear(lin, layout, transposed=False)[0]
+    _check_fixed(lin, layout, state, dense)
+    rhs = layout.flat(moved)
+    if dense is not None:
+        out = _fixed_solve(None, rhs, layout.n, dense)
+    else:
+        out = _fixed_solve(lambda v: v - layout.flat(lin.push_state(layout.shaped(v))), rhs,
+                           layout.n, None)
+    return layout.shaped(out)

@@ -659,7 +659,7 @@ class Gen:
         kinds = ["assign_new", "assign_new", "update", "update", "update", "aug", "write",
                  "write", "tuple", "container"]
         if nest < 2:
-            kinds += ["if", "if", "for", "for", "while"]
+            kinds += ["if", "if", "for", "for", "while", "converged"]
         if in_loop:
             kinds += ["break", "continue"]
         if can_return:
@@ -715,6 +715,8 @@ class Gen:
             return self.for_stmt(sc, loop_depth, can_return, nest)
         if k == "while":
             return self.while_stmt(sc, loop_depth, can_return, nest)
+        if k == "converged":
+            return self.converged_stmt(sc)
         if k in ("break", "continue"):
             self.features.add(k)
             return [f"if {self.cond(sc, 1)}:", f"    {k}"]
@@ -938,6 +940,33 @@ class Gen:
         incr = r.choice([f"{n} += 1", f"{n} = {n} + 1"])
         return [f"{n} = 0", f"while {cond}:", f"    {incr}"] + ["    " + ln for ln in body]
 
+    def converged_stmt(self, sc: Scope) -> list[str]:
+        """A fixed-point loop marked ``converged``: a contraction (rate at most 1/2) forced by a
+        differentiated value, run past machine precision, as a ``for`` or a ``while`` with a
+        counter (held), its state one fresh variable or two."""
+        r = self.rng
+        self.features.add("converged")
+        kind = r.choice([NF, NF, V3])
+        z, c = self.fresh("z"), self.fresh("c")
+        lines = [f"{c} = {self.expr(kind, sc, 2)}", f"{z} = {self.expr(kind, sc, 1)} * 0.0"]
+        body = [f"{z} = 0.5 * np.tanh({z}) + 0.3 * np.sin({c})"]
+        if self.chance(0.3):  # a second state variable, coupled to the first
+            w = self.fresh("w")
+            lines.append(f"{w} = 0.0")
+            body = [f"{w} = 0.25 * np.cos({w}) + 0.1 * np.sum({z})",
+                    f"{z} = 0.4 * np.tanh({z}) + 0.1 * {w} + 0.3 * np.sin({c})"]
+            sc.vars[w] = NF
+        if self.chance(0.5):
+            head = [f"for _ in converged(range({r.choice([60, 80])})):"]
+        else:
+            n = self.fresh("n")
+            lines.append(f"{n} = 0")
+            head = [f"while converged({n} < {r.choice([60, 80])}):"]
+            body.append(f"{n} = {n} + 1")
+        sc.vars[z] = kind
+        sc.vars[c] = kind
+        return lines + head + ["    " + ln for ln in body]
+
     def result(self, sc: Scope) -> str:
         """A scalar built from up to three live variables and one random expression."""
         r = self.rng
@@ -1029,6 +1058,8 @@ class Gen:
             head.insert(0, "import scipy.optimize as so")
         if "integral" in self.features:
             head.insert(0, "import scipy.integrate as si")
+        if "converged" in self.features:
+            head.insert(0, "from transpiler import converged")
         return "\n\n\n".join(head + chunks) + "\n", tuple(values)
 
 
@@ -1036,7 +1067,7 @@ class Gen:
 # program): TRANSPILER_GEN_DISABLE=ifexp,return runs the generator without conditional
 # expressions and early returns. Expression choices: bin div neg unary ifexp math float np
 # nonsmooth reduce where comp call higher sparse; statements: assign_new update aug write tuple
-# container if for while break continue return; and "odd" (module globals named like generated names,
+# container if for while converged break continue return; and "odd" (module globals named like generated names,
 # builtins of the program's own).
 DISABLE = frozenset(filter(None, os.environ.get("TRANSPILER_GEN_DISABLE", "").split(",")))
 
@@ -1873,7 +1904,10 @@ class _MarkLoops(ast.NodeTransformer):
         return node
 
     def visit_For(self, node: ast.For) -> ast.For:
-        # (not visiting the body: a loop inside this one stays unmarked)
+        # (not visiting the body: a loop inside this one stays unmarked; one marked converged
+        # keeps its marker)
+        if isinstance(node.iter, ast.Call) and ast.unparse(node.iter.func) == "converged":
+            return node
         mode = self.rng.choice(["snapshots", "every"])
         count = self.rng.choice(CHECKPOINT_COUNTS)
         it = node.iter

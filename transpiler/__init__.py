@@ -8,7 +8,7 @@
 # isort: off  (the check comes first: a clear error where a user's runtime.py shadows ours)
 from transpiler import shadowing  # noqa: F401
 # isort: on
-from runtime import on_gradient, stop_gradient
+from runtime import converged, on_gradient, stop_gradient
 from runtime.checkpoint import checkpoint
 from transpiler import rules  # noqa: F401  (registers the built-in rules)
 from transpiler.api import grad, value_and_grad
@@ -23,6 +23,6 @@ from transpiler.version import __version__
 from transpiler.vjp import hessian, hvp, jacobian, vjp
 
 __all__ = ["__version__", "NoRuleError", "TranspileError", "adjoint", "black_box", "check_grad",
-           "checkpoint", "d", "forward", "grad", "hessian", "hvp", "jacobian", "jvp",
-           "nondifferentiable", "on_gradient", "stop_gradient", "supported", "tangent",
+           "checkpoint", "converged", "d", "forward", "grad", "hessian", "hvp", "jacobian",
+           "jvp", "nondifferentiable", "on_gradient", "stop_gradient", "supported", "tangent",
            "value_and_grad", "vjp"]

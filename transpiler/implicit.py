@@ -94,10 +94,12 @@ def _differentiated(value) -> bool:
     if isinstance(value, (tuple, list)) and not any(_differentiated(v) for v in value):
         return False
     if type(value).__module__.startswith("dask."):
-        raise TypeError("a minimum's or an integral's derivative takes NumPy arrays in args= "
+        raise TypeError("the derivative of a minimum, an integral or a converged loop takes "
+                        "NumPy arrays in args= "
                         "(and in what its function closes over), not Dask arrays: the "
                         "function is differentiated point by point; pass np.asarray(x)")
-    raise TypeError(f"a minimum's or an integral's derivative takes numbers and float arrays in "
+    raise TypeError(f"the derivative of a minimum, an integral or a converged loop takes "
+                    f"numbers and float arrays in "
                     f"args= (and in what its function closes over), not a "
                     f"{type(value).__name__} holding numbers: pass the arrays themselves")
 
@@ -294,3 +296,67 @@ class UnderIntegral:
 
 
 UNDER_INTEGRAL = UnderIntegral()
+
+
+class _Linearized:
+    """A loop body ``step(*x, *args)`` at a state ``x``: its value there, and products with its
+    derivative, ``pull(v) = (v^T dstep/dx, v^T dstep/dp)`` (reverse mode, one split pair
+    compiled per body) and ``push_state``/``push_args``, ``dstep/dx dx`` and ``dstep/dp dp``
+    (forward mode)."""
+
+    def __init__(self, step, state, args: tuple, count: int):
+        self.function, self.leading, keywords = _unwrapped(step, args)
+        if keywords:
+            raise TypeError("a converged loop's body is called with keywords: not supported")
+        self.count = count
+        parts = tuple(state) if count > 1 else (state,)
+        # (a NumPy scalar as the float it is: the split pair differentiates Python floats)
+        self.call = tuple(float(v) if isinstance(v, np.floating) else v
+                          for v in (*self.leading, *parts, *args))
+        self.active_state = tuple(_differentiated(p) for p in parts)
+        self.active_args = tuple(_differentiated(a) for a in args)
+        self.pair, order = _split(self.function, self.call)
+        self.value, self._residuals = self.pair.forward(*self.call)
+        index = {place: j for j, place in enumerate(order)}
+        shift = len(self.leading)
+        self.state_slots = tuple(index.get(shift + i) if on else None
+                                 for i, on in enumerate(self.active_state))
+        self.arg_slots = tuple(index.get(shift + count + i) if on else None
+                               for i, on in enumerate(self.active_args))
+
+    def pull(self, v) -> tuple:
+        residuals, self._residuals = self._residuals, None
+        if residuals is None:  # (a backward sweep consumes its tape: run forward again)
+            residuals = self.pair.forward(*self.call)[1]
+        grads = self.pair.backward(residuals, v)
+        state = tuple(None if j is None else grads[j] for j in self.state_slots)
+        return (state if self.count > 1 else state[0],
+                tuple(None if j is None else grads[j] for j in self.arg_slots))
+
+    def push_state(self, tangent):
+        parts = tangent if self.count > 1 else (tangent,)
+        return self._push({i: t for i, (t, on) in enumerate(zip(parts, self.active_state,
+                                                                strict=True)) if on})
+
+    def push_args(self, tangents: tuple):
+        given = {self.count + i: t for i, (t, on) in enumerate(zip(tangents, self.active_args,
+                                                                   strict=True))
+                 if on and t is not None}
+        return self._push(given) if given else None
+
+    def _push(self, given: dict):
+        forward = _forward(self.function, tuple(len(self.leading) + i for i in given))
+        names = list(forward.tangent_names.values())
+        return forward(*self.call, **dict(zip(names, given.values(), strict=True)))
+
+
+class FixedPoint:
+    """The derivatives of a loop body at its fixed point that a converged loop's implicit
+    derivative needs (runtime/implicit.py ``fixed_point``); one instance, its caches on the
+    body's function."""
+
+    def linearized(self, step, state, args: tuple, count: int) -> _Linearized:
+        return _Linearized(step, state, args, count)
+
+
+FIXED_POINT = FixedPoint()

@@ -25,6 +25,7 @@ from transpiler.passes import (
     check_writes,
     checkpoint,
     contexts,
+    converged,
     desugar,
     finalize,
     fix_grads,
@@ -50,6 +51,7 @@ from transpiler.passes import (
 
 FRONT: tuple[tuple[str, Callable], ...] = (
     ("checkpointed loops as calls of a step function", checkpoint.checkpoint),
+    ("loops marked converged as fixed points, differentiated implicitly", converged.converged),
     ("reject unsupported syntax", validate.validate),
     ("library calls that take a function as comprehensions and loops",
      higher_order.higher_order),

@@ -1,5 +1,6 @@
-"""What a library solver's derivative costs beside the solve: an ODE's adjoint (solve_ivp) and
-an integral's derivative under the integral sign (quad).
+"""What a library solver's derivative costs beside the solve: an ODE's adjoint (solve_ivp), an
+integral's derivative under the integral sign (quad), and a fixed point's by the implicit
+function theorem (a loop marked converged).
 
 Run from the repository root::
 
@@ -10,7 +11,9 @@ Not part of the test suite. The primal and its gradient are timed round-robin in
 (the minimum over rounds), so their ratio is measured under the same load. The ODE's memory is
 the peak traced by ``tracemalloc`` during one gradient, at two tolerances: the tighter one takes
 several times the steps, and the peak should not follow them (the adjoint recomputes the state
-one output interval at a time).
+one output interval at a time). The fixed point (a mean field over 10,000 sites, about 1,000
+damped iterations) is timed the same way: its gradient's cost beyond the primal is reported in
+primal iterations, and its peak memory at two tolerances (about 600 and 1,000 iterations).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import numpy as np
 from scipy.integrate import quad, solve_ivp
 
 from tests.benchmarks.bench_call import interleaved
-from transpiler import grad
+from transpiler import converged, grad
 
 N = 50  # oscillators in a chain: 100 states
 T_OUT = np.linspace(0.0, 10.0, 200)
@@ -45,6 +48,30 @@ def energy(k, c, rtol=1e-6, atol=1e-8):
 
 def gaussian(s, c):
     return quad(lambda t: np.exp(-s * t * t) * np.cos(c * t), 0.0, 3.0)[0]
+
+
+FIELD = 0.3 * _rng.normal(size=10_000)  # the sites' fields of the mean-field fixed point
+
+
+def magnetization(beta, h, tol=1e-15):
+    """The mean field ``m = mean(tanh(beta (m + h)))``, by damped iterations."""
+    m = 0.5
+    for _ in converged(range(10000)):
+        m_new = 0.8 * m + 0.2 * np.mean(np.tanh(beta * (m + h)))
+        if abs(m_new - m) < tol:
+            break
+        m = m_new
+    return (m - 0.01) ** 2
+
+
+def iterations(beta, h, tol=1e-15) -> int:
+    m, k = 0.5, 0
+    while True:
+        k += 1
+        m_new = 0.8 * m + 0.2 * np.mean(np.tanh(beta * (m + h)))
+        if abs(m_new - m) < tol:
+            return k
+        m = m_new
 
 
 def table(title: str, rows: dict, number: int, rounds: int, base: str) -> None:
@@ -77,6 +104,21 @@ def main(quick: bool) -> None:
         g(STIFFNESS, 0.1, rtol, atol)
         top = peak(lambda r=rtol, a=atol: g(STIFFNESS, 0.1, r, a))
         print(f"  rtol {rtol:.0e}: {steps:5d} solver steps, peak {top / 1e6:7.2f} MB")
+    f = grad(magnetization, wrt=(0, 1))
+    f(0.9, FIELD)
+    count = iterations(0.9, FIELD)
+    best = interleaved({"primal": lambda: magnetization(0.9, FIELD),
+                        "gradient": lambda: f(0.9, FIELD)}, 1, 4 * rounds)
+    one = best["primal"] / count
+    print(f"\nfixed point (a loop marked converged): a mean field over {FIELD.size} sites, "
+          f"{count} iterations ({one * 1e6:.1f} us each)")
+    print(f"  primal {best['primal'] * 1e3:8.2f} ms, gradient {best['gradient'] * 1e3:8.2f} ms: "
+          f"{(best['gradient'] - best['primal']) / one:5.1f} iterations beyond the primal")
+    for tol in (1e-9, 1e-15):
+        f(0.9, FIELD, tol)
+        top = peak(lambda t=tol: f(0.9, FIELD, t))
+        print(f"  tol {tol:.0e}: {iterations(0.9, FIELD, tol):5d} iterations, gradient's peak "
+              f"{top / 1e6:6.2f} MB")
     q = grad(gaussian, wrt=(0, 1))
     q(0.7, 1.3)
     table("quad: a Gaussian times a cosine, two parameters", {

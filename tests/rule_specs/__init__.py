@@ -24,7 +24,7 @@ import numpy as np
 import runtime
 from tests.rule_specs.common import OpSpec, Pair, Rec
 from tests.util import make, rand
-from transpiler.implicit import STATIONARY, UNDER_INTEGRAL
+from transpiler.implicit import FIXED_POINT, STATIONARY, UNDER_INTEGRAL
 
 try:
     import scipy.stats as stats
@@ -65,10 +65,30 @@ def shrink(t, y, b):
     return -b * y
 
 
+def halve(x, a, b):
+    """A loop body ``x <- x / 2 + a b``: its fixed point is ``2 a b`` (rt.fixed_point's spec)."""
+    return 0.5 * x + a * b
+
+
+def settle(x, a):
+    """A loop body ``x <- tanh(x) / 2 + a``, a contraction (rt.fixed_point's spec)."""
+    return 0.5 * np.tanh(x) + a
+
+
+def settled(a):
+    """The fixed point of ``settle`` for ``a``, to machine precision."""
+    x = np.zeros(np.shape(a))
+    for _ in range(200):
+        x = settle(x, a)
+    return x
+
+
 SPEC_GLOBALS = {"np": np, "math": math, "cmath": cmath, "special": special, "sfft": sfft,
                 "sla": sla, "si": si, "sp": sp, "spla": spla, "stats": stats, "rt": runtime,
                 "Rec": Rec, "Pair": Pair, "bowl": bowl, "stationary": STATIONARY, "ramp": ramp,
-                "under_integral": UNDER_INTEGRAL, "shrink": shrink, "ode": UNDER_INTEGRAL}
+                "under_integral": UNDER_INTEGRAL, "shrink": shrink, "ode": UNDER_INTEGRAL,
+                "halve": halve, "settle": settle, "settled": settled,
+                "fixed_point_of": FIXED_POINT}
 
 
 def runs_here(expr: str) -> bool:

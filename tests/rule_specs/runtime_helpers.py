@@ -90,6 +90,13 @@ SPECS = [
     # solve_ivp's sol.t without t_eval: the first time moves with t0 = a, the last with t1 = b
     OpSpec(runtime.step_times, "rt.step_times(rt.stop_gradient(np.array([a, 0.25, b])), a, b) "
            "* (1.0 + a)", 2, (0.5, 2.0), shapes=(((), ()),)),
+    # a loop marked converged (passes/converged.py): x <- x / 2 + a b settles at 2 a b, its
+    # derivative the implicit function theorem's on the body; and a contraction of tanh's
+    OpSpec(runtime.fixed_point, "rt.fixed_point(rt.stop_gradient(2.0 * a * b), halve, (a, b), "
+           "fixed_point_of, ('x',)) * (1.0 + b)", 2,
+           shapes=(((), ()), ((3,), ()), ((2, 3), (2, 3)))),
+    OpSpec(runtime.fixed_point, "np.sin(rt.fixed_point(rt.stop_gradient(settled(a)), settle, "
+           "(a,), fixed_point_of, ('x',)))", 1, shapes=(((),), ((3,),), ((2, 3),))),
     # transpiler.on_gradient with a hook that leaves the gradient as it is
     OpSpec(runtime.on_gradient, "rt.on_gradient(a * b, np.positive) * a", 2,
            shapes=(((), ()), ((3,), (3,)), ((2, 3), (3,)))),

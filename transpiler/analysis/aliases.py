@@ -51,6 +51,10 @@ from transpiler.passes.resolve import resolve
 from transpiler.rules.registry import is_user_function
 
 ANY = object()  # the key of a container's elements at unknown positions
+# the runtime's functions returning their first argument: a value held constant, a solver's
+# solution (passes/solvers.py) and a converged loop's state (passes/converged.py)
+_HELD = (runtime.stop_gradient, runtime.implicit_root, runtime.implicit_system,
+         runtime.implicit_minimum, runtime.fixed_point)
 GLOBAL = ("global",)
 ARRAY, CONTAINER = "array", "container"
 
@@ -588,6 +592,8 @@ class Aliases:
             return first
         if receiver is not None and func is None:
             return self.method(node, node.func.attr, mine, everything, state)
+        if any(func is f for f in _HELD):  # (its first argument itself)
+            return first
         if _is(func, _NUMBERS) or (getattr(func, "__module__", None) == "math"):
             return frozenset()
         if may_return_view(func) or (func is np.array and _no_copy(node)):

@@ -137,9 +137,11 @@ class Receivers:
         func = getanno(node, Anno.FUNC)
         if func is runtime.data:  # an object's field, checked to be data (passes/objects.py)
             return False
-        if func in (runtime.implicit_root, runtime.implicit_system, runtime.implicit_minimum) \
-                or solver_kinds().get(func, (None, "?"))[1] is None:
-            return False  # a scipy.optimize solution, a number or an array (passes/solvers.py)
+        if func in (runtime.implicit_root, runtime.implicit_system, runtime.implicit_minimum,
+                    runtime.fixed_point) or solver_kinds().get(func, (None, "?"))[1] is None:
+            # a scipy.optimize solution (passes/solvers.py) or a converged loop's state
+            # (passes/converged.py): a number or an array, or a tuple of them
+            return False
         if func is runtime.index_join:  # np.r_[...]: the join of its items (np.r_ is no data)
             args = args[1:]
         if func is None and hasanno(node.func, Anno.BUILTIN):  # the compiler's own len, range

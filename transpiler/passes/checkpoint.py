@@ -142,7 +142,7 @@ def is_checkpointed_loop(value) -> bool:
         and getanno(value, Anno.FUNC) is scheduler.checkpointed_loop
 
 
-def _evaluate(node, ctx):
+def evaluate(node, ctx):
     """The object a name or dotted name of the user's function refers to (None: not known)."""
     if isinstance(node, gast.Name):
         try:
@@ -150,13 +150,13 @@ def _evaluate(node, ctx):
         except (AttributeError, KeyError, ValueError):
             return None
     if isinstance(node, gast.Attribute):
-        base = _evaluate(node.value, ctx)
+        base = evaluate(node.value, ctx)
         return getattr(base, node.attr, None) if base is not None else None
     return None
 
 
 def _marker(node, ctx) -> bool:
-    return isinstance(node, gast.Call) and _evaluate(node.func, ctx) is scheduler.checkpoint
+    return isinstance(node, gast.Call) and evaluate(node.func, ctx) is scheduler.checkpoint
 
 
 def _options(call: gast.Call, ctx) -> dict:
@@ -217,7 +217,7 @@ def _lifted(fn, loop: gast.For, options: dict, ctx, before: list) -> list:
     definition = gast.copy_location(gast.FunctionDef(
         name=step, args=args, body=body, decorator_list=[], returns=None, type_comment=None,
         type_params=[]), loop)
-    written = tuple(i for i, n in enumerate(state) if n in _written_into(loop.body, ctx))
+    written = tuple(i for i, n in enumerate(state) if n in written_into(loop.body, ctx))
     keywords = [gast.keyword(arg=k, value=v) for k, v in options.items()]
     keywords.append(gast.keyword(arg="written", value=gast.Tuple(
         elts=[A.const(i) for i in written], ctx=gast.Load())))
@@ -324,10 +324,11 @@ def _bound_before(fn, loop) -> set[str]:
     return bound
 
 
-def _written_into(body: list, ctx) -> set[str]:
+def written_into(body: list, ctx, surely: bool = False) -> set[str]:
     """Variables the body may write into (not just rebind): ``a[i] = v``, ``a.x = v``,
     ``a += v``, ``a.fill(0)``, ``f(..., out=a)``, or passing ``a`` to a function of the
-    user's (which may write into its argument)."""
+    user's (which may write into its argument). ``surely``: only those it certainly writes
+    into (a method call counts where it is one of NumPy's or a list's in-place ones)."""
     written = set()
     for node in A.own_nodes(body):
         if isinstance(node, (gast.Subscript, gast.Attribute)) and isinstance(node.ctx, gast.Store):
@@ -335,14 +336,20 @@ def _written_into(body: list, ctx) -> set[str]:
         elif isinstance(node, gast.AugAssign):
             written |= _names(A.walk(node.target))
         elif isinstance(node, gast.Call):
-            if isinstance(node.func, gast.Attribute):
+            if isinstance(node.func, gast.Attribute) and (
+                    not surely or node.func.attr in _IN_PLACE_METHODS):
                 written |= _names(A.walk(node.func.value))  # (a method may write its receiver)
             for k in node.keywords:
                 if k.arg == "out":
                     written |= _names(A.walk(k.value))
-            if not _pure(node.func, ctx):
+            if not surely and not _pure(node.func, ctx):
                 written |= _names(a for arg in node.args for a in A.walk(arg))
     return _aliases_of(written, body)
+
+
+_IN_PLACE_METHODS = frozenset({"fill", "sort", "partition", "put", "itemset", "resize",
+                               "append", "extend", "insert", "pop", "clear", "remove",
+                               "reverse", "update", "setdefault", "popitem"})
 
 
 def _aliases_of(written: set[str], body: list) -> set[str]:
@@ -367,7 +374,7 @@ def _shared(value) -> set[str]:
 
 def _pure(func, ctx) -> bool:
     """Whether a call of ``func`` writes into no argument (NumPy's, math's, builtins')."""
-    obj = _evaluate(func, ctx)
+    obj = evaluate(func, ctx)
     if obj is None:
         return False
     if isinstance(obj, types.ModuleType):

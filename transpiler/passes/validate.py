@@ -30,6 +30,7 @@ import gast
 from transpiler import ast_util as A
 from transpiler.errors import TranspileError, error_at  # noqa: F401 (doctest)
 from transpiler.passes import tape
+from transpiler.passes.converged import is_marker
 from transpiler.passes.lower_exits import always_exits, always_raises
 
 _STATEMENTS = {
@@ -114,7 +115,8 @@ def _check_statement(stmt, ctx, last: bool) -> None:
                            "assigned to a name first")
         if isinstance(stmt.iter, gast.Call) and not (
                 isinstance(stmt.iter.func, gast.Name) and stmt.iter.func.id in _ITERATORS
-                and not stmt.iter.keywords) and not _dict_view(stmt.iter):
+                and not stmt.iter.keywords) and not _dict_view(stmt.iter) \
+                and not is_marker(stmt.iter, ctx):  # (in a function defined inside: its own)
             raise error_at(stmt.iter, ctx, "a 'for' loop over a method call's result is not "
                            "supported yet" if isinstance(stmt.iter.func, gast.Attribute) else
                            "a 'for' loop over this call is not supported yet",

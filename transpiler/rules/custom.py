@@ -84,6 +84,18 @@ def tan_implicit_minimum(ans, minimum, fun, args, stationary, bounds=None):
     d[ans] = rt.implicit_minimum_tangent(d[args], minimum, fun, args, stationary)
 
 
+# a loop marked converged (passes/converged.py): the implicit function theorem on x = step(x, p),
+# the body's derivatives taken at the fixed point by ``fixed`` (transpiler/implicit.py)
+@adjoint(rt.fixed_point)
+def adj_fixed_point(ans, state, step, args, fixed, names):
+    d[args] = rt.fixed_point_adjoint(d[ans], ans, step, args, fixed, names)
+
+
+@tangent(rt.fixed_point)
+def tan_fixed_point(ans, state, step, args, fixed, names):
+    d[ans] = rt.fixed_point_tangent(d[args], ans, step, args, fixed, names)
+
+
 # an integral (quad(...)[0], passes/solvers.py): Leibniz's rule, the integrand's derivatives in
 # its arguments integrated at run time (``integrand``, transpiler/implicit.py)
 @adjoint(rt.integral)
