@@ -65,7 +65,7 @@ class _Problem:
     """The problem as solved: the right-hand side as ``rhs(t, y)``, the outputs as ``(K, n)``,
     the initial point, and how to call SciPy again."""
 
-    def __init__(self, ys, ts, fun, t0, y0, args, times, ode, options):
+    def __init__(self, ys, ts, fun, t0, y0, args, times, ode, options, t1=None):
         self.fun, self.args, self.ode, self.options = fun, tuple(args), ode, options
         self.tfirst = options.get("tfirst", True)
         self.pull = None
@@ -77,9 +77,41 @@ class _Problem:
         self.shape0 = np.shape(y0)
         self.y0 = np.ravel(asarray(y0, float))
         ys = asarray(ys, float)
-        self.ys = ys.T if options.get("layout") == "ivp" else ys.reshape(len(ys), -1)
+        self.layout = options.get("layout")
+        self.ys = ys.T if self.layout == "ivp" else ys.reshape(len(ys), -1) \
+            if self.layout != "dense" else ys.reshape(self.y0.size, -1).T
         self.ts = np.ravel(asarray(ts if times is None else times, float))
         self.t0 = float(self.ts[0] if t0 is None else t0)
+        self.order = None  # (dense output read at times in any order: sorted along the span)
+        if self.layout == "dense":
+            self._sort(t1)
+
+    def _sort(self, t1) -> None:
+        """The dense output's times in the direction of the span, checked to lie in it (the
+        interpolant is the solution's only there)."""
+        t1 = float(t1)
+        low, high = min(self.t0, t1), max(self.t0, t1)
+        if np.any((self.ts < low) | (self.ts > high)):
+            raise ValueError(f"sol.sol(t) is differentiated for t in the span [{low}, {high}] "
+                             "the solver integrated over (outside it, the interpolant "
+                             "extrapolates)")
+        self.order = np.argsort(self.ts if t1 >= self.t0 else -self.ts, kind="stable")
+        self.ts, self.ys = self.ts[self.order], self.ys[self.order]
+
+    def outputs_of(self, g):
+        """A cotangent (or tangent) shaped like the solution, as ``(K, n)`` in output order."""
+        g = asarray(g, float)
+        if self.layout == "dense":
+            return g.reshape(self.y0.size, -1).T[self.order]
+        return g.T if self.layout == "ivp" else g.reshape(len(g), -1)
+
+    def unsorted(self, values):
+        """Values per sorted output back in the order the times were given."""
+        if self.order is None:
+            return values
+        out = np.empty_like(values)
+        out[self.order] = values
+        return out
 
     def rhs(self, t, y):
         call = (t, y) if self.tfirst else (y, t)
@@ -145,9 +177,8 @@ def ode_adjoint(g, ys, ts, fun, t0, t1, y0, args: tuple, times, ode, options: di
         zero = np.zeros(np.shape(y0)) if np.ndim(y0) else 0.0
         return 0.0, 0.0, zero, (None,) * len(args), None if times is None else np.zeros(
             np.shape(times))
-    problem = _Problem(ys, ts, fun, t0, y0, args, times, ode, options)
-    g = asarray(g, float)
-    g = g.T if options.get("layout") == "ivp" else g.reshape(len(g), -1)
+    problem = _Problem(ys, ts, fun, t0, y0, args, times, ode, options, t1)
+    g = problem.outputs_of(g)
     n, outputs = problem.y0.size, problem.ts
     active = _active(args, ode)
     shapes = [np.shape(a) for a, on in zip(args, active, strict=True) if on]
@@ -185,7 +216,9 @@ def ode_adjoint(g, ys, ts, fun, t0, t1, y0, args: tuple, times, ode, options: di
     if t0 is None:  # (odeint: the first output time is the initial time)
         gtimes[0] += gt0
         return 0.0, 0.0, gy0, tuple(gargs), gtimes.reshape(np.shape(times))
-    return gt0, 0.0, gy0, tuple(gargs), gtimes.reshape(np.shape(times))
+    gtimes = problem.unsorted(gtimes)
+    return gt0, 0.0, gy0, tuple(gargs), gtimes.reshape(np.shape(times)) if np.ndim(times) \
+        else float(gtimes[0])
 
 
 def _backwards(problem, forward, start_t, end_t, a, gp, active, n):
@@ -205,7 +238,7 @@ def _backwards(problem, forward, start_t, end_t, a, gp, active, n):
 def ode_tangent(dt0, dt1, dy0, dargs, dtimes, ys, ts, fun, t0, t1, y0, args: tuple, times,
                 ode, options: dict):
     """The solution's tangent at its outputs: the variational equation solved beside ``y``."""
-    problem = _Problem(ys, ts, fun, t0, y0, args, times, ode, options)
+    problem = _Problem(ys, ts, fun, t0, y0, args, times, ode, options, t1)
     n, outputs = problem.y0.size, problem.ts
     if not isinstance(dargs, (tuple, list)):  # (no argument moves)
         dargs = (None,) * len(args)
@@ -228,14 +261,19 @@ def ode_tangent(dt0, dt1, dy0, dargs, dtimes, ys, ts, fun, t0, t1, y0, args: tup
             return np.concatenate([problem.rhs(t, y), np.ravel(asarray(dy, float))])
 
         if len(outputs) and outputs[-1] != problem.t0:
+            new = np.r_[True, np.diff(outputs) != 0]  # (a time read twice: solved for once)
             solved = problem.solve(augmented, (problem.t0, outputs[-1]),
-                                   np.concatenate([problem.y0, v0]), t_eval=outputs)
-            out = solved.y[n:].T
+                                   np.concatenate([problem.y0, v0]), t_eval=outputs[new])
+            out = solved.y[n:].T[np.cumsum(new) - 1]
         else:
             out[:] = v0
     if moving(dtimes):
         dtimes = np.ravel(asarray(dtimes, float))
+        if problem.order is not None:
+            dtimes = dtimes[problem.order]
         for k, d in enumerate(dtimes):
             if d:
                 out[k] = out[k] + d * problem.rhs(outputs[k], problem.ys[k])
+    if problem.layout == "dense":
+        return problem.unsorted(out).T.reshape(np.shape(ys))
     return out.T if options.get("layout") == "ivp" else out.reshape(np.shape(ys))

@@ -107,7 +107,28 @@ def odeint_tfirst(a, y0):
     return np.sum(y ** 2)
 
 
-CASES = {damped: (1.3, 0.2), lotka_volterra: (1.1, 0.4), initial_state: (
+def forced(t, y, k):
+    return -k * y + np.sin(t)
+
+
+def dense_reads(k, tq):
+    # the interpolant (dense_output=True) read at times in any order, one read twice, and at a
+    # number: the solution there, differentiated in the parameter and the times
+    sol = solve_ivp(forced, (0.0, 3.0), [1.0, 2.0], args=(k,), dense_output=True, rtol=1e-11,
+                    atol=1e-12)
+    y = sol.sol(tq)
+    return np.sum(y[0] ** 2) + np.sum(y[1] * tq) + sol.sol(1.5)[0]
+
+
+def dense_backwards(k, t1):
+    # integrated backwards in time, read between the ends
+    sol = solve_ivp(forced, (2.0, t1), [0.5, -1.0], args=(k,), dense_output=True,
+                    method="DOP853", rtol=1e-11, atol=1e-12)
+    return np.sum(sol.sol(np.array([1.2, 0.4, 1.9])) ** 2)
+
+
+CASES = {dense_reads: (0.7, np.array([2.5, 0.3, 1.0, 1.0])), dense_backwards: (0.6, 0.1),
+         damped: (1.3, 0.2), lotka_volterra: (1.1, 0.4), initial_state: (
     np.array([1.0, -0.5, 2.0]), 0.7), moving_ends: (0.2, 1.7), output_times: (1.1, 0.6),
     van_der_pol: (1.5, 1.2), robertson: (0.04, 1e4), lsoda: (0.9, 0.3), rk23: (0.9, 0.3),
     odeint_loss: (0.8, 1.7), odeint_tfirst: (1.3, 0.7)}
@@ -158,7 +179,17 @@ def _events(k):
 
 def _dense(k):
     sol = solve_ivp(lambda t, y: -k * y, (0.0, 1.0), [1.0], dense_output=True)
-    return sol.sol(0.5)[0]
+    interpolant = sol.sol
+    return interpolant(0.5)[0]
+
+
+def test_dense_output_is_read_inside_the_span():
+    def outside(k):
+        sol = solve_ivp(forced, (0.0, 1.0), [1.0], args=(k,), dense_output=True)
+        return sol.sol(1.5)[0]
+
+    with pytest.raises(ValueError, match="in the span"):
+        grad(outside)(0.5)
 
 
 def _full(k):
@@ -168,7 +199,7 @@ def _full(k):
 @pytest.mark.parametrize("f, match", [
     (_whole, r"read as \.y"),
     (_events, "events"),
-    (_dense, "dense output"),
+    (_dense, r"sol\(t\)"),
     (_full, "full_output"),
 ], ids=["whole", "events", "dense", "full_output"])
 def test_what_is_not_differentiated_is_refused_at_its_line(f, match):

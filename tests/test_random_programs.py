@@ -482,7 +482,11 @@ class Gen:
                               f"[1.0], args=(np.tanh({q}),), method='DOP853', rtol=1e-11, "
                               "atol=1e-12).y[0, -1]",
                               f"si.odeint(lambda y, t: -np.tanh({q}) * y + t, 1.0, np.array("
-                              "[0.0, 0.5, 1.0]), rtol=1e-11, atol=1e-12)[-1, 0]"]
+                              "[0.0, 0.5, 1.0]), rtol=1e-11, atol=1e-12)[-1, 0]",
+                              # dense output: the interpolant, read inside the span
+                              f"si.solve_ivp(lambda t, y: -np.tanh({q}) * y + 0.5, (0.0, 1.0), "
+                              "[1.0], dense_output=True, method='DOP853', rtol=1e-11, "
+                              "atol=1e-12).sol(0.6)[0]"]
                 if CARTWRIGHT:  # integrals of samples: in the samples and moving sample points
                     forms += [f"si.simpson({v}, x=np.cumsum(np.exp(0.3 * np.tanh({w}))))",
                               f"si.simpson(np.r_[{v}, {w}[:1]], dx=np.exp(0.2 * {w}[0]))",

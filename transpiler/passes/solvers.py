@@ -19,6 +19,12 @@ unknowns taken at run time (transpiler/implicit.py).
 - ``res = minimize(...)`` (``root``, ``root_scalar``: a result object assigned once) -> ``res =
   rt.stop_gradient(minimize(...))`` and after it ``_x = rt.implicit_minimum(res.x, ...)``;
   later ``res.x`` reads ``_x``, ``res.fun`` is ``f(_x, p)``
+- ``sol = solve_ivp(f, (t0, t1), y0, args=(p,))`` -> ``sol = rt.stop_gradient(solve_ivp(...))``
+  and after it ``_y = rt.ode_solution(sol.y, sol.t, f, t0, t1, y0, (p,), None, ode, options)``
+  (the adjoint's, runtime/odes.py), which later reads of ``sol.y`` read; ``sol.sol(t)`` (dense
+  output) -> ``rt.ode_solution(rt.stop_gradient(sol.sol(t)), t, ..., t, ode, options)``, the
+  solution read at ``t``; ``quad(f, a, b, args=(p,))[0]`` -> ``rt.integral(...)`` (Leibniz's,
+  runtime/integrate.py)
 
 
 A solve must run before its statement: it is written only where the call's value is computed
@@ -191,6 +197,18 @@ class _Solvers(CallRewriter):
         return None
 
     def visit_Call(self, node):
+        if isinstance(node.func, gast.Attribute) and node.func.attr == "sol":
+            solved = node.func.value
+            if isinstance(solved, gast.Name) \
+                    and self.results.get(solved.id, {}).get("kind") == "ode":
+                return self._dense(self._visited(node), solved.id,
+                                   self.results[solved.id]["dense"])
+            if isinstance(solved, gast.Call) and _kind(odes(), value_of(
+                    solved.func, self.local, self.ctx)) == "ivp":  # solve_ivp(...).sol(t)
+                call = self._visited(solved)
+                parts = self._ode(call, value_of(call.func, self.local, self.ctx),
+                                  self.before)[2]
+                return self._dense(self._visited(node), self.before[-1].targets[0].id, parts)
         node = self.generic_visit(node)
         func = value_of(node.func, self.local, self.ctx)
         if _kind(fits(), func) is not None:
@@ -464,10 +482,11 @@ class _Solvers(CallRewriter):
                            "differentiated when its name is assigned once",
                            "give each call's result a name of its own, or read "
                            "solve_ivp(...).y at the call")
-        held, times = self._ode(call, func, self.after, name)
+        held, times, parts = self._ode(call, func, self.after, name)
         self.after.append(A.assign(self.ctx.namer.fresh("_y"), held))
         self.results[name] = {"func": func, "kind": "ode", "field": "y",
-                              "y": A.name(self.after[-1].targets[0].id), "t": times}
+                              "y": A.name(self.after[-1].targets[0].id), "t": times,
+                              "dense": parts}
         rt = self.ctx.bind("rt", runtime)
         stmt.value = bound_call(runtime.stop_gradient, f"{rt}.stop_gradient", call)
         return stmt
@@ -584,6 +603,7 @@ class _Solvers(CallRewriter):
                           A.const(None) if times is None else A.copy_node(times),
                           A.name(self.ctx.bind("ode", UNDER_INTEGRAL)),
                           bound_call(runtime.stop_gradient, f"{rt}.stop_gradient", table))
+        parts = (objective, t0, t1, y0, extra, table)  # (for its dense output's reads)
         if times is not None:
             times = bound_call(np.asarray, f"{self.ctx.bind('np', np)}.asarray",
                                A.copy_node(times), keywords=[gast.keyword(
@@ -591,7 +611,34 @@ class _Solvers(CallRewriter):
         else:
             times = bound_call(runtime.step_times, f"{rt}.step_times", A.copy_node(steps),
                                A.copy_node(t0), A.copy_node(t1))
-        return gast.copy_location(held, node), times
+        return gast.copy_location(held, node), times, parts
+
+    def _dense(self, node, name: str, parts: tuple):
+        """``sol.sol(t)`` of a ``solve_ivp(..., dense_output=True)`` result held in ``name``
+        (``parts``: what ``_ode`` made of its call) -> its interpolant at ``t``, held, through
+        ``rt.ode_solution`` read at ``t`` (layout "dense"): its derivative the solution's
+        there, by the adjoint."""
+        if len(node.args) != 1 or node.keywords or isinstance(node.args[0], gast.Starred):
+            raise error_at(node, self.ctx, "the dense output (.sol) of a solve_ivp result is "
+                           "differentiated when called with the times alone", "sol.sol(t)")
+        objective, t0, t1, y0, extra, table = parts
+        times = self.once(node.args[0], node)
+        rt = self.ctx.bind("rt", runtime)
+        value = self.ctx.namer.fresh("_dense")
+        read = gast.Call(func=gast.Attribute(value=A.name(name), attr="sol", ctx=gast.Load()),
+                         args=[A.copy_node(times)], keywords=[])
+        self.before.append(gast.copy_location(A.assign(value, bound_call(
+            runtime.stop_gradient, f"{rt}.stop_gradient", read)), node))
+        dense = gast.Dict(keys=[A.copy_node(k) for k in table.keys], values=[
+            A.const("dense") if k.value == "layout" else A.copy_node(v)
+            for k, v in zip(table.keys, table.values, strict=True)])
+        held = bound_call(runtime.ode_solution, f"{rt}.ode_solution", A.name(value),
+                          A.copy_node(times), A.copy_node(objective), A.copy_node(t0),
+                          A.copy_node(t1), A.copy_node(y0), gast.Tuple(
+                              elts=[A.copy_node(e) for e in extra], ctx=gast.Load()),
+                          A.copy_node(times), A.name(self.ctx.bind("ode", UNDER_INTEGRAL)),
+                          bound_call(runtime.stop_gradient, f"{rt}.stop_gradient", dense))
+        return gast.copy_location(held, node)
 
     @staticmethod
     def _replaced(node, replacements: dict):
@@ -640,8 +687,8 @@ class _Solvers(CallRewriter):
         if isinstance(node.value, gast.Call) and _kind(odes(), value_of(
                 node.value.func, self.local, self.ctx)) == "ivp" and node.attr in ("y", "t"):
             call = self._visited(node.value)
-            held, times = self._ode(call, value_of(call.func, self.local, self.ctx),
-                                    self.before)
+            held, times, _ = self._ode(call, value_of(call.func, self.local, self.ctx),
+                                       self.before)
             return gast.copy_location(held if node.attr == "y" else times, node)
         finder = _kind(solver_kinds(), value_of(node.value.func, self.local, self.ctx)) \
             if isinstance(node.value, gast.Call) else None
@@ -716,9 +763,9 @@ class _Solvers(CallRewriter):
             if node.attr in _ODE_DATA:
                 return node
             raise error_at(node, self.ctx, f"{node.value.id}.{node.attr} of a scipy.integrate."
-                           "solve_ivp result is not differentiated (dense output and events "
-                           "are not yet)", "read its .y at the times you need, given as "
-                           "t_eval=")
+                           "solve_ivp result is not differentiated (events are not yet)",
+                           "read its .y at the times you need, given as t_eval=, or call "
+                           f"{node.value.id}.sol(t) (with dense_output=True)")
         if node.attr == info["field"]:
             return gast.copy_location(A.name(info["held"]), node)
         residual = self.residuals.get(id(info["function"]))
