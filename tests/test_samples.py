@@ -179,3 +179,12 @@ def test_fem_poisson_gradients_match_and_its_adjoint_is_the_readme_s():
     shown = next(b for b in re.findall(r"```python\n(.*?)```", readme, re.S)
                  if b.startswith("    # grad of: u = spsolve(K[1:-1, 1:-1], F[1:-1])"))
     assert shown in out
+
+
+def test_reactor_gradients_agree_with_differences_and_each_other():
+    out = _output("reactor_steady_state")
+    assert _number(r"largest relative difference (\S+)", out) < 1e-5
+    by_root = _number(r"by fsolve:\s+d misfit / dk = (\S+)", out)
+    by_loop = _number(r"by iterations: d misfit / dk = (\S+)", out)
+    central = _number(r"central differences:\s+(\S+)", out)
+    assert abs(by_root - central) < 1e-8 and abs(by_loop - central) < 1e-8
