@@ -218,30 +218,33 @@ class _Layout:
         self.several = len(names) > 1
         self.parts = list(state) if self.several else [state]
         self.active, self.names = active, names
-        self.sizes = [int(np.size(p)) if on else 0 for p, on in zip(self.parts, active,
-                                                                    strict=True)]
+        self.sizes = [sum(int(np.size(v)) for v in _items(p)) if on else 0
+                      for p, on in zip(self.parts, active, strict=True)]
         self.n = sum(self.sizes)
 
     def flat(self, values) -> np.ndarray:
         """The differentiated parts of a state-like ``values`` (None or 0: zeros), raveled."""
-        if not self.several and self.active[0] and np.shape(values) == np.shape(self.parts[0]):
+        if not self.several and self.active[0] and not isinstance(self.parts[0], (list, tuple)) \
+                and np.shape(values) == np.shape(self.parts[0]):
             return np.ravel(np.asarray(values, float))  # (the common case, kept cheap)
         values = list(values) if self.several else [values]
-        pieces = [np.broadcast_to(np.asarray(0.0 if v is None or is_zero(v) else v, float),
-                                  np.shape(p)).ravel()
-                  for v, p, on in zip(values, self.parts, self.active, strict=True) if on]
+        pieces = [_flat_part(v, p) for v, p, on in zip(values, self.parts, self.active,
+                                                       strict=True) if on]
         return np.concatenate(pieces) if pieces else np.zeros(0)
 
     def shaped(self, vector):
         """``vector`` back as a state-like value (zeros for the held parts)."""
         out, at = [], 0
-        for part, size, on in zip(self.parts, self.sizes, self.active, strict=True):
-            if not on:
-                out.append(np.zeros(np.shape(part)) if np.ndim(part) else 0.0)
-                continue
-            piece = vector[at:at + size].reshape(np.shape(part))
-            out.append(piece if np.ndim(part) else float(piece))
-            at += size
+        for part, on in zip(self.parts, self.active, strict=True):
+            items = []
+            for item in _items(part):
+                if on:
+                    piece = vector[at:at + int(np.size(item))].reshape(np.shape(item))
+                    at += int(np.size(item))
+                else:
+                    piece = np.zeros(np.shape(item))
+                items.append(piece if np.ndim(item) else float(piece))
+            out.append(type(part)(items) if isinstance(part, (list, tuple)) else items[0])
         return tuple(out) if self.several else out[0]
 
     def unconverged(self, step_left: float, scale: float) -> RuntimeError:
@@ -252,6 +255,20 @@ class _Layout:
             f"{step_left:.3g}, relative to {scale:.3g}): the implicit function theorem gives "
             "the derivative of a fixed point, not of where the loop stopped; tighten its "
             "tolerance or raise its iteration count")
+
+
+def _items(part) -> list:
+    """A state part's values: its items for a list or tuple (of numbers and arrays)."""
+    return list(part) if isinstance(part, (list, tuple)) else [part]
+
+
+def _flat_part(value, part) -> np.ndarray:
+    """``value`` (shaped like the state part ``part``; None or 0: zeros), raveled."""
+    if value is None or is_zero(value):
+        return np.zeros(sum(int(np.size(v)) for v in _items(part)))
+    if isinstance(part, (list, tuple)):
+        return np.concatenate([_flat_part(v, p) for v, p in zip(value, part, strict=True)])
+    return np.broadcast_to(np.asarray(value, float), np.shape(part)).ravel()
 
 
 def _fixed_solve(product, rhs: np.ndarray, n: int, dense):

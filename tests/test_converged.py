@@ -5,6 +5,8 @@ forward mode; the loops the marker refuses, and a loop that stopped short of its
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pytest
 
@@ -136,7 +138,57 @@ def used_after(y, v):
     return z.mean() + np.sum(z ** 2) * w
 
 
-CASES = [(babylon, (2.0,)), (used_after, (0.4, np.array([0.5, -1.0, 2.0]))),
+A3 = np.array([[4.0, 1.0, 0.0], [1.0, 5.0, 1.0], [0.0, 1.0, 3.0]])
+
+
+def jacobi_relative(b):
+    # Jacobi sweeps for A x = b until a relative change, with a counter and copies
+    diagonal = np.diag(A3)
+    rest = A3 - np.diag(diagonal)
+    x = np.zeros_like(b)
+    sweeps = 0
+    while converged(True):
+        x_new = (b - rest @ x) / diagonal
+        sweeps += 1
+        if np.linalg.norm(x_new - x) < 1e-14 * np.linalg.norm(x_new) or sweeps > 500:
+            x = x_new.copy()
+            break
+        x = x_new.copy()
+    return np.sum(x ** 2)
+
+
+@dataclass
+class Rates:
+    k: float
+    c: float
+
+    def speed(self, x):
+        return self.k * np.cos(x)
+
+
+def parameter_object(k, c):
+    # an object of the user's read field by field in the body
+    rates = Rates(k, c)
+    x = 0.0
+    for _ in converged(range(200)):
+        x_new = 0.5 * np.cos(x) * rates.k + rates.c
+        if abs(x_new - x) < 1e-15:
+            break
+        x = x_new
+    return x
+
+
+def list_state(a):
+    # the state a list of numbers, rebuilt each step
+    xs = [0.0, 0.0]
+    for _ in converged(range(300)):
+        xs = [0.5 * np.tanh(xs[1]) + a, 0.3 * np.sin(xs[0])]
+    return xs[0] + 2.0 * xs[1]
+
+
+CASES = [(babylon, (2.0,)), (jacobi_relative, (np.array([1.0, 2.0, 3.0]),)),
+         (parameter_object, (0.8, 0.3)), (list_state, (0.8,)),
+         (used_after, (0.4, np.array([0.5, -1.0, 2.0]))),
          (jacobi, (np.linspace(-1.0, 1.0, 80) ** 2, 0.7)),
          (relaxation, (0.7, np.array([1.0, -0.5, 0.2]))), (coupled, (0.3, 1.2)),
          (gauss_seidel, (np.linspace(1.0, 2.0, 6), 3.0)), (implicit_euler, (1.3, 0.8))]
@@ -145,7 +197,7 @@ CASES = [(babylon, (2.0,)), (used_after, (0.4, np.array([0.5, -1.0, 2.0]))),
 @pytest.mark.parametrize("f, args", CASES, ids=[f.__name__ for f, _ in CASES])
 def test_fixed_points_match_finite_differences_in_both_modes(f, args):
     wrt = tuple(range(len(args)))
-    got = grad(f, wrt=wrt)(*args)
+    got = grad(f, wrt=wrt if len(args) > 1 else 0)(*args)
     got = got if len(args) > 1 else (got,)
     for i in wrt:
         np.testing.assert_allclose(got[i], _central(f, args, i), rtol=1e-6, atol=1e-9)
@@ -294,3 +346,15 @@ REFUSED = [(_reads_count, "reads its iteration"), (_continues, "'continue'"),
 def test_what_the_marker_does_not_cover_is_refused_at_the_loop(f, message):
     with pytest.raises(TranspileError, match=message):
         grad(f)(2.0)
+
+
+def test_an_object_whose_method_the_body_calls_is_refused_when_run():
+    def method_in_body(k):
+        rates = Rates(k, 0.3)
+        x = 0.0
+        for _ in converged(range(200)):
+            x = 0.5 * rates.speed(x) + rates.c
+        return x
+
+    with pytest.raises(TypeError, match="converged loop"):
+        grad(method_in_body)(0.8)

@@ -298,6 +298,18 @@ class UnderIntegral:
 UNDER_INTEGRAL = UnderIntegral()
 
 
+def _state_active(value) -> bool:
+    """Whether a part of a converged loop's state is differentiated: a real number, a float
+    array, or a list or tuple of them (an integer counter is held)."""
+    if isinstance(value, (list, tuple)) and value:
+        kinds = {_differentiated(v) for v in value}
+        if len(kinds) == 1:
+            return kinds.pop()
+        raise TypeError("a converged loop's state that is a list mixing numbers and data is not "
+                        "differentiated: keep the numbers in a list (or an array) of their own")
+    return _differentiated(value)
+
+
 class _Linearized:
     """A loop body ``step(*x, *args)`` at a state ``x``: its value there, and products with its
     derivative, ``pull(v) = (v^T dstep/dx, v^T dstep/dp)`` (reverse mode, one split pair
@@ -313,7 +325,7 @@ class _Linearized:
         # (a NumPy scalar as the float it is: the split pair differentiates Python floats)
         self.call = tuple(float(v) if isinstance(v, np.floating) else v
                           for v in (*self.leading, *parts, *args))
-        self.active_state = tuple(_differentiated(p) for p in parts)
+        self.active_state = tuple(_state_active(p) for p in parts)
         self.active_args = tuple(_differentiated(a) for a in args)
         self.pair, order = _split(self.function, self.call)
         self.value, self._residuals = self.pair.forward(*self.call)

@@ -29,7 +29,8 @@ reads, its ``break`` statements dropped (a step always runs to the end):
 
 The state is every variable the body reads and assigns that is bound before the loop (several:
 a tuple); what else the body reads are the step's arguments, differentiated like ``args=`` of a
-solver (transpiler/implicit.py ``FIXED_POINT`` takes the step's derivatives at run time). The
+solver (transpiler/implicit.py ``FIXED_POINT`` takes the step's derivatives at run time); an
+object read only field by field (``params.k``) is passed as those fields. The
 derivative's memory does not grow with the iterations: one step is taped, at the fixed point.
 Refused at the loop, with a hint: a body that reads the iteration (a step must not depend on
 it), ``continue``, ``return`` or ``yield`` in it, an ``else:`` clause, and a variable the body
@@ -134,13 +135,19 @@ def _rewrite(fn, loop, around: set[str], ctx) -> list:
     _check_after(fn, loop, [n for n in stored if n not in state], target, ctx)
     line = loop.lineno
     step = ctx.namer.fresh(f"_fixed_step_{line}")
+    # (a marked loop inside stays marked: the step is compiled as a function of its own)
+    steps = [s for stmt in loop.body for s in _unbroken(A.copy_node(stmt))]
+    fields = _fields(steps, free, ctx)  # (an object read field by field: its fields passed)
+    passed = [A.name(n) for n in free if n not in fields] + [
+        gast.Attribute(value=A.name(n), attr=attr, ctx=gast.Load())
+        for n in free if n in fields for attr in fields[n]]
+    free = [n for n in free if n not in fields] + [
+        name for n in free if n in fields for name in fields[n].values()]
     params = gast.arguments(args=[gast.Name(n, gast.Param(), None, None) for n in state + free],
                             posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
                             kwarg=None, defaults=[])
     returned = A.name(state[0]) if len(state) == 1 else gast.Tuple(
         elts=[A.name(n) for n in state], ctx=gast.Load())
-    # (a marked loop inside stays marked: the step is compiled as a function of its own)
-    steps = [s for stmt in loop.body for s in _unbroken(A.copy_node(stmt))]
     definition = gast.copy_location(gast.FunctionDef(
         name=step, args=params, body=steps + [gast.copy_location(gast.Return(value=returned),
                                                                   loop)],
@@ -151,7 +158,7 @@ def _rewrite(fn, loop, around: set[str], ctx) -> list:
     hold = A.call(A.dotted(f"{rt}.stop_gradient"), held)
     setanno(hold, Anno.FUNC, runtime.stop_gradient)
     call = A.call(A.dotted(f"{rt}.fixed_point"), hold, A.name(step),
-                  gast.Tuple(elts=[A.name(n) for n in free], ctx=gast.Load()),
+                  gast.Tuple(elts=passed, ctx=gast.Load()),
                   A.name(ctx.bind("fixed_point_of", FIXED_POINT)),
                   gast.Tuple(elts=[A.const(n) for n in state], ctx=gast.Load()))
     setanno(call, Anno.FUNC, runtime.fixed_point)
@@ -196,6 +203,51 @@ def _hoisted(fn, loop, state: list[str], local: set[str], before: set[str], targ
             gast.copy_location(node, loop)
     _replace(fn, loop, run)
     return [definition]
+
+
+def _fields(steps: list, free: list[str], ctx) -> dict[str, dict[str, str]]:
+    """The free variables the step reads only through their fields (``p.k``: never ``p``
+    alone, never a method ``p.f(...)``) -> {field: the parameter that stands for it}, those
+    reads in ``steps`` replaced by the parameters (an object of the user's is then passed as
+    the numbers it holds, which the fixed point's derivative differentiates)."""
+    called = {id(n.func) for s in steps for n in A.walk(s) if isinstance(n, gast.Call)}
+    reads: dict[str, list] = {}
+    whole = set()
+    for stmt in steps:
+        for node in A.walk(stmt):
+            if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) \
+                    and node.value.id in free and isinstance(node.ctx, gast.Load) \
+                    and id(node) not in called:
+                reads.setdefault(node.value.id, []).append(node)
+    for stmt in steps:
+        for node in A.walk(stmt):
+            if isinstance(node, gast.Name) and node.id in reads \
+                    and not any(a.value is node for a in reads[node.id]):
+                whole.add(node.id)
+    fields: dict[str, dict[str, str]] = {}
+    for name, nodes in reads.items():
+        if name in whole:
+            continue
+        fields[name] = {}
+        for node in nodes:
+            if node.attr not in fields[name]:
+                fields[name][node.attr] = ctx.namer.fresh(f"{name}_{node.attr}")
+    for stmt in steps:  # the reads, replaced
+        for node in A.walk(stmt):
+            for field, value in gast.iter_fields(node):
+                if isinstance(value, gast.Attribute) and _is_field(value, fields):
+                    setattr(node, field, gast.copy_location(A.name(
+                        fields[value.value.id][value.attr]), value))
+                elif isinstance(value, list):
+                    setattr(node, field, [gast.copy_location(A.name(
+                        fields[v.value.id][v.attr]), v) if isinstance(v, gast.Attribute)
+                        and _is_field(v, fields) else v for v in value])
+    return fields
+
+
+def _is_field(node: gast.Attribute, fields: dict) -> bool:
+    return isinstance(node.value, gast.Name) and node.value.id in fields \
+        and isinstance(node.ctx, gast.Load)
 
 
 def _check(loop, ctx) -> None:
