@@ -802,8 +802,6 @@ class _Solvers(CallRewriter):
         added to ``into``: -> (that expression, the function node (as the derivative calls it),
         the extra arguments it takes)."""
         name = f"scipy.optimize.{func.__name__}"
-        if tape.is_generated(getattr(self.ctx, "fn", None)):  # (a derivative's, differentiated)
-            raise self._second_order(node)
         kind, _ = solver_kinds()[func]
         bound, extra = self._arguments(node, func, name, ("full_output",))
         jac = bound.get("jac")
