@@ -229,7 +229,7 @@ def _lifted(fn, loop: gast.For, options: dict, ctx, before: list) -> list:
     target = gast.Tuple(elts=[A.name(n, store=True) for n in state], ctx=gast.Store())
     run = gast.copy_location(gast.Assign(targets=[target], value=call, type_comment=None), loop)
     setanno(run, Anno.ORIGIN, loop)
-    bound = _bound_before(fn, loop) | {t.id for s in before for t in s.targets}
+    bound = bound_before(fn, loop) | {t.id for s in before for t in s.targets}
     flags = {exits.get("returned"), exits.get("broke")}
     initial = [gast.copy_location(A.assign(n, A.const(False if n in flags else None)), loop)
                for n in state if n not in bound]  # (flags start down; the rest unbound)
@@ -311,7 +311,7 @@ def _preorder(node):
         yield from _preorder(child)
 
 
-def _bound_before(fn, loop) -> set[str]:
+def bound_before(fn, loop) -> set[str]:
     """The variables bound before ``loop`` in source order (parameters, and names stored by
     statements that come earlier), which the call can pass in."""
     bound = {a.id for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}

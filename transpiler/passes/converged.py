@@ -46,7 +46,7 @@ from transpiler import ast_util as A
 from transpiler.anno import Anno, setanno
 from transpiler.errors import error_at
 from transpiler.implicit import FIXED_POINT
-from transpiler.passes.checkpoint import evaluate, written_into
+from transpiler.passes.checkpoint import bound_before, evaluate, written_into
 
 
 def converged(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
@@ -125,7 +125,7 @@ def _rewrite(fn, loop, around: set[str], ctx) -> list:
                        "iteration, or iterate over range(...) without reading the count")
     stored = _names(body, (gast.Store,))
     stored += [n for n in sorted(written_into(loop.body, ctx, surely=True)) if n not in stored]
-    before = _bound_before(fn, loop) | around
+    before = bound_before(fn, loop) | around
     state = [n for n in stored if n in before and n in read]
     if not state:
         raise error_at(loop, ctx, "a converged loop's body changes no variable it reads: it "
@@ -300,20 +300,6 @@ def _unbroken(stmt) -> list:
         handler.body = [s for b in handler.body for s in _unbroken(b)] or [
             gast.copy_location(gast.Pass(), handler)]
     return [stmt]
-
-
-def _bound_before(fn, loop) -> set[str]:
-    """The variables bound before ``loop`` in source order: parameters and names stored by
-    earlier statements."""
-    args = fn.args
-    bound = {a.id for a in args.args + args.kwonlyargs + args.posonlyargs}
-    bound |= {a.id for a in (args.vararg, args.kwarg) if a is not None}
-    for node in _ordered(fn.body):
-        if node is loop:
-            break
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-            bound.add(node.id)
-    return bound
 
 
 def _read_after(fn, loop) -> list:
