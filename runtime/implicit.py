@@ -411,3 +411,42 @@ def fixed_point_tangent(tangents, state, step, args: tuple, fixed, names: tuple)
         out = _fixed_solve(lambda v: v - layout.flat(lin.push_state(layout.shaped(v))), rhs,
                            layout.n, None)
     return layout.shaped(out)
+
+
+def fixed_point_adjoint_tangent(dg, dstate, dargs, g, state, step, args: tuple, fixed,
+                                names: tuple) -> tuple:
+    """Tangent of ``fixed_point_adjoint(g, state, step, args, fixed, names)`` (forward over
+    reverse): with ``(I - J)^T w = g``, the gradient ``dstep/dp^T w`` moves by ``dstep/dp^T dw
+    + hp``, where ``(I - J)^T dw = dg + hx`` and ``(hx, hp)`` is the tangent of ``(J^T w,
+    dstep/dp^T w)`` as the state and the arguments move, ``w`` held (the body's second
+    derivatives, ``fixed.second``)."""
+    count = len(names)
+    lin = fixed.linearized(step, state, args, count)
+    layout = _Layout(state, lin.active_state, names)
+    dense = _fixed_linear(lin, layout, transposed=True)[0]
+
+    def solved(rhs):
+        if dense is not None:
+            return _fixed_solve(None, rhs, layout.n, dense.T)
+        return _fixed_solve(lambda v: v - layout.flat(lin.pull(layout.shaped(v))[0]), rhs,
+                            layout.n, None)
+
+    w = layout.shaped(solved(layout.flat(g)))
+    if not isinstance(dargs, (tuple, list)):  # (no argument moves)
+        dargs = (None,) * len(args)
+    dargs = tuple(None if d is None or is_zero(d) else d for d in dargs)
+    moving = dstate is not None and not is_zero(dstate) and not (
+        isinstance(dstate, (tuple, list)) and all(v is None or is_zero(v) for v in dstate))
+    hx, hp = fixed.second(step, state, args, count, w, dstate if moving else None, dargs)
+    dw = solved(layout.flat(dg) + layout.flat(hx if count > 1 else hx[0]))
+    parts = lin.pull(layout.shaped(dw))[1]
+    out = []
+    for part, more, arg in zip(parts, hp, args, strict=True):
+        if part is None and more is None:
+            out.append(_zero_like(arg))
+        elif part is None or more is None:
+            out.append(part if more is None else more)
+        else:
+            out.append(asarray(part) + asarray(more) if np.ndim(part) or np.ndim(more)
+                       else float(part) + float(more))
+    return tuple(out)

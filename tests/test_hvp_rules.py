@@ -42,8 +42,8 @@ def _second_order_refusal(spec):
     """The exception hvp raises for ``spec`` (None: it computes the product)."""
     if "sla.lu_" in spec.expr or "spla." in spec.expr or "np.multiply.at" in spec.expr \
             or "rt.implicit_" in spec.expr or "rt.integral(" in spec.expr \
-            or "rt.ode_solution(" in spec.expr or "rt.fixed_point(" in spec.expr:
-        return NoRuleError  # (iterative solvers, multiply.at, roots, integrals, ODEs, fixed points)
+            or "rt.ode_solution(" in spec.expr:
+        return NoRuleError  # (iterative solvers, np.multiply.at, solvers' roots, integrals, ODEs)
     if "np.histogram" in spec.expr and "density=True" in spec.expr:
         return NotImplementedError
     if spec.expr.startswith("q, r = sla.qr(a); r * r"):  # (forward mode refuses it)

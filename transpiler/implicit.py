@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import linecache
 
 import numpy as np
 
@@ -362,6 +363,28 @@ class _Linearized:
         return forward(*self.call, **dict(zip(names, given.values(), strict=True)))
 
 
+def _weighted(step, count: int, arity: int):
+    """``weighted(*x, *args, *w) = sum_i <w_i, step(*x, *args)_i>``, the body's value against
+    a cotangent ``w`` (one per state part): a scalar, whose gradient is the body's
+    vector-Jacobian product and whose gradient's tangent its second derivatives. Written as
+    source (registered for ``inspect``), compiled like any function of the user's; one per
+    body and arity."""
+    def make():
+        values = [f"x{i}" for i in range(count)] + [f"a{i}" for i in range(arity)]
+        weights = [f"w{i}" for i in range(count)]
+        terms = " + ".join(f"np.sum(w{i} * s)" if count == 1 else f"np.sum(w{i} * s[{i}])"
+                           for i in range(count))
+        source = (f"def weighted({', '.join(values + weights)}):\n"
+                  f"    s = step({', '.join(values)})\n    return {terms}\n")
+        filename = f"<weighted {getattr(step, '__qualname__', 'step')}>"
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        namespace = {"np": np, "step": step}
+        exec(compile(source, filename, "exec"), namespace)
+        return namespace["weighted"]
+
+    return _cached(step, ("fixed-weighted", count, arity), make)
+
+
 class FixedPoint:
     """The derivatives of a loop body at its fixed point that a converged loop's implicit
     derivative needs (runtime/implicit.py ``fixed_point``); one instance, its caches on the
@@ -369,6 +392,45 @@ class FixedPoint:
 
     def linearized(self, step, state, args: tuple, count: int) -> _Linearized:
         return _Linearized(step, state, args, count)
+
+    def second(self, step, state, args: tuple, count: int, w, tangent, tangents: tuple):
+        """The tangent of ``(dstep/dx^T w, dstep/dp^T w)`` as the state moves by ``tangent``
+        and the arguments by ``tangents`` (None: held), ``w`` held: the body's second
+        derivatives against ``w`` (forward over reverse) -> (the state-like part, one per
+        argument, None for data)."""
+        from transpiler.gradient import GradientFunction
+        from transpiler.jvp import ForwardFunction
+
+        parts = tuple(state) if count > 1 else (state,)
+        if any(isinstance(p, (list, tuple)) for p in parts):
+            raise NotImplementedError("second derivatives through a converged loop whose state "
+                                      "is a list are not supported: keep it in an array")
+        weights = tuple(w) if count > 1 else (w,)
+        call = tuple(float(v) if isinstance(v, np.floating) else v
+                     for v in (*parts, *args, *weights))
+        active = [i for i, v in enumerate(call[:count + len(args)]) if _differentiated(v)]
+        weighted = _weighted(step, count, len(args))
+        gradient = _cached(weighted, ("fixed-gradient", tuple(active)), lambda: GradientFunction(
+            weighted, tuple(active), "grad", Options(True, checkpoint=False)))
+        inner = gradient.compiled_for(*call).function
+        state_moves = (None,) * count if tangent is None else \
+            tuple(tangent) if count > 1 else (tangent,)
+        moved = [*state_moves, *tangents]
+        along = tuple(i for i in active if moved[i] is not None)
+        if not along:
+            return (None,) * count, (None,) * len(args)
+        key = ("fixed-second", tuple(active), along, id(inner))
+        forward = _cached(weighted, key, lambda: ForwardFunction(inner, along, Options(True,
+                                                                                        False)))
+        if forward.__wrapped__ is not inner:  # (an id reused by a newer gradient)
+            forward = ForwardFunction(inner, along, Options(True, False))
+            cache.store(weighted, key, forward)
+        names = list(forward.tangent_names.values())
+        out = forward(*call, **dict(zip(names, [moved[i] for i in along], strict=True)))
+        out = out if len(active) > 1 else (out,)
+        found = dict(zip(active, out, strict=True))
+        return (tuple(found.get(i) for i in range(count)),
+                tuple(found.get(count + i) for i in range(len(args))))
 
 
 FIXED_POINT = FixedPoint()

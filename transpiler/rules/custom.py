@@ -96,6 +96,12 @@ def tan_fixed_point(ans, state, step, args, fixed, names):
     d[ans] = rt.fixed_point_tangent(d[args], ans, step, args, fixed, names)
 
 
+@tangent(rt.fixed_point_adjoint)  # (forward over reverse: the body's second derivatives)
+def tan_fixed_point_adjoint(ans, g, state, step, args, fixed, names):
+    d[ans] = rt.fixed_point_adjoint_tangent(d[g], d[state], d[args], g, state, step, args,
+                                            fixed, names)
+
+
 # an integral (quad(...)[0], passes/solvers.py): Leibniz's rule, the integrand's derivatives in
 # its arguments integrated at run time (``integrand``, transpiler/implicit.py)
 @adjoint(rt.integral)
