@@ -22,10 +22,17 @@ reads, its ``break`` statements dropped (a step always runs to the end):
             pass
         x = x_new
         return x
+    def _fixed_loop_2(x, a):
+        for _ in range(500):
+            ...  # (the loop as written, its break a break)
+        return x
     x = x0
-    for _ in range(500):
-        ...  # (the loop as written)
+    x = _fixed_loop_2(x, a)
     x = rt.fixed_point(rt.stop_gradient(x), _fixed_step_2, (a,), fixed_point_of, ('x',))
+
+(A loop that writes into something bound before it in place, ``u[i] = ...``, stays where it
+is, compiled like the rest of the function: the compiler's copies keep the caller's arrays
+unchanged.)
 
 The state is every variable the body reads and assigns that is bound before the loop (several:
 a tuple); what else the body reads are the step's arguments, differentiated like ``args=`` of a
