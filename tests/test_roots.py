@@ -226,3 +226,14 @@ def test_a_system_whose_jacobian_is_singular_at_the_root_has_no_derivative():
 
     with pytest.raises(np.linalg.LinAlgError, match="not regular"):
         grad(flat)(1.0)
+
+
+def test_second_derivatives_through_a_fixed_point():
+    # scipy's fixed_point is differentiated as a converged loop's fixed point: hvp goes through
+    for i, args in ((0, (0.9, 0.4)), (1, (0.9, 0.4))):
+        got = hvp(fixed_points, wrt=i)(*args, 1.0)
+        g = grad(fixed_points, wrt=i)
+        h = 1e-5
+        up, down = list(args), list(args)
+        up[i], down[i] = args[i] + h, args[i] - h
+        assert got == pytest.approx((g(*up) - g(*down)) / (2 * h), rel=1e-6, abs=1e-8)

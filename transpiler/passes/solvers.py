@@ -59,9 +59,9 @@ from transpiler import ast_util as A
 from transpiler.anno import Anno, getanno, setanno
 from transpiler.errors import NoRuleError, error_at
 from transpiler.implicit import (
+    FIXED_POINT,
     STATIONARY,
     UNDER_INTEGRAL,
-    implicit_fixed_jacobian,
     implicit_jacobian,
     implicit_slope,
 )
@@ -232,6 +232,9 @@ class _Solvers(CallRewriter):
         if any(func is f for f in _SECOND_ORDER):
             raise self._second_order(node)
         if func is not None and _kind(solver_kinds(), func) is not None:
+            if tape.is_generated(getattr(self.ctx, "fn", None)) \
+                    and solver_kinds()[func][0] == "fixed":
+                return node  # (a derivative's own, held: its rt.fixed_point has a tangent)
             return self._root(node, func)
         return node
 
@@ -854,17 +857,24 @@ class _Solvers(CallRewriter):
             if squares:
                 self.residuals[id(objective)] = residual
             return gast.copy_location(held, node), objective, extra
-        slope = self.ctx.namer.fresh("_slope")
+        if kind == "fixed":  # x = f(x, p): the fixed point a converged loop's is too
+            step, free = self._objective(given, function, len(extra), False, node,
+                                         f"{name}'s function")
+            extra = extra + [A.name(n) for n in free]
+            held = bound_call(runtime.fixed_point, f"{rt}.fixed_point", A.name(root),
+                              A.copy_node(step), gast.Tuple(
+                                  elts=[A.copy_node(e) for e in extra], ctx=gast.Load()),
+                              A.name(self.ctx.bind("fixed_point_of", FIXED_POINT)),
+                              gast.Tuple(elts=[A.const("x")], ctx=gast.Load()))
+            return gast.copy_location(held, node), step, extra
         extras = gast.Tuple(elts=[A.copy_node(e) for e in extra], ctx=gast.Load())
-        derivative = {"scalar": implicit_slope, "system": implicit_jacobian,
-                      "fixed": implicit_fixed_jacobian}[kind]
+        slope = self.ctx.namer.fresh("_slope")
+        derivative = {"scalar": implicit_slope, "system": implicit_jacobian}[kind]
         bound_as = self.ctx.bind(derivative.__name__, derivative)
         taken = bound_call(derivative, bound_as, A.copy_node(function), A.name(root), extras)
         into.append(A.assign(slope, bound_call(runtime.stop_gradient, f"{rt}.stop_gradient",
                                                taken)))
         residual = self.apply(function, [A.name(root)] + [A.copy_node(e) for e in extra])
-        if kind == "fixed":  # x = f(x, p): the root of f(x, p) - x
-            residual = gast.BinOp(left=residual, op=gast.Sub(), right=A.name(root))
         held = runtime.implicit_root if kind == "scalar" else runtime.implicit_system
         return gast.copy_location(bound_call(held, f"{rt}.{held.__name__}", A.name(root), residual,
                                         A.name(slope)), node), function, extra
