@@ -3,14 +3,18 @@ run time by the compiler's own modes (generated code calls these; passes/solvers
 them, runtime/implicit.py does the algebra of the implicit function theorem with them):
 
 - a root of ``F(x, *args) = 0``: its slope ``dF/dx`` (``implicit_slope``), or for a system its
-  Jacobian (``implicit_jacobian``; of a fixed point's ``f(x) - x``,
-  ``implicit_fixed_jacobian``), each one forward sweep per unknown;
+  Jacobian (``implicit_jacobian``), each one forward sweep per unknown;
 - a minimum of ``f(x, *args)``, where ``g(x, p) = grad_x f = 0`` (``STATIONARY``): ``grad_x f``
   (reverse mode), Hessian-vector products ``H v`` (forward over reverse) and the mixed second
   derivatives with the arguments, ``d/dp (grad_x f . w)`` (the gradient in ``p``, run forward
   along ``x``) and its transpose ``d/dt grad_x f(x, p + t dp)`` (the gradient in ``x``, run
   forward along ``p``): each a generated function, compiled once per function and argument
-  kinds and cached with it.
+  kinds and cached with it;
+- an integrand or an ODE's right-hand side at one point (``UNDER_INTEGRAL``): its
+  vector-Jacobian and Jacobian-vector products in its arguments;
+- a loop body at its fixed point (``FIXED_POINT``: a loop marked ``converged``,
+  ``fixed_point``): its value there, its products with ``dstep/dx`` and ``dstep/dp`` both ways,
+  and its second derivatives against a cotangent (forward over reverse of the weighted body).
 """
 
 from __future__ import annotations
@@ -53,13 +57,6 @@ def implicit_jacobian(f, x, args: tuple):
         column = partial_derivative(f, 0, (x, *args), unit.reshape(np.shape(x)))
         columns.append(np.ravel(column))
     return np.stack(columns, axis=1) if columns else np.zeros((0, 0))
-
-
-def implicit_fixed_jacobian(f, x, args: tuple):
-    """``d(f(x) - x)/dx`` at a fixed point ``x = f(x, *args)`` (``fixed_point``'s): the
-    Jacobian of its residual."""
-    jacobian = implicit_jacobian(f, x, args)
-    return jacobian - np.eye(len(jacobian))
 
 
 def _unwrapped(f, args: tuple):
