@@ -120,6 +120,10 @@ from runtime.implicit import (
     implicit_system,
     implicit_system_adjoint,
     implicit_system_tangent,
+    root_of,
+    root_of_adjoint,
+    root_of_adjoint_tangent,
+    root_of_tangent,
 )
 from runtime.integrate import (
     integral,
@@ -630,6 +634,10 @@ __all__ = [
     "implicit_system",
     "implicit_system_adjoint",
     "implicit_system_tangent",
+    "root_of",
+    "root_of_adjoint",
+    "root_of_adjoint_tangent",
+    "root_of_tangent",
     "index_join",
     "index_join_tangent",
     "inner_adjoint",

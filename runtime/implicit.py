@@ -247,7 +247,13 @@ class _Layout:
             out.append(type(part)(items) if isinstance(part, (list, tuple)) else items[0])
         return tuple(out) if self.several else out[0]
 
-    def unconverged(self, step_left: float, scale: float) -> RuntimeError:
+    def unconverged(self, step_left: float, scale: float, kind: str) -> RuntimeError:
+        if kind != "loop":
+            return RuntimeError(
+                "the solver's result is not a root of its function (the Newton step "
+                f"|dF/dx^-1 F| left is {step_left:.3g}, relative to {scale:.3g}): the implicit "
+                "function theorem gives the derivative of a root, not of where the solver "
+                "stopped; tighten its tolerance or check that it converged")
         named = ", ".join(n for n, on in zip(self.names, self.active, strict=True) if on)
         return RuntimeError(
             f"the loop marked converged stopped where its state ({named}) is not a fixed point "
@@ -271,21 +277,36 @@ def _flat_part(value, part) -> np.ndarray:
     return np.broadcast_to(np.asarray(value, float), np.shape(part)).ravel()
 
 
-def _fixed_solve(product, rhs: np.ndarray, n: int, dense):
-    """``A^-1 rhs`` (``rhs`` one column or several), ``A`` given as ``product(v) = A v`` or as
-    the dense ``A`` itself; GMRES past 64 unknowns (SciPy), else fixed-point sweeps."""
+def _singular(kind: str) -> Exception:
+    if kind == "roots":
+        return ZeroDivisionError("the root is not simple (dF/dx is zero, or not finite, at it): "
+                                 "the implicit function theorem gives it no derivative")
+    if kind == "root":
+        return np.linalg.LinAlgError("the root is not regular (dF/dx, the Jacobian at it, is "
+                                     "singular): the implicit function theorem gives it no "
+                                     "derivative")
+    return np.linalg.LinAlgError("I - J, J the loop body's Jacobian in its state, is singular "
+                                 "at the fixed point: the implicit function theorem gives it "
+                                 "no derivative")
+
+
+def _fixed_solve(product, rhs: np.ndarray, n: int, dense, kind: str = "loop"):
+    """``A^-1 rhs`` (``rhs`` one column or several), ``A`` given as ``product(v) = A v``, as
+    the dense ``A`` itself or as its diagonal (a vector: elementwise roots); GMRES past 64
+    unknowns (SciPy), else fixed-point sweeps."""
+    if dense is not None and dense.ndim == 1:  # (a diagonal: a division)
+        if not np.all(np.isfinite(dense)) or np.any(dense == 0.0):
+            raise _singular(kind)
+        return rhs / (dense if rhs.ndim == 1 else dense[:, None])
     if dense is not None:
-        singular = np.linalg.LinAlgError("I - J, J the loop body's Jacobian in its state, is "
-                                         "singular at the fixed point: the implicit function "
-                                         "theorem gives it no derivative")
         if dense.shape == (1, 1):  # (one unknown: a division)
             if dense[0, 0] == 0.0 or not np.isfinite(dense[0, 0]):
-                raise singular
+                raise _singular(kind)
             return rhs / dense[0, 0]
         try:
             return np.linalg.solve(dense, rhs)
         except np.linalg.LinAlgError as e:
-            raise singular from e
+            raise _singular(kind) from e
     columns = rhs.reshape(n, -1).T
     solved = []
     for column in columns:
@@ -321,11 +342,15 @@ def _iterative(product, b: np.ndarray, n: int) -> np.ndarray:
     raise np.linalg.LinAlgError("the fixed point's linear system (I - J) did not converge")
 
 
-def _fixed_linear(lin, layout: _Layout, transposed: bool):
-    """The dense ``I - J`` (``J`` built from ``n`` products with the body's derivative) for a
-    few unknowns, else None (matrix-free); and for one unknown in reverse mode, the product's
-    gradients in the arguments (``dstep/dp``, which the adjoint scales instead of pulling
-    back once more)."""
+def _fixed_linear(lin, layout: _Layout, transposed: bool, kind: str):
+    """``I - J`` (``J`` built from ``n`` products with the body's derivative): dense for a few
+    unknowns, its diagonal for elementwise roots (one product), else None (matrix-free); and
+    for one unknown in reverse mode, the product's gradients in the arguments (``dstep/dp``,
+    which the adjoint scales instead of pulling back once more)."""
+    if kind == "roots" and layout.n > 1:  # (each unknown its own equation: J is diagonal)
+        ones = layout.shaped(np.ones(layout.n))
+        moved = lin.pull(ones)[0] if transposed else lin.push_state(ones)
+        return 1.0 - layout.flat(moved), None
     if layout.n > 64:
         return None, None
     eye = np.eye(layout.n)
@@ -339,20 +364,27 @@ def _fixed_linear(lin, layout: _Layout, transposed: bool):
     return eye - jacobian, None
 
 
-def _check_fixed(lin, layout: _Layout, state, dense) -> None:
+def _check_fixed(lin, layout: _Layout, state, dense, kind: str) -> None:
     """Raise unless ``state`` is a fixed point of the body to 1e-6: the Newton step it leaves,
     ``(I - J)^-1 (step(x) - x)``, is small."""
     x = layout.flat(state)
     residual = layout.flat(lin.value) - x
     if dense is not None:
-        left = _fixed_solve(None, residual, layout.n, dense)
+        left = _fixed_solve(None, residual, layout.n, dense, kind)
     else:
         left = _fixed_solve(lambda v: v - layout.flat(lin.push_state(layout.shaped(v))),
-                            residual, layout.n, None)
+                            residual, layout.n, None, kind)
     step_left = np.max(np.abs(left), initial=0.0)
     scale = 1.0 + np.max(np.abs(x), initial=0.0)
     if not step_left <= 1e-6 * scale:
-        raise layout.unconverged(step_left, scale)
+        raise layout.unconverged(step_left, scale, kind)
+
+
+def _kind_of(fixed) -> str:
+    """What ``fixed`` takes the derivatives of: ``"loop"`` (a fixed point ``x = step(x)``),
+    ``"root"`` (the root of a system, ``x - F(x)``'s fixed point) or ``"roots"`` (elementwise
+    roots: ``J`` diagonal)."""
+    return getattr(fixed, "kind", "loop")
 
 
 def fixed_point_adjoint(g, state, step, args: tuple, fixed, names: tuple):
@@ -360,16 +392,17 @@ def fixed_point_adjoint(g, state, step, args: tuple, fixed, names: tuple):
     gs = g if len(names) > 1 and isinstance(g, (tuple, list)) else (g,)
     if all(v is None or is_zero(v) for v in gs):
         return tuple(_zero_like(a) for a in args)
+    kind = _kind_of(fixed)
     lin = fixed.linearized(step, state, args, len(names))
     layout = _Layout(state, lin.active_state, names)
-    dense, scalar = _fixed_linear(lin, layout, transposed=True)
-    _check_fixed(lin, layout, state, None if dense is None else dense.T)
+    dense, scalar = _fixed_linear(lin, layout, True, kind)
+    _check_fixed(lin, layout, state, None if dense is None else dense.T, kind)
     rhs = layout.flat(g)
     if dense is not None:
-        w = _fixed_solve(None, rhs, layout.n, dense.T)
+        w = _fixed_solve(None, rhs, layout.n, dense.T, kind)
     else:
         w = _fixed_solve(lambda v: v - layout.flat(lin.pull(layout.shaped(v))[0]), rhs,
-                         layout.n, None)
+                         layout.n, None, kind)
     if scalar is not None:  # (one unknown: the pulled-back unit, scaled)
         parts = tuple(None if p is None else _scaled(p, float(w[0])) for p in scalar)
     else:
@@ -397,19 +430,20 @@ def fixed_point_tangent(tangents, state, step, args: tuple, fixed, names: tuple)
     if not isinstance(tangents, (tuple, list)):  # (no argument moves)
         tangents = (None,) * len(args)
     tangents = tuple(None if t is None or is_zero(t) else t for t in tangents)
+    kind = _kind_of(fixed)
     lin = fixed.linearized(step, state, args, len(names))
     layout = _Layout(state, lin.active_state, names)
     moved = lin.push_args(tangents)
     if moved is None:
         return layout.shaped(np.zeros(layout.n))
-    dense = _fixed_linear(lin, layout, transposed=False)[0]
-    _check_fixed(lin, layout, state, dense)
+    dense = _fixed_linear(lin, layout, False, kind)[0]
+    _check_fixed(lin, layout, state, dense, kind)
     rhs = layout.flat(moved)
     if dense is not None:
-        out = _fixed_solve(None, rhs, layout.n, dense)
+        out = _fixed_solve(None, rhs, layout.n, dense, kind)
     else:
         out = _fixed_solve(lambda v: v - layout.flat(lin.push_state(layout.shaped(v))), rhs,
-                           layout.n, None)
+                           layout.n, None, kind)
     return layout.shaped(out)
 
 
@@ -420,16 +454,16 @@ def fixed_point_adjoint_tangent(dg, dstate, dargs, g, state, step, args: tuple, 
     + hp``, where ``(I - J)^T dw = dg + hx`` and ``(hx, hp)`` is the tangent of ``(J^T w,
     dstep/dp^T w)`` as the state and the arguments move, ``w`` held (the body's second
     derivatives, ``fixed.second``)."""
-    count = len(names)
+    count, kind = len(names), _kind_of(fixed)
     lin = fixed.linearized(step, state, args, count)
     layout = _Layout(state, lin.active_state, names)
-    dense = _fixed_linear(lin, layout, transposed=True)[0]
+    dense = _fixed_linear(lin, layout, True, kind)[0]
 
     def solved(rhs):
         if dense is not None:
-            return _fixed_solve(None, rhs, layout.n, dense.T)
+            return _fixed_solve(None, rhs, layout.n, dense.T, kind)
         return _fixed_solve(lambda v: v - layout.flat(lin.pull(layout.shaped(v))[0]), rhs,
-                            layout.n, None)
+                            layout.n, None, kind)
 
     w = layout.shaped(solved(layout.flat(g)))
     if not isinstance(dargs, (tuple, list)):  # (no argument moves)
@@ -450,3 +484,30 @@ def fixed_point_adjoint_tangent(dg, dstate, dargs, g, state, step, args: tuple, 
             out.append(asarray(part) + asarray(more) if np.ndim(part) or np.ndim(more)
                        else float(part) + float(more))
     return tuple(out)
+
+
+# --- roots of F(x, p) = 0 (scipy.optimize's root finders): x - F(x, p)'s fixed point ---------
+
+def root_of(root, f, args: tuple, roots):
+    """``root`` itself: a solver's root of ``f(x, *args) = 0`` (checked when differentiated).
+    Its derivative is the implicit function theorem's, ``dx/dp = -(dF/dx)^-1 dF/dp``: that of
+    the fixed point of ``x - F(x, p)``, taken by the same solves (``roots`` takes ``F``'s
+    derivatives, transpiler/implicit.py; its ``kind`` says whether each unknown has its own
+    equation, ``"roots"``, or they form a system, ``"root"``)."""
+    return root
+
+
+def root_of_adjoint(g, root, f, args: tuple, roots):
+    """The arguments' gradients: ``-(dF/dp)^T w`` with ``(dF/dx)^T w = g``."""
+    return fixed_point_adjoint(g, root, f, args, roots, ("x",))
+
+
+def root_of_tangent(tangents, root, f, args: tuple, roots):
+    """The root's tangent: ``-(dF/dx)^-1 (dF/dp) dp``."""
+    return fixed_point_tangent(tangents, root, f, args, roots, ("x",))
+
+
+def root_of_adjoint_tangent(dg, droot, dargs, g, root, f, args: tuple, roots) -> tuple:
+    """Tangent of ``root_of_adjoint`` (forward over reverse): ``F``'s second derivatives
+    against ``w``, as ``fixed_point_adjoint_tangent`` takes the body's."""
+    return fixed_point_adjoint_tangent(dg, droot, dargs, g, root, f, args, roots, ("x",))

@@ -33,8 +33,9 @@ _DEGENERATE = ("equal eigen- or singular values: the gradient depends on the cho
 
 # second derivatives not supported yet, refused: through the singular vectors of a complex matrix
 # (NotImplementedError when run: its singular values are fine), scipy.linalg's LU and
-# scipy.sparse.linalg's iterative solvers, np.multiply.at and a scipy.optimize root (NoRuleError,
-# at the gradient's line), np.histogram's density (NotImplementedError when run)
+# scipy.sparse.linalg's iterative solvers, np.multiply.at, a root whose function is read only as
+# called (rt.implicit_root), a minimum, an integral, an ODE (NoRuleError, at the gradient's
+# line), np.histogram's density (NotImplementedError when run)
 _NO_SECOND = "second derivatives through these are not supported yet: refused"
 
 

@@ -387,6 +387,8 @@ class FixedPoint:
     derivative needs (runtime/implicit.py ``fixed_point``); one instance, its caches on the
     body's function."""
 
+    kind = "loop"
+
     def linearized(self, step, state, args: tuple, count: int) -> _Linearized:
         return _Linearized(step, state, args, count)
 
@@ -431,3 +433,54 @@ class FixedPoint:
 
 
 FIXED_POINT = FixedPoint()
+
+
+class _Residual:
+    """``step(x, p) = x - F(x, p)`` at ``x``, as ``_Linearized`` gives a loop body, made from
+    ``F``'s: a root of ``F`` is this step's fixed point."""
+
+    def __init__(self, of: _Linearized, state):
+        self.of = of
+        self.active_state, self.active_args = of.active_state, of.active_args
+        self.value = asarray(state, float) - asarray(of.value, float)
+        if not np.ndim(self.value):
+            self.value = float(self.value)
+
+    def pull(self, v) -> tuple:
+        state, args = self.of.pull(v)
+        return (None if state is None else v - state,
+                tuple(None if a is None else _negative(a) for a in args))
+
+    def push_state(self, tangent):
+        return tangent - self.of.push_state(tangent)
+
+    def push_args(self, tangents: tuple):
+        moved = self.of.push_args(tangents)
+        return None if moved is None else _negative(moved)
+
+
+def _negative(value):
+    out = -asarray(value)
+    return out if np.ndim(out) else float(out)
+
+
+class Roots(FixedPoint):
+    """The derivatives of ``F(x, *args)`` at a root ``x`` that a solver's implicit derivative
+    needs (runtime/implicit.py ``root_of``): those of ``x - F(x, p)`` at its fixed point.
+    ``kind``: ``"roots"`` where each unknown has an equation of its own (a scalar root, or a
+    vectorized ``newton``'s: ``dF/dx`` diagonal), ``"root"`` for a system."""
+
+    def __init__(self, kind: str):
+        self.kind = kind
+
+    def linearized(self, step, state, args: tuple, count: int) -> _Residual:
+        return _Residual(_Linearized(step, state, args, count), state)
+
+    def second(self, step, state, args: tuple, count: int, w, tangent, tangents: tuple):
+        xs, ps = super().second(step, state, args, count, w, tangent, tangents)
+        flip = lambda parts: tuple(None if p is None else _negative(p) for p in parts)  # noqa: E731
+        return flip(xs), flip(ps)
+
+
+ROOTS = Roots("roots")
+ROOT_SYSTEM = Roots("root")

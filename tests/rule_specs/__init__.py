@@ -24,7 +24,7 @@ import numpy as np
 import runtime
 from tests.rule_specs.common import OpSpec, Pair, Rec
 from tests.util import make, rand
-from transpiler.implicit import FIXED_POINT, STATIONARY, UNDER_INTEGRAL
+from transpiler.implicit import FIXED_POINT, ROOT_SYSTEM, ROOTS, STATIONARY, UNDER_INTEGRAL
 
 try:
     import scipy.stats as stats
@@ -83,12 +83,35 @@ def settled(a):
     return x
 
 
+def cube(x, a):
+    """``x^3 - a``, one equation per unknown: its root is ``cbrt(a)`` (rt.root_of's spec)."""
+    return x ** 3 - a
+
+
+_COUPLING = np.array([[3.0, 0.5, 0.0], [0.2, 2.5, 0.4], [0.0, 0.3, 2.0]])
+
+
+def coupled(x, a, b):
+    """A system ``M x + b tanh(x) - a`` (rt.root_of's spec)."""
+    return _COUPLING @ x + b * np.tanh(x) - a
+
+
+def coupled_root(a, b):
+    """The root of ``coupled`` for ``a`` and ``b``, to machine precision (Newton's)."""
+    x = np.zeros(3)
+    for _ in range(60):
+        jacobian = _COUPLING + np.diag(b * (1.0 - np.tanh(x) ** 2))
+        x = x - np.linalg.solve(jacobian, coupled(x, a, b))
+    return x
+
+
 SPEC_GLOBALS = {"np": np, "math": math, "cmath": cmath, "special": special, "sfft": sfft,
                 "sla": sla, "si": si, "sp": sp, "spla": spla, "stats": stats, "rt": runtime,
                 "Rec": Rec, "Pair": Pair, "bowl": bowl, "stationary": STATIONARY, "ramp": ramp,
                 "under_integral": UNDER_INTEGRAL, "shrink": shrink, "ode": UNDER_INTEGRAL,
                 "halve": halve, "settle": settle, "settled": settled,
-                "fixed_point_of": FIXED_POINT}
+                "fixed_point_of": FIXED_POINT, "cube": cube, "coupled": coupled,
+                "coupled_root": coupled_root, "roots_of": ROOTS, "root_of": ROOT_SYSTEM}
 
 
 def runs_here(expr: str) -> bool:

@@ -97,6 +97,12 @@ SPECS = [
            shapes=(((), ()), ((3,), ()), ((2, 3), (2, 3)))),
     OpSpec(runtime.fixed_point, "np.sin(rt.fixed_point(rt.stop_gradient(settled(a)), settle, "
            "(a,), fixed_point_of, ('x',)))", 1, shapes=(((),), ((3,),), ((2, 3),))),
+    # a root of x^3 - a, one equation per unknown (the root finders', passes/solvers.py): its
+    # derivative 1 / (3 x^2) from the theorem; and the root of a coupled system in a and b
+    OpSpec(runtime.root_of, "rt.root_of(rt.stop_gradient(np.cbrt(a)), cube, (a,), roots_of) "
+           "** 2", 1, (0.5, 2.0), shapes=(((),), ((3,),), ((2, 3),))),
+    OpSpec(runtime.root_of, "np.sin(rt.root_of(rt.stop_gradient(coupled_root(a, b)), coupled, "
+           "(a, b), root_of)) * (1.0 + b)", 2, (0.5, 1.5), shapes=(((3,), ()), ((3,), (3,)))),
     # transpiler.on_gradient with a hook that leaves the gradient as it is
     OpSpec(runtime.on_gradient, "rt.on_gradient(a * b, np.positive) * a", 2,
            shapes=(((), ()), ((3,), (3,)), ((2, 3), (3,)))),

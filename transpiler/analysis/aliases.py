@@ -54,7 +54,7 @@ ANY = object()  # the key of a container's elements at unknown positions
 # the runtime's functions returning their first argument: a value held constant, a solver's
 # solution (passes/solvers.py) and a converged loop's state (passes/converged.py)
 _HELD = (runtime.stop_gradient, runtime.implicit_root, runtime.implicit_system,
-         runtime.implicit_minimum, runtime.fixed_point)
+         runtime.implicit_minimum, runtime.fixed_point, runtime.root_of)
 GLOBAL = ("global",)
 ARRAY, CONTAINER = "array", "container"
 

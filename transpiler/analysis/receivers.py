@@ -138,7 +138,8 @@ class Receivers:
         if func is runtime.data:  # an object's field, checked to be data (passes/objects.py)
             return False
         if func in (runtime.implicit_root, runtime.implicit_system, runtime.implicit_minimum,
-                    runtime.fixed_point) or solver_kinds().get(func, (None, "?"))[1] is None:
+                    runtime.fixed_point, runtime.root_of) \
+                or solver_kinds().get(func, (None, "?"))[1] is None:
             # a scipy.optimize solution (passes/solvers.py) or a converged loop's state
             # (passes/converged.py): a number or an array, or a tuple of them
             return False

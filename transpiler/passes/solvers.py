@@ -5,11 +5,16 @@ objective differentiated like any call of the user's function and its derivative
 unknowns taken at run time (transpiler/implicit.py).
 
 - ``x = brentq(f, a, b, args=(p,))`` (``brenth``, ``ridder``, ``bisect``, ``toms748``,
-  ``newton``, ``root_scalar(...).root``) -> ``_root = rt.stop_gradient(brentq(f, a, b,
-  args=(p,)))`` and ``_slope = rt.stop_gradient(implicit_slope(f, _root, (p,)))`` before the
-  statement, which reads ``rt.implicit_root(_root, f(_root, p), _slope)``: the solver's root,
-  whose derivative is the residual's over ``-dF/dx`` (the implicit function theorem,
-  runtime/implicit.py), ``f(_root, p)`` differentiated like any call of the user's function
+  ``newton``, ``root_scalar(...).root``, ``fsolve``, ``root(...).x``) -> ``_root =
+  rt.stop_gradient(brentq(f, a, b, args=(p,)))`` before the statement, which reads
+  ``rt.root_of(_root, f, (p,), roots_of)``: the solver's root, whose derivative is the
+  theorem's, ``-(dF/dx)^-1 dF/dp``, ``F``'s derivatives taken at run time (transpiler/
+  implicit.py ``ROOTS``, ``ROOT_SYSTEM``), second derivatives included; a lambda's closure is
+  passed as arguments of a copy, as for a minimum's objective. A method of a local object or a
+  function held in a variable is read only as called: ``rt.implicit_root(_root, f(_root, p),
+  _slope)``, ``f(_root, p)`` differentiated like any call of the user's function and divided
+  by the slope ``_slope = rt.stop_gradient(implicit_slope(f, _root, (p,)))`` (first
+  derivatives only)
 - ``w = minimize(f, w0, args=(p,)).x`` (``minimize_scalar``) -> ``_root = rt.stop_gradient(
   minimize(f, w0, args=(p,)).x)`` before the statement, which reads ``rt.implicit_minimum(
   _root, f, (p,), stationary, bounds)``: the minimum, whose derivative is the theorem's on
@@ -30,7 +35,7 @@ unknowns taken at run time (transpiler/implicit.py).
 A solve must run before its statement: it is written only where the call's value is computed
 unconditionally; elsewhere (a conditional expression, a comprehension, a ``while`` test) it is
 refused with a hint, and so are what the theorem does not cover (constraints, ``full_output``)
-and second derivatives.
+and second derivatives through minima, integrals and ODEs.
 
 >>> import gast, scipy.optimize
 >>> from transpiler.emit import to_source
@@ -42,8 +47,7 @@ and second derivatives.
 >>> print(to_source(solvers(fn, ctx)).strip())
 def f(p):
     _root = rt.stop_gradient(brentq(g, 0.0, 2.0, args=(p,)))
-    _slope = rt.stop_gradient(implicit_slope(g, _root, (p,)))
-    return rt.implicit_root(_root, g(_root, p), _slope)
+    return rt.root_of(_root, g, (p,), roots_of)
 """
 
 from __future__ import annotations
@@ -57,9 +61,11 @@ import numpy as np
 import runtime
 from transpiler import ast_util as A
 from transpiler.anno import Anno, getanno, setanno
-from transpiler.errors import NoRuleError, error_at
+from transpiler.errors import NoRuleError, TranspileError, error_at
 from transpiler.implicit import (
     FIXED_POINT,
+    ROOT_SYSTEM,
+    ROOTS,
     STATIONARY,
     UNDER_INTEGRAL,
     implicit_jacobian,
@@ -187,7 +193,17 @@ class _Solvers(CallRewriter):
         self.residuals: dict = {}  # least squares' objective node's id -> (residual, its args)
         self.held: dict[str, str] = {}  # a name bound to what is not differentiated -> what
 
+    def _derivative_s_own(self, func) -> bool:
+        """Whether a root finder's call is one a derivative differentiated again computes: held
+        there, its ``rt.root_of`` (or ``rt.fixed_point``) carries the derivative, second
+        derivatives included."""
+        return tape.is_generated(getattr(self.ctx, "fn", None)) \
+            and solver_kinds()[func][0] != "minimum"
+
     def statement(self, stmt):
+        if self._result_object(stmt) \
+                and self._derivative_s_own(value_of(stmt.value.func, self.local, self.ctx)):
+            return stmt
         if self._result_object(stmt):
             return self._solver_statement(stmt)
         if self._integral_statement(stmt):
@@ -232,9 +248,8 @@ class _Solvers(CallRewriter):
         if any(func is f for f in _SECOND_ORDER):
             raise self._second_order(node)
         if func is not None and _kind(solver_kinds(), func) is not None:
-            if tape.is_generated(getattr(self.ctx, "fn", None)) \
-                    and solver_kinds()[func][0] == "fixed":
-                return node  # (a derivative's own, held: its rt.fixed_point has a tangent)
+            if self._derivative_s_own(func):
+                return node
             return self._root(node, func)
         return node
 
@@ -867,6 +882,24 @@ class _Solvers(CallRewriter):
                               A.name(self.ctx.bind("fixed_point_of", FIXED_POINT)),
                               gast.Tuple(elts=[A.const("x")], ctx=gast.Load()))
             return gast.copy_location(held, node), step, extra
+        try:  # (F as a function of everything it reads: then second derivatives go through)
+            residual, free = self._objective(given, function, len(extra), False, node,
+                                             f"{name}'s function")
+        except TranspileError:  # (a method of a local object, a function held in a variable)
+            return self._residual_root(node, kind, function, extra, root, into)
+        extra = extra + [A.name(n) for n in free]
+        roots = ROOTS if kind == "scalar" else ROOT_SYSTEM
+        held = bound_call(runtime.root_of, f"{rt}.root_of", A.name(root), A.copy_node(residual),
+                          gast.Tuple(elts=[A.copy_node(e) for e in extra], ctx=gast.Load()),
+                          A.name(self.ctx.bind(f"{roots.kind}_of", roots)))
+        return gast.copy_location(held, node), residual, extra
+
+    def _residual_root(self, node, kind: str, function, extra: list, root: str, into: list):
+        """A root whose function the compiler reads only as called here (a method of a local
+        object, a function held in a variable): ``F(root, p)`` written out, its derivative
+        divided by the slope ``dF/dx`` (``rt.implicit_root``; a system's by its Jacobian,
+        ``rt.implicit_system``), first derivatives only."""
+        rt = self.ctx.bind("rt", runtime)
         extras = gast.Tuple(elts=[A.copy_node(e) for e in extra], ctx=gast.Load())
         slope = self.ctx.namer.fresh("_slope")
         derivative = {"scalar": implicit_slope, "system": implicit_jacobian}[kind]

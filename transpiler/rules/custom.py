@@ -50,8 +50,8 @@ def tan_on_gradient(ans, x, hook):
     d[ans] = d[x]
 
 
-# a solver's root (passes/solvers.py): the implicit function theorem's derivative; its
-# adjoint helper has no tangent, so second derivatives through a solver are refused
+# a root whose function is read only as called (passes/solvers.py): the implicit function
+# theorem's derivative; its adjoint helper has no tangent (second derivatives are refused)
 @adjoint(rt.implicit_root)
 def adj_implicit_root(ans, root, residual, slope):
     d[residual] = rt.implicit_root_adjoint(d[ans], slope)
@@ -70,6 +70,24 @@ def adj_implicit_system(ans, root, residual, jacobian):
 @tangent(rt.implicit_system)
 def tan_implicit_system(ans, root, residual, jacobian):
     d[ans] = rt.implicit_system_tangent(d[residual], jacobian)
+
+
+# a root of F(x, p) = 0 (passes/solvers.py): the theorem's derivative, F's derivatives taken
+# at the root by ``roots`` (transpiler/implicit.py); the adjoint gets the root as computed,
+# so that forward over reverse moves it (second derivatives)
+@adjoint(rt.root_of)
+def adj_root_of(ans, root, f, args, roots):
+    d[args] = rt.root_of_adjoint(d[ans], ans, f, args, roots)
+
+
+@tangent(rt.root_of)
+def tan_root_of(ans, root, f, args, roots):
+    d[ans] = rt.root_of_tangent(d[args], ans, f, args, roots)
+
+
+@tangent(rt.root_of_adjoint)  # (forward over reverse: F's second derivatives)
+def tan_root_of_adjoint(ans, g, root, f, args, roots):
+    d[ans] = rt.root_of_adjoint_tangent(d[g], d[root], d[args], g, root, f, args, roots)
 
 
 # a minimum (minimize(...).x): the arguments' derivative through grad_x f = 0, the objective's
