@@ -185,6 +185,39 @@ def implicit_minimum_tangent(tangents, minimum, fun, args: tuple, stationary):
     return out if np.ndim(out) else float(out)
 
 
+def implicit_minimum_adjoint_tangent(dg, dminimum, dargs, g, minimum, fun, args: tuple,
+                                     stationary) -> tuple:
+    """Tangent of ``implicit_minimum_adjoint(g, minimum, fun, args, stationary)`` (forward over
+    reverse): with ``H w = g``, the gradient ``-d/dp (grad_x f . w)`` moves by ``-(d/dp
+    (grad_x f . dw) + T_p)``, where ``H dw = dg - T_x`` and ``(T_x, T_p)`` is the tangent of
+    ``(H w, d/dp (grad_x f . w))`` as the minimum and the arguments move, ``w`` held (the
+    objective's third derivatives, ``stationary.third``)."""
+    if not isinstance(dargs, (tuple, list)):  # (no argument moves)
+        dargs = (None,) * len(args)
+    dargs = tuple(None if d is None or is_zero(d) else d for d in dargs)
+    moving = dminimum is not None and not is_zero(dminimum)
+    if is_zero(g) and (dg is None or is_zero(dg)):
+        return (None,) * len(args)
+    w = _minimum_solve(minimum, fun, args, stationary,
+                       np.zeros(np.shape(minimum)) if is_zero(g) else g)
+    w = w if np.ndim(w) else float(w)
+    tx, tp = stationary.third(fun, minimum, args, w, dminimum if moving else None, dargs)
+    rhs = np.zeros(np.shape(minimum)) if dg is None or is_zero(dg) else asarray(dg, float)
+    if tx is not None:
+        rhs = rhs - asarray(tx, float)
+    dw = _minimum_solve(minimum, fun, args, stationary, rhs)
+    parts = stationary.mixed_vjp(fun, minimum, args, dw if np.ndim(dw) else float(dw))
+    out = []
+    for part, more in zip(parts, tp, strict=True):
+        if part is None and more is None:
+            out.append(None)
+        elif part is None or more is None:
+            out.append(_negated(part if more is None else more))
+        else:
+            out.append(_negated(asarray(part) + asarray(more)))
+    return tuple(out)
+
+
 def _negated(part):
     out = -asarray(part)
     return out if np.ndim(out) else float(out)

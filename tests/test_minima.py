@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tests.util import central_differences, run_readme_block
-from transpiler import TranspileError, grad, hvp, jvp, value_and_grad
+from transpiler import TranspileError, grad, hessian, hvp, jvp, value_and_grad
 from transpiler.implicit import STATIONARY
 
 so = pytest.importorskip("scipy.optimize")
@@ -386,9 +386,41 @@ def test_a_point_the_optimizer_did_not_converge_to_is_not_differentiated():
         grad(stopped_early)(0.5)
 
 
-def test_second_derivatives_through_a_minimum_are_refused():
-    with pytest.raises(TranspileError, match="second derivatives"):
-        hvp(ridge_closure)(0.7, 1.0)
+# an objective calling a helper of the user's (left a call, not inlined): its third
+# derivatives are not compiled, and hvp through its minimum raises
+_HELPER_CALLED = {"curve", "linear_least_squares", "with_jac_true"}
+
+
+@pytest.mark.parametrize("f, args, reference", CASES, ids=[c[0].__name__ for c in CASES])
+def test_second_derivatives_through_minima(f, args, reference):
+    # the objective's third derivatives against the adjoint (forward over forward over
+    # reverse): hvp of each argument against the closed form's (where there is one), else
+    # against the gradient differenced along v (to the optimizer's tolerance: a missing term
+    # would be of the size of the product itself)
+    for i in range(len(args)):
+        v = np.cos(np.arange(np.size(args[i])) + 0.5).reshape(np.shape(args[i]))
+        v = v if np.ndim(v) else float(v)
+        if f.__name__ in _HELPER_CALLED:
+            with pytest.raises(NotImplementedError, match="third derivatives"):
+                hvp(f, wrt=i)(*args, v)
+            continue
+        got = hvp(f, wrt=i)(*args, v)
+        if reference is not None:
+            np.testing.assert_allclose(got, hvp(reference, wrt=i)(*args, v), rtol=1e-6,
+                                       atol=1e-9)
+            continue
+        gradient = grad(f, wrt=i)
+        up, down = list(args), list(args)
+        up[i], down[i] = args[i] + 1e-3 * v, args[i] - 1e-3 * v
+        expected = (gradient(*up) - gradient(*down)) / 2e-3
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-7)
+
+
+def test_the_hessian_of_a_bilevel_loss():
+    # hyperparameter tuning's curvature: d2/dlam2 of the validation loss of ridge weights
+    h = 1e-3
+    expected = (grad(bilevel)(-1.0 + h) - grad(bilevel)(-1.0 - h)) / (2 * h)
+    assert hessian(bilevel)(-1.0) == pytest.approx(expected, rel=1e-4)
 
 
 def test_readme_minima_example(capsys):

@@ -117,6 +117,7 @@ from transpiler import (  # noqa: E402
     checkpoint,
     forward,
     grad,
+    hvp,
     jvp,
     value_and_grad,
 )
@@ -1503,7 +1504,55 @@ def _check_program(source: str, args: tuple) -> Outcome:
         outcome = _check_rebinding(source, f, args, outcome)
     if CHECKPOINT and outcome.status == "ok":
         outcome = _check_checkpoint(source, f, args, grads[True], outcome)
+    if outcome.status == "ok" and SOLVED.search(source):
+        outcome = _check_second(source, f, args, outcome)
     return outcome
+
+
+# --------------------------------------------------------------------------------------------
+# Second derivatives through a solver's root or minimum: hvp along a random direction against
+# the gradient differenced along it (the solver run again each time, so its tolerance bounds
+# the agreement; a missing term is of the size of the product itself).
+
+SOLVED = re.compile(r"\bso\.(brentq|brenth|ridder|bisect|toms748|newton|root_scalar|fsolve|root|"
+                    r"fixed_point|minimize|minimize_scalar|least_squares)\(")
+
+
+def _check_second(source: str, f, args: tuple, outcome: Outcome) -> Outcome:
+    positions = [i for i, a in enumerate(args) if type(a) is float
+                 or isinstance(a, np.ndarray) and a.dtype.kind == "f"]
+    if not positions:
+        return outcome
+    pos = random.Random(f"second {source}").choice(positions)
+    v = tangents_for(args)[pos]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            got = np.asarray(hvp(f, wrt=pos)(*copy.deepcopy(args), v), dtype=float)
+        except (TranspileError, NotImplementedError):  # second derivatives refused there (an
+            return outcome  # integral's; a minimum's objective calling a helper): not this check
+        except Exception as exc:
+            return _crash("hvp", exc)
+        gradient = grad(f, wrt=pos)
+
+        def differenced(h):
+            up, down = list(copy.deepcopy(args)), list(copy.deepcopy(args))
+            up[pos], down[pos] = args[pos] + h * v, args[pos] - h * v
+            higher, lower = gradient(*up), gradient(*down)
+            return (np.asarray(higher, float) - np.asarray(lower, float)) / (2 * h)
+
+        try:
+            step = 1e-4 * _scale(args)
+            expected = differenced(step)
+            if _close(got, expected, rtol=1e-3, atol=1e-5 * (1.0 + np.max(np.abs(expected)))):
+                return outcome
+            other = differenced(10.0 * step)
+        except Exception:  # (the solver fails beside the point: no verdict)
+            return outcome
+    if not _close(expected, other, rtol=1e-3, atol=1e-5 * (1.0 + np.max(np.abs(expected)))):
+        return outcome  # (the differences disagree with each other: the solver's noise)
+    return Outcome("mismatch", f"hvp(wrt={pos}) along {v!r} gives {got!r}, the gradient "
+                               f"differenced along it {expected!r}", "hvp")
 
 
 # --------------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ import numpy as np
 from runtime.arrays import asarray
 from transpiler import cache
 from transpiler.context import Options
+from transpiler.errors import TranspileError
 
 # (the compiler's modes are imported where they are used: the passes import this module)
 
@@ -164,17 +165,67 @@ class Stationarity:
             return None
         return self._second(f, x, args, None, given, None)
 
+    def third(self, f, x, args: tuple, w, dx, dargs: tuple) -> tuple:
+        """The tangent of ``(H w, d/dp (grad_x f . w))`` as ``x`` moves by ``dx`` and the
+        arguments by ``dargs`` (None: held), ``w`` held: the objective's third derivatives
+        (forward over forward over reverse), which the tangent of a minimum's adjoint needs ->
+        (the ``x``-like part, one per argument, None for data)."""
+        try:
+            return self._third(f, x, args, w, dx, dargs)
+        except TranspileError as e:
+            raise NotImplementedError(
+                "second derivatives through a minimum take its objective's third derivatives "
+                "(forward over forward over reverse), which were not compiled: "
+                f"{e.message.splitlines()[0]}. A helper the objective calls, left a call, is "
+                "the usual cause: write its body into the objective (first derivatives "
+                "through the minimum work as they are)") from e
+
+    def _third(self, f, x, args: tuple, w, dx, dargs: tuple) -> tuple:
+        function, leading, keywords = _unwrapped(f, args)
+        shift = len(leading)
+        active = [i for i, a in enumerate(self.active(args)) if a]
+        places = (shift, *(shift + 1 + i for i in active))
+        call = (*leading, x, *args)
+        inner = self._gradient(function, places).compiled_for(*call, **keywords).function
+        second = self._forward(function, ("stationary-second", places, (shift,)), inner,
+                               (shift,))
+        along_w = {next(iter(second.tangent_names.values())): w}
+        inner = second.compiled_for(*call, **keywords, **along_w).function
+        moved = {} if dx is None else {shift: dx}
+        moved.update({shift + 1 + i: dargs[i] for i in active if dargs[i] is not None})
+        if not moved:
+            return None, (None,) * len(args)
+        third = self._forward(function, ("stationary-third", places, tuple(moved)), inner,
+                              tuple(moved))
+        names = list(third.tangent_names.values())
+        out = third(*call, **keywords, **along_w, **dict(zip(names, moved.values(),
+                                                              strict=True)))
+        out = out if len(places) > 1 else (out,)
+        found = dict(zip((None, *active), out, strict=True))
+        return found[None], tuple(found.get(i) for i in range(len(args)))
+
     # --- compiled pieces ---
 
     def _gradient(self, function, positions: tuple):
         return _gradient(function, positions)
 
+    def _forward(self, function, key: tuple, inner, along: tuple):
+        """``inner`` (a generated function) in forward mode along ``along``, cached on the
+        user's ``function`` until ``inner`` is compiled anew."""
+        from transpiler.jvp import ForwardFunction
+
+        key = (*key, id(inner))
+        forward = _cached(function, key, lambda: ForwardFunction(inner, along,
+                                                                 Options(True, False)))
+        if forward.__wrapped__ is not inner:  # (an id reused by a newer gradient)
+            forward = ForwardFunction(inner, along, Options(True, False))
+            cache.store(function, key, forward)
+        return forward
+
     def _second(self, f, x, args, wrt, along, v):
         """The tangent of ``grad_{wrt} f`` (``wrt``: argument positions, None: ``x``) along
         ``x`` by ``v`` (``along`` None) or along the arguments by ``along`` (position ->
         tangent): forward over reverse."""
-        from transpiler.jvp import ForwardFunction
-
         function, leading, keywords = _unwrapped(f, args)
         shift = len(leading)
         grad_positions = (shift,) if wrt is None else tuple(shift + 1 + i for i in wrt)
@@ -182,12 +233,8 @@ class Stationarity:
         call = (*leading, x, *args)
         inner = gradient.compiled_for(*call, **keywords).function
         along_positions = (shift,) if along is None else tuple(shift + 1 + i for i in along)
-        key = ("stationary-second", grad_positions, along_positions, id(inner))
-        forward = _cached(function, key, lambda: ForwardFunction(
-            inner, along_positions, Options(True, False)))
-        if forward.__wrapped__ is not inner:  # (an id reused by a newer gradient)
-            forward = ForwardFunction(inner, along_positions, Options(True, False))
-            cache.store(function, key, forward)
+        forward = self._forward(function, ("stationary-second", grad_positions, along_positions),
+                                inner, along_positions)
         names = list(forward.tangent_names.values())
         tangents = [v] if along is None else [along[i] for i in along]
         return forward(*call, **keywords, **dict(zip(names, tangents, strict=True)))

@@ -35,7 +35,7 @@ unknowns taken at run time (transpiler/implicit.py).
 A solve must run before its statement: it is written only where the call's value is computed
 unconditionally; elsewhere (a conditional expression, a comprehension, a ``while`` test) it is
 refused with a hint, and so are what the theorem does not cover (constraints, ``full_output``)
-and second derivatives through minima, integrals and ODEs.
+and second derivatives through integrals and ODEs.
 
 >>> import gast, scipy.optimize
 >>> from transpiler.emit import to_source
@@ -77,7 +77,7 @@ from transpiler.passes.resolve import value_of
 
 _SECOND_ORDER = (runtime.implicit_root_adjoint, runtime.implicit_root_tangent,
                            runtime.implicit_system_adjoint, runtime.implicit_system_tangent,
-                           runtime.implicit_minimum_adjoint, runtime.implicit_minimum_tangent,
+                           runtime.implicit_minimum_tangent,
                            runtime.integral_adjoint, runtime.integral_tangent,
                            runtime.integral_limit_adjoint, runtime.integral_weight_adjoint,
                            runtime.ode_adjoint, runtime.ode_tangent)
@@ -193,16 +193,21 @@ class _Solvers(CallRewriter):
         self.residuals: dict = {}  # least squares' objective node's id -> (residual, its args)
         self.held: dict[str, str] = {}  # a name bound to what is not differentiated -> what
 
-    def _derivative_s_own(self, func) -> bool:
-        """Whether a root finder's call is one a derivative differentiated again computes: held
-        there, its ``rt.root_of`` (or ``rt.fixed_point``) carries the derivative, second
-        derivatives included."""
-        return tape.is_generated(getattr(self.ctx, "fn", None)) \
-            and solver_kinds()[func][0] != "minimum"
+    def _in_a_derivative(self) -> bool:
+        """Whether this is a derivative differentiated again: a solver's call there is held,
+        its ``rt.root_of`` (``rt.implicit_minimum``, ``rt.fixed_point``) carrying the
+        derivative, second derivatives included."""
+        return tape.is_generated(getattr(self.ctx, "fn", None))
+
+    def _held(self, call):
+        """A solver's call in a derivative differentiated again, held (its result object's
+        solution read later reaches the derivative through ``rt.root_of`` and its kin)."""
+        return bound_call(runtime.stop_gradient, f"{self.ctx.bind('rt', runtime)}.stop_gradient",
+                          call)
 
     def statement(self, stmt):
-        if self._result_object(stmt) \
-                and self._derivative_s_own(value_of(stmt.value.func, self.local, self.ctx)):
+        if self._result_object(stmt) and self._in_a_derivative():
+            stmt.value = self._held(stmt.value)
             return stmt
         if self._result_object(stmt):
             return self._solver_statement(stmt)
@@ -227,6 +232,8 @@ class _Solvers(CallRewriter):
                 return self._dense(self._visited(node), self.before[-1].targets[0].id, parts)
         node = self.generic_visit(node)
         func = value_of(node.func, self.local, self.ctx)
+        if self._in_a_derivative() and (_kind(solver_kinds(), func) or _kind(fits(), func)):
+            return self._held(node)
         if _kind(fits(), func) is not None:
             raise error_at(node, self.ctx, "scipy.optimize.curve_fit's result (the "
                            "parameters and their covariance) is differentiated through its "
@@ -248,8 +255,6 @@ class _Solvers(CallRewriter):
         if any(func is f for f in _SECOND_ORDER):
             raise self._second_order(node)
         if func is not None and _kind(solver_kinds(), func) is not None:
-            if self._derivative_s_own(func):
-                return node
             return self._root(node, func)
         return node
 
@@ -720,11 +725,13 @@ class _Solvers(CallRewriter):
 
     def _second_order(self, node) -> NoRuleError:
         return error_at(node, self.ctx, "second derivatives (hvp, hessian, a derivative "
-                        "differentiated again) through a scipy.optimize solver or a "
-                        "scipy.integrate integral are not supported yet: what its first "
-                        "derivative takes of the user's function is held constant in it",
-                        "grad, value_and_grad, jvp and vjp of the function work",
-                        cls=NoRuleError)
+                        "differentiated again) through a scipy.integrate integral or ODE, or "
+                        "through a root whose function is read only as called (a method of a "
+                        "local object, a function held in a variable), are not supported yet: "
+                        "what its first derivative takes of the user's function is held "
+                        "constant in it", "grad, value_and_grad, jvp and vjp of the function "
+                        "work; a root's function given as a lambda or a function defined in "
+                        "the module or inside takes second derivatives too", cls=NoRuleError)
 
     def _root(self, node, func, attribute=None):
         """A solver's call read for its solution (the result, or ``.root``/``.x`` of it)."""

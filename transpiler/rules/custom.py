@@ -94,12 +94,18 @@ def tan_root_of_adjoint(ans, g, root, f, args, roots):
 # second derivatives taken by ``stationary`` (transpiler/implicit.py) at run time
 @adjoint(rt.implicit_minimum)
 def adj_implicit_minimum(ans, minimum, fun, args, stationary, bounds=None):
-    d[args] = rt.implicit_minimum_adjoint(d[ans], minimum, fun, args, stationary)
+    d[args] = rt.implicit_minimum_adjoint(d[ans], ans, fun, args, stationary)
 
 
 @tangent(rt.implicit_minimum)
 def tan_implicit_minimum(ans, minimum, fun, args, stationary, bounds=None):
     d[ans] = rt.implicit_minimum_tangent(d[args], minimum, fun, args, stationary)
+
+
+@tangent(rt.implicit_minimum_adjoint)  # (forward over reverse: the objective's third derivatives)
+def tan_implicit_minimum_adjoint(ans, g, minimum, fun, args, stationary):
+    d[ans] = rt.implicit_minimum_adjoint_tangent(d[g], d[minimum], d[args], g, minimum, fun,
+                                                 args, stationary)
 
 
 # a loop marked converged (passes/converged.py): the implicit function theorem on x = step(x, p),
