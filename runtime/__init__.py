@@ -129,7 +129,9 @@ from runtime.implicit import (
 from runtime.integrate import (
     integral,
     integral_adjoint,
+    integral_adjoint_tangent,
     integral_limit_adjoint,
+    integral_limit_adjoint_tangent,
     integral_tangent,
     integral_weight_adjoint,
 )
@@ -624,7 +626,9 @@ __all__ = [
     "step_times_adjoint",
     "step_times_tangent",
     "integral_adjoint",
+    "integral_adjoint_tangent",
     "integral_limit_adjoint",
+    "integral_limit_adjoint_tangent",
     "integral_tangent",
     "integral_weight_adjoint",
     "implicit_minimum_adjoint",

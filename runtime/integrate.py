@@ -64,9 +64,10 @@ def _quadrature(options: dict, fun, a, b, wvar=None, weight="same"):
                               norm="max", limit=max(limit, 10_000), points=points)[0]
 
 
-def integral_limit_adjoint(g, fun, limit, args: tuple, wvar, options: dict, sign: float):
+def integral_limit_adjoint(g, fun, limit, args: tuple, wvar, options: dict, sign: float,
+                           integrand=None):
     """The gradient of a limit: ``sign * g . f(limit, p) w(limit)`` (``sign`` -1 for the lower
-    limit); 0 for an infinite one."""
+    limit); 0 for an infinite one. (``integrand`` takes the derivatives its tangent needs.)"""
     if is_zero(g) or not math.isfinite(limit):
         return 0.0
     value = asarray(fun(limit, *args), float) * _weight(options, limit, wvar)
@@ -142,3 +143,99 @@ def integral_tangent(da, db, dargs, dwvar, fun, a, b, args: tuple, wvar, integra
     if dwvar is not None and not is_zero(dwvar):
         total = total + float(dwvar) * _frequency_derivative(fun, a, b, args, wvar, options)
     return total if np.ndim(total) else float(total)
+
+
+# --- second derivatives (forward over reverse): the tangents of the adjoints above ----------
+
+def _second_order(options: dict) -> None:
+    """Raise where second derivatives are not taken: a weighted integral, and an integrand
+    with a kink that moves (passes/solvers.py marks it: the derivative of its derivative jumps
+    there, a term no point sees)."""
+    if options.get("weight") is not None:
+        raise NotImplementedError(f"second derivatives of a quad(..., weight="
+                                  f"{options['weight']!r}) integral are not taken yet: write "
+                                  "the weight into the integrand")
+    if options.get("kinked"):
+        raise NotImplementedError("second derivatives of an integral whose integrand bends "
+                                  "(abs, maximum, clip) at a point that moves with the "
+                                  "differentiated values are not taken: its derivative jumps "
+                                  "there; split the integral at the kink, quad(f, a, c) + "
+                                  "quad(f, c, b)")
+
+
+def _moving(tangent) -> bool:
+    return tangent is not None and not is_zero(tangent)
+
+
+def _argument_tangents(dargs, args: tuple) -> tuple:
+    if not isinstance(dargs, (tuple, list)):  # (no argument moves)
+        return (None,) * len(args)
+    return tuple(t if _moving(t) else None for t in dargs)
+
+
+def integral_limit_adjoint_tangent(dg, dlimit, dargs, g, fun, limit, args: tuple, wvar,
+                                   options: dict, sign: float, integrand):
+    """Tangent of ``integral_limit_adjoint``: ``sign (dg . f(L) + g . (f_t dL + f_p dp))``."""
+    if not math.isfinite(limit):
+        return 0.0
+    _second_order(options)
+    total = 0.0
+    if _moving(dg):
+        total = np.sum(asarray(dg, float) * asarray(fun(limit, *args), float))
+    dargs = _argument_tangents(dargs, args)
+    moved = _moving(dlimit) or any(t is not None for t in dargs)
+    if moved and not is_zero(g):
+        change = integrand.jvp(fun, limit, args, dargs,
+                               dt=float(dlimit) if _moving(dlimit) else None)
+        total = total + np.sum(asarray(g, float) * asarray(change, float))
+    return float(sign * total)
+
+
+def integral_adjoint_tangent(dg, da, db, dargs, g, fun, a, b, args: tuple, wvar, integrand,
+                             options: dict) -> tuple:
+    """Tangent of ``integral_adjoint``: ``integral grad_p (dg . f) dt`` + ``integral (d/dh
+    grad_p (g . f(t, p + h dp))) dt`` (``f``'s second derivatives against ``g``) +
+    ``grad_p (g . f)`` at the limits times their tangents."""
+    _second_order(options)
+    active = integrand.active(args)
+    dargs = _argument_tangents(dargs, args)
+    parts = [None] * len(args)
+
+    def add(more):
+        for i, part in enumerate(more):
+            if part is not None:
+                parts[i] = part if parts[i] is None else asarray(parts[i]) + asarray(part)
+
+    if _moving(dg):
+        add(integral_adjoint(dg, fun, a, b, args, wvar, integrand, options))
+    if not is_zero(g):
+        g = asarray(g, float)
+        g = float(g) if g.ndim == 0 else g
+        if any(t is not None and on for t, on in zip(dargs, active, strict=True)):
+            shapes = [np.shape(v) for v, on in zip(args, active, strict=True) if on]
+
+            def stacked(t):
+                pieces = integrand.second(fun, t, args, g, dargs)
+                return np.concatenate([
+                    np.ravel(np.zeros(shape) if p is None else asarray(p, float))
+                    for p, shape in zip([p for p, on in zip(pieces, active, strict=True)
+                                         if on], shapes, strict=True)])
+
+            total = np.atleast_1d(_quadrature({**options, "kind": "quad_vec"}, stacked, a, b,
+                                              wvar))
+            out, at = [], 0
+            for on, v in zip(active, args, strict=True):
+                if not on:
+                    out.append(None)
+                    continue
+                size = int(np.size(v))
+                piece = total[at:at + size].reshape(np.shape(v))
+                at += size
+                out.append(piece if np.ndim(v) else float(piece))
+            add(out)
+        for limit, tangent, sign in ((a, da, -1.0), (b, db, 1.0)):
+            if _moving(tangent) and math.isfinite(limit):
+                at_limit = integrand.vjp(fun, limit, args, g)
+                add(tuple(None if p is None else sign * float(tangent) * asarray(p, float)
+                          for p in at_limit))
+    return tuple(None if p is None else (p if np.ndim(p) else float(p)) for p in parts)

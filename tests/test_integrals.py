@@ -172,12 +172,69 @@ def test_what_is_not_differentiated_is_refused_at_its_line(f, match):
         grad(f)(0.5)
 
 
-def test_second_derivatives_are_refused():
-    def f(s):
-        return quad(bell, 0.0, 1.0, args=(s, 0.0))[0]
+@pytest.mark.parametrize("f", [f for f in CASES if f not in (fourier, kinked)],
+                         ids=lambda f: f.__name__)
+def test_second_derivatives_match_differences_of_the_gradient(f):
+    # the tangent of the adjoint: the integrand's second derivatives against the gradient
+    # integrated, and its derivatives at the limits as they move
+    args = POINTS.get(f, (0.7, 1.3))
+    for i in range(len(args)):
+        v = np.cos(np.arange(np.size(args[i])) + 0.5).reshape(np.shape(args[i]))
+        v = v if np.ndim(v) else float(v)
+        got = hvp(f, wrt=i)(*args, v)
+        gradient = grad(f, wrt=i)
+        expected = _central(gradient, args, i, v, h=1e-4)
+        np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-8)
 
-    with pytest.raises(TranspileError, match="second derivatives"):
-        hvp(f)(0.5, 1.0)
+
+def test_second_derivatives_of_a_weighted_or_kinked_integral_raise():
+    with pytest.raises((NotImplementedError, TranspileError), match="second derivatives"):
+        hvp(fourier)(0.7, 1.3, 1.0)
+    with pytest.raises(NotImplementedError, match="bends"):
+        hvp(kinked, wrt=1)(0.9, 0.6, 1.0)
+
+
+def _jump(c):
+    return quad(lambda t: np.where(t > c, 1.0, 0.0), 0.0, 2.0)[0]
+
+
+def _test_inside(t, c):
+    if t > c:
+        return 1.0
+    return 0.0
+
+
+def _jump_in_a_module_function(c):
+    return quad(_test_inside, 0.0, 2.0, args=(c,))[0]
+
+
+def _jump_in_a_helper(c):
+    return quad(lambda t: 2.0 * _test_inside(t, c), 0.0, 2.0)[0]
+
+
+def _rounded(c):
+    return quad(lambda t: np.floor(t * c), 0.0, 2.0)[0]
+
+
+@pytest.mark.parametrize("f", [_jump, _jump_in_a_module_function, _jump_in_a_helper, _rounded])
+def test_an_integrand_that_jumps_at_a_moving_point_is_refused(f):
+    # its derivative would miss the jump's term (d/dc of the first is -1, not 0)
+    with pytest.raises(TranspileError, match="integrand jumps"):
+        grad(f)(0.5)
+
+
+def _fixed_jump(c):
+    threshold = 1.0  # (a local constant)
+    return quad(lambda t: np.where(t > threshold, c * t, c * c), 0.0, 2.0, points=[1.0])[0]
+
+
+def _switched_by_the_parameter(c):
+    return quad(lambda t: np.where(c > 0.0, c * t, -c), 0.0, 2.0)[0]
+
+
+@pytest.mark.parametrize("f", [_fixed_jump, _switched_by_the_parameter])
+def test_a_jump_that_does_not_move_is_differentiated(f):
+    assert grad(f)(0.5) == pytest.approx(_central(f, (0.5,), 0, 1.0), rel=1e-6)
 
 
 def test_a_weight_that_depends_on_a_moving_limit_raises():

@@ -210,3 +210,36 @@ def test_what_is_not_differentiated_is_refused_at_its_line(f, match):
 def test_second_derivatives_are_refused():
     with pytest.raises(TranspileError, match="second derivatives"):
         hvp(rk23)(0.5, 0.3, 1.0, 0.0)
+
+
+def _state_switch(k):
+    # dy/dt = -k while y > 0.5, then -y / 10: the switch's time moves with k, and the
+    # sensitivity jumps there (d/dk of y(2) is -0.145, not the -1.16 taken through it)
+    sol = solve_ivp(lambda t, y: np.where(y > 0.5, -k, -0.1 * y), (0.0, 2.0), np.array([1.0]),
+                    t_eval=[2.0], rtol=1e-10, atol=1e-12)
+    return sol.y[0, -1]
+
+
+def _late_switch(k):
+    # a forcing switched on at t = k: a time that moves
+    return odeint(lambda y, t: -y + (t > k), np.array([1.0]), [0.0, 2.0], rtol=1e-10,
+                  atol=1e-12)[-1, 0]
+
+
+@pytest.mark.parametrize("f", [_state_switch, _late_switch])
+def test_a_right_hand_side_that_switches_on_the_state_or_a_moving_time_is_refused(f):
+    with pytest.raises(TranspileError, match="right-hand side switches"):
+        grad(f)(0.4)
+
+
+def _forced(k):
+    # a forcing switched on at a fixed time: the sensitivities do not jump
+    sol = solve_ivp(lambda t, y: -k * y + np.where(t > 1.0, 1.0, 0.0), (0.0, 2.0),
+                    np.array([1.0]), t_eval=[2.0], rtol=1e-11, atol=1e-12, max_step=0.01)
+    return sol.y[0, -1]
+
+
+def test_a_forcing_switched_at_a_fixed_time_is_differentiated():
+    h = 1e-5
+    assert grad(_forced)(0.4) == pytest.approx((_forced(0.4 + h) - _forced(0.4 - h)) / (2 * h),
+                                               rel=1e-5)

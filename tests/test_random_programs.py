@@ -478,6 +478,9 @@ class Gen:
                               "epsrel=1e-13)[0]",
                               f"si.fixed_quad(lambda t: np.sin({self.paren(q)} * t), 0.0, 1.0, "
                               "n=6)[0]",
+                              # a jump at a fixed point (one that moved would be refused)
+                              f"si.quad(lambda t: np.where(t > 0.5, np.tanh({q}) * t, t * t), "
+                              "0.0, 1.0, points=[0.5], epsabs=1e-13, epsrel=1e-13)[0]",
                               # ODEs: by the adjoint (reverse) and variational equation (forward)
                               "si.solve_ivp(lambda t, y, c: -c * y + np.sin(t), (0.0, 1.0), "
                               f"[1.0], args=(np.tanh({q}),), method='DOP853', rtol=1e-11, "

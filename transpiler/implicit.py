@@ -128,6 +128,37 @@ def _forward(function, positions: tuple):
         function, positions, Options(True, False)))
 
 
+def _forward_of(function, key: tuple, inner, along: tuple):
+    """``inner`` (a generated function) in forward mode along ``along``, cached on the user's
+    ``function`` until ``inner`` is compiled anew."""
+    from transpiler.jvp import ForwardFunction
+
+    key = (*key, id(inner))
+    forward = _cached(function, key, lambda: ForwardFunction(inner, along, Options(True, False)))
+    if forward.__wrapped__ is not inner:  # (an id reused by a newer gradient)
+        forward = ForwardFunction(inner, along, Options(True, False))
+        cache.store(function, key, forward)
+    return forward
+
+
+def gradient_tangent(f, x, args: tuple, wrt, along, v):
+    """The tangent of ``grad_{wrt} f(x, *args)`` (``wrt``: argument positions, None: ``x``)
+    along ``x`` by ``v`` (``along`` None) or along the arguments by ``along`` (position ->
+    tangent): forward over reverse."""
+    function, leading, keywords = _unwrapped(f, args)
+    shift = len(leading)
+    grad_positions = (shift,) if wrt is None else tuple(shift + 1 + i for i in wrt)
+    gradient = _gradient(function, grad_positions)
+    call = (*leading, x, *args)
+    inner = gradient.compiled_for(*call, **keywords).function
+    along_positions = (shift,) if along is None else tuple(shift + 1 + i for i in along)
+    forward = _forward_of(function, ("stationary-second", grad_positions, along_positions),
+                          inner, along_positions)
+    names = list(forward.tangent_names.values())
+    tangents = [v] if along is None else [along[i] for i in along]
+    return forward(*call, **keywords, **dict(zip(names, tangents, strict=True)))
+
+
 class Stationarity:
     """The derivatives of an objective ``f(x, *args)`` that its minimum's implicit derivative
     needs (runtime/implicit.py ``implicit_minimum``); one instance, its caches on the user's
@@ -139,12 +170,12 @@ class Stationarity:
     def gradient(self, f, x, args: tuple):
         """``grad_x f(x, *args)``."""
         function, leading, keywords = _unwrapped(f, args)
-        gradient = self._gradient(function, (len(leading),))
+        gradient = _gradient(function, (len(leading),))
         return gradient(*leading, x, *args, **keywords)
 
     def hvp(self, f, x, args: tuple, v):
         """``H v``, ``H`` the Hessian of ``f`` in ``x``."""
-        return self._second(f, x, args, None, None, v)
+        return gradient_tangent(f, x, args, None, None, v)
 
     def mixed_vjp(self, f, x, args: tuple, w) -> tuple:
         """``d/dp (grad_x f(x, *p) . w)`` for each argument ``p`` (None for data)."""
@@ -152,8 +183,8 @@ class Stationarity:
         positions = [i for i, a in enumerate(active) if a]
         if not positions:
             return (None,) * len(args)
-        parts = self._second(f, x, args, positions, None, w)
-        parts = parts if len(positions) > 1 else (parts,)
+        parts = gradient_tangent(f, x, args, positions, None, w)
+        parts = parts if isinstance(parts, tuple) else (parts,)  # (one part per position)
         found = dict(zip(positions, parts, strict=True))
         return tuple(found.get(i) for i in range(len(args)))
 
@@ -163,7 +194,7 @@ class Stationarity:
                  if a and t is not None}
         if not given:
             return None
-        return self._second(f, x, args, None, given, None)
+        return gradient_tangent(f, x, args, None, given, None)
 
     def third(self, f, x, args: tuple, w, dx, dargs: tuple) -> tuple:
         """The tangent of ``(H w, d/dp (grad_x f . w))`` as ``x`` moves by ``dx`` and the
@@ -186,8 +217,8 @@ class Stationarity:
         active = [i for i, a in enumerate(self.active(args)) if a]
         places = (shift, *(shift + 1 + i for i in active))
         call = (*leading, x, *args)
-        inner = self._gradient(function, places).compiled_for(*call, **keywords).function
-        second = self._forward(function, ("stationary-second", places, (shift,)), inner,
+        inner = _gradient(function, places).compiled_for(*call, **keywords).function
+        second = _forward_of(function, ("stationary-second", places, (shift,)), inner,
                                (shift,))
         along_w = {next(iter(second.tangent_names.values())): w}
         inner = second.compiled_for(*call, **keywords, **along_w).function
@@ -195,49 +226,14 @@ class Stationarity:
         moved.update({shift + 1 + i: dargs[i] for i in active if dargs[i] is not None})
         if not moved:
             return None, (None,) * len(args)
-        third = self._forward(function, ("stationary-third", places, tuple(moved)), inner,
+        third = _forward_of(function, ("stationary-third", places, tuple(moved)), inner,
                               tuple(moved))
         names = list(third.tangent_names.values())
         out = third(*call, **keywords, **along_w, **dict(zip(names, moved.values(),
                                                               strict=True)))
-        out = out if len(places) > 1 else (out,)
+        out = out if isinstance(out, tuple) else (out,)
         found = dict(zip((None, *active), out, strict=True))
         return found[None], tuple(found.get(i) for i in range(len(args)))
-
-    # --- compiled pieces ---
-
-    def _gradient(self, function, positions: tuple):
-        return _gradient(function, positions)
-
-    def _forward(self, function, key: tuple, inner, along: tuple):
-        """``inner`` (a generated function) in forward mode along ``along``, cached on the
-        user's ``function`` until ``inner`` is compiled anew."""
-        from transpiler.jvp import ForwardFunction
-
-        key = (*key, id(inner))
-        forward = _cached(function, key, lambda: ForwardFunction(inner, along,
-                                                                 Options(True, False)))
-        if forward.__wrapped__ is not inner:  # (an id reused by a newer gradient)
-            forward = ForwardFunction(inner, along, Options(True, False))
-            cache.store(function, key, forward)
-        return forward
-
-    def _second(self, f, x, args, wrt, along, v):
-        """The tangent of ``grad_{wrt} f`` (``wrt``: argument positions, None: ``x``) along
-        ``x`` by ``v`` (``along`` None) or along the arguments by ``along`` (position ->
-        tangent): forward over reverse."""
-        function, leading, keywords = _unwrapped(f, args)
-        shift = len(leading)
-        grad_positions = (shift,) if wrt is None else tuple(shift + 1 + i for i in wrt)
-        gradient = self._gradient(function, grad_positions)
-        call = (*leading, x, *args)
-        inner = gradient.compiled_for(*call, **keywords).function
-        along_positions = (shift,) if along is None else tuple(shift + 1 + i for i in along)
-        forward = self._forward(function, ("stationary-second", grad_positions, along_positions),
-                                inner, along_positions)
-        names = list(forward.tangent_names.values())
-        tangents = [v] if along is None else [along[i] for i in along]
-        return forward(*call, **keywords, **dict(zip(names, tangents, strict=True)))
 
 
 STATIONARY = Stationarity()
@@ -302,7 +298,7 @@ class UnderIntegral:
         places = tuple(len(leading) + i + (i >= at) for i in positions)
         call = (*leading, *args[:at], float(t), *args[at:])
         parts = _gradient(function, places)(*call, **keywords)  # (a scalar: its gradient)
-        parts = parts if len(positions) > 1 else (parts,)
+        parts = parts if isinstance(parts, tuple) else (parts,)  # (one part per position)
         found = dict(zip(positions, [None if p is None else g * asarray(p, float)
                                      for p in parts], strict=True))
         return tuple(found.get(i) for i in range(len(args)))
@@ -329,15 +325,34 @@ class UnderIntegral:
 
         return pull
 
-    def jvp(self, f, t, args: tuple, tangents: tuple, at: int = 0):
-        """``d/dh f(t, *(p + h dp))``, ``dp`` one tangent per argument (None: held)."""
+    def jvp(self, f, t, args: tuple, tangents: tuple, at: int = 0, dt=None):
+        """``d/dh f(t + h dt, *(p + h dp))``, ``dp`` one tangent per argument (None: held;
+        ``dt`` None: ``t`` held)."""
         function, leading, keywords = _unwrapped(f, args)
-        given = {i: d for i, (d, on) in enumerate(zip(tangents, self.active(args), strict=True))
-                 if on and d is not None}
-        forward = _forward(function, tuple(len(leading) + i + (i >= at) for i in given))
+        shift = len(leading)
+        given = {shift + i + (i >= at): d for i, (d, on) in enumerate(
+            zip(tangents, self.active(args), strict=True)) if on and d is not None}
+        if dt is not None:
+            given[shift + at] = float(dt)
+        given = dict(sorted(given.items()))
+        forward = _forward(function, tuple(given))
         names = list(forward.tangent_names.values())
         return forward(*leading, *args[:at], float(t), *args[at:], **keywords,
                        **dict(zip(names, given.values(), strict=True)))  # (the tangent only)
+
+    def second(self, f, t, args: tuple, g, tangents: tuple) -> tuple:
+        """The tangent of ``vjp(f, t, args, g)`` as the arguments move by ``tangents`` (None:
+        held), ``g`` held: ``f``'s second derivatives against ``g`` (forward over reverse of
+        ``g . f``) -> one per argument, None for data."""
+        active = [i for i, on in enumerate(self.active(args)) if on]
+        along = {i: d for i, d in enumerate(tangents) if i in active and d is not None}
+        if not active or not along:
+            return (None,) * len(args)
+        weighted = _weighted(f, 1, len(args))
+        out = gradient_tangent(weighted, float(t), (*args, g), active, along, None)
+        out = out if isinstance(out, tuple) else (out,)
+        found = dict(zip(active, out, strict=True))
+        return tuple(found.get(i) for i in range(len(args)))
 
 
 UNDER_INTEGRAL = UnderIntegral()
@@ -445,7 +460,6 @@ class FixedPoint:
         derivatives against ``w`` (forward over reverse) -> (the state-like part, one per
         argument, None for data)."""
         from transpiler.gradient import GradientFunction
-        from transpiler.jvp import ForwardFunction
 
         parts = tuple(state) if count > 1 else (state,)
         if any(isinstance(p, (list, tuple)) for p in parts):
@@ -465,15 +479,10 @@ class FixedPoint:
         along = tuple(i for i in active if moved[i] is not None)
         if not along:
             return (None,) * count, (None,) * len(args)
-        key = ("fixed-second", tuple(active), along, id(inner))
-        forward = _cached(weighted, key, lambda: ForwardFunction(inner, along, Options(True,
-                                                                                        False)))
-        if forward.__wrapped__ is not inner:  # (an id reused by a newer gradient)
-            forward = ForwardFunction(inner, along, Options(True, False))
-            cache.store(weighted, key, forward)
+        forward = _forward_of(weighted, ("fixed-second", tuple(active), along), inner, along)
         names = list(forward.tangent_names.values())
         out = forward(*call, **dict(zip(names, [moved[i] for i in along], strict=True)))
-        out = out if len(active) > 1 else (out,)
+        out = out if isinstance(out, tuple) else (out,)
         found = dict(zip(active, out, strict=True))
         return (tuple(found.get(i) for i in range(count)),
                 tuple(found.get(count + i) for i in range(len(args))))

@@ -35,7 +35,8 @@ unknowns taken at run time (transpiler/implicit.py).
 A solve must run before its statement: it is written only where the call's value is computed
 unconditionally; elsewhere (a conditional expression, a comprehension, a ``while`` test) it is
 refused with a hint, and so are what the theorem does not cover (constraints, ``full_output``)
-and second derivatives through integrals and ODEs.
+and second derivatives through ODEs; an integrand that jumps, or a right-hand side that
+switches, at a point that moves with the differentiated values (analysis/jumps.py) is refused.
 
 >>> import gast, scipy.optimize
 >>> from transpiler.emit import to_source
@@ -60,6 +61,7 @@ import numpy as np
 
 import runtime
 from transpiler import ast_util as A
+from transpiler.analysis.jumps import P, T, Y, discontinuities, varied
 from transpiler.anno import Anno, getanno, setanno
 from transpiler.errors import NoRuleError, TranspileError, error_at
 from transpiler.implicit import (
@@ -78,8 +80,7 @@ from transpiler.passes.resolve import value_of
 _SECOND_ORDER = (runtime.implicit_root_adjoint, runtime.implicit_root_tangent,
                            runtime.implicit_system_adjoint, runtime.implicit_system_tangent,
                            runtime.implicit_minimum_tangent,
-                           runtime.integral_adjoint, runtime.integral_tangent,
-                           runtime.integral_limit_adjoint, runtime.integral_weight_adjoint,
+                           runtime.integral_tangent, runtime.integral_weight_adjoint,
                            runtime.ode_adjoint, runtime.ode_tangent)
 
 
@@ -188,6 +189,8 @@ def lambda_of(params: list[str], body) -> gast.Lambda:
 class _Solvers(CallRewriter):
     def __init__(self, ctx, local: set[str], fn=None):
         super().__init__(ctx, local, fn)
+        self.fn = fn
+        self._varied: set[str] | None = None  # the locals that vary with the wrt parameters
         self.results: dict[str, dict] = {}  # a solver's result object's name -> its fields
         self.integrals: dict[str, str] = {}  # an integral's result's name -> its value's
         self.residuals: dict = {}  # least squares' objective node's id -> (residual, its args)
@@ -206,7 +209,8 @@ class _Solvers(CallRewriter):
                           call)
 
     def statement(self, stmt):
-        if self._result_object(stmt) and self._in_a_derivative():
+        if (self._result_object(stmt) or self._integral_statement(stmt)) \
+                and self._in_a_derivative():
             stmt.value = self._held(stmt.value)
             return stmt
         if self._result_object(stmt):
@@ -232,7 +236,7 @@ class _Solvers(CallRewriter):
                 return self._dense(self._visited(node), self.before[-1].targets[0].id, parts)
         node = self.generic_visit(node)
         func = value_of(node.func, self.local, self.ctx)
-        if self._in_a_derivative() and (_kind(solver_kinds(), func) or _kind(fits(), func)):
+        if self._in_a_derivative() and (_kind(solver_kinds(), func) or _kind(_pairs(), func)):
             return self._held(node)
         if _kind(fits(), func) is not None:
             raise error_at(node, self.ctx, "scipy.optimize.curve_fit's result (the "
@@ -327,10 +331,13 @@ class _Solvers(CallRewriter):
         name = f"scipy.integrate.{kind}"
         bound, extra = self._arguments(node, func, name, ("full_output", "complex_func"))
         given = bound["func"] if "func" in bound else bound["f"]
+        if kind == "fixed_quad":  # (a finite sum: differentiated exactly, jumps and all)
+            extra = [self.once(e, node) for e in extra]
+            lower, upper = self.once(bound["a"], node), self.once(bound["b"], node)
+            return self._gauss_legendre(node, given, lower, upper, extra, bound.get("n"))
+        kinked = self._moving_discontinuities(given, extra, node, name, (T,))
         extra = [self.once(e, node) for e in extra]
         lower, upper = self.once(bound["a"], node), self.once(bound["b"], node)
-        if kind == "fixed_quad":
-            return self._gauss_legendre(node, given, lower, upper, extra, bound.get("n"))
         function = self.function_of(given, node)
         weight = bound.get("weight")
         if weight is not None and not isinstance(weight, gast.Constant):
@@ -353,6 +360,8 @@ class _Solvers(CallRewriter):
                                           f"{name}'s integrand")
         extra = extra + [A.name(n) for n in free]
         options = {"kind": A.const(kind)}
+        if kinked:  # (its second derivatives would miss the kink's term)
+            options["kinked"] = A.const(True)
         for option in ("epsabs", "epsrel", "limit", "points", "weight"):
             if bound.get(option) is not None:
                 options[option] = self.once(bound[option], node)
@@ -558,6 +567,9 @@ class _Solvers(CallRewriter):
         name = f"scipy.integrate.{func.__name__}"
         bound, extra = self._arguments(node, func, name, ("full_output", "events"))
         given = bound["fun"] if layout == "ivp" else bound["func"]
+        tfirst = layout == "ivp" or isinstance(bound.get("tfirst"), gast.Constant) \
+            and bool(bound["tfirst"].value)
+        self._moving_discontinuities(given, extra, node, name, (T, Y) if tfirst else (Y, T))
         extra = [self.once(e, node) for e in extra]
         y0 = self.once(bound["y0"], node)
         rt = self.ctx.bind("rt", runtime)
@@ -918,6 +930,74 @@ class _Solvers(CallRewriter):
         held = runtime.implicit_root if kind == "scalar" else runtime.implicit_system
         return gast.copy_location(bound_call(held, f"{rt}.{held.__name__}", A.name(root), residual,
                                         A.name(slope)), node), function, extra
+
+    def _moving_discontinuities(self, given, extra: list, node, name: str,
+                                leading: tuple) -> bool:
+        """Refuse an integrand that jumps, or a right-hand side that switches, at a point that
+        moves with the differentiated values (analysis/jumps.py): the derivative taken point
+        by point misses the jump's term. -> whether it has a kink that moves (its second
+        derivatives would miss that one's)."""
+        definition, namespace = self._definition(given)
+        if definition is None:  # (a method, a partial: not read)
+            return False
+        ode = Y in leading
+        params = [a.id for a in definition.args.args]
+        tags = dict(zip(params, leading, strict=False))
+        for param, argument in zip(params[len(leading):], extra, strict=False):
+            tags[param] = self._tags(argument)
+        body = definition.body if isinstance(definition, gast.FunctionDef) \
+            else [definition.body]
+        if isinstance(given, gast.Lambda) or isinstance(given, gast.Name) \
+                and given.id in self.defs:  # (defined inside: what it reads of the locals)
+            for n in (n for b in body for n in A.walk(b)):
+                if isinstance(n, gast.Name) and n.id in self.local and n.id not in tags:
+                    tags[n.id] = self._tags(n)
+        found = discontinuities(definition, tags, namespace, (lambda t: Y in t or {T, P} <= t)
+                                if ode else (lambda t: {T, P} <= t))
+        if found.jumps:
+            site = found.jumps[0]
+            where = found.where.get(id(site))
+            text = gast.unparse(site).strip().splitlines()[0] + (f" ({where})" if where else "")
+            what = f"{name}'s right-hand side switches where `{text}` changes" \
+                if ode else f"{name}'s integrand jumps where `{text}` changes"
+            why = ("on the state or at a time that moves with the differentiated values: the "
+                   "solution's sensitivities jump at the switch, which its adjoint does not "
+                   "see") if ode else ("at a point that moves with the differentiated values: "
+                                      "the derivative under the integral sign misses the "
+                                      "jump's term")
+            hint = ("write the switch smoothly (np.tanh, a logistic), or solve each regime on "
+                    "its own span") if ode else ("split the integral at the jump, quad(f, a, c) "
+                                                 "+ quad(f, c, b): its limit c then carries "
+                                                 "the term")
+            raise error_at(node, self.ctx, f"{what} {why}", hint)
+        return bool(found.kinks)
+
+    def _definition(self, given):
+        """The source of the function a solver is given (a lambda, a function defined inside,
+        or one of the module) and the names it reads: -> (gast node, namespace), or None."""
+        from transpiler.frontend import parse_function
+
+        namespace = getattr(getattr(self.ctx, "fn", None), "__globals__", {})
+        if isinstance(given, gast.Lambda):
+            return given, namespace
+        if isinstance(given, gast.Name) and given.id in self.defs:
+            return self.defs[given.id], namespace
+        func = value_of(given, self.local, self.ctx)
+        if inspect.isfunction(func):
+            try:
+                return parse_function(func)[0], func.__globals__
+            except TranspileError:
+                return None, None
+        return None, None
+
+    def _tags(self, node) -> frozenset:
+        """``{P}`` where an argument reads a local that varies with the differentiated
+        parameters (a constant, a global: nothing)."""
+        if self._varied is None:
+            self._varied = varied(self.fn, getattr(self.ctx, "wrt", None)) \
+                if self.fn is not None else set(self.local)
+        names = {n.id for n in A.walk(node) if isinstance(n, gast.Name)}
+        return frozenset({P}) if names & self._varied else frozenset()
 
     def _objective(self, given, function, arity: int, returns_jac: bool, like,
                    what: str = "a minimum's objective", wrap=None):

@@ -130,10 +130,22 @@ def tan_fixed_point_adjoint(ans, g, state, step, args, fixed, names):
 # its arguments integrated at run time (``integrand``, transpiler/implicit.py)
 @adjoint(rt.integral)
 def adj_integral(ans, value, fun, a, b, args, wvar, integrand, options):
-    d[a] = rt.integral_limit_adjoint(d[ans], fun, a, args, wvar, options, -1.0)
-    d[b] = rt.integral_limit_adjoint(d[ans], fun, b, args, wvar, options, 1.0)
+    d[a] = rt.integral_limit_adjoint(d[ans], fun, a, args, wvar, options, -1.0, integrand)
+    d[b] = rt.integral_limit_adjoint(d[ans], fun, b, args, wvar, options, 1.0, integrand)
     d[args] = rt.integral_adjoint(d[ans], fun, a, b, args, wvar, integrand, options)
     d[wvar] = rt.integral_weight_adjoint(d[ans], fun, a, b, args, wvar, options)
+
+
+@tangent(rt.integral_limit_adjoint)  # (forward over reverse: the integrand's derivatives)
+def tan_integral_limit_adjoint(ans, g, fun, limit, args, wvar, options, sign, integrand):
+    d[ans] = rt.integral_limit_adjoint_tangent(d[g], d[limit], d[args], g, fun, limit, args,
+                                               wvar, options, sign, integrand)
+
+
+@tangent(rt.integral_adjoint)  # (forward over reverse: its second derivatives against g)
+def tan_integral_adjoint(ans, g, fun, a, b, args, wvar, integrand, options):
+    d[ans] = rt.integral_adjoint_tangent(d[g], d[a], d[b], d[args], g, fun, a, b, args, wvar,
+                                         integrand, options)
 
 
 @tangent(rt.integral)
