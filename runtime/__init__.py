@@ -284,6 +284,7 @@ from runtime.objects import (
 )
 from runtime.odes import (
     ode_adjoint,
+    ode_adjoint_tangent,
     ode_solution,
     ode_tangent,
     step_times,
@@ -614,6 +615,7 @@ __all__ = [
     "implicit_minimum",
     "integral",
     "ode_adjoint",
+    "ode_adjoint_tangent",
     "ode_solution",
     "ode_tangent",
     "romb_grads",

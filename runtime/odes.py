@@ -10,7 +10,9 @@ For ``y' = f(t, y, p)``, ``y(t0) = y0``, read at output times ``T_k`` with cotan
   solve already returned) with dense output, a few intervals at a time, so the memory is that of
   those intervals, not of every step the solver took;
 - forward: the tangent ``v = dy`` solves ``v' = J_y v + J_p dp`` beside ``y``, from ``v(t0) =
-  dy0 - f(t0, y0) dt0``, read at the outputs plus ``f(T_k, y_k) dT_k``.
+  dy0 - f(t0, y0) dt0``, read at the outputs plus ``f(T_k, y_k) dT_k``;
+- second order (forward over reverse): ``v`` forwards, then the adjoint and its tangent
+  backwards together (``ode_adjoint_tangent``).
 
 The vector-Jacobian and Jacobian-vector products of ``f`` are taken at run time by ``ode``
 (transpiler/implicit.py, the runtime never compiles); both solves use the user's method and
@@ -233,6 +235,111 @@ def _backwards(problem, forward, start_t, end_t, a, gp, active, n):
     z = problem.solve(adjoint, (end_t, start_t), np.concatenate([a, gp]),
                       first_step=problem.steps.get("adjoint", np.inf)).y[:, -1]
     return z[:n], z[n:]
+
+
+def ode_adjoint_tangent(dg, dt0, dt1, dy0, dargs, dtimes, g, ys, ts, fun, t0, t1, y0,
+                        args: tuple, times, ode, options: dict) -> tuple:
+    """Tangent of ``ode_adjoint`` (forward over reverse: Hessian-vector products) as ``y0`` and
+    the arguments move (the span's ends and the output times held): the state's tangent ``v``
+    solves the variational equation forwards (dense output), then the adjoint ``a`` and its
+    tangent ``da`` run backwards together, ``da' = -J_y^T da - h_y``, ``dgp' = -J_p^T da -
+    h_p``, where ``(h_y, h_p)`` is the tangent of ``(J_y^T a, J_p^T a)`` along ``(v, dp)``,
+    ``a`` held (``f``'s second derivatives against ``a``), ``da`` jumping by the cotangent's
+    tangent at each output."""
+    def moving(d):  # (a zero tangent of a list of times is a list of zeros)
+        return d is not None and not is_zero(d) and bool(np.any(asarray(d, float)))
+
+    if moving(dt0) or moving(dt1) or moving(dtimes):
+        raise NotImplementedError("second derivatives of an ODE's solution in its span's ends "
+                                  "or its output times are not taken yet: hold them constant")
+    problem = _Problem(ys, ts, fun, t0, y0, args, times, ode, options, t1)
+    n, outputs = problem.y0.size, problem.ts
+    at = 0 if problem.tfirst else 1
+    G = problem.outputs_of(g) if not is_zero(g) else np.zeros((len(outputs), n))
+    dG = problem.outputs_of(dg) if moving(dg) else np.zeros((len(outputs), n))
+    if not isinstance(dargs, (tuple, list)):  # (no argument moves)
+        dargs = (None,) * len(args)
+    dargs = tuple(d if moving(d) else None for d in dargs)
+    active = _active(args, ode)
+    shapes = [np.shape(a) for a, on in zip(args, active, strict=True) if on]
+    sizes = [int(np.prod(s)) for s in shapes]
+    size = sum(sizes)
+    shape = problem.shape0
+    v0 = np.ravel(asarray(dy0, float)).copy() if moving(dy0) else np.zeros(n)
+
+    def as_state(flat):
+        return flat.reshape(shape) if shape else float(flat[0])
+
+    def flat_args(parts):
+        return [np.ravel(np.zeros(s) if p is None else asarray(p, float))
+                for p, s in zip([p for p, on in zip(parts, active, strict=True) if on], shapes,
+                                strict=True)]
+
+    def pushed(t, y, v):  # J_y v + J_p dp
+        return np.ravel(asarray(problem.jvp(t, y, as_state(v), dargs), float))
+
+    last = outputs[-1] if len(outputs) else problem.t0
+    if last != problem.t0:  # the state and its tangent, forwards, as dense output
+        def augmented(t, z):
+            return np.concatenate([problem.rhs(t, z[:n]), pushed(t, z[:n], z[n:])])
+
+        forward = problem.solve(augmented, (problem.t0, last), np.concatenate([problem.y0, v0]),
+                                dense=True).sol
+    else:
+        def forward(t):
+            return np.concatenate([problem.y0, v0])
+
+    def backwards(t, z):
+        yv = forward(t)
+        y, v = yv[:n], yv[n:]
+        a, da = z[:n], z[n + size:2 * n + size]
+        vy, vp = problem.vjp(t, y, a)
+        wy, wp = problem.vjp(t, y, da)
+        hy, *hp = ode.second(fun, t, (as_state(y), *args), as_state(a),
+                             (as_state(v), *dargs), at)
+        hy = np.zeros(n) if hy is None else np.ravel(asarray(hy, float))
+        return -np.concatenate([np.ravel(asarray(vy, float)), *flat_args(vp),
+                                np.ravel(asarray(wy, float)) + hy,
+                                *(x + y for x, y in zip(flat_args(wp), flat_args(hp),
+                                                        strict=True))])
+
+    z = np.zeros(2 * (n + size))
+    gtimes, dgtimes = np.zeros(len(outputs)), np.zeros(len(outputs))
+    stops = [k for k in range(len(outputs)) if np.any(G[k]) or np.any(dG[k])]
+    points = [problem.t0] + [outputs[k] for k in stops]
+    for i in range(len(stops), 0, -1):
+        k = stops[i - 1]
+        z[:n] += G[k]
+        z[n + size:2 * n + size] += dG[k]
+        y_k, v_k = problem.ys[k], forward(outputs[k])[n:]
+        slope = problem.rhs(outputs[k], y_k)
+        gtimes[k] = float(G[k] @ slope)
+        dgtimes[k] = float(dG[k] @ slope + G[k] @ pushed(outputs[k], y_k, v_k))
+        if points[i] != points[i - 1]:
+            z = problem.solve(backwards, (points[i], points[i - 1]), z).y[:, -1]
+    a, gp = z[:n], z[n:n + size]
+    da, dgp = z[n + size:2 * n + size], z[2 * n + size:]
+    slope0 = problem.rhs(problem.t0, problem.y0)
+    dgt0 = -float(da @ slope0 + a @ pushed(problem.t0, problem.y0, v0))
+    dgargs, at_ = [], 0
+    for on in active:
+        if not on:
+            dgargs.append(None)
+            continue
+        part_shape, part_size = shapes.pop(0), sizes.pop(0)
+        part = dgp[at_:at_ + part_size].reshape(part_shape)
+        at_ += part_size
+        dgargs.append(part if part_shape else float(part))
+    dgy0 = da.reshape(shape) if shape else float(da[0])
+    del gp
+    if times is None and t0 is not None:
+        return dgt0 + dgtimes[0], float(dgtimes[-1]), dgy0, tuple(dgargs), None
+    if t0 is None:
+        dgtimes[0] += dgt0
+        return 0.0, 0.0, dgy0, tuple(dgargs), dgtimes.reshape(np.shape(times))
+    dgtimes = problem.unsorted(dgtimes)
+    return dgt0, 0.0, dgy0, tuple(dgargs), dgtimes.reshape(np.shape(times)) \
+        if np.ndim(times) else float(dgtimes[0])
 
 
 def ode_tangent(dt0, dt1, dy0, dargs, dtimes, ys, ts, fun, t0, t1, y0, args: tuple, times,

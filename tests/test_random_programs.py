@@ -1513,12 +1513,14 @@ def _check_program(source: str, args: tuple) -> Outcome:
 
 
 # --------------------------------------------------------------------------------------------
-# Second derivatives through a solver's root or minimum: hvp along a random direction against
-# the gradient differenced along it (the solver run again each time, so its tolerance bounds
-# the agreement; a missing term is of the size of the product itself).
+# Second derivatives through a solver's root or minimum, an integral, an ODE's solution: hvp
+# along a random direction against the gradient differenced along it (the solver run again
+# each time, so its tolerance bounds the agreement; a missing term is of the size of the
+# product itself).
 
 SOLVED = re.compile(r"\bso\.(brentq|brenth|ridder|bisect|toms748|newton|root_scalar|fsolve|root|"
-                    r"fixed_point|minimize|minimize_scalar|least_squares)\(")
+                    r"fixed_point|minimize|minimize_scalar|least_squares)\(|"
+                    r"\bsi\.(quad|quad_vec|solve_ivp|odeint)\(")
 
 
 def _check_second(source: str, f, args: tuple, outcome: Outcome) -> Outcome:

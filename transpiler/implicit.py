@@ -340,7 +340,7 @@ class UnderIntegral:
         return forward(*leading, *args[:at], float(t), *args[at:], **keywords,
                        **dict(zip(names, given.values(), strict=True)))  # (the tangent only)
 
-    def second(self, f, t, args: tuple, g, tangents: tuple) -> tuple:
+    def second(self, f, t, args: tuple, g, tangents: tuple, at: int = 0) -> tuple:
         """The tangent of ``vjp(f, t, args, g)`` as the arguments move by ``tangents`` (None:
         held), ``g`` held: ``f``'s second derivatives against ``g`` (forward over reverse of
         ``g . f``) -> one per argument, None for data."""
@@ -348,7 +348,11 @@ class UnderIntegral:
         along = {i: d for i, d in enumerate(tangents) if i in active and d is not None}
         if not active or not along:
             return (None,) * len(args)
-        weighted = _weighted(f, 1, len(args))
+        call = (*args[:at], float(t), *args[at:])
+        items = _cached(f, ("returns-items", len(args), at), lambda: _items_of(f(*call)))
+        if items is not None:  # (a list or tuple of values: a weight per item)
+            g = _seed_like(f(*call), g)
+        weighted = _weighted(f, 1, len(args), at, items)
         out = gradient_tangent(weighted, float(t), (*args, g), active, along, None)
         out = out if isinstance(out, tuple) else (out,)
         found = dict(zip(active, out, strict=True))
@@ -356,6 +360,11 @@ class UnderIntegral:
 
 
 UNDER_INTEGRAL = UnderIntegral()
+
+
+def _items_of(value):
+    """The length of a list or tuple a function returns (None for an array or a number)."""
+    return len(value) if isinstance(value, (list, tuple)) else None
 
 
 def _state_active(value) -> bool:
@@ -422,26 +431,32 @@ class _Linearized:
         return forward(*self.call, **dict(zip(names, given.values(), strict=True)))
 
 
-def _weighted(step, count: int, arity: int):
+def _weighted(step, count: int, arity: int, at: int = 0, items: int | None = None):
     """``weighted(*x, *args, *w) = sum_i <w_i, step(*x, *args)_i>``, the body's value against
     a cotangent ``w`` (one per state part): a scalar, whose gradient is the body's
     vector-Jacobian product and whose gradient's tangent its second derivatives. Written as
     source (registered for ``inspect``), compiled like any function of the user's; one per
-    body and arity."""
+    body and arity. ``at``: where the one ``x`` goes among the arguments of the call
+    (``odeint``'s ``f(y, t)``: 1); ``items``: the length of the list or tuple ``step``
+    returns (its weight then one piece per item, ``_seed_like``)."""
     def make():
         values = [f"x{i}" for i in range(count)] + [f"a{i}" for i in range(arity)]
+        called = list(values)
+        if at:
+            called.insert(at, called.pop(0))
         weights = [f"w{i}" for i in range(count)]
         terms = " + ".join(f"np.sum(w{i} * s)" if count == 1 else f"np.sum(w{i} * s[{i}])"
-                           for i in range(count))
+                           for i in range(count)) if items is None else " + ".join(
+            f"np.sum(w0[{j}] * s[{j}])" for j in range(items))
         source = (f"def weighted({', '.join(values + weights)}):\n"
-                  f"    s = step({', '.join(values)})\n    return {terms}\n")
+                  f"    s = step({', '.join(called)})\n    return {terms}\n")
         filename = f"<weighted {getattr(step, '__qualname__', 'step')}>"
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         namespace = {"np": np, "step": step}
         exec(compile(source, filename, "exec"), namespace)
         return namespace["weighted"]
 
-    return _cached(step, ("fixed-weighted", count, arity), make)
+    return _cached(step, ("fixed-weighted", count, arity, at, items), make)
 
 
 class FixedPoint:

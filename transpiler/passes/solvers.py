@@ -34,9 +34,9 @@ unknowns taken at run time (transpiler/implicit.py).
 
 A solve must run before its statement: it is written only where the call's value is computed
 unconditionally; elsewhere (a conditional expression, a comprehension, a ``while`` test) it is
-refused with a hint, and so are what the theorem does not cover (constraints, ``full_output``)
-and second derivatives through ODEs; an integrand that jumps, or a right-hand side that
-switches, at a point that moves with the differentiated values (analysis/jumps.py) is refused.
+refused with a hint, and so is what the theorem does not cover (constraints, ``full_output``),
+and an integrand that jumps, or a right-hand side that switches, at a point that moves with the
+differentiated values (analysis/jumps.py).
 
 >>> import gast, scipy.optimize
 >>> from transpiler.emit import to_source
@@ -81,7 +81,7 @@ _SECOND_ORDER = (runtime.implicit_root_adjoint, runtime.implicit_root_tangent,
                            runtime.implicit_system_adjoint, runtime.implicit_system_tangent,
                            runtime.implicit_minimum_tangent,
                            runtime.integral_tangent, runtime.integral_weight_adjoint,
-                           runtime.ode_adjoint, runtime.ode_tangent)
+                           runtime.ode_tangent)
 
 
 def solvers(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
@@ -209,8 +209,8 @@ class _Solvers(CallRewriter):
                           call)
 
     def statement(self, stmt):
-        if (self._result_object(stmt) or self._integral_statement(stmt)) \
-                and self._in_a_derivative():
+        if (self._result_object(stmt) or self._integral_statement(stmt)
+                or self._ode_statement(stmt)) and self._in_a_derivative():
             stmt.value = self._held(stmt.value)
             return stmt
         if self._result_object(stmt):
@@ -236,7 +236,8 @@ class _Solvers(CallRewriter):
                 return self._dense(self._visited(node), self.before[-1].targets[0].id, parts)
         node = self.generic_visit(node)
         func = value_of(node.func, self.local, self.ctx)
-        if self._in_a_derivative() and (_kind(solver_kinds(), func) or _kind(_pairs(), func)):
+        if self._in_a_derivative() and (_kind(solver_kinds(), func) or _kind(_pairs(), func)
+                                        or _kind(odes(), func)):
             return self._held(node)
         if _kind(fits(), func) is not None:
             raise error_at(node, self.ctx, "scipy.optimize.curve_fit's result (the "
@@ -737,13 +738,14 @@ class _Solvers(CallRewriter):
 
     def _second_order(self, node) -> NoRuleError:
         return error_at(node, self.ctx, "second derivatives (hvp, hessian, a derivative "
-                        "differentiated again) through a scipy.integrate integral or ODE, or "
-                        "through a root whose function is read only as called (a method of a "
-                        "local object, a function held in a variable), are not supported yet: "
-                        "what its first derivative takes of the user's function is held "
-                        "constant in it", "grad, value_and_grad, jvp and vjp of the function "
-                        "work; a root's function given as a lambda or a function defined in "
-                        "the module or inside takes second derivatives too", cls=NoRuleError)
+                        "differentiated again) through a root whose function is read only as "
+                        "called (a method of a local object, a function held in a variable), "
+                        "through a quad weight's frequency, or of a forward-mode derivative of a "
+                        "solver's, are not supported yet: what its first derivative takes of "
+                        "the user's function is held constant in it", "grad, value_and_grad, "
+                        "jvp and vjp of the function work; a root's function given as a lambda "
+                        "or a function defined in the module or inside takes second "
+                        "derivatives too", cls=NoRuleError)
 
     def _root(self, node, func, attribute=None):
         """A solver's call read for its solution (the result, or ``.root``/``.x`` of it)."""

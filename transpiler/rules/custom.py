@@ -168,6 +168,12 @@ def adj_ode_solution(ans, ys, ts, fun, t0, t1, y0, args, times, ode, options):
     d[times] = gtimes
 
 
+@tangent(rt.ode_adjoint)  # (forward over reverse: the adjoint's tangent solved beside it)
+def tan_ode_adjoint(ans, g, ys, ts, fun, t0, t1, y0, args, times, ode, options):
+    d[ans] = rt.ode_adjoint_tangent(d[g], d[t0], d[t1], d[y0], d[args], d[times], g, ys, ts,
+                                    fun, t0, t1, y0, args, times, ode, options)
+
+
 @tangent(rt.ode_solution)
 def tan_ode_solution(ans, ys, ts, fun, t0, t1, y0, args, times, ode, options):
     d[ans] = rt.ode_tangent(d[t0], d[t1], d[y0], d[args], d[times], ys, ts, fun, t0, t1, y0,
