@@ -115,6 +115,22 @@ def is_zero(x) -> bool:
     return type(x) in (int, float) and x == 0
 
 
+def unflattened(flat, values, active) -> tuple:
+    """``flat`` (one vector for several values) cut into pieces shaped like ``values`` where
+    ``active`` (None elsewhere), a float for a number: a solve's augmented state back as the
+    arguments' gradients."""
+    out, at = [], 0
+    for value, on in zip(values, active, strict=True):
+        if not on:
+            out.append(None)
+            continue
+        size = int(np.size(value))
+        piece = np.asarray(flat[at:at + size]).reshape(np.shape(value))
+        at += size
+        out.append(piece if np.ndim(value) else float(piece))
+    return tuple(out)
+
+
 def float_dtype(x):
     """The dtype a gradient of ``x`` has: its own when floating, else float64."""
     kind = asarray(x).dtype

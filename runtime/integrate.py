@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from runtime.arrays import asarray, is_zero
+from runtime.arrays import asarray, is_zero, unflattened
 
 _FOURIER = {"cos": (np.cos, "sin", -1.0), "sin": (np.sin, "cos", 1.0)}  # w, w' as weight, sign
 
@@ -84,7 +84,6 @@ def integral_adjoint(g, fun, a, b, args: tuple, wvar, integrand, options: dict) 
         return (None,) * len(args)
     g = asarray(g, float)
     g = float(g) if g.ndim == 0 else g
-    shapes = [np.shape(a) for a, on in zip(args, active, strict=True) if on]
 
     def stacked(t):
         parts = integrand.vjp(fun, t, args, g)
@@ -92,17 +91,7 @@ def integral_adjoint(g, fun, a, b, args: tuple, wvar, integrand, options: dict) 
                                zip(parts, active, strict=True) if on])
 
     total = np.atleast_1d(_quadrature({**options, "kind": "quad_vec"}, stacked, a, b, wvar))
-    out, at = [], 0
-    for on in active:
-        if not on:
-            out.append(None)
-            continue
-        shape = shapes.pop(0)
-        size = int(np.prod(shape))
-        part = total[at:at + size].reshape(shape)
-        at += size
-        out.append(part if shape else float(part))
-    return tuple(out)
+    return unflattened(total, args, active)
 
 
 def integral_weight_adjoint(g, fun, a, b, args: tuple, wvar, options: dict):
@@ -221,18 +210,8 @@ def integral_adjoint_tangent(dg, da, db, dargs, g, fun, a, b, args: tuple, wvar,
                     for p, shape in zip([p for p, on in zip(pieces, active, strict=True)
                                          if on], shapes, strict=True)])
 
-            total = np.atleast_1d(_quadrature({**options, "kind": "quad_vec"}, stacked, a, b,
-                                              wvar))
-            out, at = [], 0
-            for on, v in zip(active, args, strict=True):
-                if not on:
-                    out.append(None)
-                    continue
-                size = int(np.size(v))
-                piece = total[at:at + size].reshape(np.shape(v))
-                at += size
-                out.append(piece if np.ndim(v) else float(piece))
-            add(out)
+            add(unflattened(np.atleast_1d(_quadrature({**options, "kind": "quad_vec"}, stacked,
+                                                      a, b, wvar)), args, active))
         for limit, tangent, sign in ((a, da, -1.0), (b, db, 1.0)):
             if _moving(tangent) and math.isfinite(limit):
                 at_limit = integrand.vjp(fun, limit, args, g)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.arrays import asarray, is_zero
+from runtime.arrays import asarray, is_zero, unflattened
 
 
 def ode_solution(ys, ts, fun, t0, t1, y0, args: tuple, times, ode, options: dict):
@@ -183,9 +183,8 @@ def ode_adjoint(g, ys, ts, fun, t0, t1, y0, args: tuple, times, ode, options: di
     g = problem.outputs_of(g)
     n, outputs = problem.y0.size, problem.ts
     active = _active(args, ode)
-    shapes = [np.shape(a) for a, on in zip(args, active, strict=True) if on]
-    sizes = [int(np.prod(s)) for s in shapes]
-    a, gp = np.zeros(n), np.zeros(sum(sizes))
+    size = sum(int(np.size(v)) for v, on in zip(args, active, strict=True) if on)
+    a, gp = np.zeros(n), np.zeros(size)
     gtimes = np.zeros(len(outputs))
     stops = [k for k in range(len(outputs)) if np.any(g[k])]
     points = [(problem.t0, problem.y0)] + [(outputs[k], problem.ys[k]) for k in stops]
@@ -203,23 +202,21 @@ def ode_adjoint(g, ys, ts, fun, t0, t1, y0, args: tuple, times, ode, options: di
                                        ).sol)
         a, gp = _backwards(problem, state[1], points[i - 1][0], points[i][0], a, gp, active, n)
     gt0 = -float(a @ problem.rhs(problem.t0, problem.y0))
-    gargs, at = [], 0
-    for on in active:
-        if not on:
-            gargs.append(None)
-            continue
-        shape, size = shapes.pop(0), sizes.pop(0)
-        part = gp[at:at + size].reshape(shape)
-        at += size
-        gargs.append(part if shape else float(part))
     gy0 = a.reshape(problem.shape0) if problem.shape0 else float(a[0])
+    return _arranged(problem, t0, times, gt0, gy0, unflattened(gp, args, active), gtimes)
+
+
+def _arranged(problem, t0, times, gt0, gy0, gargs: tuple, gtimes) -> tuple:
+    """``(dL/dt0, dL/dt1, dL/dy0, dL/dargs, dL/dtimes)`` (or their tangents) from the initial
+    time's, the outputs' and the rest: where the outputs are the solver's steps, their ends are
+    the span's; for ``odeint`` the first output time is the initial time."""
     if times is None and t0 is not None:  # (solve_ivp without t_eval: the steps' ends move)
-        return gt0 + gtimes[0], float(gtimes[-1]), gy0, tuple(gargs), None
+        return gt0 + gtimes[0], float(gtimes[-1]), gy0, gargs, None
     if t0 is None:  # (odeint: the first output time is the initial time)
         gtimes[0] += gt0
-        return 0.0, 0.0, gy0, tuple(gargs), gtimes.reshape(np.shape(times))
+        return 0.0, 0.0, gy0, gargs, gtimes.reshape(np.shape(times))
     gtimes = problem.unsorted(gtimes)
-    return gt0, 0.0, gy0, tuple(gargs), gtimes.reshape(np.shape(times)) if np.ndim(times) \
+    return gt0, 0.0, gy0, gargs, gtimes.reshape(np.shape(times)) if np.ndim(times) \
         else float(gtimes[0])
 
 
@@ -262,8 +259,7 @@ def ode_adjoint_tangent(dg, dt0, dt1, dy0, dargs, dtimes, g, ys, ts, fun, t0, t1
     dargs = tuple(d if moving(d) else None for d in dargs)
     active = _active(args, ode)
     shapes = [np.shape(a) for a, on in zip(args, active, strict=True) if on]
-    sizes = [int(np.prod(s)) for s in shapes]
-    size = sum(sizes)
+    size = sum(int(np.prod(s)) for s in shapes)
     shape = problem.shape0
     v0 = np.ravel(asarray(dy0, float)).copy() if moving(dy0) else np.zeros(n)
 
@@ -317,29 +313,11 @@ def ode_adjoint_tangent(dg, dt0, dt1, dy0, dargs, dtimes, g, ys, ts, fun, t0, t1
         dgtimes[k] = float(dG[k] @ slope + G[k] @ pushed(outputs[k], y_k, v_k))
         if points[i] != points[i - 1]:
             z = problem.solve(backwards, (points[i], points[i - 1]), z).y[:, -1]
-    a, gp = z[:n], z[n:n + size]
-    da, dgp = z[n + size:2 * n + size], z[2 * n + size:]
+    a, da, dgp = z[:n], z[n + size:2 * n + size], z[2 * n + size:]
     slope0 = problem.rhs(problem.t0, problem.y0)
     dgt0 = -float(da @ slope0 + a @ pushed(problem.t0, problem.y0, v0))
-    dgargs, at_ = [], 0
-    for on in active:
-        if not on:
-            dgargs.append(None)
-            continue
-        part_shape, part_size = shapes.pop(0), sizes.pop(0)
-        part = dgp[at_:at_ + part_size].reshape(part_shape)
-        at_ += part_size
-        dgargs.append(part if part_shape else float(part))
     dgy0 = da.reshape(shape) if shape else float(da[0])
-    del gp
-    if times is None and t0 is not None:
-        return dgt0 + dgtimes[0], float(dgtimes[-1]), dgy0, tuple(dgargs), None
-    if t0 is None:
-        dgtimes[0] += dgt0
-        return 0.0, 0.0, dgy0, tuple(dgargs), dgtimes.reshape(np.shape(times))
-    dgtimes = problem.unsorted(dgtimes)
-    return dgt0, 0.0, dgy0, tuple(dgargs), dgtimes.reshape(np.shape(times)) \
-        if np.ndim(times) else float(dgtimes[0])
+    return _arranged(problem, t0, times, dgt0, dgy0, unflattened(dgp, args, active), dgtimes)
 
 
 def ode_tangent(dt0, dt1, dy0, dargs, dtimes, ys, ts, fun, t0, t1, y0, args: tuple, times,

@@ -207,9 +207,10 @@ class Stationarity:
             raise NotImplementedError(
                 "second derivatives through a minimum take its objective's third derivatives "
                 "(forward over forward over reverse), which were not compiled: "
-                f"{e.message.splitlines()[0]}. A helper the objective calls, left a call, is "
-                "the usual cause: write its body into the objective (first derivatives "
-                "through the minimum work as they are)") from e
+                f"{e.message.splitlines()[0]}. A helper of yours the objective calls inside "
+                "an expression, left a call, is the usual cause: call it on a line of its "
+                "own (m = model(x, a)), where it is inlined, or write its body into the "
+                "objective (first derivatives through the minimum work as they are)") from e
 
     def _third(self, f, x, args: tuple, w, dx, dargs: tuple) -> tuple:
         function, leading, keywords = _unwrapped(f, args)

@@ -471,7 +471,9 @@ class _Solvers(CallRewriter):
             count = self._parameter_count(model, p0)
             call = self.apply(model, [A.name(x)] + [gast.Subscript(
                 value=A.name(p), slice=A.const(i), ctx=gast.Load()) for i in range(count)])
-            body, free = [gast.Return(value=wrap(call))], []
+            predicted = self.ctx.namer.fresh("_m")  # (a statement of its own: inlined)
+            body = [A.assign(predicted, call), gast.Return(value=wrap(A.name(predicted)))]
+            free = []
         fit = gast.FunctionDef(name="fit", args=gast.arguments(
             args=[gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None)
                   for n in [p, x, y, s] + free], posonlyargs=[], vararg=None, kwonlyargs=[],
@@ -1118,6 +1120,16 @@ class _Solvers(CallRewriter):
         returns its gradient too (``jac=True``); with ``wrap``, ``wrap(function(_x, ...))``."""
         params = [self.ctx.namer.fresh("_p") for _ in range(arity + 1)]
         body = self.apply(function, [A.name(p) for p in params])
+        if not any(isinstance(n, gast.Name) and n.id in self.local for n in A.walk(function)):
+            # (a module's function: its call a statement of its own, which is inlined where
+            # the objective is differentiated, so its third derivatives compile too)
+            value = self.ctx.namer.fresh("_v")
+            result = wrap(A.name(value)) if wrap is not None else gast.Subscript(
+                value=A.name(value), slice=A.const(0), ctx=gast.Load())
+            return self._defined(gast.FunctionDef(
+                name="value", args=lambda_of(params, A.const(None)).args,
+                body=[A.assign(value, body), gast.Return(value=result)], decorator_list=[],
+                returns=None, type_comment=None), like)
         body = wrap(body) if wrap is not None else gast.Subscript(value=body, slice=A.const(0),
                                                                   ctx=gast.Load())
         return self.function_of(lambda_of(params, body), like)
