@@ -28,7 +28,7 @@ family's adjoint helpers next to their tangents:
 - ``integrate``: an integral, whose derivative is Leibniz's (under the integral sign);
 - ``sampled``: SciPy's quadrature of samples (``simpson_grads``, ``romb_weights``...);
 - ``odes``: an ODE's solution, whose derivative is its adjoint's (reverse) or its variational
-  equation's (forward).
+  equation's (forward); ``runge_kutta``: the adjoint of an explicit Runge-Kutta solve's steps.
 
 ``<name>_tangent`` is the tangent (forward mode) of ``<name>``: of a NumPy function
 (``rt.prod_tangent``) or of an adjoint helper (``rt.prod_grad_tangent``, forward over reverse).

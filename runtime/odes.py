@@ -6,9 +6,12 @@ For ``y' = f(t, y, p)``, ``y(t0) = y0``, read at output times ``T_k`` with cotan
 - reverse: the adjoint ``a`` runs backwards from the last output, ``a' = -J_y^T a``, jumping by
   ``G_k`` at each output; along the way ``gp' = -J_p^T a`` collects the parameters' gradient,
   and at ``t0``: ``dL/dy0 = a``, ``dL/dt0 = -a . f(t0, y0)``; an output time's gradient is
-  ``G_k . f(T_k, y_k)``. The state is recomputed from the outputs (checkpoints the forward
-  solve already returned) with dense output, a few intervals at a time, so the memory is that of
-  those intervals, not of every step the solver took;
+  ``G_k . f(T_k, y_k)``. For the explicit Runge-Kutta methods (RK45, RK23) ``a`` is the adjoint
+  of the solver's own steps (runtime/runge_kutta.py: the derivative of the numbers returned,
+  no step of its own per output interval); for the others it is solved backwards with SciPy,
+  the state recomputed from the outputs (checkpoints the forward solve already returned) with
+  dense output, a few intervals at a time, so the memory is that of those intervals, not of
+  every step the solver took;
 - forward: the tangent ``v = dy`` solves ``v' = J_y v + J_p dp`` beside ``y``, from ``v(t0) =
   dy0 - f(t0, y0) dt0``, read at the outputs plus ``f(T_k, y_k) dT_k``;
 - second order (forward over reverse): ``v`` forwards, then the adjoint and its tangent
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from runtime import runge_kutta
 from runtime.arrays import asarray, is_zero, unflattened
 
 
@@ -83,6 +87,7 @@ class _Problem:
         self.ys = ys.T if self.layout == "ivp" else ys.reshape(len(ys), -1) \
             if self.layout != "dense" else ys.reshape(self.y0.size, -1).T
         self.ts = np.ravel(asarray(ts if times is None else times, float))
+        self.at_steps = times is None  # (the outputs are the solver's steps)
         self.t0 = float(self.ts[0] if t0 is None else t0)
         self.order = None  # (dense output read at times in any order: sorted along the span)
         if self.layout == "dense":
@@ -126,6 +131,30 @@ class _Problem:
                                           at=0 if self.tfirst else 1)
         parts = self.pull(t, (y, *self.args), a)
         return parts[0], parts[1:]
+
+    def halves(self):
+        """The right-hand side's two halves on flat states (the discrete adjoint's,
+        runtime/runge_kutta.py): ``forward(t, y) -> (value, tape)``, ``backward(value, tape,
+        g) -> (J_y^T g, J_p^T g flat over the differentiated arguments)``."""
+        at = 0 if self.tfirst else 1
+        forward, backward = self.ode.split(self.fun, self.t0, (self.y0, *self.args), at=at)
+        active = _active(self.args, self.ode)
+        args = self.args
+
+        class Halves:
+            @staticmethod
+            def forward(t, y):
+                return forward(t, (y, *args))
+
+            @staticmethod
+            def backward(value, tape, g):
+                parts = backward(value, tape, g)
+                flat = [np.ravel(asarray(p, float)) for p, on in zip(parts[1:], active,
+                                                                     strict=True) if on]
+                return (np.ravel(asarray(parts[0], float)),
+                        np.concatenate(flat) if flat else np.zeros(0))
+
+        return Halves
 
     def jvp(self, t, y, v, dargs):
         return self.ode.jvp(self.fun, t, (y, *self.args), (v, *dargs),
@@ -184,15 +213,30 @@ def ode_adjoint(g, ys, ts, fun, t0, t1, y0, args: tuple, times, ode, options: di
     n, outputs = problem.y0.size, problem.ts
     active = _active(args, ode)
     size = sum(int(np.size(v)) for v, on in zip(args, active, strict=True) if on)
-    a, gp = np.zeros(n), np.zeros(size)
-    gtimes = np.zeros(len(outputs))
     stops = [k for k in range(len(outputs)) if np.any(g[k])]
+    gtimes = np.zeros(len(outputs))
+    for k in stops:
+        gtimes[k] = float(g[k] @ problem.rhs(outputs[k], problem.ys[k]))
+    steps = runge_kutta.adjoint(problem, g, t1)
+    if steps is not None:  # (an explicit Runge-Kutta solve: the adjoint of its steps)
+        a, gp = steps
+        gp = np.zeros(size) + gp
+    else:
+        a, gp = _continuous(problem, g, stops, active, size)
+    gt0 = -float(a @ problem.rhs(problem.t0, problem.y0))
+    gy0 = a.reshape(problem.shape0) if problem.shape0 else float(a[0])
+    return _arranged(problem, t0, times, gt0, gy0, unflattened(gp, args, active), gtimes)
+
+
+def _continuous(problem, g, stops: list, active: tuple, size: int) -> tuple:
+    """``(dL/dy0, dL/dp flat)`` by the continuous adjoint, solved backwards with SciPy."""
+    n, outputs = problem.y0.size, problem.ts
+    a, gp = np.zeros(n), np.zeros(size)
     points = [(problem.t0, problem.y0)] + [(outputs[k], problem.ys[k]) for k in stops]
     state = None  # the state on points[lo]..points[hi]: dense output of one recomputation
     for i in range(len(stops), 0, -1):
         k = stops[i - 1]
         a = a + g[k]
-        gtimes[k] = float(g[k] @ problem.rhs(outputs[k], problem.ys[k]))
         if points[i][0] == points[i - 1][0]:
             continue
         if state is None or i - 1 < state[0]:  # (recompute the next _CHUNK intervals back)
@@ -201,9 +245,7 @@ def ode_adjoint(g, ys, ts, fun, t0, t1, y0, args: tuple, times, ode, options: di
                                        dense=True, first_step=problem.steps.get("rhs", np.inf)
                                        ).sol)
         a, gp = _backwards(problem, state[1], points[i - 1][0], points[i][0], a, gp, active, n)
-    gt0 = -float(a @ problem.rhs(problem.t0, problem.y0))
-    gy0 = a.reshape(problem.shape0) if problem.shape0 else float(a[0])
-    return _arranged(problem, t0, times, gt0, gy0, unflattened(gp, args, active), gtimes)
+    return a, gp
 
 
 def _arranged(problem, t0, times, gt0, gy0, gargs: tuple, gtimes) -> tuple:

@@ -127,7 +127,25 @@ def dense_backwards(k, t1):
     return np.sum(sol.sol(np.array([1.2, 0.4, 1.9])) ** 2)
 
 
-CASES = {dense_reads: (0.7, np.array([2.5, 0.3, 1.0, 1.0])), dense_backwards: (0.6, 0.1),
+def pendulum(t, y, k):
+    return [y[1], -k * np.sin(y[0]) - 0.1 * y[1]]
+
+
+def many_steps(k, y0):
+    # RK45 (the default): hundreds of steps, one output: the adjoint of the steps recomputes
+    # most of them from the few states kept
+    sol = solve_ivp(pendulum, (0.0, 20.0), [y0, 0.0], args=(k,), t_eval=[20.0], rtol=1e-11,
+                    atol=1e-12)
+    return sol.y[0, 0] + 0.3 * sol.y[1, 0]
+
+
+def rk45_steps(k, t1):
+    # RK45 without t_eval, integrated backwards in time: the outputs are its steps
+    sol = solve_ivp(pendulum, (3.0, t1), [0.4, -0.2], args=(k,), rtol=1e-11, atol=1e-12)
+    return np.sum(sol.y[:, -1] ** 2) + sol.y[0, 0] * sol.t[-1]
+
+
+CASES = {many_steps: (0.8, 1.2), rk45_steps: (1.1, 0.5), dense_reads: (0.7, np.array([2.5, 0.3, 1.0, 1.0])), dense_backwards: (0.6, 0.1),
          damped: (1.3, 0.2), lotka_volterra: (1.1, 0.4), initial_state: (
     np.array([1.0, -0.5, 2.0]), 0.7), moving_ends: (0.2, 1.7), output_times: (1.1, 0.6),
     van_der_pol: (1.5, 1.2), robertson: (0.04, 1e4), lsoda: (0.9, 0.3), rk23: (0.9, 0.3),
@@ -161,6 +179,22 @@ def test_ode_solutions_match_finite_differences_in_both_modes(f):
     assert value == pytest.approx(f(*args), rel=1e-12)
     np.testing.assert_allclose(tangent, _direction(f, args, tangents, 1e-5), rtol=1e-5,
                                atol=1e-7)
+
+
+@pytest.mark.parametrize("method", ["RK45", "RK23"])
+def test_an_explicit_runge_kutta_solve_is_differentiated_through_its_steps(method):
+    """The adjoint of RK45's and RK23's steps is the derivative of the numbers they return,
+    far inside their tolerance (a continuous adjoint is only as close as the tolerance)."""
+    def f(k, y0):
+        sol = solve_ivp(pendulum, (0.0, 2.0), [y0, 0.0], args=(k,), t_eval=[0.35, 1.0, 2.0],
+                        method=method, first_step=0.25, max_step=0.25, rtol=1e-2, atol=1e-4)
+        return np.sum(sol.y[0] * np.array([1.0, -2.0, 0.5])) + sol.y[1, 1]
+
+    args = (0.8, 1.2)
+    got = grad(f, wrt=(0, 1))(*args)
+    for i in range(2):
+        want = _direction(f, args, [1.0 if j == i else 0.0 for j in range(2)], 1e-6)
+        assert got[i] == pytest.approx(want, rel=1e-8, abs=1e-10)
 
 
 def test_the_gradient_solves_the_adjoint():
@@ -210,6 +244,7 @@ def test_what_is_not_differentiated_is_refused_at_its_line(f, match):
 # the arguments that move the span's ends or the output times: second derivatives in those are
 # not taken (NotImplementedError when run)
 TIME_ARGUMENTS = {moving_ends: (0, 1), output_times: (0,), odeint_loss: (1,), dense_reads: (1,),
+                  rk45_steps: (1,),
                   dense_backwards: (1,)}
 
 

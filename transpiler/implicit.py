@@ -308,6 +308,19 @@ class UnderIntegral:
         """``pull(t, args, g)``: ``vjp`` of an array-valued ``f`` at arguments of the kinds of
         these ``args`` (the same ones active), prepared once for the many points an integral
         or an ODE's adjoint evaluates it at."""
+        forward, backward = self.split(f, t, args, at)
+
+        def pull(t, args: tuple, g) -> tuple:
+            return backward(*forward(t, args), g)
+
+        return pull
+
+    def split(self, f, t, args: tuple, at: int = 0):
+        """``(forward, backward)``, ``pullback`` in two halves: ``forward(t, args) -> (value,
+        tape)`` evaluates ``f`` taping what its derivative reads, ``backward(value, tape, g)``
+        -> ``vjp`` there, one per argument (None for data); an ODE's discrete adjoint
+        (runtime/runge_kutta.py) evaluates a step's stages forwards, then pulls back through
+        them in reverse."""
         function, leading, keywords = _unwrapped(f, args)
         if keywords:
             raise TypeError("an array-valued integrand or right-hand side given as a partial "
@@ -319,12 +332,14 @@ class UnderIntegral:
         slots = tuple(index.get(shift + i + (i >= at)) if on else None
                       for i, on in enumerate(active))
 
-        def pull(t, args: tuple, g) -> tuple:
-            value, residuals = pair.forward(*leading, *args[:at], float(t), *args[at:])
-            grads = pair.backward(residuals, _seed_like(value, g))
+        def forward(t, args: tuple) -> tuple:
+            return pair.forward(*leading, *args[:at], float(t), *args[at:])
+
+        def backward(value, tape, g) -> tuple:
+            grads = pair.backward(tape, _seed_like(value, g))
             return tuple(None if j is None else grads[j] for j in slots)
 
-        return pull
+        return forward, backward
 
     def jvp(self, f, t, args: tuple, tangents: tuple, at: int = 0, dt=None):
         """``d/dh f(t + h dt, *(p + h dp))``, ``dp`` one tangent per argument (None: held;

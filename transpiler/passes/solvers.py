@@ -148,7 +148,7 @@ def odes() -> dict:
 
 # what the derivative's own solves take of solve_ivp's options (the others, like jac=, belong to
 # the user's right-hand side, not to its adjoint's)
-_ODE_OPTIONS = ("max_step",)
+_ODE_OPTIONS = ("max_step", "first_step")
 # solve_ivp's result: its data fields
 _ODE_DATA = frozenset({"success", "status", "message", "nfev", "njev", "nlu"})
 
