@@ -370,6 +370,7 @@ from runtime.reductions import (
     vector_norm_grad_tangent,
     vector_norm_tangent,
 )
+from runtime.runge_kutta import ode_steps
 from runtime.sampled import (
     cumulative_trapezoid_grads,
     cumulative_trapezoid_grads_tangent,
@@ -615,6 +616,7 @@ __all__ = [
     "implicit_minimum",
     "integral",
     "ode_adjoint",
+    "ode_steps",
     "ode_adjoint_tangent",
     "ode_solution",
     "ode_tangent",

@@ -152,7 +152,8 @@ class _Problem:
                 flat = [np.ravel(asarray(p, float)) for p, on in zip(parts[1:], active,
                                                                      strict=True) if on]
                 return (np.ravel(asarray(parts[0], float)),
-                        np.concatenate(flat) if flat else np.zeros(0))
+                        flat[0] if len(flat) == 1 else np.concatenate(flat) if flat
+                        else np.zeros(0))
 
         return Halves
 
@@ -210,7 +211,7 @@ def ode_adjoint(g, ys, ts, fun, t0, t1, y0, args: tuple, times, ode, options: di
             np.shape(times))
     problem = _Problem(ys, ts, fun, t0, y0, args, times, ode, options, t1)
     g = problem.outputs_of(g)
-    n, outputs = problem.y0.size, problem.ts
+    outputs = problem.ts
     active = _active(args, ode)
     size = sum(int(np.size(v)) for v, on in zip(args, active, strict=True) if on)
     stops = [k for k in range(len(outputs)) if np.any(g[k])]

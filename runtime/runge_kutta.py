@@ -13,9 +13,11 @@ result within the tolerances.
 
 Compared with the continuous adjoint (runtime/odes.py, solved backwards with SciPy), it needs no
 interpolation of the state, takes no steps of its own (a step per output interval at least) and
-is the derivative of the numbers the solver returned. The steps are found by running the
-solver's class again from ``y0`` (the same steps: SciPy's solvers are deterministic); the states
-at the start of the steps are kept at most ``max(outputs, 16)`` of them, every ``stride``-th
+is the derivative of the numbers the solver returned. The steps are recorded as the solve
+takes them (``rt.ode_steps``: the ``method=`` a differentiated ``solve_ivp`` call is given is a
+subclass of the user's that records each step), or found by running the solver's class again
+from ``y0`` where none was recorded (the same steps: SciPy's solvers are deterministic). Of the
+states at the start of the steps at most ``max(outputs, 16)`` are kept, every ``stride``-th
 step's once there are more (the steps between recomputed from the one kept), so the memory is
 that of the outputs, not of every step.
 
@@ -70,6 +72,46 @@ class _Steps:
         self.last = y
 
 
+class StepRecord:
+    """What ``ode_steps(method, t_eval)`` gives a differentiated ``solve_ivp`` call: its
+    ``method`` (RK45 and RK23 as a class of their own that records the steps it takes, another
+    method as given), and the steps once solved, which the adjoint then takes instead of
+    running the solver again."""
+
+    def __init__(self, method, outputs):
+        found = tableau(method)
+        self.steps: _Steps | None = None
+        self.finished = False
+        if found is None:
+            self.method = method
+            return
+        budget = 1 << 62 if outputs is None else max(int(np.size(outputs)), 16)
+        record = self
+
+        class Recorded(found[0]):  # (solve_ivp runs it as it runs the class it names)
+            def __init__(self, fun, t0, y0, t_bound, **options):
+                super().__init__(fun, t0, y0, t_bound, **options)
+                record.steps = _Steps(float(t0), np.array(self.y, float), budget)
+                record.steps.last = record.steps.kept[0]
+                record.finished = False
+
+            def step(self):
+                message = super().step()
+                if self.status != "failed":
+                    record.steps.add(float(self.t), np.array(self.y, float))
+                record.finished = self.status == "finished"
+                return message
+
+        Recorded.__name__ = Recorded.__qualname__ = found[0].__name__
+        self.method = Recorded
+
+
+def ode_steps(method="RK45", outputs=None) -> StepRecord:
+    """A record of the steps the solve about to run takes (its ``method=``); ``outputs``: its
+    ``t_eval`` (None: every step is an output, every state kept)."""
+    return StepRecord(method, outputs)
+
+
 def _run(problem, kind, t1: float, budget: int) -> _Steps:
     """The solver run again from ``y0`` as ``solve_ivp`` ran it, its steps recorded."""
     options = problem.options
@@ -94,7 +136,12 @@ def adjoint(problem, g, t1, budget: int | None = None):
         return None
     kind, A, B, C, P = found
     s, n = len(B), problem.y0.size
-    steps = _run(problem, kind, t1, budget or max(len(problem.ts), 16))
+    record = problem.options.get("steps")
+    if budget is None and isinstance(record, StepRecord) and record.finished \
+            and record.steps.times[-1] == float(t1):  # (the steps the solve took, recorded)
+        steps = record.steps
+    else:
+        steps = _run(problem, kind, t1, budget or max(len(problem.ts), 16))
     times = np.asarray(steps.times)
     count = len(times) - 1
     at_steps = problem.at_steps
@@ -121,7 +168,8 @@ def adjoint(problem, g, t1, budget: int | None = None):
             return None
         if m not in dense:
             h = times[m + 1] - times[m]
-            sigma = np.array([(problem.ts[k] - times[m]) / h for k in outputs[m]])
+            sigma = np.array([(problem.ts[k] - times[m]) / h if h else 0.0
+                              for k in outputs[m]])
             weights = h * (sigma[:, None] ** powers) @ P.T  # (outputs, s + 1)
             dense.clear()
             dense[m] = weights.T @ g[outputs[m]]
@@ -139,10 +187,12 @@ def adjoint(problem, g, t1, budget: int | None = None):
         if m not in segment:
             segment = _recomputed(problem, steps, m, A, B, C)
         y, t, h = segment[m], times[m], times[m + 1] - times[m]
+        hA = h * A
         K, taped = np.zeros((s, n)), []
         for i in range(s):  # the stages, taped
-            value, tape = pull.forward(t + C[i] * h, y + h * (A[i, :i] @ K[:i]) if i else y)
-            K[i] = np.ravel(asarray(value, float))
+            value, tape = pull.forward(t + C[i] * h, y + hA[i, :i] @ K[:i] if i else y)
+            K[i] = value if type(value) is np.ndarray and value.shape == (n,) \
+                else np.ravel(asarray(value, float))
             taped.append((value, tape))
         kbar = h * np.outer(B, ybar)
         here = on_stages(m)
@@ -158,7 +208,7 @@ def adjoint(problem, g, t1, budget: int | None = None):
             back, parts = pull.backward(*taped[i], kbar[i])
             ybar, gp = ybar + back, gp + parts
             if i:
-                kbar[:i] += h * np.outer(A[i, :i], back)
+                kbar[:i] += np.outer(hA[i, :i], back)
     return ybar, gp
 
 

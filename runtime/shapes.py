@@ -15,6 +15,13 @@ from runtime.containers import GradList, GradTuple
 def unconcatenate(g, arrays, axis=0):
     """Split the gradient of ``np.concatenate(arrays, axis)`` into one piece per input (one
     array, when ``arrays`` was itself an array whose rows were joined)."""
+    if axis == 0 and type(g) is np.ndarray and type(arrays) is list \
+            and all(type(a) is np.ndarray and a.ndim for a in arrays):  # (the common case)
+        pieces, start = [], 0
+        for a in arrays:
+            pieces.append(g[start:start + a.shape[0]])
+            start += a.shape[0]
+        return GradTuple(pieces)
     if is_array(arrays):
         return np.stack(unconcatenate(g, list(arrays), axis))
     if axis is None:

@@ -145,7 +145,8 @@ def rk45_steps(k, t1):
     return np.sum(sol.y[:, -1] ** 2) + sol.y[0, 0] * sol.t[-1]
 
 
-CASES = {many_steps: (0.8, 1.2), rk45_steps: (1.1, 0.5), dense_reads: (0.7, np.array([2.5, 0.3, 1.0, 1.0])), dense_backwards: (0.6, 0.1),
+CASES = {many_steps: (0.8, 1.2), rk45_steps: (1.1, 0.5),
+         dense_reads: (0.7, np.array([2.5, 0.3, 1.0, 1.0])), dense_backwards: (0.6, 0.1),
          damped: (1.3, 0.2), lotka_volterra: (1.1, 0.4), initial_state: (
     np.array([1.0, -0.5, 2.0]), 0.7), moving_ends: (0.2, 1.7), output_times: (1.1, 0.6),
     van_der_pol: (1.5, 1.2), robertson: (0.04, 1e4), lsoda: (0.9, 0.3), rk23: (0.9, 0.3),
@@ -195,6 +196,36 @@ def test_an_explicit_runge_kutta_solve_is_differentiated_through_its_steps(metho
     for i in range(2):
         want = _direction(f, args, [1.0 if j == i else 0.0 for j in range(2)], 1e-6)
         assert got[i] == pytest.approx(want, rel=1e-8, abs=1e-10)
+
+
+def test_the_steps_solve_ivp_takes_are_recorded_for_their_adjoint(monkeypatch):
+    # the method, by name, by class or positional: the gradient runs the solver once
+    from scipy.integrate import RK23, RK45
+
+    from runtime import runge_kutta
+
+    def by_name(k):
+        return solve_ivp(pendulum, (0.0, 2.0), [1.0, 0.0], "RK23", [1.0, 2.0], args=(k,),
+                         rtol=1e-10, atol=1e-12).y[0, -1]
+
+    def by_class(k):
+        sol = solve_ivp(pendulum, (0.0, 2.0), [1.0, 0.0], method=RK45, args=(k,), rtol=1e-10,
+                        atol=1e-12)
+        return sol.y[0, -1]
+
+    def by_default(k):
+        sol = solve_ivp(pendulum, (0.0, 2.0), [1.0, 0.0], t_eval=[0.5, 2.0], args=(k,),
+                        rtol=1e-10, atol=1e-12, dense_output=True)
+        return sol.y[0, -1] + sol.sol(1.5)[1]
+
+    def again(*args):
+        raise AssertionError("the solver was run again")
+
+    assert "method=_steps.method" in grad(by_default).source
+    monkeypatch.setattr(runge_kutta, "_run", again)
+    for f in (by_name, by_class, by_default):
+        assert grad(f)(0.7) == pytest.approx(_direction(f, [0.7], [1.0], 1e-5), rel=1e-6)
+    assert RK45.__name__ == "RK45" and RK23.__name__ == "RK23"  # (the user's classes intact)
 
 
 def test_the_gradient_solves_the_adjoint():

@@ -270,6 +270,9 @@ def _split(function, call: tuple):
 def _seed_like(value, g):
     """The cotangent ``g`` (an array) shaped like ``value``: a list or tuple of numbers or
     arrays (``return [v, -x]``) gets one piece per item."""
+    if type(value) is np.ndarray and type(g) is np.ndarray and g.shape == value.shape \
+            and g.dtype == float:  # (the common case)
+        return g
     if not isinstance(value, (list, tuple)):
         return np.reshape(np.asarray(g, float), np.shape(value))
     flat, pieces, at = np.ravel(np.asarray(g, float)), [], 0

@@ -601,8 +601,9 @@ class _Solvers(CallRewriter):
             solver = {k: self.once(v, node) for k, v in bound.get("options", {}).items()
                       if k in _ODE_OPTIONS}
             if solver:
-                options["solver"] = gast.Dict(keys=[A.const(k) for k in solver], values=[
-                    A.copy_node(v) for v in solver.values()])
+                options["solver"] = gast.Dict(keys=[A.copy_node(A.const(k)) for k in solver],
+                                              values=[A.copy_node(v) for v in solver.values()])
+            held_call = self._recorded(held_call, bound.get("method"), options, times, node)
         else:
             times = self.once(bound["t"], node)
             held_call = self._replaced(held_call, {id(bound["t"]): times})
@@ -650,6 +651,26 @@ class _Solvers(CallRewriter):
             times = bound_call(runtime.step_times, f"{rt}.step_times", A.copy_node(steps),
                                A.copy_node(t0), A.copy_node(t1))
         return gast.copy_location(held, node), times, parts
+
+    def _recorded(self, call, method, options: dict, times, node):
+        """``solve_ivp(...)`` -> ``solve_ivp(..., method=_steps.method)``, ``_steps =
+        rt.ode_steps(<its method>, <its t_eval>)`` before it (``options["steps"]``): an
+        explicit Runge-Kutta method records the steps it takes, whose adjoint the derivative
+        takes (runtime/runge_kutta.py), and another runs as given."""
+        rt = self.ctx.bind("rt", runtime)
+        record = self.ctx.namer.fresh("_steps")
+        given = options.get("method")
+        self.before.append(gast.copy_location(A.assign(record, bound_call(
+            runtime.ode_steps, f"{rt}.ode_steps",
+            A.const("RK45") if given is None else A.copy_node(given),
+            A.const(None) if times is None else A.copy_node(times))), node))
+        recording = gast.Attribute(value=A.name(record), attr="method", ctx=gast.Load())
+        options["steps"] = A.name(record)
+        if method is not None:
+            return self._replaced(call, {id(method): recording})
+        call = self._replaced(call, {})
+        call.keywords.append(gast.keyword(arg="method", value=recording))
+        return call
 
     def _dense(self, node, name: str, parts: tuple):
         """``sol.sol(t)`` of a ``solve_ivp(..., dense_output=True)`` result held in ``name``
