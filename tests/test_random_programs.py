@@ -487,6 +487,10 @@ class Gen:
                               "atol=1e-12).y[0, -1]",
                               f"si.odeint(lambda y, t: -np.tanh({q}) * y + t, 1.0, np.array("
                               "[0.0, 0.5, 1.0]), rtol=1e-11, atol=1e-12)[-1, 0]",
+                              # RK45 (the default): the adjoint of its steps, outputs between
+                              f"si.solve_ivp(lambda t, y: -np.tanh({q}) * y + np.cos(t), (0.0, "
+                              "1.0), [1.0, 0.5], t_eval=[0.3, 1.0], rtol=1e-11, "
+                              "atol=1e-12).y[1, 0]",
                               # dense output: the interpolant, read inside the span
                               f"si.solve_ivp(lambda t, y: -np.tanh({q}) * y + 0.5, (0.0, 1.0), "
                               "[1.0], dense_output=True, method='DOP853', rtol=1e-11, "
@@ -514,7 +518,10 @@ class Gen:
                 forms += [f"si.quad_vec(lambda t: np.cos(t * np.tanh({v})), 0.0, 1.0, "
                           "epsabs=1e-13, epsrel=1e-12)[0]",
                           f"si.solve_ivp(lambda t, y: -np.tanh({v}) * y + 0.5, (0.0, 1.0), "
-                          "np.ones(3), method='DOP853', rtol=1e-11, atol=1e-12).y[:, -1]"]
+                          "np.ones(3), method='DOP853', rtol=1e-11, atol=1e-12).y[:, -1]",
+                          f"si.solve_ivp(lambda t, y: -np.tanh({v}) * y[::-1] + 0.5, (0.0, "
+                          "1.0), np.ones(3), t_eval=[0.4, 1.0], rtol=1e-11, "
+                          "atol=1e-12).y[:, 0]"]
         else:
             forms = [f"np.r_['0,2', {v}, {w}]", f"np.c_[{v}, {w}].T",
                      f"np.vectorize(math.cos)({self.expr(M23, sc, d)})"]
