@@ -57,6 +57,8 @@ def unbroadcast(g, like):
             return g
         return g.sum() if g.ndim else g
     if isinstance(like, CONTAINERS):
+        if _same_structure(g, like):  # (a container stored whole: d[k] = {...}, xs[i] = [...])
+            return g
         raise TypeError(f"arithmetic on a {type(like).__name__} of differentiated values (such as "
                         "concatenating or repeating it) cannot be differentiated; use arrays")
     shape = np.shape(like)
@@ -75,6 +77,14 @@ def unbroadcast(g, like):
     if g.shape != shape:  # ``like`` is larger: only a size-1 seed reaches here
         g = np.broadcast_to(g, shape)
     return g
+
+
+def _same_structure(g, like) -> bool:
+    """Whether ``g`` is a gradient shaped like the container ``like``: a dict's of its keys, a
+    list's or tuple's of its length."""
+    if isinstance(like, dict):
+        return isinstance(g, dict) and g.keys() == like.keys()
+    return isinstance(g, (list, tuple)) and len(g) == len(like)
 
 
 _SMALL = 4096  # below this many elements, a filled array costs less than a broadcast view

@@ -97,8 +97,15 @@ def store(container, key, value) -> None:
 
 
 def sequence(items):
-    """What ``for v in items`` walks through, indexable: a dict's keys as a list, else itself."""
-    return list(items) if isinstance(items, dict) else items
+    """What ``for v in items`` walks through, indexable: a dict's keys as a list, else itself
+    (an iterator, which a loop walked by its index cannot read, raises)."""
+    if isinstance(items, dict):
+        return list(items)
+    if not hasattr(items, "__getitem__") or not hasattr(items, "__len__"):
+        raise TypeError(f"a loop over a {type(items).__name__} (an iterator: a generator, map, "
+                        "filter, ...) is not differentiated: loop over a list of its items "
+                        "(list(...)), or over the sequence it walks")
+    return items
 
 
 def sequence_tangent(t, items):
@@ -175,6 +182,38 @@ def cotangent(ct, value):
 def appended(items, item):
     """``items + [item]`` as a new list: ``xs.append(v)`` and comprehensions, without mutation."""
     return [*items, item]
+
+
+def popped(items, index=-1):
+    """``items`` without its entry at ``index`` as a new list (a dict: without the key):
+    ``xs.pop(i)``, whose value ``xs[i]`` is read before, without mutation."""
+    if isinstance(items, dict):
+        return {k: v for k, v in items.items() if k != index}
+    if not isinstance(items, list):
+        raise TypeError(f"pop() of a {type(items).__name__} is differentiated for a list or a "
+                        "dict")
+    at = index + len(items) if index < 0 else index
+    return [*items[:at], *items[at + 1:]]
+
+
+def unpop(g, items, index=-1):
+    """The gradient of ``items`` from its ``popped`` copy's ``g``: a zero entry put back at
+    ``index`` (the popped value's gradient is its read's)."""
+    if isinstance(items, dict):
+        out = {k: g[k] if k != index and not is_zero(g) and k in g else zeros_of(v)
+               for k, v in items.items()}
+        return GradDict(out)
+    at = index + len(items) if index < 0 else index
+    rest = [zeros_of(v) for i, v in enumerate(items) if i != at] if is_zero(g) else list(g)
+    return GradList([*rest[:at], zeros_of(items[at]), *rest[at:]])
+
+
+def popped_tangent(t_items, items, index=-1):
+    """The tangent of ``popped(items, index)``: the items' tangents, that one's left out."""
+    if isinstance(items, dict):
+        return GradDict({k: t_items[k] for k in items if k != index})
+    at = index + len(items) if index < 0 else index
+    return GradList([t for i, t in enumerate(t_items) if i != at])
 
 
 def extended(items, more):

@@ -42,6 +42,64 @@ def split_sizes(g, sizes, axis: int) -> list:
     return pieces
 
 
+def sorted_order(items, key=None, reverse=False) -> list[int]:
+    """The permutation ``sorted`` applies: ``sorted(items, key=key, reverse=reverse)[j]`` is
+    ``items[order[j]]`` (Python's sort, stable either way, run on the positions)."""
+    values = list(items)
+    if key is None:
+        return sorted(range(len(values)), key=values.__getitem__, reverse=reverse)
+    return sorted(range(len(values)), key=lambda i: key(values[i]), reverse=reverse)
+
+
+def unsorted(g, items, key=None, reverse=False):
+    """The gradient of ``sorted(items, ...)`` (a list) sent back to ``items``: each item's is
+    its place's in the sorted list (ties: the order the stable sort left them in)."""
+    if not isinstance(items, (list, tuple)) and not is_array(items):
+        raise TypeError(f"sorted() of a {type(items).__name__} is differentiated for a list, a "
+                        "tuple or an array: make it a list first")
+    order = sorted_order(items, key, reverse)
+    parts = [None] * len(order)
+    for j, i in enumerate(order):
+        parts[i] = g[j]
+    return _sequence(parts, items)
+
+
+def sorted_tangent(t_items, items, key=None, reverse=False):
+    """The tangent of ``sorted(items, ...)``: the items' tangents in the sorted order."""
+    return GradList(t_items[i] for i in sorted_order(items, key, reverse))
+
+
+def _matched(a, ans, axis):
+    """Where each rank's element of ``a`` is, in ``a`` and in ``ans``, a permutation of it
+    along ``axis`` (``np.partition``'s result, whose order inside a part NumPy leaves open):
+    their stable argsorts, which pair equal values (a tie's gradient goes to one of them)."""
+    a = np.asarray(a)
+    if axis is None:
+        a, axis = np.ravel(a), -1
+    return np.argsort(a, axis=axis, kind="stable"), np.argsort(ans, axis=axis,
+                                                               kind="stable"), axis
+
+
+def unpermuted(g, a, ans, axis=-1):
+    """The gradient of ``ans``, a permutation of ``a`` along ``axis`` (``np.partition``), sent
+    back to the elements of ``a`` it came from."""
+    src, dst, along = _matched(a, ans, axis)
+    out = np.zeros(src.shape, np.result_type(g, float))
+    g = np.broadcast_to(np.asarray(g), dst.shape)
+    np.put_along_axis(out, src, np.take_along_axis(g, dst, along), along)
+    return out.reshape(np.shape(a))
+
+
+def permuted_tangent(t, a, ans, axis=-1):
+    """The tangent of ``ans``, a permutation of ``a`` along ``axis`` (``np.partition``)."""
+    src, dst, along = _matched(a, ans, axis)
+    t = np.broadcast_to(np.asarray(t), np.shape(a))
+    t = np.ravel(t) if axis is None else t
+    out = np.empty(dst.shape, np.result_type(t, float))
+    np.put_along_axis(out, dst, np.take_along_axis(t, src, along), along)
+    return out
+
+
 def unstack(g, arrays, axis=0):
     """Split the gradient of ``np.stack(arrays, axis)`` into one piece per input (one array,
     when ``arrays`` was itself an array whose rows were stacked)."""

@@ -7,7 +7,7 @@ from tests.util import make
 from transpiler import NoRuleError, TranspileError, grad
 
 REFUSED = [
-    ("for v in x.tolist():\n        y = v", "loop over a method call's result", 2),
+    ("for v in x.tolist():\n        y = v", "method call x.tolist", 2),
     ("if np.sum(x) > 0:\n        return", "'return' without a value", 3),
     ("try:\n        x = x * 2\n    finally:\n        pass", "'try' with 'finally'", 2),
     ("try:\n        x = x * 2\n    except ValueError:\n        pass\n    except KeyError:\n"

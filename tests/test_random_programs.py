@@ -828,10 +828,21 @@ class Gen:
         out = self.fresh("k")
         c = self.fresh("xs")
         es = [self.rhs(kind, sc, 2) for _ in range(r.randint(1, 3))]
-        form = r.choice(["list", "dict", "append", "index"])
+        form = r.choice(["list", "dict", "append", "index", "dictcomp", "pop"]
+                        + (["sorted"] if kind in (PF, NF) else []))
         self.features.add(f"container-{form}")
         if form == "list":
             lines = [f"{c} = [{', '.join(es)}]", f"{out} = sum({c})"]
+        elif form == "dictcomp":  # a dict comprehension, keys from enumerate
+            lines = [f"{c} = {{i: e * 1.0 for i, e in enumerate([{', '.join(es)}])}}",
+                     f"{out} = {c}[0] * 0.5 + {c}[{len(es) - 1}]"]
+        elif form == "pop":  # v = xs.pop(0), a bare xs.pop()
+            t = self.fresh("k")
+            lines = [f"{c} = [{', '.join(es)}, {es[0]} * 0.5]", f"{t} = {c}.pop(0)",
+                     f"{c}.pop()", f"{out} = {t} + sum({c}) * 0.5"]
+        elif form == "sorted":  # scalars sorted, with a key and reversed
+            lines = [f"{c} = sorted([{', '.join(es)}], key=abs)",
+                     f"{out} = {c}[0] - 0.5 * sorted({c}, reverse=True)[-1]"]
         elif form == "dict":
             items = ", ".join(f'"k{i}": {e}' for i, e in enumerate(es))
             lines = [f"{c} = {{{items}}}", f'{out} = {c}["k0"] * 0.5 + {c}["k{len(es) - 1}"]']

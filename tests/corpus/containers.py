@@ -103,3 +103,38 @@ CASES.update({
     "walks_a_dict": (walks_a_dict, ({"w": np.array([0.5, -0.3]), "b": np.array([0.2])}, 1.5),
                      (0, 1)),
 })
+
+
+# --- dict and set comprehensions, sorted, pop -----------------------------------------------------
+
+def dict_comprehension(x, scale):
+    d = {k: x[i] ** 2 * scale for i, k in enumerate(["a", "b", "c"]) if k != "b"}
+    squares = {i: {j: x[i] * x[j] for j in range(2)} for i in range(2)}
+    return d["a"] + 2.0 * d["c"] + squares[1][0] + len({int(v > 0) for v in x})
+
+
+def sorted_items(x, y):
+    ys = sorted([x[0] * 2.0, y, x[2] ** 2, x[1] - y])
+    by_size = sorted(x, key=abs, reverse=True)
+    return ys[0] + 3.0 * ys[-1] + by_size[0] * by_size[1] + sum(sorted(x * y)[1:])
+
+
+def popped_stack(x):
+    stack = [x, x * 2.0]
+    for i in range(3):
+        stack.append(np.sin(stack[-1]) + x[i])
+    first = stack.pop(0)
+    total = np.sum(first)
+    while stack:
+        top = stack.pop()
+        total = total + np.sum(top ** 2)
+    weights = {"a": x[0], "b": x[1] ** 2, "c": x[2]}
+    b = weights.pop("b")
+    return total + b * weights["a"] + sum(weights.values())
+
+
+CASES.update({
+    "dict_comprehension": (dict_comprehension, (_rng.uniform(-1, 1, 3), 0.7), (0, 1)),
+    "sorted_items": (sorted_items, (_rng.uniform(-1, 1, 3), 0.4), (0, 1)),
+    "popped_stack": (popped_stack, (_rng.uniform(-1, 1, 3),), (0,)),
+})

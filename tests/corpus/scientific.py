@@ -291,7 +291,38 @@ def arange_grid(h):
     return np.sum(np.sin(t))
 
 
+class Chain:
+    """Methods calling methods on each other's results."""
+
+    def __init__(self, k):
+        self.k = k
+
+    def square(self, x):
+        return self.k * x * x
+
+    def damped(self, x):
+        return np.tanh(x) / self.k
+
+    def both(self, x):
+        return self.damped(self.square(x)) + self.square(self.damped(x))
+
+
+def chained_methods(k, x):
+    c = Chain(k)
+    total = np.sum(c.both(x)) + np.sum(c.square(c.damped(x) + 1.0))
+    for word in "spring mass damper".split():  # a loop over a method call's result
+        total = total + len(word) * np.sum(c.damped(x))
+    for r in rates_of(x):  # over a function's result
+        total = total + r * k
+    return total
+
+
+def rates_of(x):
+    return [1.0 + 0.5 * v * v for v in x]
+
+
 CASES = {
+    "chained_methods": (chained_methods, (1.3, _rng.uniform(-1, 1, 3)), (0, 1)),
     "rosenbrock_checked": (rosenbrock_checked, (_rng.uniform(-1, 1, 5),), (0,)),
     "log_likelihood": (log_likelihood, (0.3, 1.7, _rng.normal(size=8)), (0, 1)),
     "huber_total": (huber_total, (np.array([0.2, -0.9, 1.7, -0.1]),), (0,)),

@@ -173,6 +173,12 @@ SPECS: list = [
     OpSpec(math.dist, "math.dist(a, b)", 2, shapes=(((3,), (3,)),)),
 
     # --- builtins -----------------------------------------------------------------------------
+    OpSpec(builtins.sorted, "sorted([a, b * 2.0, c])[0] - 3.0 * sorted([a, b * 2.0, c])[2]", 3,
+           shapes=SCALAR3),
+    OpSpec(builtins.sorted, "np.array(sorted((a, b, c), key=abs, reverse=True))", 3,
+           shapes=SCALAR3, signed=(0, 1, 2)),
+    OpSpec(builtins.sorted, "np.array(sorted(a * b))", 2, shapes=(((4,), ()),)),
+    OpSpec(builtins.sorted, "sum(sorted(x * x for x in a)[1:]) * b", 2, shapes=(((4,), ()),)),
     OpSpec(builtins.max, "max(a, b)", 2, shapes=SCALAR2),
     OpSpec(builtins.max, "max(a, b, c)", 3, shapes=SCALAR3),
     OpSpec(builtins.max, "max(a, b * 2.0, c, 0.1, a - 1.0, c * b)", 3, shapes=SCALAR3),

@@ -82,10 +82,11 @@ try:  # scipy.linalg's factorizations and solves with overwrite_a=True work in t
 except ImportError:
     pass
 # the writes into their first argument (result: the same object): an element write, a list's
-# append or extend, and NumPy's scatters (np.add.at, np.put, np.put_along_axis, desugar.py)
+# append, extend or pop, and NumPy's scatters (np.add.at, np.put, np.put_along_axis, desugar.py)
 SCATTERS = (runtime.added_at, runtime.subtracted_at, runtime.multiplied_at, runtime.put,
             runtime.put_along)
-WRITES = (operator.setitem, runtime.appended, runtime.extended) + SCATTERS
+WRITES = (operator.setitem, runtime.appended, runtime.extended, runtime.popped) + SCATTERS
+RESIZES = (runtime.appended, runtime.extended, runtime.popped)  # (the items themselves kept)
 _CONTAINERS = frozenset({list, tuple, dict, set, frozenset, sorted, reversed, enumerate, zip,
                          iter, runtime.sequence, runtime.values, runtime.items, runtime.keys,
                          dict.items, dict.values, dict.keys, dict.copy})
@@ -216,14 +217,17 @@ class Aliases:
                 break
 
     # --- what a write would change ---------------------------------------------------------
-    def conflicts(self, stmt, old: str, new: str) -> list:
+    def conflicts(self, stmt, old: str, new: str, rows: bool = True) -> list:
         """Names read after the write that reach what ``old`` may be, then the loops (their
-        statements) walking it.
+        statements) walking it. ``rows`` False: the write changes which items a list holds
+        (``append``, ``extend``, ``pop``), not the items: a name holding one of them does not
+        see it, only one holding the list itself.
 
         A loop over ``i`` headed by ``v = xs[i]`` (what ``for v in xs`` becomes) reads in later
         iterations only rows it has not reached yet: a write into this row (or an earlier one)
         is not seen there, so ``xs`` read only so does not count."""
         out: list = []
+        overlap = self.overlap if rows else lambda a, b: bool(set(a) & set(b))
         loops = {i for i, _ in self.loops.get(id(stmt), {}).items()}
         heads = frozenset(w for w, (loop, _) in self.walks.items() if id(loop) in loops)
         walking = self.liveness(heads)[id(stmt)] if heads else self.live_after[id(stmt)]
@@ -231,7 +235,7 @@ class Aliases:
             written = self.value_of_name(state, old)
             for name in sorted(self.live_after[id(stmt)] - {new}):
                 reached = self.reach(state, self.value_of_name(state, name))
-                if name in out or not self.overlap(written, reached):
+                if name in out or not overlap(written, reached):
                     continue
                 if name not in walking:  # read only by the walks: are the rows written theirs?
                     mine = {("row", w) for w in heads if self.walks[w][1] == name}
@@ -584,7 +588,8 @@ class Aliases:
         first = args[0] if args else frozenset()
         if any(func is f for f in WRITES):
             held = self.elements_of(state, args[-1]) if func is runtime.extended else args[2] \
-                if any(func is f for f in SCATTERS) and len(args) > 2 else args[-1]
+                if any(func is f for f in SCATTERS) and len(args) > 2 else frozenset() \
+                if func is runtime.popped else args[-1]  # (a pop stores nothing)
             key = _key(node.args[1]) if func is operator.setitem else ANY
             for o in first:
                 if self.info.get(o, (None,))[0] != ARRAY:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import gast
 
 from transpiler import ast_util as A
-from transpiler.analysis.aliases import WRITES, Aliases
+from transpiler.analysis.aliases import RESIZES, WRITES, Aliases
 from transpiler.anno import Anno, getanno, hasanno
 from transpiler.errors import error_at
 from transpiler.passes import tape
@@ -41,7 +41,9 @@ def check_writes(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
             raise error_at(stmt, ctx, "a function called from a differentiated function may not "
                            "write into its arguments (the caller would see the change)",
                            "work on a copy (a = a.copy()) and return the new array")
-        conflicts = aliases.conflicts(stmt, old, A.target_name(stmt))
+        resizes = _is_setitem(stmt) and any(getanno(stmt.value, Anno.FUNC) is f
+                                            for f in RESIZES)
+        conflicts = aliases.conflicts(stmt, old, A.target_name(stmt), rows=not resizes)
         if conflicts:
             theirs = _describe(conflicts[0], fn, ctx)
             hint = f"copy it first: {theirs[1:-1]} = <...>.copy(), or write into a copy" \

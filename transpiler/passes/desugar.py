@@ -8,7 +8,9 @@
 - ``for v in xs`` (also ``enumerate``, ``zip``, ``reversed``) -> ``for _i in range(...)`` with
   ``v = xs[_i]`` first in the body, so every loop runs over a ``range``
 - ``[e for v in xs if c]`` (and a generator expression) -> a loop building a fresh list with
-  ``_list = rt.appended(_list, e)``; ``xs.append(v)`` -> ``xs = rt.appended(xs, v)``,
+  ``_list = rt.appended(_list, e)`` (``{k: v for ...}``: a fresh dict, ``_dict[k] = v``;
+  ``{e for ...}``: ``set`` of the list); ``v = xs.pop(i)`` -> ``v = xs[i]; xs = rt.popped(xs,
+  i)`` (a bare ``xs.pop(i)``: the second alone); ``xs.append(v)`` -> ``xs = rt.appended(xs, v)``,
   ``xs.extend(ys)`` -> ``xs = rt.extended(xs, ys)``
 - ``np.add.at(a, i, b)`` -> ``a = rt.added_at(a, i, b)`` (``np.subtract.at``: ``rt.subtracted_at``,
   ``np.multiply.at``: ``rt.multiplied_at``; ``np.put(a, i, v)``: ``rt.put``,
@@ -105,6 +107,21 @@ def _desugar(stmt, ctx, stored: frozenset[str]) -> list:
                      keywords=call.keywords)
         setanno(new, Anno.FUNC, scatter)
         return [gast.copy_location(A.assign(call.args[0].id, new), stmt)]
+    popped = _popped(stmt)
+    if popped is not None and popped[0] in stored \
+            and not tape.is_generated(getattr(ctx, "fn", None)):  # (a module's list, a tape's)
+        # v = xs.pop(i), xs.pop(i): v = xs[i]; xs = rt.popped(xs, i)
+        items, index = popped
+        call = A.call(A.dotted(f"{ctx.bind('rt', runtime)}.popped"), A.name(items),
+                      *([] if index is None else [index]))
+        setanno(call, Anno.FUNC, runtime.popped)
+        out = [gast.copy_location(A.assign(items, call), stmt)]
+        if isinstance(stmt, gast.Assign):
+            read = gast.Subscript(value=A.name(items), slice=A.const(-1) if index is None
+                                  else A.copy_node(index), ctx=gast.Load())
+            out.insert(0, gast.copy_location(gast.Assign(targets=stmt.targets, value=read,
+                                                         type_comment=None), stmt))
+        return out
     if _is_append(stmt):
         call = stmt.value
         if call.func.attr == "append" and tape.is_generated(getattr(ctx, "fn", None)):
@@ -175,6 +192,24 @@ _IN_PLACE = {np.add.at: (runtime.added_at, 3, frozenset()),
              np.put_along_axis: (runtime.put_along, 4, frozenset({"axis"}))}
 
 
+def _popped(stmt):
+    """``(the list's name, the index or None)`` of ``xs.pop(i)`` written as a statement or as
+    ``v = xs.pop(i)`` (one name, or names, assigned), else None."""
+    call = stmt.value if isinstance(stmt, gast.Expr) or isinstance(stmt, gast.Assign) \
+        and len(stmt.targets) == 1 and isinstance(stmt.targets[0], (gast.Name, gast.Tuple)) \
+        else None
+    if not isinstance(call, gast.Call) or not isinstance(call.func, gast.Attribute) \
+            or call.func.attr != "pop" or not isinstance(call.func.value, gast.Name) \
+            or len(call.args) > 1 or call.keywords \
+            or any(isinstance(a, gast.Starred) for a in call.args):
+        return None
+    stored = {n.id for n in A.walk(stmt.targets[0]) if isinstance(n, gast.Name)} \
+        if isinstance(stmt, gast.Assign) else set()
+    if call.func.value.id in stored:
+        return None
+    return call.func.value.id, call.args[0] if call.args else None
+
+
 def _is_append(stmt) -> bool:
     return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) \
         and isinstance(stmt.value.func, gast.Attribute) \
@@ -228,8 +263,19 @@ class _Comprehensions(gast.NodeTransformer):
 
     visit_GeneratorExp = visit_ListComp
 
-    def comprehension(self, node):
-        result = self.ctx.namer.fresh("_list")
+    def visit_SetComp(self, node):
+        """``{e for v in xs}`` -> ``set(<the list comprehension>)``: a set's items are not
+        differentiated (``set`` has no rule), its building is a list's."""
+        items = self.comprehension(gast.ListComp(elt=node.elt, generators=node.generators))
+        return gast.copy_location(A.call(A.builtin("set"), items), node)
+
+    def visit_DictComp(self, node):
+        """``{k: v for ...}`` -> a loop writing ``_dict[k] = v`` into a fresh dict, as it is
+        written (a later key replaces an earlier one)."""
+        return self.comprehension(node, keyed=True)
+
+    def comprehension(self, node, keyed: bool = False):
+        result = self.ctx.namer.fresh("_dict" if keyed else "_list")
         rename = {}
         for generator in node.generators:
             if generator.is_async:
@@ -243,7 +289,14 @@ class _Comprehensions(gast.NodeTransformer):
             if isinstance(n, gast.Name) and n.id in rename:
                 n.id = rename[n.id]
         inner = _Comprehensions(self.ctx)  # comprehensions in the element run per element
-        body = [A.assign(result, _appended(self.ctx, A.name(result), inner.visit(node.elt)))]
+        if keyed:
+            key = inner.visit(node.key)
+            body = [gast.Assign(targets=[gast.Subscript(
+                value=A.name(result), slice=key, ctx=gast.Store())], value=inner.visit(
+                node.value), type_comment=None)]
+        else:
+            body = [A.assign(result, _appended(self.ctx, A.name(result),
+                                               inner.visit(node.elt)))]
         body = inner.before + body
         for generator in reversed(node.generators):
             for condition in reversed(generator.ifs):
@@ -253,7 +306,8 @@ class _Comprehensions(gast.NodeTransformer):
             loop = gast.For(target=generator.target, iter=inner.visit(generator.iter), body=body,
                             orelse=[], type_comment=None)
             body = inner.before + [loop]
-        start = A.assign(result, gast.List(elts=[], ctx=gast.Load()))
+        start = A.assign(result, gast.Dict(keys=[], values=[]) if keyed
+                         else gast.List(elts=[], ctx=gast.Load()))
         for s in [start] + body:
             for n in A.walk(s):
                 if isinstance(n, gast.stmt):
@@ -279,10 +333,12 @@ _DICT_VIEWS = {"values": runtime.values, "items": runtime.items, "keys": runtime
 
 def _walked(source, ctx):
     """The indexable sequence ``for v in source`` walks: ``d.values()`` -> ``rt.values(d)``, and
-    a name (it may hold a dict, whose keys are walked) -> ``rt.sequence(name)``."""
+    a name or a call's result (it may be a dict, whose keys are walked) -> ``rt.sequence(...)``
+    (``"a b".split()``, ``make_springs(ks)``: evaluated once, before the loop, as Python
+    does)."""
     view = source.func.attr if isinstance(source, gast.Call) and not source.args \
         and isinstance(source.func, gast.Attribute) and source.func.attr in _DICT_VIEWS else None
-    if view is None and not isinstance(source, (gast.Name, gast.Attribute)):
+    if view is None and not isinstance(source, (gast.Name, gast.Attribute, gast.Call)):
         return source
     func = _DICT_VIEWS[view] if view else runtime.sequence
     call = A.call(A.dotted(f"{ctx.bind('rt', runtime)}.{func.__name__}"),

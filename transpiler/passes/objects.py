@@ -242,12 +242,14 @@ def _dotted(node, binding: str, cls):
 # --- expressions: methods, properties, constructors, replace ---
 
 def _rewrite_expressions(fn, known: dict, ctx) -> None:
-    for node in A.walk(fn):
-        for field, child in gast.iter_fields(node):
-            if isinstance(child, list):
-                setattr(node, field, [_expression(c, known, ctx) for c in child])
-            elif isinstance(child, gast.expr):
-                setattr(node, field, _expression(child, known, ctx))
+    """Each expression rewritten after the ones inside it (``s.f(s.g(x))``: ``s.g(x)`` first,
+    then the call that reads it)."""
+    class Rewriter(gast.NodeTransformer):
+        def generic_visit(self, node):
+            node = super().generic_visit(node)
+            return _expression(node, known, ctx) if isinstance(node, gast.expr) else node
+
+    gast.NodeTransformer.generic_visit(Rewriter(), fn)  # (fn's children: fn itself stays)
 
 
 def _expression(node, known: dict, ctx):

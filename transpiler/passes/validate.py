@@ -14,13 +14,13 @@ Everything else raises TranspileError at the construct, with a hint.
 >>> import gast
 >>> from types import SimpleNamespace
 >>> ctx = SimpleNamespace(filename="<doc>", indent=0)
->>> fn = gast.parse("def f(x):\\n    for v in f.read():\\n        y = v\\n    return y").body[0]
+>>> fn = gast.parse("def f(x):\\n    y = x\\n    return (z := y)").body[0]
 >>> try:
 ...     validate(fn, ctx)
 ... except TranspileError as e:
 ...     print(e)
-<doc>:2:14: a 'for' loop over a method call's result is not supported yet
-hint: loop over range(...), a sequence, a dict (or its .items()), enumerate, zip or reversed
+<doc>:3:13: the walrus operator ':=' is not supported
+hint: use a separate assignment
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ import gast
 from transpiler import ast_util as A
 from transpiler.errors import TranspileError, error_at  # noqa: F401 (doctest)
 from transpiler.passes import tape
-from transpiler.passes.converged import is_marker
 from transpiler.passes.lower_exits import always_exits, always_raises
 
 _STATEMENTS = {
@@ -45,8 +44,6 @@ _STATEMENTS = {
     gast.ImportFrom: ("'import' inside the function is not supported", "import at module level"),
 }
 _EXPRESSIONS = {
-    gast.SetComp: ("set comprehensions are not supported", "use NumPy array operations"),
-    gast.DictComp: ("dict comprehensions are not supported", "use NumPy array operations"),
     gast.Yield: ("generators ('yield') cannot be differentiated", "return an array instead"),
     gast.YieldFrom: ("generators ('yield') cannot be differentiated", "return an array instead"),
     gast.Await: ("'await' cannot be differentiated", "make the function synchronous"),
@@ -113,15 +110,6 @@ def _check_statement(stmt, ctx, last: bool) -> None:
                            "but a function of the program's own: a 'for' loop over its call is "
                            "not supported yet", "loop over a sequence the function returns, "
                            "assigned to a name first")
-        if isinstance(stmt.iter, gast.Call) and not (
-                isinstance(stmt.iter.func, gast.Name) and stmt.iter.func.id in _ITERATORS
-                and not stmt.iter.keywords) and not _dict_view(stmt.iter) \
-                and not is_marker(stmt.iter, ctx):  # (in a function defined inside: its own)
-            raise error_at(stmt.iter, ctx, "a 'for' loop over a method call's result is not "
-                           "supported yet" if isinstance(stmt.iter.func, gast.Attribute) else
-                           "a 'for' loop over this call is not supported yet",
-                           "loop over range(...), a sequence, a dict (or its .items()), "
-                           "enumerate, zip or reversed")
     if isinstance(stmt, gast.Return) and stmt.value is None:
         raise error_at(stmt, ctx, "'return' without a value", "return the value to differentiate")
     if isinstance(stmt, gast.Assign):

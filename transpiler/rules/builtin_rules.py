@@ -69,6 +69,17 @@ def tan_builtin_max(ans, arg1, arg2=None, arg3=None, arg4=None, arg5=None, arg6=
         d[ans] = d[arg6] * weights[5]
 
 
+# sorted(iterable, key=, reverse=): a permutation of the items (the key only orders them)
+@adjoint(sorted)
+def adj_sorted(ans, iterable, *, key=None, reverse=False):
+    d[iterable] = rt.unsorted(d[ans], iterable, key, reverse)
+
+
+@tangent(sorted)
+def tan_sorted(ans, iterable, *, key=None, reverse=False):
+    d[ans] = rt.sorted_tangent(d[iterable], iterable, key, reverse)
+
+
 @adjoint(divmod)  # (x // y, x % y): the quotient is piecewise constant
 def adj_divmod(ans, x, y):
     d[x] = rt.unbroadcast(d[ans][1], x)

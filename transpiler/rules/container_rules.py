@@ -16,6 +16,21 @@ def tan_list(ans, iterable=()):
     d[ans] = rt.list_tangent(d[iterable], iterable, ans)  # an array's row tangents
 
 
+@adjoint(rt.popped)  # xs.pop(i) is v = xs[i]; xs = rt.popped(xs, i)
+def adj_popped(ans, items, index=-1):
+    d[items] = rt.unpop(d[ans], items, index)
+
+
+@tangent(rt.popped)
+def tan_popped(ans, items, index=-1):
+    d[ans] = rt.popped_tangent(d[items], items, index)
+
+
+@tangent(rt.unpop)  # (linear in the gradient)
+def tan_unpop(ans, g, items, index=-1):
+    d[ans] = rt.unpop(d[g], items, index)
+
+
 @adjoint(rt.extended)  # xs.extend(ys) is xs = rt.extended(xs, ys)
 def adj_extended(ans, items, more):
     d[items] = rt.unappend(d[ans], len(more))

@@ -185,6 +185,16 @@ def tan_unstack(ans, g, arrays, axis=0):
     d[ans] = rt.unstack(d[g], arrays, axis)
 
 
+@tangent(rt.unsorted)  # (linear in the gradient: the order is the items')
+def tan_unsorted(ans, g, items, key=None, reverse=False):
+    d[ans] = rt.unsorted(d[g], items, key, reverse)
+
+
+@tangent(rt.unpermuted)  # (linear in the gradient: the order is the elements')
+def tan_unpermuted(ans, g, a, permuted, axis=-1):
+    d[ans] = rt.unpermuted(d[g], a, permuted, axis)
+
+
 @tangent(rt.unappend)
 def tan_unappend(ans, g, n=1):
     d[ans] = rt.unappend(d[g], n)

@@ -519,6 +519,18 @@ def tan_sort(ans, a, axis=-1, kind=None, order=None, *, stable=None):
     d[ans] = np.take_along_axis(d[a], np.argsort(a, axis=axis, kind="stable"), axis)
 
 
+# np.partition: a permutation along the axis, the order inside each part NumPy's own (the
+# elements matched to their places by rank)
+@adjoint(np.partition)
+def adj_partition(ans, a, kth, axis=-1, kind="introselect", order=None):
+    d[a] = rt.unpermuted(d[ans], a, ans, axis)
+
+
+@tangent(np.partition)
+def tan_partition(ans, a, kth, axis=-1, kind="introselect", order=None):
+    d[ans] = rt.permuted_tangent(d[a], a, ans, axis)
+
+
 @adjoint(np.compress)
 def adj_compress(ans, condition, a, axis=None, out=None):
     if out is not None:
