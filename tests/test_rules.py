@@ -415,6 +415,9 @@ def _keys_used(expr: str) -> list:
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and node.func.attr == "extend":
             keys.append(runtime.extended)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr == "pop":
+            keys.append(runtime.popped)  # v = xs.pop(i) is v = xs[i]; xs = rt.popped(xs, i)
         elif isinstance(node, ast.Starred) and isinstance(node.ctx, ast.Store):
             keys.append(list)  # first, *rest = xs makes rest = list(xs[1:])
         elif isinstance(node, ast.Call) and ast.unparse(node.func) in _IN_PLACE:

@@ -1,4 +1,5 @@
-"""Specs of the container rules: list(...), tuple(...), xs.extend(ys), mapping.get(k, v),
+"""Specs of the container rules: list(...), tuple(...), xs.extend(ys), xs.pop(i), d.pop(k),
+mapping.get(k, v),
 mapping.values()/.items(), and the sequence a loop walks (a list, an array's rows, a dict)."""
 
 import runtime
@@ -15,6 +16,10 @@ SPECS = [
            shapes=(((), ()), ((3,), (3,)), ((2, 3), (3,)))),
     OpSpec(runtime.extended, "xs = [b]; xs.extend(a); np.stack(xs) * 2.0", 2,
            shapes=(((2, 3), (3,)),)),
+    OpSpec(runtime.popped, "xs = [a, b * a, b]; v = xs.pop(0); xs.pop(); v * xs[0] + xs[-1]",
+           2, shapes=(((), ()), ((3,), (3,)), ((2, 3), (3,)))),
+    OpSpec(runtime.popped, "p = {'u': a, 'v': b}; w = p.pop('u'); w * sum(p.values())", 2,
+           shapes=(((), ()), ((3,), (3,)))),
     OpSpec(runtime.sequence, "sum(r * b for r in a)", 2, shapes=(((2, 3), (3,)), ((4,), ()))),
     OpSpec(runtime.sequence, "xs = [a, b * a]; sum(np.sum(x * x) for x in xs)", 2,
            shapes=(((3,), (3,)), ((), ()))),
