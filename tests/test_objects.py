@@ -390,7 +390,7 @@ def test_an_element_write_into_an_attribute_is_refused_with_the_copy_hint():
     ("o = Spring(k)\n    o.other = Spring(k)\n    inner = o.other\n    inner.k = 2.0 * k\n"
      "    return o.other.k", 5),  # a field's object changed through a name
     ("ss = [Spring(k), Spring(k)]\n    for s in ss:\n        s.k = 2.0 * k\n"
-     "    return ss[0].k", 4),  # a loop variable
+     "    return ss[0].k", 3),  # a loop variable (over a list of Springs: shared at the loop)
 ])
 def test_a_changed_object_shared_with_another_name_is_refused(body, line):
     f = make(f"def f(k):\n    {body}\n", **GLOBALS)

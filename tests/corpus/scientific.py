@@ -291,6 +291,47 @@ def arange_grid(h):
     return np.sum(np.sin(t))
 
 
+class Linear:
+    def __init__(self, w):
+        self.w = w
+
+    def predict(self, x):
+        return self.w * x
+
+    def loss(self, x, y):
+        return np.sum((self.predict(x) - y) ** 2)
+
+
+class Ridge(Linear):
+    """A subclass whose __init__ and loss call the base class's through super()."""
+
+    def __init__(self, w, alpha):
+        super().__init__(w)
+        self.alpha = alpha
+
+    def loss(self, x, y):
+        return super().loss(x, y) + self.alpha * np.sum(self.w ** 2)
+
+
+class Shifted(Ridge):
+    def __init__(self, w, alpha, shift):
+        super().__init__(w * shift, alpha)
+        self.shift = shift
+
+    def predict(self, x):
+        return super().predict(x) + self.shift
+
+    @property
+    def size(self):
+        return np.sum(self.w ** 2)
+
+
+def inherited_models(p, x, y):
+    ridge = Ridge(p[0], p[1])
+    shifted = Shifted(p[0], p[1], p[2])
+    return ridge.loss(x, y) + shifted.loss(x, y) + shifted.size
+
+
 class Chain:
     """Methods calling methods on each other's results."""
 
@@ -321,8 +362,25 @@ def rates_of(x):
     return [1.0 + 0.5 * v * v for v in x]
 
 
+def spring_chain(ks, x):
+    """A list of objects built by a comprehension and by append, each one's method called."""
+    springs = [Spring(k, rest) for k, rest in zip(ks, [0.5, 1.0, 1.5])]
+    more = []
+    for i in range(2):
+        more.append(Spring(ks[i] * ks[i + 1]))
+    total = springs[0].k * springs[-1].energy(x)
+    for s in springs:
+        total = total + s.energy(x) + s.stiffness
+    for i, s in enumerate(more):
+        total = total + s.energy(x * (i + 1))
+    return total
+
+
 CASES = {
     "chained_methods": (chained_methods, (1.3, _rng.uniform(-1, 1, 3)), (0, 1)),
+    "spring_chain": (spring_chain, (_rng.uniform(0.5, 1.5, 3), 0.8), (0, 1)),
+    "inherited_models": (inherited_models, (_rng.uniform(0.5, 1.5, 3), _rng.normal(size=4),
+                                            _rng.normal(size=4)), (0, 1)),
     "rosenbrock_checked": (rosenbrock_checked, (_rng.uniform(-1, 1, 5),), (0,)),
     "log_likelihood": (log_likelihood, (0.3, 1.7, _rng.normal(size=8)), (0, 1)),
     "huber_total": (huber_total, (np.array([0.2, -0.9, 1.7, -0.1]),), (0,)),

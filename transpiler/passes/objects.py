@@ -57,6 +57,7 @@ def objects(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     for param, cls in ctx.classes.items():  # a @classmethod's cls: the class itself
         if isinstance(cls, tuple):
             _class_parameter(fn, param, cls[0], ctx)
+    _supers(fn, ctx)
     _comprehensions_building_objects(fn, ctx)
     known = _types(fn, ctx)
     _rewrite_expressions(fn, known, ctx)
@@ -74,6 +75,60 @@ def objects(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
 
 
 _COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp, gast.SetComp, gast.DictComp)
+
+
+def _owner(func):
+    """The class whose body defines ``func`` (a method calling ``super()``: its ``__class__``
+    cell), or None."""
+    code = getattr(func, "__code__", None)
+    if code is None or "__class__" not in code.co_freevars or not func.__closure__:
+        return None
+    try:
+        return func.__closure__[code.co_freevars.index("__class__")].cell_contents
+    except ValueError:  # (an empty cell)
+        return None
+
+
+def _super_method(func, cls: type, name: str) -> tuple:
+    """``(the class, its function)`` that ``super().<name>`` in ``func``, a method of one of
+    ``cls``'s classes, calls for an object of ``cls``, else ``(None, None)``."""
+    owner = _owner(func)
+    if owner not in cls.__mro__:
+        return None, None
+    klass = next((k for k in cls.__mro__[cls.__mro__.index(owner) + 1:] if name in vars(k)),
+                 None)
+    return (klass, vars(klass)[name]) if klass is not None else (None, None)
+
+
+def _supers(fn, ctx) -> None:
+    """``super().m(args)`` in a method compiled for an object of known class ``C`` as
+    ``B.m(self, args)``: ``B`` the class after the method's own in ``C``'s MRO that defines
+    ``m``, a call of your function like any other (``object.__init__``: nothing to run)."""
+    calls = [n for n in A.walk(fn) if isinstance(n, gast.Call)
+             and isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Call)
+             and isinstance(n.func.value.func, gast.Name) and n.func.value.func.id == "super"
+             and not n.func.value.args and not n.func.value.keywords]
+    func = getattr(ctx, "fn", None)
+    first = fn.args.args[0].id if calls and fn.args.args else None
+    cls = ctx.classes.get(first) if first is not None else None
+    if not isinstance(cls, type) or func is None:
+        return  # (super() of an unknown class: refused where it is called)
+    parents = {id(c): n for n in A.walk(fn) for c in gast.iter_child_nodes(n)}
+    for call in calls:
+        name = call.func.attr
+        klass, method = _super_method(func, cls, name)
+        if klass is object and name == "__init__" and not call.args and not call.keywords \
+                and isinstance(parents.get(id(call)), gast.Expr):
+            parents[id(call)].value = A.const(None)  # (object.__init__: nothing to run)
+            continue
+        if not (inspect.isfunction(method) and is_user_function(method)
+                and _has_source(method)):
+            continue
+        call.func = gast.copy_location(A.attr(A.name(ctx.bind(klass.__name__, klass)), name),
+                                       call.func)
+        call.args = [A.name(first)] + call.args
+        setanno(call, Anno.FUNC, method)
+        setanno(call, Anno.CLASSES, {_first(method): cls})
 
 
 def _comprehensions_building_objects(node, ctx) -> None:
@@ -136,13 +191,112 @@ def user_class(c) -> bool:
         return False
 
 
+class _Known(dict):
+    """Variable -> its class; ``elements``: a list's (or tuple's) variable -> the class every
+    item it holds is of (``springs = [Spring(k) for k in ks]``: ``for s in springs``, then
+    ``s.energy(x)``, ``springs[0].k``)."""
+
+    def __init__(self, classes: dict, elements: dict):
+        super().__init__(classes)
+        self.elements = elements
+
+
+def _walked_name(loop) -> tuple:
+    """``(the loop's item variable, the list variable it walks)`` of ``for s in xs`` and ``for
+    i, s in enumerate(xs)``, else None."""
+    target, walked = loop.target, loop.iter
+    if isinstance(walked, gast.Call) and isinstance(walked.func, gast.Name) \
+            and walked.func.id == "enumerate" and len(walked.args) == 1 \
+            and isinstance(target, gast.Tuple) and len(target.elts) == 2:
+        target, walked = target.elts[1], walked.args[0]
+    if isinstance(target, gast.Name) and isinstance(walked, gast.Name):
+        return target.id, walked.id
+    return None
+
+
+def _items(vals: list, grown: list, names: frozenset, known) -> type | None:
+    """The class of every item of the list ``names`` hold, from the values they are assigned
+    (literals, ``rt.appended(xs, v)`` of one of them, another such list) and the items
+    appended to them."""
+    found = set()
+    for v in vals:
+        if isinstance(v, (gast.List, gast.Tuple)):
+            found |= {_class_of(e, known) for e in v.elts}
+        elif isinstance(v, gast.Call) and getanno(v, Anno.FUNC) is runtime.appended \
+                and isinstance(v.args[0], gast.Name) and v.args[0].id in names:
+            found.add(_class_of(v.args[1], known))
+        elif isinstance(v, gast.Name):
+            found.add(known.elements.get(v.id))
+        else:
+            return None
+    found |= {_class_of(v, known) for v in grown}
+    return found.pop() if len(found) == 1 and None not in found else None
+
+
+_ITEM_READS = frozenset({"append", "pop", "count", "index"})  # (calls keeping the items' class)
+
+
+def _shared_lists(fn) -> set[str]:
+    """The variables read other than as ``xs[i]``, ``for v in xs``, ``len(xs)`` or
+    ``xs.append(v)``: passed on, aliased or changed some other way, the class of their items
+    is not followed."""
+    parents = {id(c): n for n in A.walk(fn) for c in gast.iter_child_nodes(n)}
+    out = set()
+    for node in A.walk(fn):
+        if not (isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load)):
+            continue
+        parent = parents.get(id(node))
+        if isinstance(parent, gast.Subscript) and parent.value is node \
+                and isinstance(parent.ctx, gast.Load) \
+                or isinstance(parent, gast.For) and parent.iter is node \
+                or isinstance(parent, gast.Attribute) and parent.attr in _ITEM_READS \
+                or isinstance(parent, gast.Call) and getanno(parent, Anno.FUNC) in (
+                    len, runtime.appended) and parent.args and parent.args[0] is node \
+                or isinstance(parent, gast.Call) and isinstance(parent.func, gast.Name) \
+                and parent.func.id in ("enumerate", "len") and parent.args[0] is node \
+                or isinstance(parent, gast.Assign) and parent.value is node \
+                and len(parent.targets) == 1 and isinstance(parent.targets[0], gast.Name):
+            continue  # (ys = xs: one list under two names, _lists_of follows both)
+        out.add(node.id)
+    return out
+
+
+def _lists_of(values: dict) -> dict[str, frozenset]:
+    """Each variable -> the variables naming the same list as it may (``ys = xs``)."""
+    group = {name: {name} for name in values}
+    for name, vals in values.items():
+        for v in vals:
+            if isinstance(v, gast.Name) and v.id in group and group[v.id] is not group[name]:
+                merged = group[name] | group[v.id]
+                for member in merged:
+                    group[member] = merged
+    return {name: frozenset(g) for name, g in group.items()}
+
+
 def _types(fn, ctx) -> dict[str, type]:
-    """The variables whose class is the same on every assignment (parameters: from the call)."""
+    """The variables whose class is the same on every assignment (parameters: from the call),
+    and the lists whose items are all of one class (``_Known.elements``)."""
     values: dict[str, list] = {}
+    grown: dict[str, list] = {}  # xs.append(v): the items appended
     unknown = set()
     params = {a.id for a in fn.args.args + fn.args.kwonlyargs}
     for node in A.walk(fn):
-        if isinstance(node, gast.Assign) and len(node.targets) == 1 \
+        walked = _walked_name(node) if isinstance(node, gast.For) else None
+        if walked is not None:  # for s in xs: s is an item of xs
+            item, walked_list = walked
+            values.setdefault(item, []).append(gast.Subscript(
+                value=A.name(walked_list), slice=A.const(0), ctx=gast.Load()))
+            if isinstance(node.target, gast.Tuple):
+                unknown |= {n.id for n in A.walk(node.target.elts[0])
+                            if isinstance(n, gast.Name)}
+        elif isinstance(node, gast.Expr) and isinstance(node.value, gast.Call) \
+                and isinstance(node.value.func, gast.Attribute) \
+                and node.value.func.attr == "append" \
+                and isinstance(node.value.func.value, gast.Name) and len(node.value.args) == 1:
+            grown.setdefault(node.value.func.value.id, []).append(node.value.args[0])
+        if walked is not None:
+            pass
+        elif isinstance(node, gast.Assign) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], gast.Name):
             values.setdefault(node.targets[0].id, []).append(node.value)
         elif isinstance(node, gast.Assign) and is_checkpointed_loop(node.value):
@@ -155,12 +309,27 @@ def _types(fn, ctx) -> dict[str, type]:
                 getattr(node, "target", None) or getattr(node, "optional_vars", None)]
             unknown |= {n.id for t in targets if t is not None for n in A.walk(t)
                         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-    known = {p: c for p, c in ctx.classes.items() if not isinstance(c, tuple)}
+    known = _Known({p: c for p, c in ctx.classes.items() if not isinstance(c, tuple)}, {})
+    shared = _shared_lists(fn)
+    lists = _lists_of(values)
     for p in params - set(known):
         unknown.add(p)
     changed = True
     while changed:
         changed = False
+        for name in set(values) | set(grown):
+            names = lists.get(name, frozenset({name}))
+            if names & (params | unknown | shared):
+                continue
+            cls = _items([v for n in names for v in values.get(n, [])
+                          if not (isinstance(v, gast.Name) and v.id in names)],
+                         [v for n in names for v in grown.get(n, [])], names, known)
+            if cls != known.elements.get(name):
+                if cls is None:
+                    known.elements.pop(name)
+                else:
+                    known.elements[name] = cls
+                changed = True
         for name, vals in values.items():
             if name in unknown:
                 continue
@@ -175,12 +344,15 @@ def _types(fn, ctx) -> dict[str, type]:
                 del known[name]
                 unknown.add(name)
                 changed = True
-    return {n: c for n, c in known.items() if n not in unknown}
+    return _Known({n: c for n, c in known.items() if n not in unknown}, known.elements)
 
 
 def _class_of(value, known: dict):
     if isinstance(value, gast.Name):
         return known.get(value.id)
+    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) \
+            and not isinstance(value.slice, gast.Slice):  # an item of a list of objects
+        return getattr(known, "elements", {}).get(value.value.id)
     if isinstance(value, gast.Call):
         func = getanno(value, Anno.FUNC)
         if user_class(func):
@@ -533,8 +705,8 @@ def _constructors(stmt, known: dict, written: set, ctx) -> tuple[list, object]:
             init = vars_init(cls)
             if init is None and all(vars(k).get("__init__") is None for k in cls.__mro__[:-1]):
                 init = False  # object's own __init__: nothing to run
-            if init is None or (init and init.__code__.co_freevars):
-                continue  # a library's __init__, or one calling super(): runs as written
+            if init is None or (init and set(init.__code__.co_freevars) - {"__class__"}):
+                continue  # a library's __init__, or a closure's: runs as written
             if isinstance(stmt, gast.While) or _conditional(expr, call):
                 raise error_at(call, ctx, f"{cls.__name__}(...) here is evaluated only on "
                                "some paths", "build the object on a line of its own")
@@ -693,7 +865,7 @@ def _changed(call) -> tuple[str, ...]:
     directly or by a method of theirs that does), for classes known at the call."""
     func = getanno(call, Anno.FUNC)
     if not is_user_function(func) or getattr(func, _MUTATES, None) is not None \
-            or func.__code__.co_freevars:  # (super(): runs as written when not differentiated)
+            or set(func.__code__.co_freevars) - {"__class__"}:  # (a closure: runs as written)
         return ()
     return changed_parameters(func, getanno(call, Anno.CLASSES) or {}, depth=0)
 
@@ -720,6 +892,16 @@ def changed_parameters(func, classes: dict, depth: int) -> tuple[str, ...]:
                     if isinstance(root, gast.Name) and root.id in params:
                         out.add(root.id)
         elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
+                and isinstance(n.func.value, gast.Call) \
+                and isinstance(n.func.value.func, gast.Name) \
+                and n.func.value.func.id == "super" and params and params[0] in classes \
+                and isinstance(classes[params[0]], type) and depth < 4:  # super().m(...)
+            method = _super_method(func, classes[params[0]], n.func.attr)[1]
+            if inspect.isfunction(method) and is_user_function(method) and \
+                    _first(method) in changed_parameters(
+                        method, {_first(method): classes[params[0]]}, depth + 1):
+                out.add(params[0])
+        elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
                 and isinstance(n.func.value, gast.Name) and n.func.value.id in classes \
                 and depth < 4:
             method = inspect.getattr_static(classes[n.func.value.id], n.func.attr, None)
@@ -740,10 +922,12 @@ def changing_copy(func, changed: tuple[str, ...], result: bool, ctx):
     if found is not None:
         return found
     tree, filename, _ = parse_function(func)
-    if func.__code__.co_freevars:
+    owner = _owner(func)  # (a method calling super(): the copy is made with its __class__)
+    if set(func.__code__.co_freevars) - {"__class__"} or (
+            func.__code__.co_freevars and owner is None):
         raise error_at(tree, ctx, f"{func.__qualname__} changes its argument and uses "
-                       "variables of an enclosing scope (super()?)", "define it at module or "
-                       "class level without super()")
+                       "variables of an enclosing scope", "define it at module or class level")
+
     def returned(value):
         extra = [A.name(p) for p in changed]
         if result:
@@ -769,13 +953,17 @@ def changing_copy(func, changed: tuple[str, ...], result: bool, ctx):
     source = ast.unparse(module) + "\n"
     name = f"<{func.__qualname__}, returning {'its result and ' if result else ''}" \
         f"{', '.join(changed)}, from {filename}:{func.__code__.co_firstlineno}>"
-    lines = ["\n"] * (tree.lineno - 1) + source.splitlines(keepends=True)
+    if owner is not None:  # (defined inside a function of __class__: super() finds its cell)
+        source = "def _made(__class__):\n" + "".join(
+            "    " + line for line in source.splitlines(keepends=True)) \
+            + f"    return {tree.name}\n"
+    lines = ["\n"] * (tree.lineno - 1 - (owner is not None)) + source.splitlines(keepends=True)
     linecache.cache[name] = (len("".join(lines)), None, lines, name)
     namespace: dict = {}
     exec(compile("".join(lines), name, "exec"), namespace)  # noqa: S102 (the user's own code)
-    compiled = namespace[tree.name]
+    compiled = namespace[tree.name] if owner is None else namespace["_made"](owner)
     made = types.FunctionType(compiled.__code__, func.__globals__, tree.name,
-                              func.__defaults__)
+                              func.__defaults__, compiled.__closure__)
     made.__kwdefaults__ = func.__kwdefaults__
     made.__qualname__ = f"{func.__qualname__}"
     made.__module__ = func.__module__
