@@ -496,6 +496,15 @@ def grad_like(g, x):
     return float(g)
 
 
+def copy_tangent(t, ans):
+    """The tangent of ``np.copy(a)`` or of the method ``a.copy()``, ``ans`` the copy: a copy of
+    the tangent ``t``, a dict's or a list's when ``ans`` is one (``state.copy()``, which a
+    derivative's own code writes into), else an array's."""
+    if isinstance(ans, (dict, list)) or is_zero(t):
+        return type(t)(t) if isinstance(t, (dict, list)) else t
+    return np.copy(t)
+
+
 def copied(g):
     """A copy of gradient ``g`` that may be an argument's own array (passes/finalize.py): its
     arrays copied, in containers too."""

@@ -192,6 +192,15 @@ def _copied(g):
     return None
 
 
+@overload(broadcast.copy_tangent)
+def _copy_tangent(t, ans):
+    if isinstance(t, types.Array):
+        return lambda t, ans: t.copy()
+    if _number(t):
+        return lambda t, ans: t
+    return None
+
+
 @overload(broadcast.distinct)
 def _distinct(grads):
     if isinstance(grads, types.Array) or _number(grads):

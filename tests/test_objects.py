@@ -668,3 +668,30 @@ def test_a_zero_tangent_of_an_object_is_an_instance_of_its_type():
     (_, total), (tp, tt) = jvp(passes_through, (Pair(1.5, 0.2), x), (None, np.ones(3)))
     assert type(tp) is Pair and tp == Pair(0.0, 0.0), tp
     assert tt == pytest.approx(2.0 * np.sum(x))
+
+
+def _update(state, history, v):
+    state["s"] = state["s"] * 0.5 + v
+    history.append(np.tanh(v) * 1.0)
+
+
+def test_a_helper_changing_the_dict_and_list_it_is_given_in_every_mode():
+    f = make("def f(x):\n    state = {'s': x}\n    history = []\n"
+             "    _update(state, history, x * 2.0)\n    _update(state, history, x ** 2)\n"
+             "    return state['s'] ** 2 + sum(history)\n", _update=_update)
+    check_both(f, (0.7,))
+    h = 1e-5
+    assert hvp(f)(0.7, 1.0) == pytest.approx((grad(f)(0.7 + h) - grad(f)(0.7 - h)) / (2 * h),
+                                             rel=1e-6)
+
+
+def test_a_helper_writing_into_an_array_it_is_given_stays_refused():
+    f = make("def f(x):\n    a = x * 2.0\n    v = a[:2]\n    _scale(a, 3.0)\n"
+             "    return np.sum(v) + np.sum(a)\n", _scale=_scale)
+    with pytest.raises(TranspileError, match="changes its argument 'a' in place") as info:
+        grad(f)(np.ones(3))
+    assert info.value.lineno == 4
+
+
+def _scale(a, s):
+    a[0] = a[0] * s

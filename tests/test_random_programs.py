@@ -828,11 +828,16 @@ class Gen:
         out = self.fresh("k")
         c = self.fresh("xs")
         es = [self.rhs(kind, sc, 2) for _ in range(r.randint(1, 3))]
-        form = r.choice(["list", "dict", "append", "index", "dictcomp", "pop"]
+        form = r.choice(["list", "dict", "append", "index", "dictcomp", "pop", "inout"]
                         + (["sorted"] if kind in (PF, NF) else []))
         self.features.add(f"container-{form}")
         if form == "list":
             lines = [f"{c} = [{', '.join(es)}]", f"{out} = sum({c})"]
+        elif form == "inout":  # a helper updating the dict and list it is given, in place
+            lines = [f'{c} = {{"s": {es[0]}}}', f"{c}_h = []"]
+            for e in es[1:] or es:
+                lines.append(f"_update({c}, {c}_h, {e})")
+            lines.append(f'{out} = {c}["s"] + sum({c}_h)')
         elif form == "dictcomp":  # a dict comprehension, keys from enumerate
             lines = [f"{c} = {{i: e * 1.0 for i, e in enumerate([{', '.join(es)}])}}",
                      f"{out} = {c}[0] * 0.5 + {c}[{len(es) - 1}]"]
@@ -1086,7 +1091,15 @@ class Gen:
             head.insert(0, "import scipy.integrate as si")
         if "converged" in self.features:
             head.insert(0, "from transpiler import converged")
+        if "container-inout" in self.features:
+            chunks.insert(0, UPDATE)
         return "\n\n\n".join(head + chunks) + "\n", tuple(values)
+
+
+# a helper that changes the dict and the list it is given and returns nothing
+UPDATE = """def _update(state, history, v):
+    state["s"] = state["s"] * 0.5 + v
+    history.append(np.tanh(v) * 1.0)"""
 
 
 # Constructs can be switched off to look past a known bug (the same seed then gives another

@@ -310,7 +310,8 @@ def test_a_helper_of_yours_that_only_reports_runs_in_the_primal(capsys):
                                     "calls_a_method"])
 def test_a_helper_that_may_change_its_arguments_stays_refused(helper):
     f = make(_REPORTING.replace("status(i, u)", f"{helper}(u)"), warnings=warnings)
-    with pytest.raises(TranspileError, match="result of this call is discarded"):
+    with pytest.raises(TranspileError, match="result of this call is discarded|changes its "
+                       r"argument '\w+' in place"):
         grad(f)(np.ones(3), 0.2)
 
 

@@ -498,8 +498,9 @@ def test_a_misleading_refusal_names_the_user_s_variable_and_the_real_reason():
             m = Ridge(w, 0.1)
             return m.loss(x)
         """
-    with pytest.raises(TranspileError, match="Ridge.__init__ calls super()"):
-        grad(make(class_source, "f", __name__="trust_ridge"))(np.ones(2), np.ones(2))
+    f = make(class_source, "f", __name__="trust_ridge")  # (super(): Base.__init__ by name)
+    np.testing.assert_allclose(grad(f)(np.ones(2), np.array([1.0, 2.0])),
+                               [2.0 * 1.0 + 0.2, 2.0 * 4.0 + 0.2])
     g3 = make("def g3(x, ks):\n    s = 0.0\n    for k in ks:\n        s = s + k * x\n"
               "    return s.foo(x)\n")
     with pytest.raises(TranspileError, match=r"the method call s\.foo\(\.\.\.\)"):
@@ -681,9 +682,7 @@ def test_methods_are_compared_with_their_source_as_compiled_in_their_class(tmp_p
     monkeypatch.syspath_prepend(str(tmp_path))
     mod = importlib.import_module("with_methods")
     try:
-        with pytest.raises(TranspileError) as e:  # (super() is refused, by what it is)
-            grad(mod.Child().energy)(3.0)
-        assert "is not the code that runs" not in str(e.value)
+        assert grad(mod.Child().energy)(3.0) == pytest.approx(12.0)  # (super(): Base's)
         assert grad(mod.Child.private, wrt=1)(mod.Child(), 3.0) == pytest.approx(18.0)
     finally:
         sys.modules.pop("with_methods", None)

@@ -117,6 +117,25 @@ def oscillator_dict_state(k, x0):
     return state["x"] ** 2 + state["v"] ** 2
 
 
+def _leapfrog_step(state, k, dt):
+    """Updates the dict it is given; returns nothing."""
+    state["v"] = state["v"] - dt * k * state["x"]
+    state["x"] = state["x"] + dt * state["v"]
+
+
+def _record(history, value):
+    history.append(value * value)
+
+
+def leapfrog_helper(k, x0):
+    state = {"x": x0, "v": 0.0}
+    history = []
+    for _ in range(20):
+        _leapfrog_step(state, k, 0.05)
+        _record(history, state["x"])
+    return state["x"] ** 2 + state["v"] ** 2 + sum(history) * 0.1
+
+
 def trajectory_end(w):
     traj = [w]
     for _ in range(5):
@@ -393,6 +412,7 @@ CASES = {
     "heat_explicit": (heat_explicit, (np.sin(np.linspace(0.0, 3.0, 12)), 0.2), (0, 1)),
     "wave_leapfrog": (wave_leapfrog, (np.sin(np.linspace(0.0, 3.0, 10)), 0.3), (0, 1)),
     "oscillator_dict_state": (oscillator_dict_state, (2.0, 1.0), (0, 1)),
+    "leapfrog_helper": (leapfrog_helper, (2.0, 0.8), (0, 1)),
     "trajectory_end": (trajectory_end, (_rng.uniform(-1, 1, 3),), (0,)),
     "material_energy": (material_energy, (Material(2.0, 0.5), _rng.uniform(-1, 1, 3)), (0, 1)),
     "named_params": (named_params, (Params(1.5, _rng.uniform(-1, 1, 3)), 0.7), (0, 1)),

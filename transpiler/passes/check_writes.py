@@ -24,6 +24,7 @@ from transpiler.analysis.aliases import RESIZES, WRITES, Aliases
 from transpiler.anno import Anno, getanno, hasanno
 from transpiler.errors import error_at
 from transpiler.passes import tape
+from transpiler.passes.objects import MUTATES
 
 
 def check_writes(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
@@ -37,7 +38,8 @@ def check_writes(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
         old = stmt.value.args[0].id if _is_setitem(stmt) else stmt.value.left.id
         params = aliases.written(stmt, old)
         ctx.written_params |= params
-        if ctx.called and params:
+        if ctx.called and params - set(getattr(ctx.fn, MUTATES, ())):  # (a changing copy
+            # returns what it changes: its caller rebinds them)
             raise error_at(stmt, ctx, "a function called from a differentiated function may not "
                            "write into its arguments (the caller would see the change)",
                            "work on a copy (a = a.copy()) and return the new array")

@@ -48,7 +48,7 @@ from transpiler.rules.registry import ADJOINTS, TANGENTS, is_user_function
 
 _LIBRARIES = {"builtins", "numpy", "scipy", "math", "transpiler", "runtime", "collections",
               "typing", "dataclasses", "functools", "enum", "fractions", "decimal"}
-_MUTATES = "__transpiler_mutates__"  # on a made copy: the parameters it returns changed
+MUTATES = "__transpiler_mutates__"  # on a made copy: the parameters it returns changed
 
 
 def objects(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
@@ -60,6 +60,7 @@ def objects(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     _supers(fn, ctx)
     _comprehensions_building_objects(fn, ctx)
     known = _types(fn, ctx)
+    known.containers = _containers(fn)
     _rewrite_expressions(fn, known, ctx)
     written = set()
     _rewrite_blocks(fn, known, written, ctx)
@@ -173,7 +174,7 @@ def _has_objects(fn) -> bool:
         if isinstance(node, gast.Call):
             func = getanno(node, Anno.FUNC)
             if func is dataclasses.replace or inspect.ismethod(func) or user_class(func) \
-                    or is_user_function(func) or getattr(func, _MUTATES, None) \
+                    or is_user_function(func) or getattr(func, MUTATES, None) \
                     or isinstance(node.func, gast.Attribute) and node.func.attr == "_replace":
                 return True
     return False
@@ -678,7 +679,7 @@ def _may_change(name: str, stmt, ctx) -> None:
     """A helper's parameter may change only in a made copy that returns it."""
     code = ctx.fn.__code__
     params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
-    if ctx.called and name in params and name not in getattr(ctx.fn, _MUTATES, ()):
+    if ctx.called and name in params and name not in getattr(ctx.fn, MUTATES, ()):
         raise error_at(stmt, ctx, f"this function changes its argument '{name}', which the "
                        "caller would see; it is called in a way that cannot return the change",
                        "call it as a statement of its own (s.step(dt), or y = s.step(dt))")
@@ -792,11 +793,19 @@ def _changing_call(stmt, known: dict, written: set, ctx) -> list:
     bound = inspect.signature(func).bind(*value.args, **{k.arg: k.value for k in value.keywords
                                                          if k.arg is not None}).arguments
     names = []
+    indexed = _indexed(parse_function(func)[0], list(changed))
     for p in changed:
         arg = bound.get(p)
         if not isinstance(arg, gast.Name):
             raise error_at(value, ctx, f"{func.__qualname__} changes its argument '{p}', "
                            "which is not a variable here", "assign it to a variable first")
+        if p in indexed and arg.id not in known \
+                and arg.id not in getattr(known, "containers", ()):
+            raise error_at(value, ctx, f"{func.__qualname__} changes its argument '{p}' in "
+                           f"place (an item written, appended or popped), and '{arg.id}' is "
+                           "not a dict or list built here: it may be an array, whose views "
+                           "would see the change", f"build '{arg.id}' here as a dict or a "
+                           "list, or have the function return the new value")
         _may_change(arg.id, stmt, ctx)
         written.add(arg.id)
         names.append(arg.id)
@@ -841,7 +850,7 @@ def _returns_changed(func, changed) -> bool:
 def _changed_arguments(call) -> list:
     """The variables a call of a made copy (``changing_copy``) changes."""
     func = getanno(call, Anno.FUNC)
-    changed = getattr(func, _MUTATES, None)
+    changed = getattr(func, MUTATES, None)
     if not changed:
         return []
     bound = inspect.signature(func).bind(*call.args, **{
@@ -864,7 +873,7 @@ def _changed(call) -> tuple[str, ...]:
     """The parameters of the user function ``call`` calls that it changes (written attributes,
     directly or by a method of theirs that does), for classes known at the call."""
     func = getanno(call, Anno.FUNC)
-    if not is_user_function(func) or getattr(func, _MUTATES, None) is not None \
+    if not is_user_function(func) or getattr(func, MUTATES, None) is not None \
             or set(func.__code__.co_freevars) - {"__class__"}:  # (a closure: runs as written)
         return ()
     return changed_parameters(func, getanno(call, Anno.CLASSES) or {}, depth=0)
@@ -880,7 +889,7 @@ def changed_parameters(func, classes: dict, depth: int) -> tuple[str, ...]:
     except Exception:  # noqa: BLE001 (no source: the call's compile says why)
         return ()
     params = [a.id for a in tree.args.args + tree.args.kwonlyargs]
-    out = set()
+    out = set(_indexed(tree, params))
     for n in A.walk(tree):
         if isinstance(n, (gast.Assign, gast.AugAssign)):
             for t in n.targets if isinstance(n, gast.Assign) else [n.target]:
@@ -912,6 +921,49 @@ def changed_parameters(func, classes: dict, depth: int) -> tuple[str, ...]:
     found = tuple(p for p in params if p in out)
     cache.store(func, key, found)
     return found
+
+
+_GROWING = frozenset({"append", "extend", "pop"})  # (list methods desugar compiles)
+
+
+def _indexed(tree, params: list) -> set[str]:
+    """The parameters a function changes as containers: ``state["x"] = v`` (``+=``),
+    ``xs.append(v)``, ``xs.extend(ys)``, ``xs.pop()``."""
+    out = set()
+    for n in A.walk(tree):
+        targets = n.targets if isinstance(n, gast.Assign) else [n.target] \
+            if isinstance(n, gast.AugAssign) else []
+        for t in targets:
+            if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name) \
+                    and t.value.id in params:
+                out.add(t.value.id)
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
+                and n.func.attr in _GROWING and isinstance(n.func.value, gast.Name) \
+                and n.func.value.id in params:
+            out.add(n.func.value.id)
+    return out
+
+
+def _containers(fn) -> set[str]:
+    """The variables every assignment binds to a dict or list made here (a literal, a
+    comprehension, ``dict(...)``, ``list(...)``): a call changing one by index changes it alone
+    (no array view of it can see the change)."""
+    values: dict[str, list] = {}
+    for n in A.walk(fn):
+        if isinstance(n, gast.Assign):
+            for t in n.targets:
+                for name in (x for x in A.walk(t) if isinstance(x, gast.Name)):
+                    values.setdefault(name.id, []).append(n.value if t is name else None)
+        elif isinstance(n, (gast.AugAssign, gast.For, gast.comprehension, gast.withitem)):
+            target = getattr(n, "target", None) or getattr(n, "optional_vars", None)
+            for name in (x for x in A.walk(target) if isinstance(x, gast.Name)) \
+                    if target is not None else ():
+                values.setdefault(name.id, []).append(None)
+    made = (gast.Dict, gast.List, gast.DictComp, gast.ListComp)
+    return {name for name, vals in values.items() if all(
+        isinstance(v, made) or isinstance(v, gast.Call) and isinstance(v.func, gast.Name)
+        and v.func.id in ("dict", "list") or isinstance(v, gast.Name)
+        and v.id.startswith("_changed") for v in vals)}
 
 
 def changing_copy(func, changed: tuple[str, ...], result: bool, ctx):
@@ -967,7 +1019,7 @@ def changing_copy(func, changed: tuple[str, ...], result: bool, ctx):
     made.__kwdefaults__ = func.__kwdefaults__
     made.__qualname__ = f"{func.__qualname__}"
     made.__module__ = func.__module__
-    setattr(made, _MUTATES, changed)
+    setattr(made, MUTATES, changed)
     cache.store(func, key, made)
     return made
 
@@ -1055,7 +1107,7 @@ def _kept(node) -> list:
             k.arg: k.value for k in node.keywords if k.arg is not None}).arguments
     except TypeError:
         return []
-    changed = getattr(func, _MUTATES, ())
+    changed = getattr(func, MUTATES, ())
     return [v for p, v in bound.items() if p not in changed and keeps(func, p)]
 
 
@@ -1077,10 +1129,15 @@ def _fresh(value, params: set) -> bool:
     """A value that is an object of its own (or unpacks a changing call's results)."""
     if isinstance(value, gast.Name):  # _, s = _changed (a changing call's results)
         return value.id.startswith("_changed")
+    if isinstance(value, (gast.Dict, gast.List, gast.DictComp, gast.ListComp)):
+        return True  # (a container made here)
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) \
+            and value.func.id in ("dict", "list"):
+        return True
     if isinstance(value, gast.Call):
         func = getanno(value, Anno.FUNC)
         try:
-            return func in _FRESH or user_class(func) or getattr(func, _MUTATES, None) is not None
+            return func in _FRESH or user_class(func) or getattr(func, MUTATES, None) is not None
         except TypeError:
             return False
     return False
@@ -1113,7 +1170,8 @@ def _returned(fn, node) -> bool:
 
 
 def _shared(node, name: str, ctx):
-    return error_at(node, ctx, f"the object in '{name}' has attributes written in this function "
-                    "and is shared here with another name or a container, which would see the "
-                    "change in Python but not in the compiled copy",
+    return error_at(node, ctx, f"the object in '{name}' is changed in this function (its "
+                    "attributes, or its items by a call) and is shared here with another name "
+                    "or a container, which would see the change in Python but not in the "
+                    "compiled copy",
                     f"keep one name for the object (write through '{name}' only), or copy it")

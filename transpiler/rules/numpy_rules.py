@@ -607,7 +607,7 @@ def adj_copy(ans, a, order="K", subok=False):
 
 @tangent(np.copy)
 def tan_copy(ans, a, order="K", subok=False):
-    d[ans] = np.copy(d[a])
+    d[ans] = rt.copy_tangent(d[a], ans)  # (a.copy() of a dict or list too)
 
 
 @adjoint(np.ravel)
