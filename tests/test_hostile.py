@@ -561,7 +561,7 @@ def f(x, y):
 
 
 def _alias_refusal(param: str) -> str:
-    f = make(f"def f(x, {param}):\n    y = {param}\n    y[0] = 2.0 * x\n"
+    f = make(f"def f(x, {param}):\n    y = np.reshape({param}, (3,))\n    y[0] = 2.0 * x\n"
              f"    return np.sum({param} * x)\n")
     with pytest.raises(TranspileError) as info:
         grad(f)(0.7, np.ones(3))

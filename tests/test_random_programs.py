@@ -746,6 +746,17 @@ class Gen:
         arrays = [n for n in sc.vars if sc.vars[n] in (V3, M23)]
         owned = [n for n in arrays if n in sc.owned]
         lines = []
+        if owned and not self.helper_depth and self.chance(0.25):  # through a view of it
+            self.features.add("view-write")
+            base = r.choice(owned)
+            idx, kind = r.choice([("1:", V2), (":2", V2)] if sc.vars[base] == V3
+                                 else [("0", V3), ("-1", V3), (":, 1", V2)])
+            view = self.fresh("vw")
+            widx, rhs = r.choice([("0", NF), ("-1", NF), (":", kind)])
+            value = self.expr(rhs, sc, r.randint(1, 2))
+            sc.vars[view] = kind
+            return [f"{view} = {base}[{idx}]",
+                    f"{view}[{widx}] {r.choice(['=', '+=', '*='])} {value}"]
         if owned and self.chance(0.7):
             name = r.choice(owned)
         elif arrays and self.chance(0.15) and not self.helper_depth:  # an argument or any array

@@ -15,6 +15,8 @@ class Anno(enum.Enum):
     PURE = "Marks a Call known to have no side effects, so dead-code elimination may drop it."
     LOOP_COPY = "Marks the copy-back of a loop-carried variable at the end of a loop body (ssa)."
     IN_PLACE = "Marks 'x = x op e' that came from 'x op= e' (in place for arrays, in NumPy)."
+    WRITE_BACK = ("Marks 'y = <setitem>(y, s, v)' (or 'y = v') after a write into the view "
+                  "v = y[s]: a no-op in NumPy that passes/views.py spells out.")
     SPLIT = "Marks where the primal ends and the adjoint begins (split mode cuts there)."
     EXIT = "Marks the one 'if <flags>: break' that ends a loop body after lower_exits."
     PHI = "Marks a copy that ssa inserted where control flow joins (no comment of its own)."

@@ -73,6 +73,7 @@ class Context:
     # a helper compiled for the functions a call passes it (see passes/functions.py):
     # (parameter, function, number of bound positional arguments, bound keyword names)
     known: tuple = ()
+    views: Any = None  # the writes through views to spell out (passes/views.Views), if asked
     called: bool = False  # compiled for a call from a compiled function (its writes would show)
     # what the analyses know of the SSA form (analysis.facts.Facts), computed once in the
     # pipeline before the mode's pass and read-only after

@@ -47,6 +47,7 @@ from transpiler.passes import (
     ssa,
     stars,
     validate,
+    views,
 )
 
 FRONT: tuple[tuple[str, Callable], ...] = (
@@ -65,6 +66,7 @@ FRONT: tuple[tuple[str, Callable], ...] = (
     ("with statements as blocks", contexts.contexts),
     ("desugar augmented and multiple assignment", desugar.desugar),
     ("break, continue and early return as flags", lower_exits.lower_exits),
+    ("writes through views as writes into their bases (if asked)", views.views),
     ("one operation per statement", anf.anf),
     ("one name per value", ssa.ssa),
     ("frozen scipy.stats distributions' methods as the distributions'", frozen.frozen),
@@ -148,26 +150,35 @@ def compile_function(fn, wrt: tuple[str, ...], mode: Mode | str, options: Option
     from another; ``known``, the functions a call passes it (passes/functions.py)."""
     mode = Mode(mode)
     defaults = defaults_of(fn)  # (before anything reads them)
-    node, filename, indent = parse_function(fn)
-    names = [n for n in A.walk(node) if isinstance(n, gast.Name)]
-    user_names = {n.id for n in names} | {a.id for a in node.args.args}
     classes = dict(item for item in objects if isinstance(item, tuple))
     objects = frozenset(item for item in objects if not isinstance(item, tuple)) \
         | defaults_holding_objects(fn)
-    ctx = Context(fn=fn, filename=filename, indent=indent, wrt=wrt, mode=mode, options=options,
-                  namer=Namer(user_names), scalars=scalars, complex_numbers=complex_numbers,
-                  complex_values=complex_values, sparse_values=sparse_values,
-                  locals={n.id for n in names if isinstance(n.ctx, (gast.Store, gast.Param))},
-                  varargs=varargs, arrays=MappingProxyType(dict(arrays or {})), called=called,
-                  objects=objects, classes=classes, known=known,
-                  compile_callee=compile_function)
     debug = debug or bool(os.environ.get("TRANSPILER_DUMP"))
-    for description, run in FORWARD_PIPELINE if mode.forward else PIPELINE:
-        if run in (optimize.optimize, release.release) and not options.optimize:
+    asked = None
+    while True:  # (twice when check_writes asks for writes through views spelled out)
+        node, filename, indent = parse_function(fn)
+        names = [n for n in A.walk(node) if isinstance(n, gast.Name)]
+        user_names = {n.id for n in names} | {a.id for a in node.args.args}
+        ctx = Context(fn=fn, filename=filename, indent=indent, wrt=wrt, mode=mode,
+                      options=options, namer=Namer(user_names), scalars=scalars,
+                      complex_numbers=complex_numbers, complex_values=complex_values,
+                      sparse_values=sparse_values,
+                      locals={n.id for n in names if isinstance(n.ctx, (gast.Store, gast.Param))},
+                      varargs=varargs, arrays=MappingProxyType(dict(arrays or {})),
+                      called=called, objects=objects, classes=classes, known=known,
+                      compile_callee=compile_function, views=asked)
+        try:
+            for description, run in FORWARD_PIPELINE if mode.forward else PIPELINE:
+                if run in (optimize.optimize, release.release) and not options.optimize:
+                    continue
+                node = run(node, ctx)
+                if debug:
+                    print(f"--- after: {description} ---\n{emit.to_source(node)}",
+                          file=sys.stderr)
+        except check_writes.ThroughViews as found:
+            asked = found.views
             continue
-        node = run(node, ctx)
-        if debug:
-            print(f"--- after: {description} ---\n{emit.to_source(node)}", file=sys.stderr)
+        break
     watched = resolve.watched_calls(node, ctx.bindings)  # (before a backend rewrites calls)
     backend = backend_for(options)
     source = backend.source(node, ctx.bindings)

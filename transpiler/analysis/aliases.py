@@ -194,9 +194,14 @@ class Aliases:
                  for p in self.params}
         self.info: dict[tuple, tuple] = dict(given)  # object -> (kind, axes or None)
         self.before: dict[int, State] = {}  # write statement -> state before it (joined)
+        self.taken: dict[int, list] = {}  # v = y[s] -> the states before it (is_view)
         self.loops: dict[int, dict] = {}  # write -> {loop's id: (loop, what it walks)}
         self.fn = fn
         self.walks = _walk_reads(fn.body, _ranges(fn))  # v = xs[i] heading loops: -> (loop, xs)
+        # y = <setitem>(y, s, v) after a write into its view v (passes/views.py): what it reads
+        # of y is what the write did not change
+        self.write_backs = {id(n): n.value.args[0].id for n in A.walk(fn)
+                            if hasanno(n, Anno.WRITE_BACK) and isinstance(n.value, gast.Call)}
         self.parents: dict[tuple, frozenset] = {}  # a row of a walk -> the arrays it is of
         self.live: dict[frozenset, dict] = {}  # liveness, ignoring some walks' reads
         self.live_after = self.liveness(frozenset())
@@ -209,6 +214,7 @@ class Aliases:
             if self.plain:
                 self.info = dict(given)
             self.before.clear()
+            self.taken.clear()
             self.loops.clear()
             self.returned = None if self.returned is None else frozenset()
             self.returned_heap = State()
@@ -251,7 +257,8 @@ class Aliases:
 
     def liveness(self, ignored: frozenset) -> dict:
         if ignored not in self.live:
-            liveness = _Liveness({w: self.walks[w][1] for w in ignored})
+            liveness = _Liveness({**self.write_backs,
+                                  **{w: self.walks[w][1] for w in ignored}})
             liveness.block(self.fn.body, set())
             self.live[ignored] = liveness.after
         return self.live[ignored]
@@ -276,6 +283,23 @@ class Aliases:
         """Whether ``obj`` is a row (or a row of a row) of one of ``walks``."""
         return obj[0] == "row" and ((obj[0], obj[1]) in walks or any(
             self.descends(p, walks) for p in self.parents.get(obj, ())))
+
+    def is_view(self, stmt) -> bool:
+        """Whether ``v = y[s]`` certainly makes a view: ``y`` a NumPy array wherever it runs,
+        ``s`` a basic index with a slice or fewer integers than ``y`` has axes."""
+        index, states = stmt.value.slice, self.taken.get(id(stmt))
+        if not states or not basic_index(index, self.scalars):
+            return False
+        count = integers(index, self.scalars)
+        for state in states:
+            objs = self.value_of_name(state, stmt.value.value.id)
+            if not objs:
+                return False
+            for o in objs:
+                kind, ndim = self.info.get(o, (None, None))
+                if kind != ARRAY or count is not None and (ndim is None or ndim <= count):
+                    return False
+        return True
 
     def written(self, stmt, old: str) -> set[str]:
         """The parameters whose memory the write into ``old`` may change."""
@@ -313,6 +337,8 @@ class Aliases:
                 self.checkpointed(stmt, state)
             return states
         if isinstance(stmt, gast.Assign):
+            if isinstance(stmt.value, gast.Subscript) and isinstance(stmt.value.value, gast.Name):
+                self.taken[id(stmt)] = self.taken.get(id(stmt), []) + [s.copy() for s in states]
             for state in states:
                 objs = self.row(stmt, state) if id(stmt) in self.walks else None
                 objs = self.value(stmt.value, state, stmt) if objs is None else objs
@@ -519,25 +545,28 @@ class Aliases:
         index = node.slice
         self.value(index, state, stmt)
         key = _key(index)
-        out = set()
+        out, sliced = set(), set()
         for o in base:
             kind, ndim = self.info.get(o, (None, None))
-            if kind == CONTAINER:
+            if kind == CONTAINER and _is_slice(index):  # a new list of the same items
+                sliced |= self.elements(state, o, ANY, views=False)
+            elif kind == CONTAINER:
                 out |= self.elements(state, o, key, views=False)
-                if _is_slice(index):
-                    out.add(o)  # a list's slice is a new list of the same items: say o
             elif kind == ARRAY and _advanced(index, self.scalars):
                 out.add(("site", id(node), True))  # a copy
-            elif kind == ARRAY and ndim is not None and _ints(index, self.scalars) == ndim:
+            elif kind == ARRAY and ndim is not None and integers(index, self.scalars) == ndim:
                 continue  # a NumPy scalar
             else:
                 out |= {o} | (self.elements(state, o, key) if kind is None else set())
-                if _ints(index, self.scalars) is None and not _basic(index, self.scalars):
+                if integers(index, self.scalars) is None and not basic_index(index, self.scalars):
                     self.reshaped({o})  # x[None], x[..., 0]: more axes, or not known how many
         copy = ("site", id(node), True)
         if copy in out:
             out.discard(copy)
             out |= self.fresh(node, state, kind=ARRAY)
+        if sliced or any(self.info.get(o, (None,))[0] == CONTAINER for o in base) \
+                and _is_slice(index):
+            out |= self.fresh(node, state, frozenset(sliced), kind=CONTAINER)
         return frozenset(out)
 
     def reshaped(self, objs) -> frozenset:
@@ -711,7 +740,7 @@ class Aliases:
         if isinstance(node, gast.Call):
             func = getanno(node, Anno.FUNC)
             args = node.args
-            if func in (np.eye, np.identity):
+            if func in (np.eye, np.identity, np.outer):
                 return 2
             if func in _SHAPED and args:
                 shape = args[0]
@@ -913,7 +942,7 @@ def _parts(index) -> list:
     return index.elts if isinstance(index, gast.Tuple) else [index]
 
 
-def _ints(index, scalars) -> int | None:
+def integers(index, scalars) -> int | None:
     """How many axes a basic index of integers only takes away (None if not only integers)."""
     count = 0
     for p in _parts(index):
@@ -928,9 +957,9 @@ def _ints(index, scalars) -> int | None:
     return count
 
 
-def _basic(index, scalars) -> bool:
+def basic_index(index, scalars) -> bool:
     """Integers and slices only: a view with as many axes or fewer."""
-    return all(_is_slice(p) or _ints(p, scalars) == 1 for p in _parts(index))
+    return all(_is_slice(p) or integers(p, scalars) == 1 for p in _parts(index))
 
 
 def _advanced(index, scalars) -> bool:

@@ -5,9 +5,13 @@ into a copy), so the caller's arrays are never modified and the adjoint can read
 ``x += e`` likewise becomes ``x = x + e``. That differs from NumPy only when a value sharing
 memory with the array (``v = y[1:]``, ``b = y``, ``y.T``, ``np.reshape(y, ...)``, a list holding
 ``y``, the array a loop walks) is read after the write, where NumPy would show the new values.
-Those programs are refused, never silently given other numbers. Which values share memory, and
-which are read later, is ``analysis.aliases``: a copy, arithmetic or a fresh array shares none,
-rebinding a name ends its old aliases, a container's slots are tracked key by key.
+Which values share memory, and which are read later, is ``analysis.aliases``: a copy,
+arithmetic or a fresh array shares none, rebinding a name ends its old aliases, a container's
+slots are tracked key by key. Where every such write is through a view this pass can certify
+(``v = y[s]`` of an array by a basic index, ``b = y``), it raises ``ThroughViews`` and the
+front end runs again with ``passes/views.py`` writing each of them into its base
+(``y[1:] = v``, marked WRITE_BACK: no memory changes) and taking the other views again; what
+is still seen then is refused, never silently given other numbers.
 
 A function compiled for a call from another one (split mode) must not write into its own
 parameters: the caller would see the change in Python, and not here. The parameters a function
@@ -20,20 +24,32 @@ from __future__ import annotations
 import gast
 
 from transpiler import ast_util as A
-from transpiler.analysis.aliases import RESIZES, WRITES, Aliases
+from transpiler.analysis.aliases import RESIZES, WRITES, Aliases, basic_index, integers
 from transpiler.anno import Anno, getanno, hasanno
 from transpiler.errors import error_at
-from transpiler.passes import tape
+from transpiler.passes import tape, views
 from transpiler.passes.objects import MUTATES
+from transpiler.passes.views import Views
+
+
+class ThroughViews(Exception):
+    """Raised (once) when a write would be seen through views this pass can certify: the front
+    end runs again with ``passes/views.py`` spelling the writes out (``found.views``)."""
+
+    def __init__(self, views: Views):
+        super().__init__("writes through views to spell out")
+        self.views = views
 
 
 def check_writes(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     if tape.is_generated(ctx.fn):
         return fn  # generated code (a gradient, differentiated again) writes into copies only
-    writes = [s for s in _statements(fn.body) if _is_setitem(s) or _in_place(s)]
+    statements = list(_statements(fn.body))
+    writes = [s for s in statements if _is_setitem(s) or _in_place(s)]
     if not writes:
         return fn
     aliases = Aliases(fn, ctx, {id(s) for s in writes})
+    refused, seen = None, set()
     for stmt in writes:
         old = stmt.value.args[0].id if _is_setitem(stmt) else stmt.value.left.id
         params = aliases.written(stmt, old)
@@ -43,17 +59,53 @@ def check_writes(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
             raise error_at(stmt, ctx, "a function called from a differentiated function may not "
                            "write into its arguments (the caller would see the change)",
                            "work on a copy (a = a.copy()) and return the new array")
+        if hasanno(stmt, Anno.WRITE_BACK):
+            continue  # v's values written into y[s], of which v is a view: no memory changes
         resizes = _is_setitem(stmt) and any(getanno(stmt.value, Anno.FUNC) is f
                                             for f in RESIZES)
         conflicts = aliases.conflicts(stmt, old, A.target_name(stmt), rows=not resizes)
-        if conflicts:
-            theirs = _describe(conflicts[0], fn, ctx)
-            hint = f"copy it first: {theirs[1:-1]} = <...>.copy(), or write into a copy" \
-                if theirs.startswith("'") else \
-                "copy the view first (... .copy()), or write into a copy of the array"
-            raise error_at(stmt, ctx, f"this write into '{ctx.facts.variable(old)}' would also "
-                           f"change {theirs}, which shares its memory and is used after it", hint)
-    return fn
+        if not conflicts:
+            continue
+        seen.add(views.key(stmt, ctx.facts.variable(old)))
+        if refused is None:
+            refused = _refusal(stmt, old, conflicts[0], fn, ctx)
+    if refused is None:
+        return fn
+    definitions = _certain_views(statements, aliases, ctx)
+    if ctx.views is None and definitions:
+        raise ThroughViews(Views(frozenset(seen), definitions))
+    raise refused
+
+
+def _refusal(stmt, old: str, conflict, fn, ctx):
+    theirs = _describe(conflict, fn, ctx)
+    hint = f"copy it first: {theirs[1:-1]} = <...>.copy(), or write into a copy" \
+        if theirs.startswith("'") else \
+        "copy the view first (... .copy()), or write into a copy of the array"
+    return error_at(stmt, ctx, f"this write into '{ctx.facts.variable(old)}' would also "
+                    f"change {theirs}, which shares its memory and is used after it", hint)
+
+
+def _certain_views(statements: list, aliases: Aliases, ctx) -> frozenset:
+    """The keys (``views.key``) of the definitions ``v = y[s]`` of a view of an array ``y``
+    known to be one, by a basic index (integers and slices, fewer than its axes), and of
+    ``b = y`` (the same object) for ``y`` a variable of the function."""
+    found = set()
+    for stmt in statements:
+        defined = views.definition(stmt)
+        if defined is None:
+            continue
+        view, base, index = defined
+        variables = ctx.facts.variable(view), ctx.facts.variable(base)
+        if index is None:
+            certain = variables[1] in ctx.locals
+        else:
+            rank = ctx.facts.ranks.get(base)
+            certain = aliases.is_view(stmt) or rank is not None and basic_index(
+                index, ctx.facts.scalars) and integers(index, ctx.facts.scalars) != rank
+        if certain:
+            found.add(views.key(stmt, *variables))
+    return frozenset(found)
 
 
 def _describe(conflict, fn, ctx) -> str:
