@@ -96,6 +96,21 @@ def store(container, key, value) -> None:
     container[key] = value
 
 
+def record(items, item) -> None:
+    """``items.append(item)`` into a list that is not the function's own, which it only
+    appends to (a history its module keeps): state outside the mathematics, written as Python
+    writes it (the value, never its gradient)."""
+    items.append(item)
+
+
+def unknown_function(picked, spelled: str):
+    """The last branch of a choice among the functions a table held when the gradient was
+    compiled (passes/resolve.py): it holds another one now."""
+    raise TypeError(f"{spelled} is {picked!r}, which it did not hold when the gradient was "
+                    "compiled: fill the table before the gradient's first call, or pass the "
+                    "function as an argument")
+
+
 def sequence(items):
     """What ``for v in items`` walks through, indexable: a dict's keys as a list, else itself
     (an iterator, which a loop walked by its index cannot read, raises)."""

@@ -67,9 +67,12 @@ closure = make(2.0)
 
 def uses_try(x):
     try:
-        return x * 2.0
-    finally:
-        pass
+        y = x * 2.0
+    except ValueError:
+        y = x
+    except TypeError:
+        y = x
+    return y
 '''
 
 # a user rule with a bug that only the adjoint hits (its partial has the wrong orientation)
@@ -343,11 +346,11 @@ def test_bad_input_is_a_usage_error(run_main, key):
 def test_transpile_error_fails_with_exit_code_1(runs, run_main):
     result = runs["show try"]
     assert result.returncode == 1
-    assert "'try' with 'finally' is not supported" in result.stderr
+    assert "'try' with more than one 'except' is not supported" in result.stderr
     assert "Traceback" not in result.stderr
     assert "cli_sim.py:" in result.stderr  # located
     code, _, err = run_main("check", "cli_sim.py:uses_try", "--args", "1.0")
-    assert code == 1 and "'try' with 'finally' is not supported" in err
+    assert code == 1 and "'try' with more than one 'except' is not supported" in err
 
 
 # --- check ----------------------------------------------------------------------------------------

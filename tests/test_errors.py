@@ -9,7 +9,7 @@ from transpiler import NoRuleError, TranspileError, grad
 REFUSED = [
     ("for v in x.tolist():\n        y = v", "method call x.tolist", 2),
     ("if np.sum(x) > 0:\n        return", "'return' without a value", 3),
-    ("try:\n        x = x * 2\n    finally:\n        pass", "'try' with 'finally'", 2),
+    ("try:\n        x = x * 2\n    finally:\n        return x", "'return' inside 'finally'", 5),
     ("try:\n        x = x * 2\n    except ValueError:\n        pass\n    except KeyError:\n"
      "        pass", "more than one 'except'", 6),
     ("with open(str(x)) as fh:\n        x = x * 2", "context manager built from differentiated", 2),

@@ -283,3 +283,17 @@ def test_a_helper_calling_a_rebound_global_is_compiled_again():
     assert before != pytest.approx(g(Y0, 0.7, rhs), rel=1e-3)
     _, tangent = jvp(sim, (Y0, 0.7, rhs), (None, 1.0, None))
     assert tangent == pytest.approx(g(Y0, 0.7, rhs), rel=1e-10)
+
+
+def test_a_table_of_functions_changed_later_picks_by_what_it_holds():
+    acts = {"relu": lambda v: np.maximum(v, 0.0), "tanh": np.tanh}
+    f = make("def f(w, name):\n    return np.sum(ACTS[name](w * 2.0) * w)\n", ACTS=acts)
+    w = np.array([0.3, -0.5, 1.2])
+    check_grad(f, w, "tanh")
+    acts["tanh"] = acts["relu"]  # (one it held then: its own branch)
+    np.testing.assert_allclose(grad(f)(w, "tanh"), np.where(w > 0, 4.0 * w, 0.0))
+    acts["tanh"] = np.sin  # (one it never held: the gradient says so)
+    with pytest.raises(TypeError, match=r"ACTS\[name\] is <ufunc 'sin'>, which it did not hold"):
+        grad(f)(w, "tanh")
+    with pytest.raises(KeyError, match="'cosh'"):
+        grad(make("def f(w, k):\n    return np.sum({'tanh': np.tanh}[k](w))\n"))(w, "cosh")

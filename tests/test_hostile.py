@@ -854,7 +854,7 @@ def bad(x):
     try:
         y = x
     finally:
-        y = 2.0
+        return 2.0
     return y
 """
 
@@ -875,11 +875,10 @@ def test_function_imported_from_a_zip_file(tmp_path, monkeypatch):
             grad(module.bad)(1.0)
         err = info.value
         path = os.path.join(str(archive), "hostile_zipped_mod.py")
-        assert (err.filename, err.lineno) == (path, 9)
-        assert str(err) == (f"{path}:9:5: 'try' with 'finally' is not supported\n    try:\n"
-                            "    ^\nhint: try one assignment or call, with one handler (except "
-                            "SomeError [as e]:) and no finally (or raise in the handler); or move "
-                            "error handling outside the differentiated function")
+        assert (err.filename, err.lineno) == (path, 12)
+        assert str(err) == (f"{path}:12:9: 'return' inside 'finally' is not supported\n"
+                            "    return 2.0\n    ^\nhint: let the 'finally' block end: it "
+                            "runs however the 'try' is left")
     finally:
         sys.modules.pop("hostile_zipped_mod", None)
 

@@ -674,7 +674,7 @@ class Gen:
         kinds = ["assign_new", "assign_new", "update", "update", "update", "aug", "write",
                  "write", "tuple", "container"]
         if nest < 2:
-            kinds += ["if", "if", "for", "for", "while", "converged"]
+            kinds += ["if", "if", "for", "for", "while", "converged", "try"]
         if in_loop:
             kinds += ["break", "continue"]
         if can_return:
@@ -732,6 +732,8 @@ class Gen:
             return self.while_stmt(sc, loop_depth, can_return, nest)
         if k == "converged":
             return self.converged_stmt(sc)
+        if k == "try":
+            return self.try_stmt(sc, loop_depth, nest)
         if k in ("break", "continue"):
             self.features.add(k)
             return [f"if {self.cond(sc, 1)}:", f"    {k}"]
@@ -893,6 +895,23 @@ class Gen:
         if n_branches == 1:
             scopes.append(sc.copy())  # the path that takes no branch
         self.join(sc, scopes)
+        return lines
+
+    def try_stmt(self, sc: Scope, loop_depth: int, nest: int) -> list[str]:
+        """What always runs, under a ``finally`` (a cleanup that may compute too) or a handler
+        that re-raises; nothing leaves it early."""
+        r = self.rng
+        body = self.block(sc, r.randint(1, 2), loop_depth, False, False, nest + 1)
+        lines = ["try:"] + ["    " + ln for ln in body]
+        if self.chance(0.35):
+            self.features.add("try-reraise")
+            lines += [f"except {r.choice(['FloatingPointError', 'ZeroDivisionError'])}:",
+                      "    raise"]
+        if not lines[-1].endswith("raise") or self.chance(0.5):
+            self.features.add("try-finally")
+            cleanup = self.block(sc, 1, loop_depth, False, False, 2) \
+                if self.chance(0.5) else [f"{self.fresh('n')} = {r.randint(0, 3)}"]
+            lines += ["finally:"] + ["    " + ln for ln in cleanup]
         return lines
 
     def join(self, sc: Scope, scopes: list) -> None:
@@ -1123,7 +1142,10 @@ DISABLE = frozenset(filter(None, os.environ.get("TRANSPILER_GEN_DISABLE", "").sp
 
 
 def generate(seed: int) -> tuple[str, tuple, set]:
-    g = Gen(seed, DISABLE)
+    # (Numba cannot re-raise, which a 'finally' does on the error path: the Python backend runs
+    # those, and the Numba soak checks the rest)
+    numba = os.environ.get("TRANSPILER_SOAK_BACKEND") in ("numba", "auto")
+    g = Gen(seed, DISABLE | ({"try"} if numba else set()))
     source, args = g.program()
     return source, args, g.features
 

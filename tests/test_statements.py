@@ -189,8 +189,8 @@ def test_hessians_of_functions_with_these_statements(name):
     ("raise ValueError('never')", "never returns a value", 1),
     ("with np.errstate(all=str(x)):\n        x = x * 2\n    return np.sum(x)",
      "context manager built from differentiated values", 2),
-    ("try:\n        x = x * 2\n    finally:\n        pass\n    return np.sum(x)",
-     "'try' with 'finally' is not supported", 2),
+    ("try:\n        x = x * 2\n    finally:\n        return np.sum(x)",
+     "'return' inside 'finally' is not supported", 5),
     ("try:\n        x = x * 2\n    except ValueError:\n        pass\n    except TypeError:\n"
      "        pass\n    return np.sum(x)", "more than one 'except'", 6),
     ("try:\n        x = x * 2\n    except:\n        pass\n    return np.sum(x)",
@@ -363,6 +363,64 @@ def test_a_try_reads_as_written():
     assert "except ZeroDivisionError as err:" in source
     adjoint = source.split("# grad of: try:", 1)[1]
     assert "if _ok:" in adjoint and "try" not in adjoint
+
+
+@pytest.mark.parametrize("entry", ["grad", "grad_noopt", "value_and_grad", "jvp", "hvp"])
+def test_a_finally_block_runs_once_however_the_try_is_left(entry):
+    f = make("""
+        def f(x):
+            try:
+                y = np.sqrt(x)
+                if np.any(x > 5.0):
+                    raise ValueError("too far")
+            finally:
+                cleanups.append(len(cleanups))
+            return np.sum(y * x)
+    """, cleanups=(cleanups := []))
+    _entry_points(f, _V)[entry]()
+    assert cleanups == [0]
+    with pytest.raises(ValueError, match="too far"):
+        _entry_points(f, _V + 5.0)[entry]()
+    assert cleanups == [0, 1]
+
+
+def test_a_history_the_module_keeps_is_appended_to_as_python_does():
+    f = make("""
+        def f(x):
+            loss = np.sum(x * x)
+            history.append(loss)
+            return loss
+    """, history=(history := []))
+    value, _ = value_and_grad(f)(_V)
+    assert history == [value]
+    np.testing.assert_allclose(grad(f)(_V), 2.0 * _V)
+    jvp(f, (_V,), (np.ones(4),))
+    assert len(history) == 3 and "rt.record(history, loss)" in grad(f).source_for(_V)
+    g = make("""
+        def g(x):
+            kept.append(x * 2.0)
+            return np.sum(kept[-1]) * 3.0
+    """, kept=[])
+    with pytest.raises(TranspileError, match="appending a differentiated value to 'kept'"):
+        grad(g)(_V)  # (read back: the gradient would have to follow the module's state)
+
+
+def test_a_finally_block_reads_as_a_cleanup_on_both_paths():
+    source = grad(S.counted_with_finally, wrt=(0, 1)).source
+    assert "except BaseException:" in source and source.count("rt.record(_EVALUATIONS, 1)") == 2
+
+
+@pytest.mark.parametrize("body,says", [
+    ("try:\n        y = x * 2.0\n    finally:\n        return x", "'return' inside 'finally'"),
+    ("for i in range(2):\n        try:\n            y = x * 2.0\n            break\n"
+     "        finally:\n            z = 1", "'break' inside a 'try' with 'finally'"),
+    ("try:\n        if x > 0:\n            return x\n        y = x\n    finally:\n        z = 1",
+     "'return' inside a 'try' with 'finally'"),
+])
+def test_leaving_a_finally_early_is_refused(body, says):
+    f = make(f"def f(x):\n    {body}\n    return y\n")
+    with pytest.raises(TranspileError, match=says):
+        grad(f)(1.0)
 
 
 def test_a_call_of_yours_inside_try_is_refused_in_forward_mode_only():

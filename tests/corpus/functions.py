@@ -259,3 +259,35 @@ CASES["given_a_function_floats"] = (explicit_euler, (0.8, 0.7, QUADRATIC), (0, 1
 CASES["given_a_ufunc_of_one"] = (smooth_with, (np.array([0.3, -0.9]), np.tanh,
                                                np.array([1.5, 0.5])), (0, 2))
 CASES["given_a_math_function"] = (smooth_with, (0.4, math.exp, 0.7), (0, 2))
+
+
+# --- functions held in tables: picked by key or position -------------------------------------
+
+def _relu(x):
+    return np.maximum(x, 0.0)
+
+
+def _softplus(x):
+    return np.log1p(np.exp(x))
+
+
+ACTIVATIONS = {"relu": _relu, "tanh": np.tanh, "softplus": _softplus}
+STAGES = [np.sin, _softplus]
+
+
+def activated_layer(w, x, name):
+    h = ACTIVATIONS[name](w * x)
+    return np.sum(STAGES[1](h) * w) + np.sum(STAGES[0](w))
+
+
+def activation_by_literal(w, kind="tanh"):
+    return np.sum({"tanh": np.tanh, "sin": np.sin, "own": _softplus}[kind](w) ** 2)
+
+
+for _name in ACTIVATIONS:
+    CASES[f"table_of_activations_{_name}"] = (
+        activated_layer, (np.array([0.3, -0.5, 1.2]), np.array([1.1, 0.4, -0.7]), _name),
+        (0, 1))
+for _kind in ("tanh", "own"):
+    CASES[f"table_literal_{_kind}"] = (activation_by_literal, (np.array([0.3, -0.5]), _kind),
+                                      (0,))

@@ -281,6 +281,36 @@ def simulate_or_explain(x, k):
     return e
 
 
+_EVALUATIONS = []  # (what a cleanup counts: state outside, as the original writes it)
+
+
+def counted_with_finally(x, k):
+    try:
+        v = np.tanh(k * x)
+        e = np.sum(v * x)
+    finally:
+        _EVALUATIONS.append(1)
+    return e * k
+
+
+def returns_inside_try_finally(x):
+    scale = 2.0
+    try:
+        return np.sum(np.cos(x) * x) * scale
+    finally:
+        _LOG.debug("evaluated at %s", x)
+
+
+def handled_and_cleaned_up(x, y):
+    try:
+        r = x / y
+    except ZeroDivisionError:
+        r = x * 1e3
+    finally:
+        done = True
+    return r * x if done else 0.0
+
+
 _V = np.array([0.3, 1.1, 0.7, 1.9])
 
 CASES = {
@@ -320,4 +350,8 @@ CASES = {
     "try_else_succeeds": (try_else, (1.3, 0.7), (0, 1)),
     "try_else_handler_returns": (try_else, (1.3, 0.0), (0,)),
     "try_a_loop_whose_handler_re_raises": (simulate_or_explain, (_V, 2.0), (0, 1)),
+    "try_finally_counts": (counted_with_finally, (_V, 0.7), (0, 1)),
+    "try_finally_returns": (returns_inside_try_finally, (_V,), (0,)),
+    "try_except_finally_succeeds": (handled_and_cleaned_up, (1.3, 0.4), (0, 1)),
+    "try_except_finally_falls_back": (handled_and_cleaned_up, (1.3, 0.0), (0,)),
 }

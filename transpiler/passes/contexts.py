@@ -28,6 +28,9 @@ bound only if it completes, or any code when H always raises (no value leaves a 
 midway); optimize never drops what S computes (it may raise), and forward mode tries S's primal
 alone, its tangents after (when H may complete: an error in a tangent must not change the path).
 ``rebuilt`` writes ``try: S; ok = True / except T as e: ok = False; H``.
+
+``try: S [except ...] finally: F`` becomes ``try: S [except ...] / except BaseException: F;
+raise`` then ``F``: a handler that always raises, around any code, and the cleanup after.
 """
 
 from __future__ import annotations
@@ -75,7 +78,9 @@ def _block(stmts: list, ctx) -> list:
         for field in ("body", "orelse"):
             if isinstance(getattr(stmt, field, None), list):
                 setattr(stmt, field, _block(getattr(stmt, field), ctx))
-        if isinstance(stmt, gast.Try):
+        if isinstance(stmt, gast.Try) and stmt.finalbody:
+            out.extend(_finally(stmt, ctx))
+        elif isinstance(stmt, gast.Try):
             out.extend(_attempt(stmt, ctx))
         else:
             out.append(_region(stmt, ctx) if isinstance(stmt, gast.With) else stmt)
@@ -117,6 +122,28 @@ def _attempt(stmt: gast.Try, ctx) -> list:
         return [tried, block]
     after = gast.copy_location(gast.If(test=A.name(ok), body=stmt.orelse, orelse=[]), stmt)
     return [tried, block, after]  # try's else: what runs once S succeeded, unprotected
+
+
+def _finally(stmt: gast.Try, ctx) -> list:
+    """``try: S [except ...] finally: F`` -> ``try: S [except ...] / except BaseException: F;
+    raise`` then ``F``: the cleanup runs once either way, and the error path, which has no
+    gradient, raises as it did (``F`` must end normally: validate). A ``return e`` ending S
+    returns after ``F``: ``_returned = e`` in S, ``return _returned`` after."""
+    body, tail = stmt.body, []
+    if not stmt.handlers and isinstance(body[-1], gast.Return):
+        value = ctx.namer.fresh("_returned")
+        body = body[:-1] + [A.assign(value, body[-1].value, like=body[-1])]
+        tail = [gast.copy_location(gast.Return(value=A.name(value)), stmt.body[-1])]
+    if stmt.handlers:
+        body = [gast.copy_location(gast.Try(body=body, handlers=stmt.handlers,
+                                            orelse=stmt.orelse, finalbody=[]), stmt)]
+    cleanup = gast.copy_location(gast.ExceptHandler(
+        type=A.builtin("BaseException"), name=None,
+        body=A.copy_node(stmt.finalbody) + [gast.copy_location(gast.Raise(exc=None, cause=None),
+                                                               stmt)]), stmt)
+    outer = gast.copy_location(gast.Try(body=body, handlers=[cleanup], orelse=[], finalbody=[]),
+                               stmt)
+    return _block([outer], ctx) + _block(stmt.finalbody, ctx) + tail
 
 
 def _region(stmt: gast.With, ctx):

@@ -53,8 +53,26 @@ def desugar(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     if tape.is_generated(getattr(ctx, "fn", None)):  # a gradient, differentiated again
         fn.body = tape.popping(fn.body, {t for t, _ in tape.pushes(fn.body)})
     stored = _stored(fn)
+    _record(fn, stored, ctx)
     fn.body = _block(fn.body, ctx, stored)
     return fn
+
+
+def _record(fn, stored: frozenset[str], ctx) -> None:
+    """``history.append(v)`` into a list of the module's (or a closure's): ``rt.record(history,
+    v)``, state outside the mathematics kept as Python keeps it (the value, never its gradient;
+    a differentiated value in a list the function reads back is refused: lower.py)."""
+    if tape.is_generated(getattr(ctx, "fn", None)):
+        return
+    for stmt in A.walk(fn):
+        if not (_is_append(stmt) and stmt.value.func.attr == "append"
+                and stmt.value.func.value.id not in stored):
+            continue
+        call = stmt.value
+        new = A.call(A.dotted(f"{ctx.bind('rt', runtime)}.record"), call.func.value,
+                     call.args[0])
+        setanno(new, Anno.FUNC, runtime.record)
+        stmt.value = gast.copy_location(new, call)
 
 
 def _stored(node) -> frozenset[str]:

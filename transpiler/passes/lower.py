@@ -333,6 +333,14 @@ def refuse_discarded_calls(body: list, varied: set[str], ctx, allowed=frozenset(
                 or only_reports(func)
         except TypeError:
             harmless = False
+        if func is runtime.record and call.args[0].id not in _read_back(nodes):
+            continue  # (the value appended to a history outside; nothing reads it back)
+        if func is runtime.record:
+            raise error_at(call, ctx, f"appending a differentiated value to "
+                           f"'{call.args[0].id}', which is not the function's own and which it "
+                           "reads back, is not supported: the gradient does not follow state "
+                           "outside the function", f"copy it first ({call.args[0].id} = "
+                           f"list({call.args[0].id})), or return the value")
         if func is runtime.store:
             raise error_at(call, ctx, f"writing a differentiated value into "
                            f"'{gast.unparse(call.args[0])}', which is not the function's own "
@@ -345,6 +353,14 @@ def refuse_discarded_calls(body: list, varied: set[str], ctx, allowed=frozenset(
                            "matter by changing its arguments in place, which cannot be "
                            "differentiated", "assign the result and use it (c = np.add(a, b)); "
                            "build lists in one literal or with np.stack")
+
+
+def _read_back(nodes: list) -> set[str]:
+    """The names read other than as the list ``rt.record`` appends to."""
+    recorded = {id(n.args[0]) for n in nodes if isinstance(n, gast.Call)
+                and getanno(n, Anno.FUNC) is runtime.record}
+    return {n.id for n in nodes if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
+            and id(n) not in recorded}
 
 
 def _get(table: dict, key):

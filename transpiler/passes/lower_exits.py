@@ -65,6 +65,9 @@ def _exits(stmt) -> bool:
         return always_exits(stmt.body) and always_exits(stmt.orelse)
     if isinstance(stmt, gast.With):
         return always_exits(stmt.body)
+    if isinstance(stmt, gast.Try):  # (validate: before contexts makes it a branch)
+        return always_exits(stmt.finalbody) or always_exits(stmt.body) and all(
+            always_exits(h.body) for h in stmt.handlers)
     if isinstance(stmt, (gast.For, gast.While)) and not _breaks(stmt.body):
         forever = isinstance(stmt, gast.While) and isinstance(stmt.test, gast.Constant) \
             and bool(stmt.test.value)

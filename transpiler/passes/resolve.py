@@ -9,6 +9,8 @@ each dotted name they are called by (``np.sin``): when the user rebinds one (re-
 helper's ``def``, or a test mocks ``np.sin``), the compiled gradient is stale and is compiled
 again on its next call.
 Calls on local values (methods) are left unresolved; the reverse pass decides about them.
+A call of a function picked from a table (``ACTS[name](x)``) becomes a choice among the
+functions the table holds, each a call resolved as any other (``_Tables``).
 
 A subscript of a global object that is not an array or a container computes with its index:
 ``np.r_[a, 1:3, b]`` and ``np.c_[a, b]`` join their items, so they become calls with rules,
@@ -30,6 +32,7 @@ import runtime
 from transpiler import ast_util as A
 from transpiler.anno import Anno, getanno, hasanno, setanno
 from transpiler.errors import error_at
+from transpiler.naming import function_name
 
 _MISSING = object()
 _AXIS_CONCATENATOR = type(np.r_).__mro__[-2]  # what np.r_ and np.c_ are (NumPy keeps it private)
@@ -38,6 +41,7 @@ _AXIS_CONCATENATOR = type(np.r_).__mro__[-2]  # what np.r_ and np.c_ are (NumPy 
 def resolve(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     local = {n.id for n in A.walk(fn) if isinstance(n, gast.Name)
              and isinstance(n.ctx, (gast.Store, gast.Param))}
+    fn = _Tables(local, ctx).visit(fn)
     fn = _Indexers(local, ctx).visit(fn)
     for node in A.walk(fn):
         if isinstance(node, gast.Call) and not hasanno(node, Anno.FUNC):  # (lifted: known)
@@ -56,6 +60,63 @@ def resolve(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
                     if dotted is not None:
                         watch_defaults(ctx, dotted, obj)
     return fn
+
+
+class _Tables(gast.NodeTransformer):
+    """``TABLE[k](x)``, a function picked from a dict, list or tuple of functions: of the
+    module's (or a closure's), a choice among the functions it holds now, by identity, ``relu(x)
+    if ACTS[k] is relu else tanh(x) if ACTS[k] is tanh else rt.unknown_function(ACTS[k])``; of
+    a dict literal with constant keys, by key, ``relu(x) if k == "relu" else ...``. Each branch
+    is a call of a known function (its rule, or its compiled pair); the key is a name or a
+    constant, read again in each test."""
+
+    def __init__(self, local: set[str], ctx) -> None:
+        self.local, self.ctx = local, ctx
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        picked = node.func
+        if not (isinstance(picked, gast.Subscript) and isinstance(picked.slice, (
+                gast.Name, gast.Constant, gast.UnaryOp))):
+            return node
+        table = picked.value
+        if isinstance(table, gast.Dict) and table.keys and all(
+                isinstance(k, gast.Constant) for k in table.keys):
+            choices = [(gast.Compare(left=A.copy_node(picked.slice), ops=[gast.Eq()],
+                                     comparators=[A.copy_node(k)]), A.copy_node(v))
+                       for k, v in zip(table.keys, table.values, strict=True)]
+            missing = A.call(A.builtin("dict"), gast.List(elts=[], ctx=gast.Load()))
+            missing = gast.Subscript(value=missing, slice=A.copy_node(picked.slice),
+                                     ctx=gast.Load())  # ({}[k]: Python's KeyError)
+        elif isinstance(table, (gast.Name, gast.Attribute)):
+            held, _ = _evaluate(table, self.local, self.ctx)
+            values = list(held.values()) if isinstance(held, dict) else list(held) \
+                if isinstance(held, (list, tuple)) else []
+            if not values or not all(callable(v) and not isinstance(v, type) for v in values):
+                return node
+            choices, seen = [], set()
+            for value in values:
+                if id(value) in seen:
+                    continue
+                seen.add(id(value))
+                name = A.name(self.ctx.bind(function_name(value), value))
+                test = gast.Compare(left=A.copy_node(picked), ops=[gast.Is()],
+                                    comparators=[A.copy_node(name)])
+                setanno(name, Anno.FUNC, value)
+                choices.append((test, name))
+            missing = A.call(A.dotted(f"{self.ctx.bind('rt', runtime)}.unknown_function"),
+                             A.copy_node(picked), A.const(gast.unparse(picked).strip()))
+            setanno(missing, Anno.FUNC, runtime.unknown_function)
+        else:
+            return node
+        out = missing
+        for test, func in reversed(choices):
+            call = gast.copy_location(gast.Call(func=func, args=A.copy_node(node.args),
+                                                keywords=A.copy_node(node.keywords)), node)
+            if hasanno(func, Anno.FUNC):
+                setanno(call, Anno.FUNC, getanno(func, Anno.FUNC))
+            out = gast.copy_location(gast.IfExp(test=test, body=call, orelse=out), node)
+        return out
 
 
 class _Indexers(gast.NodeTransformer):

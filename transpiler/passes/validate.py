@@ -5,7 +5,7 @@ assignments to names, expression statements, ``assert``, ``raise``, ``pass``,
 ``if``/``elif``/``else``, ``for`` loops (over ``range``, sequences, ``enumerate``, ``zip``,
 ``reversed``), ``while`` loops (with ``break``, ``continue``, ``else``), ``with`` statements
 (not ``async``, each ``as`` a name), ``try`` with one ``except`` around assignments and calls
-(``_check_try``) and ``return <value>`` statements; no path reaches the end of the body
+and a ``finally`` that ends normally (``_check_try``) and ``return <value>`` statements; no path reaches the end of the body
 without a ``return`` or a ``raise``.
 Expressions contain no lambdas, comprehensions, ``yield``, ``await`` or walrus; starred items
 appear only as call arguments and in assignment targets.
@@ -91,8 +91,10 @@ def _check_block(body: list, ctx, top: bool = False) -> None:
         if isinstance(stmt, gast.Try):
             _check_try(stmt, ctx)
             _check_block(stmt.body, ctx)
-            _check_block(stmt.handlers[0].body, ctx)
+            for handler in stmt.handlers:
+                _check_block(handler.body, ctx)
             _check_block(stmt.orelse, ctx)
+            _check_block(stmt.finalbody, ctx)
         if isinstance(stmt, gast.FunctionDef):  # a nested function: checked when lifted
             _check_block(stmt.body, ctx, top=True)
 
@@ -134,17 +136,19 @@ def _check_statement(stmt, ctx, last: bool) -> None:
 
 _BRANCHING = (gast.IfExp, gast.ListComp, gast.GeneratorExp, gast.SetComp, gast.DictComp)
 _TRIED = (gast.Assign, gast.AugAssign, gast.Expr, gast.Assert, gast.Raise, gast.Pass)
-_TRY_HINT = ("try one assignment or call, with one handler (except SomeError [as e]:) and no "
-             "finally (or raise in the handler); or move error handling outside the "
-             "differentiated function")
+_TRY_HINT = ("try one assignment or call, with one handler (except SomeError [as e]:), or raise "
+             "in the handler; or move error handling outside the differentiated function")
 
 
 def _check_try(stmt, ctx) -> None:
-    """A ``try`` whose every path has a gradient (passes/contexts.py): one handler, no
-    ``finally``; when the handler may complete, one assignment or call tried (after an error
-    midway through several, which of them ran is not known to the derivative)."""
+    """A ``try`` whose every path has a gradient (passes/contexts.py): one handler; when the
+    handler may complete, one assignment or call tried (after an error midway through several,
+    which of them ran is not known to the derivative); a ``finally`` left only at its end, and
+    a ``try`` around it left by a ``return`` only as its last statement."""
     if stmt.finalbody:
-        raise error_at(stmt, ctx, "'try' with 'finally' is not supported", _TRY_HINT)
+        _check_finally(stmt, ctx)
+        if not stmt.handlers:
+            return
     if len(stmt.handlers) != 1:
         raise error_at(stmt.handlers[1], ctx, "'try' with more than one 'except' is not "
                        "supported", "catch a tuple of exceptions in one handler")
@@ -167,6 +171,38 @@ def _check_try(stmt, ctx) -> None:
         raise error_at(stmt, ctx, "a 'try' of several statements is supported only when its "
                        "handler raises: after an error midway, which of them ran is not known "
                        "to the derivative", "try one statement, or raise in the handler")
+
+
+def _check_finally(stmt, ctx) -> None:
+    for node in _exits(stmt.finalbody, loops=False):
+        raise error_at(node, ctx, f"'{type(node).__name__.lower()}' inside 'finally' is not "
+                       "supported", "let the 'finally' block end: it runs however the 'try' "
+                       "is left")
+    last = stmt.body[-1] if not stmt.handlers and isinstance(stmt.body[-1], gast.Return) \
+        else None
+    for node in _exits(stmt.body + [s for h in stmt.handlers for s in h.body] + stmt.orelse,
+                       loops=False):
+        if node is not last:
+            raise error_at(node, ctx, f"'{type(node).__name__.lower()}' inside a 'try' with "
+                           "'finally' is supported only as the last statement of a 'try' "
+                           "without 'except'", "assign the result and return it after the "
+                           "'try' statement")
+
+
+def _exits(stmts: list, loops: bool):
+    """The ``return``, ``break`` and ``continue`` statements leaving ``stmts`` (``break`` and
+    ``continue`` of loops inside them stay inside; functions defined there are theirs)."""
+    for stmt in stmts:
+        if isinstance(stmt, gast.Return) or not loops and isinstance(stmt, (gast.Break,
+                                                                            gast.Continue)):
+            yield stmt
+        if isinstance(stmt, (gast.FunctionDef, gast.ClassDef)):
+            continue
+        inner = loops or isinstance(stmt, (gast.For, gast.While))
+        for field in ("body", "orelse", "finalbody"):
+            yield from _exits(getattr(stmt, field, None) or [], inner)
+        for handler in getattr(stmt, "handlers", None) or []:
+            yield from _exits(handler.body, inner)
 
 
 def _dict_view(call) -> bool:
