@@ -5,8 +5,8 @@ assignments to names, expression statements, ``assert``, ``raise``, ``pass``,
 ``if``/``elif``/``else``, ``for`` loops (over ``range``, sequences, ``enumerate``, ``zip``,
 ``reversed``), ``while`` loops (with ``break``, ``continue``, ``else``), ``with`` statements
 (not ``async``, each ``as`` a name), ``try`` with one ``except`` around assignments and calls
-and a ``finally`` that ends normally (``_check_try``) and ``return <value>`` statements; no path reaches the end of the body
-without a ``return`` or a ``raise``.
+and a ``finally`` that ends normally (``_check_try``) and ``return <value>`` statements; no
+path reaches the end of the body without a ``return`` or a ``raise``.
 Expressions contain no lambdas, comprehensions, ``yield``, ``await`` or walrus; starred items
 appear only as call arguments and in assignment targets.
 Everything else raises TranspileError at the construct, with a hint.
