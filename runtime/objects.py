@@ -55,8 +55,8 @@ def field_names(x) -> tuple[str, ...]:
     attributes (``__dict__`` and ``__slots__``) of any other object."""
     if isinstance(x, tuple):
         return tuple(getattr(type(x), "_fields", ()))
-    if dataclasses.is_dataclass(x):
-        names = [f.name for f in dataclasses.fields(x)]
+    if dataclasses.is_dataclass(x):  # (the fields set: rt.new's instance has none yet)
+        names = [f.name for f in dataclasses.fields(x) if hasattr(x, f.name)]
         return tuple(names + [n for n in getattr(x, "__dict__", ()) if n not in names])
     names = list(getattr(x, "__dict__", ()))
     for klass in type(x).__mro__:

@@ -318,21 +318,40 @@ def test_an_attribute_write_on_a_value_of_unknown_class_is_refused():
     assert info.value.lineno == 3
 
 
-def test_a_post_init_that_sets_fields_is_refused_inside():
+def test_a_post_init_that_sets_fields_runs_as_the_generated_init_does():
     @dataclass
     class Derived:
         w: float
         h: float = 1.0
         area: float = 0.0
+        tags: list = dataclasses.field(default_factory=list)
+        scale: dataclasses.InitVar[float] = 2.0
 
-        def __post_init__(self):
-            self.area = self.w * self.h
+        def __post_init__(self, scale):
+            self.area = self.w * self.h * scale
+            self.h = self.h * 0.5
 
-    f = make("def f(w):\n    r = Derived(w, 2.0)\n    return r.area\n", Derived=Derived)
-    with pytest.raises(TranspileError, match="__post_init__"):
-        grad(f)(1.5)
+    f = make("def f(w, h):\n    r = Derived(w, h, scale=3.0)\n    s = Derived(w * h)\n"
+             "    return r.area * r.h + s.area + Derived(h).area * s.h\n", Derived=Derived)
+    check_grad(f, 1.5, 0.7, wrt=(0, 1))
+    from tests.test_forward import check_jvp
+    check_jvp(f, (1.5, 0.7), (1.0, -0.5))
+    assert hvp(f, wrt=1)(1.5, 0.7, 1.0) == pytest.approx(3.0 * 1.5)  # (1.5 w h^2 + 2 w h + h)
     g = make("def g(r):\n    return r.area * r.w\n")  # as an argument, area is a field
     assert grad(g)(Derived(1.5, 2.0)).area == 1.5
+
+
+def test_a_post_init_of_a_frozen_dataclass_stays_refused():
+    @dataclass(frozen=True)
+    class Frozen:
+        w: float
+
+        def __post_init__(self):
+            object.__setattr__(self, "w2", self.w * self.w)
+
+    f = make("def f(w):\n    return Frozen(w).w2\n", Frozen=Frozen)
+    with pytest.raises(TranspileError, match="__post_init__"):
+        grad(f)(1.5)
 
 
 class Grid:

@@ -542,6 +542,8 @@ def _record(cls, ctx, node) -> bool:
     if not dataclasses.is_dataclass(cls) or vars_init(cls) is not None:
         return False
     post = getattr(cls, "__post_init__", None)
+    if post is not None and _writes(post) and _post_init(cls) is not None:
+        return False  # (built as its __init__ does: _constructors)
     if post is not None and _writes(post):
         raise error_at(node, ctx, f"{cls.__name__}.__post_init__ sets fields, so "
                        f"{cls.__name__}(...) is not built from its arguments alone",
@@ -703,6 +705,20 @@ def _constructors(stmt, known: dict, written: set, ctx) -> tuple[list, object]:
                 continue
             if type(cls).__call__ is not type.__call__ or cls.__new__ is not object.__new__:
                 continue  # a metaclass or __new__ of its own: runs as written
+            post = _post_init(cls)
+            if post is not None:  # a dataclass whose __post_init__ sets fields
+                if isinstance(stmt, gast.While) or _conditional(expr, call):
+                    raise error_at(call, ctx, f"{cls.__name__}(...) here is evaluated only on "
+                                   "some paths", "build the object on a line of its own")
+                whole = isinstance(stmt, gast.Assign) and stmt.value is call and len(
+                    stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
+                name = stmt.targets[0].id if whole else ctx.namer.fresh(cls.__name__.lower())
+                before += _post_initialized(name, cls, post, call, stmt, known, written, ctx)
+                known[name] = cls
+                if whole:
+                    return before, None
+                _replace_node(stmt, call, A.name(name))
+                continue
             init = vars_init(cls)
             if init is None and all(vars(k).get("__init__") is None for k in cls.__mro__[:-1]):
                 init = False  # object's own __init__: nothing to run
@@ -732,6 +748,75 @@ def _constructors(stmt, known: dict, written: set, ctx) -> tuple[list, object]:
                 return before, None
             _replace_node(stmt, call, A.name(name))
     return before, stmt
+
+
+def _post_init(cls):
+    """The ``__post_init__`` of yours that sets fields, of a dataclass (not frozen) whose
+    ``__init__`` is the generated one; else None."""
+    if not dataclasses.is_dataclass(cls) or vars_init(cls) is not None \
+            or cls.__dataclass_params__.frozen:
+        return None
+    post = getattr(cls, "__post_init__", None)
+    if post is None or not is_user_function(post) or not _has_source(post) \
+            or not _writes(post):
+        return None
+    return post
+
+
+def _post_initialized(name: str, cls, post, call, stmt, known: dict, written: set,
+                      ctx) -> list:
+    """``o = C(a, b)`` of a dataclass whose ``__post_init__`` sets fields, as its generated
+    ``__init__`` runs: ``o = rt.new(C)``, ``o.a = a`` for each field (its default, or a call
+    of its default factory, where not given), then ``C.__post_init__(o, <InitVar values>)``, a
+    call that changes ``o``."""
+    signature = inspect.signature(cls)
+    try:
+        bound = signature.bind(*call.args, **{k.arg: k.value for k in call.keywords
+                                              if k.arg is not None})
+    except TypeError as e:
+        raise error_at(call, ctx, f"this call does not match {cls.__name__}'s fields: {e}",
+                       "check the arguments") from e
+
+    def default(label: str, value):
+        if value is None or type(value) in (int, float, bool, str):
+            return A.const(value)
+        return A.name(ctx.bind(f"{cls.__name__}_{label}", value))
+
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    mine = {**known, name: cls}
+    out = [gast.copy_location(A.assign(name, _helper_call(
+        call, "new", [A.name(ctx.bind(cls.__name__, cls))], ctx)), stmt)]
+    initvars = []
+    for param in signature.parameters.values():
+        value = bound.arguments.get(param.name)
+        if value is None:
+            value = default(param.name, param.default) if param.name not in fields \
+                or fields[param.name].default_factory is dataclasses.MISSING else A.call(
+                    default(f"{param.name}_factory", fields[param.name].default_factory))
+        if param.name not in fields:
+            initvars.append(value)
+            continue
+        target = gast.Attribute(value=A.name(name), attr=param.name, ctx=gast.Store())
+        out += _statement(gast.copy_location(gast.Assign(targets=[target], value=value,
+                                                         type_comment=None), stmt),
+                          mine, written, ctx)
+    for field in fields.values():  # (init=False: the generated __init__ sets its default)
+        if field.init or field.default is dataclasses.MISSING and \
+                field.default_factory is dataclasses.MISSING:
+            continue
+        value = default(field.name, field.default) if field.default is not dataclasses.MISSING \
+            else A.call(default(f"{field.name}_factory", field.default_factory))
+        target = gast.Attribute(value=A.name(name), attr=field.name, ctx=gast.Store())
+        out += _statement(gast.copy_location(gast.Assign(targets=[target], value=value,
+                                                         type_comment=None), stmt),
+                          mine, written, ctx)
+    post_call = gast.copy_location(gast.Call(
+        func=A.attr(A.name(ctx.bind(cls.__name__, cls)), "__post_init__"),
+        args=[A.name(name)] + initvars, keywords=[]), call)
+    setanno(post_call, Anno.FUNC, post)
+    setanno(post_call, Anno.CLASSES, {_first(post): cls})
+    return out + _changing_call(gast.copy_location(gast.Expr(value=post_call), stmt), mine,
+                                written, ctx)
 
 
 def vars_init(cls):
