@@ -714,3 +714,63 @@ def test_a_helper_writing_into_an_array_it_is_given_stays_refused():
 
 def _scale(a, s):
     a[0] = a[0] * s
+
+
+@dataclass
+class _Spring:
+    k: float
+    rest: float
+
+    def tension(self, length):
+        return self.k * (length - self.rest)
+
+
+@dataclass
+class _Damper:
+    c: float
+    rest: float = 0.0
+
+    def tension(self, length):
+        return self.c * length
+
+
+def _forces(springs, x):
+    f = np.zeros_like(x)
+    for i, s in enumerate(springs):
+        pull = s.tension(x[i + 1] - x[i])
+        f[i] = f[i] + pull
+        f[i + 1] = f[i + 1] - pull
+    return f
+
+
+class _Chain:
+    def __init__(self, x):
+        self.x = x
+
+    def step(self, springs, dt):
+        self.x = self.x + dt * _forces(springs, self.x)
+
+
+def test_a_list_of_objects_given_to_a_helper_or_a_method_keeps_its_class():
+    energy = make("def energy(ks, x):\n    springs = [Spring(k, 1.0) for k in ks]\n"
+                  "    return np.sum(forces(springs, x) ** 2)\n",
+                  Spring=_Spring, forces=_forces)
+    run = make("def run(ks, x):\n    springs = [Spring(k, 1.0) for k in ks]\n"
+               "    chain = Chain(x)\n    for _ in range(3):\n        chain.step(springs, 0.1)\n"
+               "    return np.sum(chain.x ** 2)\n", Spring=_Spring, Chain=_Chain)
+    ks, x = np.array([2.0, 0.7, 1.4]), np.array([0.0, 1.3, 2.1, 3.4])
+    for f in (energy, run):
+        check_grad(f, ks, x, wrt=(0, 1))
+        from tests.test_forward import check_jvp
+        check_jvp(f, (ks, x), (np.ones(3), np.linspace(0.1, 0.4, 4)))
+
+
+def test_a_list_a_helper_grows_with_another_class_is_not_taken_for_the_first():
+    grows = make("def grows(springs, x):\n    springs = springs + [Damper(0.5)]\n"
+                 "    return forces(springs, x)\n", Damper=_Damper, forces=_forces)
+    f = make("def f(ks, x):\n    springs = [Spring(k, 1.0) for k in ks]\n"
+             "    y = grows(springs, x)\n    return np.sum(y ** 2)\n", Spring=_Spring,
+             grows=grows)
+    ks = np.array([2.0, 0.7])
+    with pytest.raises(TranspileError, match=r"s\.tension"):
+        grad(f)(ks, np.array([0.0, 1.3, 2.1, 3.4]))

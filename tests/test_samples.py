@@ -188,3 +188,18 @@ def test_reactor_gradients_agree_with_differences_and_each_other():
     by_loop = _number(r"by iterations: d misfit / dk = (\S+)", out)
     central = _number(r"central differences:\s+(\S+)", out)
     assert abs(by_root - central) < 1e-8 and abs(by_loop - central) < 1e-8
+
+
+def test_spring_chain_fit_recovers_the_stiffnesses_and_its_adjoint_is_the_readme_s():
+    pytest.importorskip("scipy.optimize")
+    path = next(p for p in SAMPLES if p.stem == "spring_chain_fit")
+    out = subprocess.run([sys.executable, str(path), "--source"], capture_output=True,
+                         text=True, timeout=300, check=True).stdout
+    assert "checked against finite differences" in out
+    assert "fitted stiffness [2.  0.7 1.4] (observed with [2.  0.7 1.4])" in out
+    readme = (pathlib.Path(__file__).parent.parent / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
+    code = next(b for b in blocks if b.startswith("@dataclass\nclass Spring:"))
+    assert code in path.read_text()  # (the sample as it is)
+    adjoint = next(b for b in blocks if b.startswith("def grad_misfit("))
+    assert adjoint.strip() in out

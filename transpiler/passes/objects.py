@@ -29,6 +29,7 @@ import dataclasses
 import inspect
 import linecache
 import types
+from dataclasses import dataclass
 
 import gast
 import numpy as np
@@ -192,6 +193,13 @@ def user_class(c) -> bool:
         return False
 
 
+@dataclass(frozen=True)
+class ListOf:
+    """What a call knows of a list argument (``ctx.classes``): every item is a ``cls``."""
+
+    cls: type
+
+
 class _Known(dict):
     """Variable -> its class; ``elements``: a list's (or tuple's) variable -> the class every
     item it holds is of (``springs = [Spring(k) for k in ks]``: ``for s in springs``, then
@@ -237,12 +245,14 @@ def _items(vals: list, grown: list, names: frozenset, known) -> type | None:
 _ITEM_READS = frozenset({"append", "pop", "count", "index"})  # (calls keeping the items' class)
 
 
-def _shared_lists(fn) -> set[str]:
-    """The variables read other than as ``xs[i]``, ``for v in xs``, ``len(xs)`` or
-    ``xs.append(v)``: passed on, aliased or changed some other way, the class of their items
-    is not followed."""
+def _shared_lists(fn) -> tuple[set[str], set[tuple]]:
+    """The variables read other than as ``xs[i]``, ``for v in xs``, ``len(xs)``,
+    ``xs.append(v)`` or given to a helper of yours that changes none of its arguments: passed
+    on, aliased or changed some other way, the class of their items is not followed; and
+    ``(o, m, position, xs)`` for each ``o.m(..., xs, ...)`` (the same, once ``o``'s class is
+    known; ``position`` counts ``self``)."""
     parents = {id(c): n for n in A.walk(fn) for c in gast.iter_child_nodes(n)}
-    out = set()
+    out, given = set(), set()
     for node in A.walk(fn):
         if not (isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load)):
             continue
@@ -258,8 +268,35 @@ def _shared_lists(fn) -> set[str]:
                 or isinstance(parent, gast.Assign) and parent.value is node \
                 and len(parent.targets) == 1 and isinstance(parent.targets[0], gast.Name):
             continue  # (ys = xs: one list under two names, _lists_of follows both)
+        if isinstance(parent, gast.Call) and node in parent.args \
+                and _keeps(getanno(parent, Anno.FUNC), parent.args.index(node)):
+            continue  # (given to a helper of yours that keeps it: ListOf in the callee)
+        if isinstance(parent, gast.Call) and node in parent.args \
+                and isinstance(parent.func, gast.Attribute) \
+                and isinstance(parent.func.value, gast.Name) and getanno(parent, Anno.FUNC) is None:
+            given.add((parent.func.value.id, parent.func.attr, parent.args.index(node) + 1,
+                       node.id))
+            continue  # (o.m(xs): as for a helper, once o's class is known)
         out.add(node.id)
-    return out
+    return out, given
+
+
+def _function_of(cls, name: str):
+    """The function of ``cls``'s method ``name`` (a static or class method's too), or None."""
+    method = inspect.getattr_static(cls, name, None)
+    return getattr(method, "__func__", method)
+
+
+def _keeps(func, position: int) -> bool:
+    """Whether ``func`` is a function of yours that does not change its parameter at
+    ``position`` (nor does anything else with it that a call could not see)."""
+    if not (inspect.isfunction(func) and is_user_function(func) and _has_source(func)):
+        return False
+    params = list(inspect.signature(func).parameters.values())
+    if position >= len(params) or params[position].kind not in (
+            inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+        return False
+    return params[position].name not in changed_parameters(func, {}, depth=0)
 
 
 def _lists_of(values: dict) -> dict[str, frozenset]:
@@ -310,17 +347,27 @@ def _types(fn, ctx) -> dict[str, type]:
                 getattr(node, "target", None) or getattr(node, "optional_vars", None)]
             unknown |= {n.id for t in targets if t is not None for n in A.walk(t)
                         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-    known = _Known({p: c for p, c in ctx.classes.items() if not isinstance(c, tuple)}, {})
-    shared = _shared_lists(fn)
+    known = _Known({p: c for p, c in ctx.classes.items() if isinstance(c, type)}, {})
+    shared, given = _shared_lists(fn)
     lists = _lists_of(values)
+    for p, c in ctx.classes.items():  # a list given, read here only by item (not rebound,
+        if isinstance(c, ListOf) and p in params and not (  # grown, passed on or aliased)
+                {p} | lists.get(p, frozenset())) & (set(values) | set(grown) | shared | {
+                    xs for o, m, i, xs in given if o not in known  # (a parameter's class)
+                    or not _keeps(_function_of(known[o], m), i)}):
+            known.elements[p] = c.cls
     for p in params - set(known):
         unknown.add(p)
     changed = True
     while changed:
         changed = False
+        passed = shared | {xs for o, m, i, xs in given if o not in known
+                           or not _keeps(_function_of(known[o], m), i)}
         for name in set(values) | set(grown):
             names = lists.get(name, frozenset({name}))
-            if names & (params | unknown | shared):
+            if names & (params | unknown | passed):
+                if known.elements.pop(name, None) is not None:
+                    changed = True
                 continue
             cls = _items([v for n in names for v in values.get(n, [])
                           if not (isinstance(v, gast.Name) and v.id in names)],
@@ -530,8 +577,10 @@ def _argument_classes(func, args, keywords, known: dict) -> dict:
                                                        if k.arg is not None})
     except TypeError:
         return {}
-    return {p: known[v.id] for p, v in bound.arguments.items()
-            if isinstance(v, gast.Name) and v.id in known}
+    elements = getattr(known, "elements", {})
+    return {p: known[v.id] if v.id in known else ListOf(elements[v.id])
+            for p, v in bound.arguments.items()
+            if isinstance(v, gast.Name) and (v.id in known or v.id in elements)}
 
 
 def _record(cls, ctx, node) -> bool:
