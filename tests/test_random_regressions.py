@@ -6,6 +6,9 @@ Each test is a minimal program and the seed it came from; bugs not fixed yet are
 
 from __future__ import annotations
 
+import functools
+import operator
+
 import numpy as np
 import pytest
 
@@ -235,3 +238,42 @@ def test_a_ufunc_method_beside_a_write_into_an_argument():
     f = make(UFUNC_METHOD_BESIDE_AN_ARGUMENT_WRITE, name="f")
     np.testing.assert_allclose(grad(f)(-0.462), 2 * 0.5 * -0.462, rtol=1e-13)
     np.testing.assert_allclose(jvp(f, (-0.462,), (1.0,))[1], -0.462, rtol=1e-13)
+
+
+# Seed 4634418: a finally block whose loop (functools.reduce's) binds temporaries, written
+# twice (the handler that cleans up and re-raises, then after the try): the second loop's
+# entry copied the first one's variable, bound only on the raising path (UnboundLocalError
+# with optimize=False), until ssa stopped joining a path that always raises.
+def test_a_finally_block_with_a_loop_compiles_without_optimizing():
+    f = make("""
+        def f(x, y):
+            try:
+                pass
+            finally:
+                w = y.copy()
+                w[0] = functools.reduce(operator.add, y)
+            return np.sum(w) * x
+    """, name="f", functools=functools, operator=operator)
+    for optimize in (True, False):
+        np.testing.assert_allclose(grad(f, wrt=(0, 1), optimize=optimize)(2.0, np.ones(3))[1],
+                                   [2.0, 4.0, 4.0])
+
+
+# Seed 4634032: a helper that changes the dict and list it is given, called as a statement
+# inside a try, was refused as "called inside an expression" (the whole try was read as one).
+def test_a_changing_helper_called_inside_a_try_is_a_statement():
+    f = make("""
+        def update(state, history, v):
+            state["s"] = state["s"] * 0.5 + v
+            history.append(np.tanh(v))
+
+        def f(x):
+            state = {"s": x * 1.0}
+            history = []
+            try:
+                update(state, history, x * x)
+            finally:
+                done = 1
+            return state["s"] + sum(history) * done
+    """, name="f")
+    np.testing.assert_allclose(grad(f)(0.7), 0.5 + 2 * 0.7 + 2 * 0.7 / np.cosh(0.49) ** 2)

@@ -993,9 +993,15 @@ def _changed_arguments(call) -> list:
 
 
 def _refuse_nested(stmt, ctx) -> None:
-    heads = [getattr(stmt, f) for f in ("test", "iter", "value", "target", "targets")
-             if getattr(stmt, f, None) is not None] if isinstance(stmt, (
-                 gast.If, gast.While, gast.For)) else [stmt]
+    if isinstance(stmt, (gast.If, gast.While, gast.For)):
+        heads = [getattr(stmt, f) for f in ("test", "iter", "value", "target", "targets")
+                 if getattr(stmt, f, None) is not None]
+    elif isinstance(stmt, gast.Try):  # (its blocks' statements are checked as statements)
+        heads = [h.type for h in stmt.handlers if h.type is not None]
+    elif isinstance(stmt, gast.With):
+        heads = [item.context_expr for item in stmt.items]
+    else:
+        heads = [stmt]
     for n in (n for h in heads for n in A.walk(h)):
         if isinstance(n, gast.Call) and _changed(n):
             raise error_at(n, ctx, f"{getanno(n, Anno.FUNC).__qualname__} changes an object "

@@ -28,6 +28,7 @@ import gast
 
 from transpiler import ast_util as A
 from transpiler.anno import Anno, getanno, hasanno, setanno
+from transpiler.passes.lower_exits import always_raises
 
 
 def ssa(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
@@ -103,6 +104,10 @@ class _Renamer:
         in_body, in_else = dict(current), dict(current)
         stmt.body = self.block(stmt.body, in_body)
         stmt.orelse = self.block(stmt.orelse, in_else)
+        raising = [always_raises(stmt.body), always_raises(stmt.orelse)]
+        if any(raising) and not all(raising):  # (a path that raises reaches no join)
+            current.update(in_else if raising[0] else in_body)
+            return stmt
         for name in sorted(set(in_body) | set(in_else)):
             a, b = in_body.get(name), in_else.get(name)
             if a == b or a is None or b is None:  # unchanged, or defined on one path only
