@@ -617,17 +617,21 @@ def _construct(call, cls, ctx):
     if any(k.arg is None for k in call.keywords) or any(
             isinstance(a, gast.Starred) for a in call.args):
         return call  # (passes/stars.py spells out what it can; the rest runs as written)
-    signature = inspect.signature(cls)
-    try:
-        bound = signature.bind(*call.args, **{k.arg: k.value for k in call.keywords
-                                              if k.arg is not None})
-    except TypeError as e:
-        raise error_at(call, ctx, f"this call does not match {cls.__name__}'s fields: {e}",
-                       "check the arguments") from e
+    bound = _fields_given(call, cls, ctx)
     names = list(bound.arguments)
     return _helper_call(call, "construct", [A.name(ctx.bind(cls.__name__, cls)),
                                             _strings(names),
                                             _tuple(list(bound.arguments.values()))], ctx)
+
+
+def _fields_given(call, cls, ctx) -> inspect.BoundArguments:
+    """The argument nodes of ``C(...)``, by the field (or InitVar) each gives."""
+    try:
+        return inspect.signature(cls).bind(*call.args, **{k.arg: k.value for k in call.keywords
+                                                          if k.arg is not None})
+    except TypeError as e:
+        raise error_at(call, ctx, f"this call does not match {cls.__name__}'s fields: {e}",
+                       "check the arguments") from e
 
 
 def _replaced(call, obj, ctx):
@@ -754,24 +758,12 @@ def _constructors(stmt, known: dict, written: set, ctx) -> tuple[list, object]:
                 continue
             if type(cls).__call__ is not type.__call__ or cls.__new__ is not object.__new__:
                 continue  # a metaclass or __new__ of its own: runs as written
-            post = _post_init(cls)
-            if post is not None:  # a dataclass whose __post_init__ sets fields
-                if isinstance(stmt, gast.While) or _conditional(expr, call):
-                    raise error_at(call, ctx, f"{cls.__name__}(...) here is evaluated only on "
-                                   "some paths", "build the object on a line of its own")
-                whole = isinstance(stmt, gast.Assign) and stmt.value is call and len(
-                    stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
-                name = stmt.targets[0].id if whole else ctx.namer.fresh(cls.__name__.lower())
-                before += _post_initialized(name, cls, post, call, stmt, known, written, ctx)
-                known[name] = cls
-                if whole:
-                    return before, None
-                _replace_node(stmt, call, A.name(name))
-                continue
+            post = _post_init(cls)  # (a dataclass whose __post_init__ sets fields)
             init = vars_init(cls)
             if init is None and all(vars(k).get("__init__") is None for k in cls.__mro__[:-1]):
                 init = False  # object's own __init__: nothing to run
-            if init is None or (init and set(init.__code__.co_freevars) - {"__class__"}):
+            if post is None and (init is None or (
+                    init and set(init.__code__.co_freevars) - {"__class__"})):
                 continue  # a library's __init__, or a closure's: runs as written
             if isinstance(stmt, gast.While) or _conditional(expr, call):
                 raise error_at(call, ctx, f"{cls.__name__}(...) here is evaluated only on "
@@ -779,10 +771,12 @@ def _constructors(stmt, known: dict, written: set, ctx) -> tuple[list, object]:
             whole = isinstance(stmt, gast.Assign) and stmt.value is call and len(
                 stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
             name = stmt.targets[0].id if whole else ctx.namer.fresh(cls.__name__.lower())
-            new = gast.copy_location(A.assign(name, _helper_call(
-                call, "new", [A.name(ctx.bind(cls.__name__, cls))], ctx)), stmt)
-            before.append(new)
-            if init:
+            if post is not None:
+                before += _post_initialized(name, cls, post, call, stmt, known, written, ctx)
+            else:
+                before.append(gast.copy_location(A.assign(name, _helper_call(
+                    call, "new", [A.name(ctx.bind(cls.__name__, cls))], ctx)), stmt))
+            if init and post is None:
                 init_call = gast.copy_location(gast.Call(
                     func=A.attr(A.name(ctx.bind(cls.__name__, cls)), "__init__"),
                     args=[A.name(name)] + call.args, keywords=call.keywords), call)
@@ -819,12 +813,7 @@ def _post_initialized(name: str, cls, post, call, stmt, known: dict, written: se
     of its default factory, where not given), then ``C.__post_init__(o, <InitVar values>)``, a
     call that changes ``o``."""
     signature = inspect.signature(cls)
-    try:
-        bound = signature.bind(*call.args, **{k.arg: k.value for k in call.keywords
-                                              if k.arg is not None})
-    except TypeError as e:
-        raise error_at(call, ctx, f"this call does not match {cls.__name__}'s fields: {e}",
-                       "check the arguments") from e
+    bound = _fields_given(call, cls, ctx)
 
     def default(label: str, value):
         if value is None or type(value) in (int, float, bool, str):
