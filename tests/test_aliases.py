@@ -252,6 +252,8 @@ SPELLED = {
     "view_taken_in_a_loop": "u = x * 1.0\n    for t in range(3):\n        v = u[1:]\n"
                             "        v[0] = v[0] * 1.5\n        u = u * 0.9 + np.sum(v) * 0.01\n"
                             "    s = np.sum(u ** 2)",
+    "an_array_walked_while_written": "y = x * 1.0\n    s = 0.0\n    for r in y:\n"
+                                     "        y += 0.5 * r\n        s = s + r * r",
     "a_list_under_two_names": "xs = [x]\n    ys = xs\n    xs.append(x * x)\n"
                               "    s = np.sum(ys[1]) + np.sum(ys[0])",
 }
@@ -283,6 +285,20 @@ def test_views_not_known_at_the_write_stay_refused(body):
     f = make(f"def f(x):\n    y = x * 1.0\n    {body}\n    return np.sum(y * y)\n")
     with pytest.raises(TranspileError, match="would also change 'y'"):
         grad(f)(U0.copy())
+
+
+@pytest.mark.parametrize("body", [
+    "v = y[1]\n    w = v[0]\n    w += 1.0\n    s = np.sum(v * v) + w * w",  # (a number)
+    "v = y[1] if x[0] > 0.0 else y[0]\n    w = v[0]\n    w += 1.0\n"
+    "    s = np.sum(v * v) + w * w",
+    "v = y[1]\n    for a, b in zip(v, v):\n        a -= np.abs(a + b)\n    s = np.sum(v) + a",
+])
+def test_an_element_of_a_row_is_a_number_not_a_view_written_back(body):
+    f = make(f"def f(x):\n    y = x.reshape(2, 3) * 1.0\n    {body}\n    return s\n")
+    try:
+        check_grad(f, U0.copy())
+    except TranspileError as e:  # (refused where the analysis cannot tell: never a number
+        assert "would also change" in str(e)  # written back into the row)
 
 
 def test_a_slice_of_a_list_is_a_new_list_of_the_same_items():

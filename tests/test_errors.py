@@ -25,9 +25,10 @@ REFUSED = [
     ("xs = [x]\n    xs.insert(0, x)\n    y = np.sum(xs)", "result of this call is discarded", 3),
     ("xs = [x]\n    ys = [xs]\n    xs.append(x)\n    y = np.sum(ys[0])", "would also change 'ys'",
      4),
-    # the loop walks x while x changes in place: each row seen is the updated one in NumPy
-    ("y = 0.0\n    for r in x:\n        x += 0.5\n        y = y + np.sum(r)", "would also change",
-     4),
+    # the loop walks rows of x while x changes in place: each row seen is the updated one in
+    # NumPy (a 1-D array's items are numbers, read as the loop reaches them: differentiated)
+    ("y = 0.0\n    x = np.outer(x, x)\n    for r in x:\n        x += 0.5\n"
+     "        y = y + np.sum(r)", "would also change", 5),
     ("y = x.tolist()", "method call x.tolist(...)", 2),
     ("import math\n    y = x", "'import' inside the function", 2),
     ("y = undefined_function(x)", "name 'undefined_function' is not defined", 2),

@@ -7,6 +7,7 @@ Each test is a minimal program and the seed it came from; bugs not fixed yet are
 from __future__ import annotations
 
 import functools
+import math
 import operator
 
 import numpy as np
@@ -277,3 +278,25 @@ def test_a_changing_helper_called_inside_a_try_is_a_statement():
             return state["s"] + sum(history) * done
     """, name="f")
     np.testing.assert_allclose(grad(f)(0.7), 0.5 + 2 * 0.7 + 2 * 0.7 / np.cosh(0.49) ** 2)
+
+
+# Seed 4635376: a module with a global ``rt_1`` read by a helper that is inlined, and a
+# function of its own named ``rt``: the runtime, bound under a fresh name because ``rt`` was
+# taken, was bound as ``rt_1`` and shadowed the global (a module where a number was expected).
+def test_the_runtime_is_not_bound_under_a_name_a_helper_reads():
+    f = make("""
+        rt_1 = 0.5
+
+        def rt(p):
+            return rt_1
+
+        def h(p):
+            return math.erf(rt_1) * p
+
+        def f(x):
+            o = h(x)
+            z = so.fixed_point(lambda t: 0.5, 3.0, xtol=1e-14)  # (binds the runtime first)
+            d = {"a": rt(x)}
+            return o * d["a"] + z
+    """, name="f", so=pytest.importorskip("scipy.optimize"))
+    assert grad(f)(2.0) == pytest.approx(0.5 * math.erf(0.5))  # (h(x) * rt(x) = erf(.5) x .5)

@@ -117,6 +117,8 @@ class Context:
             if value is obj and name.startswith(preferred + "_"):
                 return name
         name = self.namer.fresh(preferred)
+        while name in getattr(self.fn, "__globals__", {}):  # (a global an inlined helper of
+            name = self.namer.fresh(preferred)  # the module may read: not shadowed)
         self.bindings[name] = obj
         return name
 

@@ -284,22 +284,21 @@ class Aliases:
         return obj[0] == "row" and ((obj[0], obj[1]) in walks or any(
             self.descends(p, walks) for p in self.parents.get(obj, ())))
 
+    def arrays(self, stmt, name: str) -> bool:
+        """Whether ``name`` holds a NumPy array wherever ``stmt`` (``v = y[s]``,
+        ``v = rt.sequence(y)``) runs."""
+        states = self.taken.get(id(stmt))
+        return bool(states) and all(
+            objs and all(self.info.get(o, (None,))[0] == ARRAY for o in objs)
+            for objs in (self.value_of_name(state, name) for state in states))
+
     def is_view(self, stmt) -> bool:
         """Whether ``v = y[s]`` certainly makes a view: ``y`` a NumPy array wherever it runs,
-        ``s`` a basic index with a slice or fewer integers than ``y`` has axes."""
-        index, states = stmt.value.slice, self.taken.get(id(stmt))
-        if not states or not basic_index(index, self.scalars):
-            return False
-        count = integers(index, self.scalars)
-        for state in states:
-            objs = self.value_of_name(state, stmt.value.value.id)
-            if not objs:
-                return False
-            for o in objs:
-                kind, ndim = self.info.get(o, (None, None))
-                if kind != ARRAY or count is not None and (ndim is None or ndim <= count):
-                    return False
-        return True
+        ``s`` a basic index with a slice. (An object's number of axes is its base's, which a
+        view of it may have fewer of: an index of integers only is a view by ranks alone.)"""
+        index = stmt.value.slice
+        return basic_index(index, self.scalars) and integers(index, self.scalars) is None \
+            and self.arrays(stmt, stmt.value.value.id)
 
     def written(self, stmt, old: str) -> set[str]:
         """The parameters whose memory the write into ``old`` may change."""
@@ -337,7 +336,9 @@ class Aliases:
                 self.checkpointed(stmt, state)
             return states
         if isinstance(stmt, gast.Assign):
-            if isinstance(stmt.value, gast.Subscript) and isinstance(stmt.value.value, gast.Name):
+            if isinstance(stmt.value, gast.Subscript) and isinstance(stmt.value.value, gast.Name) \
+                    or isinstance(stmt.value, gast.Call) \
+                    and getanno(stmt.value, Anno.FUNC) is runtime.sequence:
                 self.taken[id(stmt)] = self.taken.get(id(stmt), []) + [s.copy() for s in states]
             for state in states:
                 objs = self.row(stmt, state) if id(stmt) in self.walks else None

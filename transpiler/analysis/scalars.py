@@ -150,6 +150,8 @@ def _call_rank(node: gast.Call, ranks: dict):
     func = getanno(node, Anno.FUNC)
     if getattr(func, "__module__", None) == "math" or _is(func, _SCALAR_FUNCTIONS - {abs}):
         return 0
+    if func in (np.outer, np.eye, np.identity):  # (always two axes)
+        return 2
     if _is(func, _FULL_REDUCTIONS):
         return 0 if len(node.args) == 1 and not node.keywords else None
     if func is abs and len(node.args) == 1:

@@ -97,7 +97,9 @@ def _certain_views(statements: list, aliases: Aliases, ctx) -> frozenset:
             continue
         view, base, index = defined
         variables = ctx.facts.variable(view), ctx.facts.variable(base)
-        if index is None:
+        if index is None and isinstance(stmt.value, gast.Call):  # rt.sequence(y): y if an array
+            certain = aliases.arrays(stmt, base)
+        elif index is None:
             certain = variables[1] in ctx.locals
         else:
             rank = ctx.facts.ranks.get(base)

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import gast
 
+import runtime
 from transpiler import ast_util as A
 from transpiler.analysis.aliases import WRITES
 from transpiler.anno import Anno, getanno, hasanno, setanno
@@ -75,11 +76,15 @@ def written(stmt) -> str | None:
 
 
 def definition(stmt) -> tuple[str, str, object] | None:
-    """``v = y[s]`` or ``v = y``: (v, y, s or None)."""
+    """``v = y[s]`` or ``v = y`` (also ``v = rt.sequence(y)``, what a loop over ``y`` walks:
+    ``y`` itself but for a dict): (v, y, s or None)."""
     name = A.target_name(stmt)
     if name is None:
         return None
     value = stmt.value
+    if isinstance(value, gast.Call) and getanno(value, Anno.FUNC) is runtime.sequence \
+            and len(value.args) == 1 and isinstance(value.args[0], gast.Name):
+        value = value.args[0]
     if isinstance(value, gast.Name) and value.id != name:
         return name, value.id, None
     if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) \
