@@ -615,9 +615,9 @@ def _complex_form(*values) -> bool:
     return any(np.iscomplexobj(v) for v in values)
 
 
-def _refuse_complex_hermitian(name: str):
-    raise NotImplementedError(f"the gradient of {name} of a complex matrix is not supported "
-                              "yet with hermitian=True")
+def _refuse_hermitian_vectors():
+    raise NotImplementedError("the gradient of svd is not implemented for hermitian=True "
+                              "with compute_uv=True")
 
 
 def pinv_adjoint(g, a, p, hermitian=False, rcond=None, rtol=None):
@@ -628,8 +628,8 @@ def pinv_adjoint(g, a, p, hermitian=False, rcond=None, rtol=None):
     With ``hermitian=True`` NumPy reads only the lower triangle of ``a``."""
     _check_cutoff(a, hermitian, rcond, rtol)
     complex_form = _complex_form(a, g)
-    if complex_form and hermitian:
-        _refuse_complex_hermitian("pinv")
+    if complex_form and hermitian:  # the pinv of the Hermitian matrix NumPy's eigh sees
+        return _fold_hermitian(pinv_adjoint(g, _hermitian(a), p))
     if hermitian:
         a = np.tril(a) + _t(np.tril(a, -1))
     t = _h if complex_form else _t
@@ -663,7 +663,7 @@ def pinv_tangent(da, a, p, hermitian=False, rcond=None, rtol=None):
     _check_cutoff(a, hermitian, rcond, rtol)
     complex_form = _complex_form(a, da)
     if complex_form and hermitian:
-        _refuse_complex_hermitian("pinv")
+        return pinv_tangent(_hermitian(da), _hermitian(a), p)
     if hermitian:
         a, da = _sym(a), _sym(da)
     m, n = np.shape(a)[-2:]
@@ -680,9 +680,9 @@ def pinv_adjoint_tangent(dg, da, dp, g, a, p, hermitian=False, rcond=None, rtol=
     ``hermitian``; of complex values, its complex form)."""
     _check_cutoff(a, hermitian, rcond, rtol)
     complex_form = _complex_form(a, g, dg, da)
+    if complex_form and hermitian:
+        return _fold_hermitian(pinv_adjoint_tangent(dg, _hermitian(da), dp, g, _hermitian(a), p))
     if complex_form:
-        if hermitian:
-            _refuse_complex_hermitian("pinv")
         g, dg = np.conjugate(g), np.conjugate(dg)
     if hermitian:
         a, da = _sym(a), _sym(da)
@@ -1218,8 +1218,7 @@ def svd_adjoint(g, ans, a, full_matrices=True, compute_uv=True, hermitian=False)
     with ``J = F * (u^T gu - gu^T u)``, ``K = F * (v^T gv - gv^T v)``,
     ``F[i, j] = 1 / (s[j]^2 - s[i]^2)``."""
     if hermitian and compute_uv:
-        raise NotImplementedError("the gradient of svd is not implemented for hermitian=True "
-                                  "with compute_uv=True")
+        _refuse_hermitian_vectors()
     if not compute_uv:
         return svdvals_adjoint(g, a, hermitian)
     u, s, vh = ans
@@ -1251,8 +1250,7 @@ def svd_adjoint_tangent(g, dg, res, dres, a, da, full_matrices=True, compute_uv=
     singular values alone)."""
     flows = _flows
     if hermitian and compute_uv:
-        raise NotImplementedError("the gradient of svd is not implemented for hermitian=True "
-                                  "with compute_uv=True")
+        _refuse_hermitian_vectors()
     if not compute_uv:
         return svdvals_adjoint(tangent_array(dg, res), a, hermitian) \
             + svdvals_adjoint_tangent(g, da, a, hermitian)
@@ -1330,8 +1328,7 @@ def svd_tangent(da, ans, a, full_matrices=True, compute_uv=True, hermitian=False
     there, as it is for the extra columns of ``u`` (rows of ``vh``) of ``full_matrices=True``
     (not unique)."""
     if hermitian and compute_uv:
-        raise NotImplementedError("the gradient of svd is not implemented for hermitian=True "
-                                  "with compute_uv=True")
+        _refuse_hermitian_vectors()
     if not compute_uv:
         return svdvals_tangent(da, a, hermitian)
     u, s, vh = ans
@@ -1367,7 +1364,7 @@ def _hermitian(t, lower=True):
     """The Hermitian matrix a function that reads the lower (upper) triangle of ``t`` and the
     real part of its diagonal sees."""
     off = np.tril(t, -1) if lower else np.triu(t, 1)
-    return off + _h(off) + np.real(_diag(t))[..., np.newaxis, :] * _eye(t)
+    return off + _h(off) + np.real(_diag(t))[..., np.newaxis, :] * np.eye(np.shape(t)[-1])
 
 
 def _fold_hermitian(s, lower=True):
@@ -1376,7 +1373,7 @@ def _fold_hermitian(s, lower=True):
     conjugate, for its mirror; of the diagonal only the real part is read."""
     both = s + np.conjugate(np.swapaxes(s, -1, -2))
     off = np.tril(both, -1) if lower else np.triu(both, 1)
-    return off + np.real(_diag(s))[..., np.newaxis, :] * _eye(s)
+    return off + np.real(_diag(s))[..., np.newaxis, :] * np.eye(np.shape(s)[-1])
 
 
 def _reference(v, rows):
@@ -1569,9 +1566,12 @@ def svd_complex_adjoint(g, ans, a, full_matrices=True, compute_uv=True, hermitia
     values: Townsend's formula with conjugate transposes (``svd_adjoint``), the imaginary part
     of ``diag(u^H gu) / s`` on the diagonal of its core, at the conjugate of ``g``, conjugated.
     NumPy fixes no phase of a pair of singular vectors, so the loss must not depend on it
-    (``Im(diag(u^H gu + v^H gv)) = 0``)."""
+    (``Im(diag(u^H gu + v^H gv)) = 0``). With ``hermitian=True``, the singular values of
+    the Hermitian matrix NumPy's eigh sees (its lower triangle, the diagonal's real part)."""
+    if hermitian and compute_uv:
+        _refuse_hermitian_vectors()
     if hermitian:
-        _refuse_complex_hermitian("svd")
+        return _fold_hermitian(svdvals_complex_adjoint(g, _hermitian(a)))
     if not compute_uv:
         return svdvals_complex_adjoint(g, a)
     u, s, vh = ans
@@ -1610,8 +1610,8 @@ def svd_complex_tangent(da, a, compute_uv=True, hermitian=False):
     """Tangent of ``np.linalg.svd(a)`` of a complex ``a``: its singular values (the vectors'
     phases follow no convention a tangent could follow, and forward mode cannot tell whether
     the result depends on them: refused)."""
-    if hermitian:
-        _refuse_complex_hermitian("svd")
+    if hermitian and not compute_uv:
+        return svdvals_complex_tangent(_hermitian(da), _hermitian(a))
     if compute_uv:
         raise NotImplementedError("the forward-mode derivative of svd of a complex matrix is "
                                   "not supported with compute_uv=True: NumPy fixes no phase of "
@@ -1744,8 +1744,10 @@ def svdvals_complex_adjoint_tangent(g, da, a):
 def svd_complex_adjoint_tangent(g, dg, res, dres, a, da, full_matrices=True, compute_uv=True,
                                 hermitian=False):
     """Tangent of ``svd_complex_adjoint`` for the singular values alone."""
-    if hermitian:
-        _refuse_complex_hermitian("svd")
+    if hermitian and not compute_uv:
+        h = _hermitian(a)
+        return _fold_hermitian(svdvals_complex_adjoint(dg, h)
+                               + svdvals_complex_adjoint_tangent(g, _hermitian(da), h))
     if compute_uv:
         raise NotImplementedError("second derivatives through the singular vectors of a "
                                   "complex matrix are not supported yet (through its singular "

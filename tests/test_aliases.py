@@ -256,6 +256,15 @@ SPELLED = {
                                      "        y += 0.5 * r\n        s = s + r * r",
     "a_list_under_two_names": "xs = [x]\n    ys = xs\n    xs.append(x * x)\n"
                               "    s = np.sum(ys[1]) + np.sum(ys[0])",
+    # (numbers walked: a reduction along an axis, np.array of a literal, have known ranks)
+    "numbers_of_a_reduction_walked": "y = np.maximum(np.array([[1.0], [-0.5]]) * x, x)"
+                                     ".sum(axis=0)\n    s = 0.0\n    for a, b in zip(y, y):\n"
+                                     "        a += np.sqrt(1.0 + a * b)\n        s = s + a\n"
+                                     "    s = s + np.sum(y)",
+    "rows_walked_while_written": "y = np.outer(x, x[:3])\n    s = 0.0\n    for r in y:\n"
+                                 "        y += 0.5\n        s = s + np.sum(r * r)",
+    "numbers_of_a_mean_walked": "y = np.mean(x.reshape(2, 3), 0)\n    s = 0.0\n"
+                                "    for a in y:\n        a *= 2.0\n        s = s + a * a",
 }
 
 

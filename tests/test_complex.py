@@ -5,6 +5,7 @@ never a real rule given a complex value)."""
 
 from __future__ import annotations
 
+import ast
 import re
 import warnings
 
@@ -16,6 +17,7 @@ from tests.test_rules import CASES
 from tests.util import central_differences, make, run_readme_block
 from transpiler import TranspileError, grad, hessian, hvp, jvp, value_and_grad, vjp
 from transpiler.checking import numeric_grad
+from transpiler.errors import NoRuleError
 
 # --- functions written as users write them ---------------------------------------------------
 
@@ -605,3 +607,156 @@ def test_the_walk_finds_a_real_rule_given_a_complex_value(monkeypatch):
     spec, shapes = next(c.values for c in CASES if c.values[0].expr == "np.absolute(a)")
     with pytest.raises(AssertionError, match="Not equal to tolerance"):
         _right_or_refused(spec, shapes)
+
+
+# --- the same functions against autograd (its convention for complex values is JAX's) ---------
+
+def _autograd_twin(source: str, name: str):
+    """``name`` of ``source`` run by autograd: its NumPy wrapper as ``np``, and the methods its
+    boxes lack (``z.conj()``, ``z.real``) spelled as functions."""
+    anp = pytest.importorskip("autograd.numpy")
+    source = re.sub(r"(\w+)\.conj\(\)", r"np.conj(\1)", source)
+    source = re.sub(r"(\w+)\.real\b", r"np.real(\1)", source)
+    namespace = {"np": anp}
+    exec(compile(source, f"<autograd twin of {name}>", "exec"), namespace)
+    return namespace[name]
+
+
+# Left out: what autograd does not differentiate (eigvals, eigvalsh, lstsq, qr, cmath, element
+# writes) and where its gradient is not the derivative of NumPy's numbers, which these are (the
+# tests above check them against differences): eig's vectors read in NumPy's phase
+# (mode_shape), cholesky and slogdet of complex matrices (covariance_logdet; autograd 1.9's
+# rules are written for real ones).
+AUTOGRAD_CASES = [c for c in CASES_USER if c[0] not in ("wave_packet", "notch")] + [
+    ("ground_state", (_P,), (0,))]
+
+
+@pytest.mark.parametrize("name, args, wrt", AUTOGRAD_CASES, ids=[c[0] for c in AUTOGRAD_CASES])
+def test_the_user_functions_match_autograd(name, args, wrt):
+    autograd = pytest.importorskip("autograd")
+    source = USER if name in dict((c[0], 0) for c in CASES_USER) else LINALG
+    ours, theirs = make(source, name=name), _autograd_twin(source, name)
+    assert theirs(*args) == pytest.approx(ours(*args), rel=1e-12)
+    for pos in wrt:
+        expected = autograd.grad(theirs, pos)(*args)
+        np.testing.assert_allclose(grad(ours, wrt=pos)(*args), expected, rtol=1e-7, atol=1e-9)
+    pos = wrt[0]
+    direction = np.cos(np.arange(np.size(args[pos])) + 1.0).reshape(np.shape(args[pos]))
+
+    def along(*xs):  # the derivative of theirs along direction, as a function of the arguments
+        return np.sum(autograd.grad(theirs, pos)(*xs) * direction)
+    expected = autograd.grad(along, pos)(*args)  # (autograd's Hessian-vector product)
+    np.testing.assert_allclose(hvp(ours, wrt=pos)(*args, direction), expected, rtol=1e-7,
+                               atol=1e-9)
+
+
+README_COMPLEX = ["# Complex numbers: a band power and a filter's gain",
+                  "# Complex matrices: a ground state and a frequency"]
+
+
+def test_the_readme_s_complex_examples_match_autograd():
+    """The README's complex blocks, their functions run by autograd (but ground_energy and
+    top_frequency, which read eigvalsh and eigvals: autograd does not differentiate them)."""
+    autograd = pytest.importorskip("autograd")
+    from tests.util import readme_block
+    blocks = [readme_block(title) for title in README_COMPLEX]
+    source = "\n\n".join(ast.get_source_segment(block, node) for block in blocks
+                         for node in ast.parse(block).body if isinstance(node, ast.FunctionDef))
+    ours = make(source, name=None).__globals__
+    x = np.array([0.0, 1.0, 0.5, -0.5, 0.25, 0.0, -1.0, 0.5])
+    for name, args in (("band_power", (x,)), ("gain", (0.5, 2.0))):
+        theirs = _autograd_twin(source, name)
+        for pos in range(len(args)):
+            np.testing.assert_allclose(grad(ours[name], wrt=pos)(*args),
+                                       autograd.grad(theirs, pos)(*args), rtol=1e-7, atol=1e-9)
+
+
+def test_the_convention_on_complex_arguments_is_autograd_s():
+    """What the JAX tests above check, against autograd (installed with the tests)."""
+    autograd = pytest.importorskip("autograd")
+    source = """
+def a(z):
+    return np.abs(z) ** 2
+
+def b(z):
+    return np.real(np.exp(z) * z)
+
+def c(z):
+    return np.imag(z * z * z) + np.abs(z)
+
+def d(z):
+    return np.angle(z) * np.real(z)
+
+def e(z):
+    return np.abs(np.sin(z)) ** 2 + np.real(np.log(z))
+
+def loss(x, y):
+    z = x + 1j * y
+    w = np.exp(z) * np.conjugate(z) + np.abs(z) * np.angle(z)
+    return np.real(w) + np.imag(w * w)
+"""
+    ours = make(source, name=None).__globals__
+    for name in "abcde":
+        theirs = _autograd_twin(source, name)
+        for z in (0.3 + 0.7j, -1.2 + 0.4j, 2.0 - 0.5j):
+            assert grad(ours[name])(z) == pytest.approx(autograd.grad(theirs)(z), rel=1e-12)
+    theirs = _autograd_twin(source, "loss")
+    for x, y in ((0.3, 0.7), (-1.2, 0.4), (2.0, -0.5), (0.1, 0.1), (-0.8, -1.5)):
+        np.testing.assert_allclose(grad(ours["loss"], wrt=(0, 1))(x, y),
+                                   [autograd.grad(theirs, i)(x, y) for i in (0, 1)], rtol=1e-12)
+    rng = np.random.default_rng(3)
+    z = rng.normal(size=4) + 1j * rng.normal(size=4)
+    for name, args in (("phase_loss", (z, np.linspace(-1, 1, 4))),
+                       ("field_energy", (z * 0.5, np.fft.fftfreq(4, 0.25)))):
+        theirs = _autograd_twin(COMPLEX_ARGUMENTS, name)
+        np.testing.assert_allclose(grad(make(COMPLEX_ARGUMENTS, name=name))(*args),
+                                   autograd.grad(theirs)(*args), rtol=1e-7, atol=1e-9)
+
+
+# --- helpers given complex values; hermitian=True of complex matrices --------------------------
+
+HELPERS = """
+def smoothed_inverse(a):  # pinv of a Hermitian matrix NumPy reads by its lower triangle
+    p = np.linalg.pinv(a, hermitian=True)
+    for _ in range(2):
+        p = 0.5 * (p + np.conj(p).T)
+    return np.sum(np.abs(p @ np.array([1.0, 2j, 0.5])) ** 2) + np.real(np.trace(p))
+
+def spread(a):
+    s = np.linalg.svd(a, compute_uv=False, hermitian=True)
+    return np.sum(s ** 2 * np.array([1.0, 0.3, 0.7])) + s[0]
+
+def response(x, y):
+    z = x + 1j * y
+    return smoothed_inverse(z) + spread(z * 1j + y) + spread(np.conj(z))
+
+def field(z):
+    return z * np.exp(1j * np.abs(z))
+
+def returns_complex(x, y):
+    return np.sum(np.abs(field(x + 1j * y)))
+"""
+
+
+def test_a_helper_given_complex_values_is_compiled_for_them():
+    """A helper (not inlined) called with complex arguments is compiled knowing them complex
+    (its gradient at them is the caller's convention, JAX's); one returning a complex value
+    stays refused, at the call; second derivatives through it are refused (not yet)."""
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(3, 3)) + np.diag([3.0, -1.0, 0.5])
+    y = rng.normal(size=(3, 3))
+    f = make(HELPERS, name="response")
+    gx, gy = grad(f, wrt=(0, 1))(x, y)
+    np.testing.assert_allclose(gx, _fd(f, (x, y), 0), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(gy, _fd(f, (x, y), 1), rtol=1e-6, atol=1e-7)
+    dx, dy = np.cos(np.arange(9.0)).reshape(3, 3), np.sin(np.arange(9.0)).reshape(3, 3)
+    _, tangent = jvp(f, (x, y), (dx, dy))
+    assert tangent == pytest.approx(np.sum(gx * dx + gy * dy), rel=1e-8)
+    a = x + 1j * y
+    for name in ("smoothed_inverse", "spread"):  # (a complex argument: JAX's gradient)
+        h = make(HELPERS, name=name)
+        np.testing.assert_allclose(grad(h)(a), _fd_complex(h, (a,), 0), rtol=1e-6, atol=1e-7)
+    with pytest.raises(NoRuleError, match="second derivatives"):
+        hvp(f, wrt=0)(x, y, dx)
+    with pytest.raises(TranspileError, match="field .not inlined., whose result"):
+        grad(make(HELPERS, name="returns_complex"))(x, y)

@@ -68,7 +68,10 @@ run again, a helper's defaults changed, ``np.sin``, ``np.cos``, ``np.tanh``, ``n
 before the change, called again, must give the changed program's finite differences.
 
 ``TRANSPILER_GEN_DISABLE=ifexp,return`` (see ``DISABLE``) switches generator constructs off, to
-look past a known bug; ``--shrink`` reduces a failing program by deleting statements and
+look past a known bug (``library`` keeps complex intermediates to arithmetic and functions of
+complex numbers, no FFTs, convolutions or linear algebra: what Numba compiles), and
+``TRANSPILER_GEN_COMPLEX=0.2`` sets the chance that an expression is computed through complex
+values (most programs then are: the soak counts them); ``--shrink`` reduces a failing program by deleting statements and
 simplifying expressions while it keeps failing the same way. A soak of 1000 programs or more
 (any soak with Numba or checkpointing) prints a progress line every 500 programs (100) and each
 failure as it is found.
@@ -256,7 +259,7 @@ class Gen:
         if kind in (NF, V3, M23) and "higher" not in self.disabled and self.hof.random() < 0.015:
             return self.higher(kind, sc, d)
         if kind in (NF, V3, M23) and "complex" not in self.disabled \
-                and self.cplx.random() < 0.025:
+                and self.cplx.random() < COMPLEX_SHARE:
             return self.complex_value(kind, sc, d)
         choices = ["bin", "bin", "bin", "div", "neg", "unary", "unary", "ifexp"]
         if kind == PF:
@@ -575,6 +578,11 @@ class Gen:
             forms = [f"np.real(np.fft.ifft2(np.fft.fft2({m}) * (0.5 + 0.5j)))",
                      f"np.fft.irfft2(np.fft.rfft2({m}), (2, 3))",
                      f"np.abs(np.fft.fft({m}, axis=0)) ** 2"]
+            if "library" in self.disabled:
+                forms = [f"np.real(np.exp(1j * {self.paren(m)}) * (0.5 - 1j))",
+                         f"np.abs({self.paren(m)} * (1.0 + 0.5j) + 0.3j) ** 2"]
+        if "library" in self.disabled:  # (complex arithmetic alone: what Numba compiles)
+            forms = [f for f in forms if not re.search(r"np\.(fft|convolve|pad|linalg)", f)]
         return r.choice(forms)
 
     @staticmethod
@@ -1139,6 +1147,8 @@ UPDATE = """def _update(state, history, v):
 # container if for while converged break continue return; and "odd" (module globals named like generated names,
 # builtins of the program's own).
 DISABLE = frozenset(filter(None, os.environ.get("TRANSPILER_GEN_DISABLE", "").split(",")))
+# The chance that an expression is computed through complex values (module docstring).
+COMPLEX_SHARE = float(os.environ.get("TRANSPILER_GEN_COMPLEX", "0.025"))
 
 
 def generate(seed: int) -> tuple[str, tuple, set]:
@@ -2257,8 +2267,10 @@ class Report:
     checkpoint_no_loops: int = 0
     rebound: dict = field(default_factory=dict)  # change between calls -> programs checked
     odd: int = 0  # programs checked with odd names (module globals, builtins of their own)
+    complex: int = 0  # programs checked that compute through complex values
+    numba_complex: int = 0  # those of them compared under Numba
 
-    def add(self, seed, source, args, outcome: Outcome) -> None:
+    def add(self, seed, source, args, outcome: Outcome, features: frozenset = frozenset()) -> None:
         self.generated += 1
         if outcome.status == "skip":
             key = outcome.detail.split(":")[0][:60]
@@ -2267,9 +2279,12 @@ class Report:
             self.refused[outcome.detail] = self.refused.get(outcome.detail, 0) + 1
         else:
             self.checked += 1
+            complex_inside = any(f.startswith("complex-") for f in features)
+            self.complex += complex_inside
             if outcome.numba:
                 refusals = [m for m in outcome.numba.values() if m]
                 self.numba_compared += not refusals
+                self.numba_complex += complex_inside and not refusals
                 self.numba_refusing += bool(refusals)
                 for m in refusals:
                     self.numba_refused[m] = self.numba_refused.get(m, 0) + 1
@@ -2299,9 +2314,9 @@ def run(seeds, target: int | None = None, report: Report | None = None,
     report = report or Report()
     t0 = time.time()
     for seed in seeds:
-        source, args, _ = generate(seed)
+        source, args, features = generate(seed)
         outcome = check_program(source, args)
-        report.add(seed, source, args, outcome)
+        report.add(seed, source, args, outcome, frozenset(features))
         if progress and outcome.failed:
             print(f"  seed {seed}: {outcome.kind}: {outcome.detail.splitlines()[0][:200]}",
                   flush=True)
@@ -2363,6 +2378,9 @@ def soak(n: int, seed0: int, shrink_first: bool = True) -> Report:
           f"{elapsed:.0f} s)")
     if DISABLE:
         print("generator constructs disabled:", ",".join(sorted(DISABLE)))
+    print(f"complex inside: {report.complex} programs checked"
+          + (f", {report.numba_complex} of them compared under Numba"
+             if BACKEND in ("numba", "auto") else ""))
     print("skipped:", _tally(report.skipped))
     print("refused:", _tally(report.refused))
     print(f"odd names: {report.odd} programs checked read module globals named like generated "

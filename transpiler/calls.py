@@ -142,7 +142,8 @@ class TangentFunction(_Compiled):
 def tangent_function(compile_function, fn, active: tuple[str, ...], options,
                      varargs: tuple[int, tuple[str, ...]] | None = None,
                      objects: frozenset[str] = frozenset(), known: tuple = (),
-                     sparse_values: frozenset[str] = frozenset()) -> TangentFunction:
+                     sparse_values: frozenset[str] = frozenset(),
+                     complex_values: frozenset[str] = frozenset()) -> TangentFunction:
     """The forward-mode function of ``fn`` for tangents of ``active`` (compiled once per call
     pattern, as split_pair)."""
     def fill(compiled) -> None:
@@ -152,10 +153,11 @@ def tangent_function(compile_function, fn, active: tuple[str, ...], options,
 
     holder = TangentFunction()
     key = (active, Mode.TANGENT, options, frozenset(), varargs, objects) + (
-        (known,) if known else ()) + ((("sparse", sparse_values),) if sparse_values else ())
+        (known,) if known else ()) + ((("sparse", sparse_values),) if sparse_values else ()) + (
+        (("complex", complex_values),) if complex_values else ())
     return _compiled_once(fn, key, holder, lambda: compile_function(
         fn, active, Mode.TANGENT, options, varargs=varargs, called=True, objects=objects,
-        known=known, sparse_values=sparse_values), fill)
+        known=known, sparse_values=sparse_values, complex_values=complex_values), fill)
 
 
 def _compiled_once(fn, key: tuple, holder, compile_, fill):

@@ -303,6 +303,14 @@ SPECS: list = [
            f"np.real((w * s) @ vh * {W})", 2, UNIT, shapes=(((3, 3), (3, 3)),)),
     OpSpec(linalg_svdvals, "np.linalg.svdvals(a + 1j * b)", 2, UNIT, shapes=(
         ((4, 3), (4, 3)),)),
+    # (hermitian=True reads the lower triangle and the diagonal's real part: an unrelated upper
+    # triangle and an imaginary diagonal are there to be ignored)
+    OpSpec(np.linalg.svd, HERM + "np.linalg.svd(h - 2.5 * np.eye(3) + np.triu(a, 1) "
+           "+ 1j * np.triu(b, 1) + 1j * a * np.eye(3), compute_uv=False, hermitian=True)", 2,
+           UNIT, shapes=(
+               ((3, 3), (3, 3)), ((2, 3, 3), (2, 3, 3)))),
+    OpSpec(np.linalg.pinv, HPD + "np.real(np.linalg.pinv(p + np.triu(b, 1) - 1j * np.triu(a, 1), "
+           f"hermitian=True) * {W})", 2, UNIT, shapes=(((3, 3), (3, 3)), ((2, 3, 3), (2, 3, 3)))),
     OpSpec(np.linalg.qr, f"q, r = np.linalg.qr(a + 1j * b); np.real(q * {W}) @ np.abs(r)", 2,
            UNIT, shapes=(((3, 3), (3, 3)), ((4, 3), (4, 3)), ((2, 4, 3), (2, 4, 3)))),
     OpSpec(np.linalg.qr, f"q, r = np.linalg.qr(a + 1j * b); np.real(r * {W}) + np.abs(q) @ "

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 import gast
 import numpy as np
 
+import runtime
 from transpiler import ast_util as A
 from transpiler.anno import Anno, getanno
 from transpiler.passes import tape
@@ -75,7 +76,9 @@ def known_ranks(body: list, params: frozenset[str] = frozenset(),
     """``(scalars, ranks)`` of ``body``: the names certainly 0-d, and the names certainly NumPy
     arrays of one number of dimensions at every assignment (from parameters ``arrays`` and
     what is built here: ``np.zeros(n)``, ``x.copy()``, ``np.zeros_like(x)``, element writes,
-    elementwise arithmetic, basic indexing; ``x[i]`` of a 1-D one is a scalar)."""
+    elementwise arithmetic, basic indexing, ``np.array`` of a (nested) list, a reduction along
+    one axis, ``x.sum(axis=0)``, the array a loop walks, ``rt.sequence(x)``; ``x[i]`` of a 1-D
+    one is a scalar)."""
     assigned = _assignments(body)
     # Greatest fixed point: every assigned name starts with a rank not yet known, then takes
     # the one all its assignments agree on, or none, until nothing changes. Loop-carried values
@@ -152,8 +155,23 @@ def _call_rank(node: gast.Call, ranks: dict):
         return 0
     if func in (np.outer, np.eye, np.identity):  # (always two axes)
         return 2
-    if _is(func, _FULL_REDUCTIONS):
-        return 0 if len(node.args) == 1 and not node.keywords else None
+    if func is runtime.sequence and len(node.args) == 1:  # (what a loop walks: an array itself)
+        rank = _rank(node.args[0], ranks)
+        return rank if rank is _TOP or type(rank) is int and rank > 0 else None
+    if func in (np.array, np.asarray) and len(node.args) == 1 and not node.keywords \
+            and isinstance(node.args[0], (gast.List, gast.Tuple)):
+        return _nested_rank(node.args[0], ranks)
+    if _is(func, _FULL_REDUCTIONS) and len(node.args) == 1 and not node.keywords:
+        return 0
+    reduced = _reduction(node, func)
+    if reduced is not None:
+        base, axis = reduced
+        rank = _rank(base, ranks)
+        if rank is _TOP or type(rank) is not int:
+            return rank if rank is _TOP else None
+        if axis is None:
+            return 0
+        return rank - 1 if -rank <= axis < rank else None
     if func is abs and len(node.args) == 1:
         return _rank(node.args[0], ranks)
     if _is(func, _SHAPED) and node.args and all(
@@ -174,6 +192,47 @@ def _call_rank(node: gast.Call, ranks: dict):
         return None if base == 0 or base is _SHAPE else base
     if isinstance(func, np.ufunc) and func.nout == 1 and not node.keywords:
         return _broadcast(node.args, ranks)
+    return None
+
+
+def _nested_rank(node, ranks: dict):
+    """The rank of ``np.array`` of a (nested) list literal of values of one rank."""
+    found = [_nested_rank(e, ranks) if isinstance(e, (gast.List, gast.Tuple)) else _rank(e, ranks)
+             for e in node.elts]
+    if not found or any(type(r) is not int and r is not _TOP for r in found):
+        return None
+    known = {r for r in found if r is not _TOP}
+    if len(known) > 1:
+        return None
+    return known.pop() + 1 if known else _TOP
+
+
+_REDUCTIONS = frozenset({np.sum, np.mean, np.prod, np.max, np.min, np.std, np.var})
+_REDUCING_METHODS = frozenset({"sum", "mean", "prod", "max", "min", "std", "var"})
+
+
+def _reduction(node: gast.Call, func):
+    """``(array, axis)`` of a reduction of an array along one axis (an int) or all of them
+    (None): ``np.sum(x, axis=0)``, ``x.mean(1)``, ``np.max(x)``; None for any other call, or
+    one with other arguments (``keepdims``, ``out``, ``where``, several axes)."""
+    if _is(func, _REDUCTIONS) and node.args:
+        base, rest = node.args[0], node.args[1:]
+    elif isinstance(node.func, gast.Attribute) and node.func.attr in _REDUCING_METHODS \
+            and (func is None or _is(func, _REDUCTIONS)):
+        base, rest = node.func.value, node.args
+    else:
+        return None
+    given = rest + [k.value for k in node.keywords if k.arg == "axis"]
+    if len(rest) > 1 or any(k.arg != "axis" for k in node.keywords) or len(given) > 1:
+        return None
+    if not given or isinstance(given[0], gast.Constant) and given[0].value is None:
+        return base, None
+    axis = given[0]
+    if isinstance(axis, gast.UnaryOp) and isinstance(axis.op, gast.USub) \
+            and isinstance(axis.operand, gast.Constant) and type(axis.operand.value) is int:
+        return base, -axis.operand.value
+    if isinstance(axis, gast.Constant) and type(axis.value) is int:
+        return base, axis.value
     return None
 
 

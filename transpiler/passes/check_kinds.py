@@ -392,11 +392,14 @@ class _Found:
                 and node.slice.value in self.kind.items(
                     getanno(self.calls[node.value.id], Anno.FUNC)):
             return None  # (an item of a tuple result that is never of the kind)
-        func = getanno(node, Anno.FUNC) if isinstance(node, gast.Call) else None
+        func = None
+        if isinstance(node, gast.Call):  # (a helper's source read here is not resolved yet)
+            func = getanno(node, Anno.FUNC, None) or (self._value(node.func) if self.depth
+                                                       else None)
         if _is(func, _QUERIES) or self.kind.leaves(
                 node, func, lambda e: self.source(e) is not None):
             return None
-        if self.kind is SPARSE and is_user_function(func) and self.depth < _DEPTH:
+        if self.kind in (SPARSE, COMPLEX) and is_user_function(func) and self.depth < _DEPTH:
             return node if self._returns_kind(func, node) else None
         if isinstance(node, gast.Call) and self.kind.makes(node, func, self._value):
             return node
@@ -427,8 +430,10 @@ class _Found:
         key = (func, frozenset(given))
         if key not in self.memo:
             self.memo[key] = True  # (a recursive call: it may)
-            scope = SimpleNamespace(sparse_values=frozenset(given), bindings={}, fn=func,
-                                    lookup=_lookup(func), arrays={})
+            scope = SimpleNamespace(sparse_values=frozenset(given) if self.kind is SPARSE
+                                    else frozenset(), complex_values=frozenset(given)
+                                    if self.kind is COMPLEX else frozenset(), bindings={},
+                                    fn=func, lookup=_lookup(func), arrays={})
             found = _Found(self.kind, node, scope, self.depth + 1, self.memo)
             self.memo[key] = any(r.value is not None and found.source(r.value) is not None
                                  for r in A.walk(node) if isinstance(r, gast.Return))

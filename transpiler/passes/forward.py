@@ -255,10 +255,10 @@ class _Forward(Lowering):
         return gast.Tuple(elts=[self.tangent_target(e) for e in target.elts], ctx=gast.Store())
 
     def compile_callee(self, func, active: tuple[str, ...], varargs, objects, known=(),
-                       sparse=frozenset()):
+                       sparse=frozenset(), complex_values=frozenset()):
         options = dataclasses.replace(self.ctx.options, value=True)
         return tangent_function(self.ctx.compile_callee, func, active, options, varargs,
-                                objects, known, sparse)
+                                objects, known, sparse, complex_values)
 
     def call_callee(self, func, holder, call, arguments, active, target, stmt) -> list:
         """``y = helper(a, b)`` -> ``y, dy = helper_jvp.call(a, b, da=da_1)``, in place of the

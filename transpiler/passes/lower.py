@@ -37,6 +37,7 @@ from transpiler.analysis.activity import SHAPE_ATTRIBUTES
 from transpiler.analysis.reporting import only_reports
 from transpiler.anno import Anno, getanno, setanno
 from transpiler.errors import NoRuleError, TranspileError, error_at
+from transpiler.passes import tape
 from transpiler.passes.checkpoint import is_checkpointed_loop
 from transpiler.passes.functions import bound_names
 from transpiler.passes.stars import vararg_names
@@ -277,8 +278,11 @@ class Lowering:
         active = [p for p, node in arguments.items()
                   if any(self.differentiated(n.id) for n in A.walk(node)
                          if isinstance(n, gast.Name))]
-        if self.is_complex(target, *(arguments[p] for p in active)):
-            raise self.complex_refusal(call, f"a call of {func.__qualname__} (not inlined)")
+        if self.is_complex(target, *arguments.values()) and tape.is_generated(func):
+            raise self.complex_refusal(call, "rt.<a helper given complex values>")
+        if self.is_complex(target):  # (check_kinds: the helper's source may return one)
+            raise self.complex_refusal(call, f"a call of {func.__qualname__} (not inlined), "
+                                       "whose result")
         for p in active:
             if not isinstance(arguments[p], gast.Name):
                 raise error_at(call, self.ctx, f"argument '{p}' of {func.__name__} must be a "
@@ -286,8 +290,10 @@ class Lowering:
         objects = frozenset(p for p, node in arguments.items()
                             if self.ctx.facts.receivers.may_be_object(node)) | classes
         sparse = frozenset(p for p, node in arguments.items() if self.is_sparse(node))
+        complex_values = frozenset(p for p, node in arguments.items() if self.is_complex(node))
         try:
-            callee = self.compile_callee(func, tuple(active), varargs, objects, known, sparse)
+            callee = self.compile_callee(func, tuple(active), varargs, objects, known, sparse,
+                                         complex_values)
         except TranspileError as e:
             raise TranspileError(f"{e.message}\n(in {func.__qualname__}, called from "
                                  f"{self.ctx.filename}:{call.lineno})", e.filename, e.lineno,

@@ -255,9 +255,10 @@ class _Reverse(Lowering):
         return self.value(target, value) + [marker(Anno.RESET, self.grad_of(target), stmt)]
 
     def compile_callee(self, func, active: tuple[str, ...], varargs, objects, known=(),
-                       sparse=frozenset()):
+                       sparse=frozenset(), complex_values=frozenset()):
         return split_pair(self.ctx.compile_callee, func, active, self.ctx.options, varargs,
-                          objects=objects, known=known, sparse_values=sparse)
+                          objects=objects, known=known, sparse_values=sparse,
+                          complex_values=complex_values)
 
     def call_callee(self, func, pair, call, arguments, active, target, stmt) -> list:
         """``y = helper(a, b)`` through the helper's compiled forward/backward pair."""
