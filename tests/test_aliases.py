@@ -263,6 +263,14 @@ SPELLED = {
                                      "    s = s + np.sum(y)",
     "rows_walked_while_written": "y = np.outer(x, x[:3])\n    s = 0.0\n    for r in y:\n"
                                  "        y += 0.5\n        s = s + np.sum(r * r)",
+    # (a finally's cleanup runs twice in the code: in the handler that raises, whose writes
+    # reach nothing after the try, and after it)
+    "written_in_place_in_a_finally": "w = x * 1.0\n    try:\n        a = w * 1.0\n"
+                                     "    finally:\n        w += x\n    s = np.sum(w * w + a)",
+    "written_through_a_view_in_a_finally": "w = x[:3] * 1.0\n    for e in x[3:]:\n"
+                                           "        try:\n            np.add.at(w, [0, 2, 2], e)\n"
+                                           "        finally:\n            v = w[:2]\n"
+                                           "            v[:] *= 3.0\n    s = np.sum(w * w)",
     "numbers_of_a_mean_walked": "y = np.mean(x.reshape(2, 3), 0)\n    s = 0.0\n"
                                 "    for a in y:\n        a *= 2.0\n        s = s + a * a",
 }

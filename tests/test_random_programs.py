@@ -186,7 +186,7 @@ class Gen:
         self.helpers: list = []  # (name, param kinds, has default, result kinds)
         self.features: set = set()
         self.helper_depth = 0
-        self.no_comp = False  # a comprehension in a 'while' condition is refused
+        self.no_comp = False  # a reduce or a solver in a 'while' condition is refused
         # odd names (module globals and builtins of the program's own) are drawn from a stream
         # of their own, so that the programs of earlier seeds stay what they were
         self.odd = random.Random(f"odd names {seed}")
@@ -266,7 +266,7 @@ class Gen:
             choices += ["math", "math", "float"]
         else:
             choices += ["np", "np", "np", "nonsmooth", "reduce", "reduce", "where"]
-        if kind in (NF, V3, PF) and not self.no_comp:
+        if kind in (NF, V3, PF):  # (in a 'while' condition too: run at each test)
             choices += ["comp"]
         if any(h[3] == (kind,) for h in self.helpers) and self.helper_depth == 0:
             choices += ["call", "call"]
@@ -1887,7 +1887,7 @@ def _numbers_differ(python, native) -> str | None:
 # their results may differ in the last bit (tanh in about a quarter of inputs, exp in 5%)
 NUDGED = ("exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "arcsin",
           "arccos", "arctan", "arctan2", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh",
-          "cbrt", "power")
+          "cbrt", "power", "abs", "absolute")  # (abs: a complex modulus, Numba's own hypot)
 
 
 def _compiled_call(function, args: tuple, kwargs: dict | None = None):
@@ -1914,11 +1914,16 @@ def _ulp_spread(compute) -> list:
     results (a gradient computed by cancellation, or through 1 - tanh(x)**2, moves a lot)."""
     spread = []
     originals = {name: getattr(np, name) for name in NUDGED}
+
+    def nudged(value, direction):  # (a complex value: each part)
+        if np.iscomplexobj(value):
+            return np.nextafter(value.real, direction) + 1j * np.nextafter(value.imag, direction)
+        return np.nextafter(value, direction)
     try:
         for direction in (np.inf, -np.inf):
             for name, ufunc in originals.items():
                 setattr(np, name, lambda *a, _u=ufunc, _d=direction, **k:
-                        np.nextafter(_u(*a, **k), _d))
+                        nudged(_u(*a, **k), _d))
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 spread.append(compute())

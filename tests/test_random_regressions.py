@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from tests.util import make
-from transpiler import grad, jvp
+from transpiler import check_grad, grad, jvp
 
 # Seed 191 (default run): an early return, then a write into an argument, then the argument's
 # name bound to a view of another array. Nothing aliases at the write; it was refused, in both
@@ -300,3 +300,49 @@ def test_the_runtime_is_not_bound_under_a_name_a_helper_reads():
             return o * d["a"] + z
     """, name="f", so=pytest.importorskip("scipy.optimize"))
     assert grad(f)(2.0) == pytest.approx(0.5 * math.erf(0.5))  # (h(x) * rt(x) = erf(.5) x .5)
+
+
+# Seed 4599220 (and by hand): a helper small enough to be inlined that calls map(...), or a
+# solver, was inlined after the passes that rewrite those calls had run: "no gradient rule for
+# map". Such a helper is compiled as a pair (its own front end rewrites them), and what it
+# returns is analysed as compiled (map(f, xs) a comprehension: data, not an object).
+def test_a_helper_calling_map_or_a_solver_is_not_inlined_before_its_rewrite():
+    so = pytest.importorskip("scipy.optimize")
+    f = make("""
+        def h(p):
+            return sum(map(math.tanh, p * 2.0)), p * p
+
+        def residual(r, p):
+            return r ** 3 + p * r - 1.0
+
+        def root(p):
+            r = so.brentq(residual, 0.0, 2.0, args=(p,))
+            return r * p
+
+        def f(x):
+            a, b = h(x)
+            return a + float(b.mean()) + root(x[0]) ** 2  # (b: an array, map or not)
+    """, name="f", so=so)
+    x = np.array([0.3, -1.2, 0.8])
+    check_grad(f, x)
+
+
+# Seed 4637041: a comprehension (here map(...), which is one) in a 'while' condition was refused;
+# it is computed at each test.
+def test_a_comprehension_in_a_while_condition_is_computed_at_each_test():
+    f = make("""
+        def f(x):
+            r = x * 1.0
+            n = 0
+            while max(abs(v) for v in r) > 0.1 and sum(map(np.sin, r)) > -5.0 and n < 50:
+                r = r * 0.5 + 0.01 * np.sin(r)
+                n += 1
+                if n == 2:
+                    continue
+                r = r * 0.9
+            return np.sum(r * r) + n
+    """, name="f")
+    x = np.array([0.3, -1.2, 0.8])
+    check_grad(f, x)
+    _, tangent = jvp(f, (x,), (np.ones(3),))
+    assert tangent == pytest.approx(np.sum(grad(f)(x)), rel=1e-10)

@@ -360,6 +360,8 @@ class Aliases:
                     if isinstance(stmt, gast.Return) and self.returned is not None:
                         self.returned |= objs
                         self.returned_heap = self.returned_heap.join(state)
+        if isinstance(stmt, gast.Raise):
+            return []  # (no path goes on: a try's handler starts from the states before it)
         bodies = [getattr(stmt, f) for f in ("body", "orelse", "handlers", "finalbody")
                   if isinstance(getattr(stmt, f, None), list)]
         if bodies:  # a statement of bodies of its own: run each any number of times
@@ -800,11 +802,15 @@ def _walk_reads(stmts: list, ranges: set[str]) -> dict:
 
 class _Liveness:
     """Names read later, before being rebound: ``after[id(stmt)]`` for every statement;
-    ``ignored`` statements' reads of the given names do not count."""
+    ``ignored`` statements' reads of the given names do not count. After a ``raise`` comes the
+    handler of the ``try`` around it (``if ok:`` annotated TRY, its ``else``), or nothing: the
+    handler of a ``finally`` (``except BaseException: F; raise``) does not reach the code after
+    the ``try``."""
 
     def __init__(self, ignored: dict | None = None):
         self.after: dict[int, frozenset] = {}
         self.ignored = ignored or {}
+        self.raised: frozenset = frozenset()  # live where a raise goes
 
     def block(self, stmts: list, live: set) -> set:
         for stmt in reversed(stmts):
@@ -813,6 +819,15 @@ class _Liveness:
 
     def statement(self, stmt, live: set) -> set:
         self.after[id(stmt)] = frozenset(live)
+        if isinstance(stmt, gast.Raise):
+            return set(self.raised) | {n for c in (stmt.exc, stmt.cause) if c is not None
+                                       for n in A.load_names(c)}
+        if isinstance(stmt, gast.If) and hasanno(stmt, Anno.TRY):
+            handler = self.block(stmt.orelse, set(live))
+            outer, self.raised = self.raised, frozenset(handler)
+            body = self.block(stmt.body, set(live))
+            self.raised = outer
+            return body | handler | set(A.load_names(stmt.test))
         if isinstance(stmt, gast.If):
             return self.block(stmt.body, set(live)) | self.block(stmt.orelse, set(live)) \
                 | set(A.load_names(stmt.test))

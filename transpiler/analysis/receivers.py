@@ -41,6 +41,7 @@ from transpiler.errors import TranspileError
 from transpiler.frontend import parse_function
 from transpiler.passes.checkpoint import is_checkpointed_loop
 from transpiler.passes.functions import bound_names, functions
+from transpiler.passes.higher_order import higher_order
 from transpiler.passes.resolve import resolve
 from transpiler.passes.solvers import solver_kinds
 from transpiler.rules.nondiff import NONDIFF
@@ -202,6 +203,7 @@ class Receivers:
             ctx = Context(fn=func, filename=filename, indent=indent, wrt=(), mode=Mode.GRAD,
                           options=self.ctx.options,
                           objects=objects | defaults_holding_objects(func), known=known)
+            higher_order(tree, ctx)  # (map(f, xs) as the comprehension it is compiled as)
             resolve(tree, ctx)
             if known:  # its f(y) calls the function it is given
                 functions(tree, ctx)

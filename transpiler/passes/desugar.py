@@ -90,6 +90,8 @@ def _block(stmts: list, ctx, stored: frozenset[str]) -> list:
         if isinstance(stmt, gast.For) and not over_range(stmt.iter):
             before, stmt = index_loop(stmt, ctx)
             body.extend(before)
+        if isinstance(stmt, gast.While):  # (its test's comprehensions: now in its body)
+            stored = stored | _stored(stmt)
         if isinstance(stmt, (gast.If, gast.For, gast.While)):
             stmt.body = _block(stmt.body, ctx, stored) or [gast.Pass()]
             stmt.orelse = _block(stmt.orelse, ctx, stored)
@@ -267,13 +269,22 @@ class _Comprehensions(gast.NodeTransformer):
             stmt.iter = self.visit(stmt.iter)
         else:
             stmt = self.visit(stmt)
-        if self.before and isinstance(stmt, gast.While):
-            raise error_at(stmt.test, self.ctx, "a comprehension in a 'while' condition is not "
-                           "supported", "compute it in the loop body")
+        if self.before and isinstance(stmt, gast.While) and stmt.orelse:
+            raise error_at(stmt.test, self.ctx, "a comprehension in the condition of a 'while' "
+                           "with an 'else' is not supported", "compute it in the loop body")
         for s in self.before:  # comments in the adjoint name the user's line
             for n in A.walk(s):
                 if isinstance(n, gast.stmt):
                     setanno(n, Anno.ORIGIN, stmt)
+        if self.before and isinstance(stmt, gast.While):
+            # while T: B  ->  while True: <T's comprehensions>; if not T: break; B
+            stop = gast.copy_location(gast.If(test=gast.UnaryOp(op=gast.Not(), operand=stmt.test),
+                                              body=[gast.copy_location(gast.Break(), stmt)],
+                                              orelse=[]), stmt)
+            setanno(stop, Anno.ORIGIN, stmt)
+            loop = gast.copy_location(gast.While(test=A.const(True), body=[
+                *self.before, stop, *stmt.body], orelse=[]), stmt)
+            return [], loop
         return self.before, stmt
 
     def visit_ListComp(self, node):

@@ -67,6 +67,15 @@ def higher_order(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     return fn
 
 
+def rewrites(func) -> bool:
+    """Whether this pass rewrites a call of ``func`` (a library call that takes a function)."""
+    try:
+        return func in (builtins.map, functools.reduce, np.apply_along_axis, np.piecewise,
+                        np.vectorize) or isinstance(func, np.vectorize)
+    except TypeError:  # (an unhashable callable)
+        return False
+
+
 def _vectorized_locals(fn, ctx, local: set[str]) -> dict:
     """Names assigned once, to ``np.vectorize(f)``: name -> the function node ``f``."""
     counts: dict[str, int] = {}

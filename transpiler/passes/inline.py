@@ -20,13 +20,17 @@ import inspect
 
 import gast
 
+import runtime
+from runtime import checkpoint as scheduler
 from transpiler import ast_util as A
 from transpiler.anno import Anno, setanno
 from transpiler.context import Mode
 from transpiler.errors import TranspileError
 from transpiler.frontend import parse_function
 from transpiler.naming import function_name
-from transpiler.passes.resolve import watch_defaults
+from transpiler.passes.higher_order import rewrites
+from transpiler.passes.resolve import value_of, watch_defaults
+from transpiler.passes.solvers import solves
 from transpiler.passes.validate import validate
 from transpiler.rules.registry import is_user_function
 
@@ -95,6 +99,8 @@ def _inline(stmt, ctx, local: set[str], depth: int, seen: tuple, nested: set,
         validate(node, ctx)
     except TranspileError:
         return None  # compiled as a pair, which reports the problem with its context
+    if _rewritten_before(node, ctx):
+        return None  # compiled as a pair, whose front end rewrites them
     body, ret = node.body[:-1], node.body[-1]
     # the helper's names (its globals: a module's own 'rt' or 'np') join the function's, so
     # that no name the compiler makes captures or shadows one of them
@@ -150,6 +156,21 @@ def _inline(stmt, ctx, local: set[str], depth: int, seen: tuple, nested: set,
     local |= set(renames.values()) - set(functions.values())
     inner = _block(body, ctx, local, depth + 1, seen + (helper,), nested, given)
     return head + inner + [result]
+
+
+def _rewritten_before(node: gast.FunctionDef, ctx) -> bool:
+    """Whether the helper calls what the passes before this one rewrite: a library call that
+    takes a function (``map``, ``functools.reduce``, ``np.vectorize``; passes/higher_order.py),
+    a solver, a quadrature or an ODE (passes/solvers.py), a loop marked ``converged`` or
+    ``checkpoint``; inlined here, they would meet the rules unrewritten."""
+    local = {n.id for n in A.walk(node) if isinstance(n, gast.Name)
+             and isinstance(n.ctx, (gast.Store, gast.Param))}
+    for call in (n for n in A.walk(node) if isinstance(n, gast.Call)):
+        func = value_of(call.func, local, ctx)
+        if func is runtime.converged or func is scheduler.checkpoint or rewrites(func) \
+                or solves(func):
+            return True
+    return False
 
 
 def _function_name(node, ctx, local: set[str], nested: set[str]) -> bool:

@@ -93,6 +93,12 @@ def solvers(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     return fn
 
 
+def solves(func) -> bool:
+    """Whether this pass rewrites a call of ``func`` (a solver, a quadrature, an ODE, a fit)."""
+    return any(_kind(table, func) is not None
+               for table in (solver_kinds(), _pairs(), odes(), fits()))
+
+
 def solver_kinds() -> dict:
     """scipy.optimize's solvers -> ``(kind, attribute)``: ``"scalar"`` (a root of one
     equation, or elementwise ones), ``"system"`` (a root of a system), ``"fixed"`` (a fixed
