@@ -397,3 +397,44 @@ def test_a_new_array_bound_to_two_names_is_still_one_array(made):
     f = make(f"def f(x):\n    y = x * 1.0\n    b = {made}\n    c = b\n    b[0] = 5.0 * x[1]\n"
              "    return np.sum(c * c) + np.sum(x)\n")
     check_grad(f, np.linspace(0.1, 0.6, 3))  # (c sees the write)
+
+
+# A helper that changes the array it is given (returning nothing) is a write into that array,
+# as an element write is: through a view of it, a second name for it, a row a loop walks.
+CHANGING = """
+def scale_first(p, v):
+    p[0] = p[0] * v + np.sin(p[1])
+
+def f(x):
+    {body}
+    return s
+"""
+
+
+@pytest.mark.parametrize("body", [
+    "w = x * 1.0\n    scale_first(w, 2.0)\n    s = np.sum(w * w)",
+    "w = x * 1.0\n    v = w[1:]\n    scale_first(v, 2.0)\n    s = np.sum(w * w)",
+    "w = x * 1.0\n    b = w\n    scale_first(w, 3.0)\n    s = np.sum(b * b) + np.sum(w)",
+    "W = np.outer(x, x[:3])\n    for r in W:\n        scale_first(r, 2.0)\n    s = np.sum(W * W)",
+    "scale_first(x, 2.0)\n    s = np.sum(x * x)",  # (the caller's array is not changed)
+    "w = x * 1.5\n    for i in range(3):\n        scale_first(w, x[0])\n    s = np.sum(w * w)",
+])
+def test_a_helper_changing_the_array_it_is_given_is_a_write_into_it(body):
+    f = make(CHANGING.format(body=body), name="f")
+    x = U0.copy()
+    check_grad(f, x)
+    np.testing.assert_array_equal(x, U0)
+    direction = np.linspace(0.2, 1.0, 6)
+    value, tangent = jvp(f, (x,), (direction,))
+    np.testing.assert_array_equal(x, U0)  # (f itself changes the array it is given in Python)
+    assert value == pytest.approx(f(U0.copy()), rel=1e-12)
+    h = 1e-6
+    expected = (f(U0 + h * direction) - f(U0 - h * direction)) / (2 * h)
+    assert tangent == pytest.approx(expected, rel=1e-6, abs=1e-7)
+
+
+def test_a_helper_changing_an_array_seen_through_a_view_not_known_is_refused():
+    f = make(CHANGING.format(body="w = x.reshape(6, 1) * 1.0\n    v = w.reshape(6)\n"
+                                  "    scale_first(v, 2.0)\n    s = np.sum(w * w)"), name="f")
+    with pytest.raises(TranspileError, match="would also change 'w'"):
+        grad(f)(U0.copy())

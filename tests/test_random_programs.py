@@ -197,6 +197,7 @@ class Gen:
         self.hof = random.Random(f"higher order {seed}")
         self.guarded = 0
         self.cplx = random.Random(f"complex {seed}")  # complex intermediates: a stream too
+        self.chg = random.Random(f"changing {seed}")  # a helper changing an array: one too
 
     # -- names -------------------------------------------------------------------------------
     def fresh(self, prefix: str) -> str:
@@ -756,6 +757,17 @@ class Gen:
         arrays = [n for n in sc.vars if sc.vars[n] in (V3, M23)]
         owned = [n for n in arrays if n in sc.owned]
         lines = []
+        if owned and not self.helper_depth and self.chg.random() < 0.3:
+            # a helper changing the array it is given (or a view of it), returning nothing
+            self.features.add("array-inout")
+            base = self.chg.choice(owned)
+            value = self.expr(NF, sc, 1)
+            if self.chg.random() < 0.4:
+                view = self.fresh("vw")
+                sc.vars[view] = V2 if sc.vars[base] == V3 else V3
+                return [f"{view} = {base}[{'1:' if sc.vars[base] == V3 else '-1'}]",
+                        f"_nudge({view}, {value})"]
+            return [f"_nudge({base}, {value})"]
         if owned and not self.helper_depth and self.chance(0.25):  # through a view of it
             self.features.add("view-write")
             base = r.choice(owned)
@@ -1131,7 +1143,15 @@ class Gen:
             head.insert(0, "from transpiler import converged")
         if "container-inout" in self.features:
             chunks.insert(0, UPDATE)
+        if "array-inout" in self.features:
+            chunks.insert(0, NUDGE)
         return "\n\n\n".join(head + chunks) + "\n", tuple(values)
+
+
+# a helper that changes the array it is given and returns nothing
+NUDGE = """def _nudge(a, v):
+    a[0] = a[0] * 0.5 + v
+    a[-1] = np.tanh(a[-1]) + 0.1 * v"""
 
 
 # a helper that changes the dict and the list it is given and returns nothing

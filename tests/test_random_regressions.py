@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from tests.util import make
-from transpiler import check_grad, grad, jvp
+from transpiler import check_grad, converged, grad, jvp
 
 # Seed 191 (default run): an early return, then a write into an argument, then the argument's
 # name bound to a view of another array. Nothing aliases at the write; it was refused, in both
@@ -346,3 +346,25 @@ def test_a_comprehension_in_a_while_condition_is_computed_at_each_test():
     check_grad(f, x)
     _, tangent = jvp(f, (x,), (np.ones(3),))
     assert tangent == pytest.approx(np.sum(grad(f)(x)), rel=1e-10)
+
+
+# Seed 4637419: a module global named ``rt`` read by an inlined helper, in a function whose loop
+# marked converged bound the runtime first, under ``rt`` (the function itself never reads it):
+# the inlined helper's ``rt`` then meant the runtime ("unsupported operand ... 'module'").
+def test_the_runtime_is_not_bound_under_a_global_name_of_the_module():
+    f = make("""
+        rt = 0.7
+
+        def h(p):
+            return (np.mean(p) - rt) ** 2
+
+        def f(x):
+            z = x[0] * 0.0
+            n = 0
+            while converged(n < 80):
+                z = 0.5 * np.tanh(z) + 0.3 * np.sin(x[1])
+                n = n + 1
+            o = h(x * 2.0)
+            return o + z
+    """, name="f", converged=converged)
+    check_grad(f, np.array([0.3, 0.9, -0.4]))

@@ -14,7 +14,7 @@ import pytest
 from tests.corpus import statements as S
 from tests.test_forward import check_hessian
 from tests.util import make
-from transpiler import TranspileError, forward, grad, hvp, jvp, value_and_grad
+from transpiler import TranspileError, check_grad, forward, grad, hvp, jvp, value_and_grad
 
 _V = np.array([0.3, 1.1, 0.7, 1.9])
 
@@ -305,8 +305,13 @@ def test_a_helper_of_yours_that_only_reports_runs_in_the_primal(capsys):
     check_hessian(f, (u, 0.2))
 
 
-@pytest.mark.parametrize("helper", ["writes_an_element", "adds_in_place",
-                                    "adds_in_place_through_a_name", "appends",
+def test_a_helper_writing_an_element_of_the_array_it_is_given_changes_it():
+    """(a write into the array, as ``u[0] = 0.0`` written in the loop would be)"""
+    f = make(_REPORTING.replace("status(i, u)", "writes_an_element(u)"), warnings=warnings)
+    check_grad(f, np.array([0.3, 0.9, 1.4]), 0.2, wrt=(0, 1))
+
+
+@pytest.mark.parametrize("helper", ["adds_in_place", "adds_in_place_through_a_name", "appends",
                                     "calls_a_method"])
 def test_a_helper_that_may_change_its_arguments_stays_refused(helper):
     f = make(_REPORTING.replace("status(i, u)", f"{helper}(u)"), warnings=warnings)

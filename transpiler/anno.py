@@ -14,7 +14,8 @@ class Anno(enum.Enum):
            "or an array: item by item if they are a list's or tuple's (never joined).")
     PURE = "Marks a Call known to have no side effects, so dead-code elimination may drop it."
     LOOP_COPY = "Marks the copy-back of a loop-carried variable at the end of a loop body (ssa)."
-    IN_PLACE = "Marks 'x = x op e' that came from 'x op= e' (in place for arrays, in NumPy)."
+    IN_PLACE = ("Marks 'x = x op e' that came from 'x op= e' (in place for arrays, in NumPy), "
+                "or 'x = f(.., x, ..)' from a call changing the array x (value: its position).")
     WRITE_BACK = ("Marks 'y = <setitem>(y, s, v)' (or 'y = v') after a write into the view "
                   "v = y[s]: a no-op in NumPy that passes/views.py spells out.")
     SPLIT = "Marks where the primal ends and the adjoint begins (split mode cuts there)."

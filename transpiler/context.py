@@ -109,7 +109,9 @@ class Context:
         if preferred in self.bindings:
             if self.bindings[preferred] is obj:
                 return preferred
-        elif preferred not in self.namer.taken or self._means(preferred, obj):
+        elif preferred not in self.namer.taken and preferred not in getattr(
+                self.fn, "__globals__", {}) or self._means(preferred, obj):  # (a global of the
+            # module's, which a helper inlined later may read, is not shadowed either)
             self.namer.taken.add(preferred)
             self.bindings[preferred] = obj
             return preferred

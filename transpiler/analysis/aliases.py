@@ -475,7 +475,12 @@ class Aliases:
                 return self.reshaped(base)
             return base | self.elements_of(state, base, ANY)
         if isinstance(node, gast.Call):
-            return self.call(node, state, stmt)
+            made = self.call(node, state, stmt)
+            position = getanno(stmt, Anno.IN_PLACE) if getattr(stmt, "value", None) is node \
+                else None
+            if type(position) is int and position < len(node.args):  # (changed in place: the
+                return self.value(node.args[position], state, stmt)  # argument itself)
+            return made
         if isinstance(node, (gast.IfExp, gast.BoolOp)):
             return frozenset().union(*(self.value(c, state, stmt)
                                        for c in gast.iter_child_nodes(node)

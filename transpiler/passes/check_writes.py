@@ -51,7 +51,7 @@ def check_writes(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     aliases = Aliases(fn, ctx, {id(s) for s in writes})
     refused, seen = None, set()
     for stmt in writes:
-        old = stmt.value.args[0].id if _is_setitem(stmt) else stmt.value.left.id
+        old = stmt.value.args[0].id if _is_setitem(stmt) else views.in_place(stmt)
         params = aliases.written(stmt, old)
         ctx.written_params |= params
         if ctx.called and params - set(getattr(ctx.fn, MUTATES, ())):  # (a changing copy
@@ -134,8 +134,7 @@ def _statements(stmts: list):
 
 
 def _in_place(stmt) -> bool:
-    return hasanno(stmt, Anno.IN_PLACE) and isinstance(stmt.value, gast.BinOp) \
-        and isinstance(stmt.value.left, gast.Name)
+    return views.in_place(stmt) is not None
 
 
 def _is_setitem(stmt) -> bool:

@@ -916,7 +916,9 @@ def _changing_call(stmt, known: dict, written: set, ctx) -> list:
     bound = inspect.signature(func).bind(*value.args, **{k.arg: k.value for k in value.keywords
                                                          if k.arg is not None}).arguments
     names = []
-    indexed = _indexed(parse_function(func)[0], list(changed))
+    tree = parse_function(func)[0]
+    indexed, grown = _indexed(tree, list(changed)), _grown(tree, list(changed))
+    in_place = None  # the position of an array changed in place (a write into it: its views)
     for p in changed:
         arg = bound.get(p)
         if not isinstance(arg, gast.Name):
@@ -924,13 +926,19 @@ def _changing_call(stmt, known: dict, written: set, ctx) -> list:
                            "which is not a variable here", "assign it to a variable first")
         if p in indexed and arg.id not in known \
                 and arg.id not in getattr(known, "containers", ()):
-            raise error_at(value, ctx, f"{func.__qualname__} changes its argument '{p}' in "
-                           f"place (an item written, appended or popped), and '{arg.id}' is "
-                           "not a dict or list built here: it may be an array, whose views "
-                           "would see the change", f"build '{arg.id}' here as a dict or a "
-                           "list, or have the function return the new value")
+            position = next((i for i, a in enumerate(value.args) if a is arg), None)
+            if not isinstance(stmt, gast.Expr) or len(changed) > 1 or position is None \
+                    or p in grown:
+                raise error_at(value, ctx, f"{func.__qualname__} changes its argument '{p}' "
+                               f"in place (an item written, appended or popped), and "
+                               f"'{arg.id}' is not a dict or list built here: it may be an "
+                               "array, whose views would see the change", f"call it as a "
+                               f"statement of its own, giving '{arg.id}' by position, or have "
+                               "the function return the new value")
+            in_place = position  # (checked as a write into it: passes/check_writes.py)
         _may_change(arg.id, stmt, ctx)
-        written.add(arg.id)
+        if in_place is None:  # (an object's or a container's: none shares it, _refuse_shared)
+            written.add(arg.id)
         names.append(arg.id)
     result = not isinstance(stmt, gast.Expr)
     if result and _returns_changed(func, changed):
@@ -941,7 +949,10 @@ def _changing_call(stmt, known: dict, written: set, ctx) -> list:
     value.func = A.name(ctx.bind(changing.__name__, changing))
     setanno(value, Anno.FUNC, changing)
     if not result and len(names) == 1:  # s.step(dt): s = <step returning s>(s, dt)
-        return [gast.copy_location(A.assign(names[0], value), stmt)]
+        assign = gast.copy_location(A.assign(names[0], value), stmt)
+        if in_place is not None:
+            setanno(assign, Anno.IN_PLACE, in_place)
+        return [assign]
     if isinstance(stmt, gast.Assign) and len(stmt.targets) != 1:
         raise error_at(stmt, ctx, "a chained assignment of a call that changes an object is "
                        "not supported", "assign it once")
@@ -1058,7 +1069,7 @@ _GROWING = frozenset({"append", "extend", "pop"})  # (list methods desugar compi
 def _indexed(tree, params: list) -> set[str]:
     """The parameters a function changes as containers: ``state["x"] = v`` (``+=``),
     ``xs.append(v)``, ``xs.extend(ys)``, ``xs.pop()``."""
-    out = set()
+    out = _grown(tree, params)
     for n in A.walk(tree):
         targets = n.targets if isinstance(n, gast.Assign) else [n.target] \
             if isinstance(n, gast.AugAssign) else []
@@ -1066,11 +1077,14 @@ def _indexed(tree, params: list) -> set[str]:
             if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name) \
                     and t.value.id in params:
                 out.add(t.value.id)
-        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
-                and n.func.attr in _GROWING and isinstance(n.func.value, gast.Name) \
-                and n.func.value.id in params:
-            out.add(n.func.value.id)
     return out
+
+
+def _grown(tree, params: list) -> set[str]:
+    """The parameters a function changes as lists only: ``xs.append(v)``, ``xs.pop()``."""
+    return {n.func.value.id for n in A.walk(tree) if isinstance(n, gast.Call)
+            and isinstance(n.func, gast.Attribute) and n.func.attr in _GROWING
+            and isinstance(n.func.value, gast.Name) and n.func.value.id in params}
 
 
 def _containers(fn) -> set[str]:

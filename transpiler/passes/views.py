@@ -69,9 +69,23 @@ def written(stmt) -> str | None:
     if isinstance(value, gast.Call) and value.args and isinstance(value.args[0], gast.Name) \
             and value.args[0].id == target and any(getanno(value, Anno.FUNC) is f for f in WRITES):
         return target
-    if hasanno(stmt, Anno.IN_PLACE) and isinstance(value, gast.BinOp) \
-            and isinstance(value.left, gast.Name) and value.left.id == target:
+    if in_place(stmt) == target:
         return target
+    return None
+
+
+def in_place(stmt) -> str | None:
+    """The variable whose memory an assignment marked IN_PLACE changes: ``x = x op e`` (from
+    ``x op= e``) or ``x = <a changing copy>(..., x, ...)`` (from a call of a helper that changes
+    the array ``x`` it is given: passes/objects.py, the mark its position)."""
+    if not (isinstance(stmt, gast.Assign) and hasanno(stmt, Anno.IN_PLACE)):
+        return None
+    value, position = stmt.value, getanno(stmt, Anno.IN_PLACE)
+    if isinstance(value, gast.BinOp) and isinstance(value.left, gast.Name):
+        return value.left.id
+    if isinstance(value, gast.Call) and type(position) is int and position < len(value.args) \
+            and isinstance(value.args[position], gast.Name):
+        return value.args[position].id
     return None
 
 
