@@ -13,6 +13,10 @@ distribution, ``l0``'s derivatives in ``z`` and in each shape parameter, gives e
 A discrete distribution (``poisson``, ``binom``, ``nbinom``) has its mass's derivatives in its
 real parameters from the table; its count ``k``, integer ``n`` (``binom``) and ``loc`` have none
 (refused). The values the derivatives need (densities, masses, tails) are SciPy's own.
+
+Quantiles (``ppf``, ``isf``, ``median``) follow from the cdf's derivatives by the inverse
+function's rule; ``entropy``, ``mean``, ``var`` and ``std``, functions of the parameters alone,
+from small tables of the standard distribution's entropy and moments in its shapes.
 """
 
 from __future__ import annotations
@@ -186,6 +190,147 @@ DISCRETE = {  # name -> (the log mass's derivatives, the cdf's); None: no deriva
 DISCRETE_METHODS = ("logpmf", "pmf", "cdf", "logcdf", "sf", "logsf")
 
 
+# --- quantiles and entropies -------------------------------------------------------------------
+# ``ppf(q) = loc + scale * y`` with ``F0(y; shapes) = q`` (``isf``: ``1 - q``; ``median``: the
+# ppf at one half), so ``dy/dq = ±1 / f0(y)``, ``dy/ds = -dF0/ds / f0(y)`` where the cdf's shape
+# derivative is closed, and ``d2y/dq2 = -l0'(y) / f0(y)**2``. A discrete quantile is a step
+# function of its q and shapes: derivative 0, as np.floor's. ``entropy() = h0(shapes) +
+# log(scale)``: the table gives ``h0``'s derivatives in the shapes, first and second (a discrete
+# entropy is a series: no closed form).
+QUANTILES = ("ppf", "isf", "median")
+
+
+def _t_entropy(df):
+    trigamma = _special().polygamma
+    return ((df + 1.0) / 4.0 * (trigamma(1, 0.5 * (df + 1.0)) - trigamma(1, 0.5 * df))
+            + 0.5 / df,)
+
+
+def _t_entropy2(df):
+    poly = _special().polygamma
+    h1, h0 = 0.5 * (df + 1.0), 0.5 * df
+    return ((0.25 * (poly(1, h1) - poly(1, h0)) + (df + 1.0) / 8.0 * (poly(2, h1) - poly(2, h0))
+             - 0.5 / (df * df),),)
+
+
+def _gamma_entropy(a):
+    return (1.0 + (1.0 - a) * _special().polygamma(1, a),)
+
+
+def _gamma_entropy2(a):
+    poly = _special().polygamma
+    return ((-poly(1, a) + (1.0 - a) * poly(2, a),),)
+
+
+def _beta_entropy(a, b):
+    poly = _special().polygamma
+    both = (a + b - 2.0) * poly(1, a + b)
+    return (both - (a - 1.0) * poly(1, a), both - (b - 1.0) * poly(1, b))
+
+
+def _beta_entropy2(a, b):
+    poly = _special().polygamma
+    both = poly(1, a + b) + (a + b - 2.0) * poly(2, a + b)
+    return ((both - poly(1, a) - (a - 1.0) * poly(2, a), both),
+            (both, both - poly(1, b) - (b - 1.0) * poly(2, b)))
+
+
+def _no_shapes(*shapes):
+    return ()
+
+
+# ``mean() = loc + scale * m0(shapes)``, ``var() = scale**2 * v0(shapes)``, ``std() = scale *
+# sqrt(v0)``: each entry gives ``(m0, its shape derivatives, their second ones, v0, ...)``
+# (cauchy's moments do not exist: no entry, refused).
+
+def _constant_moments(m0: float, v0: float):
+    return lambda: (m0, (), (), v0, (), ())
+
+
+def _t_moments(df):
+    v = df / (df - 2.0)
+    return 0.0 * df, (0.0 * df,), ((0.0 * df,),), v, (-2.0 / (df - 2.0) ** 2,), \
+        ((4.0 / (df - 2.0) ** 3,),)
+
+
+def _gamma_moments(a):
+    one, zero = 1.0 + 0.0 * a, 0.0 * a
+    return a, (one,), ((zero,),), a, (one,), ((zero,),)
+
+
+def _beta_moments(a, b):
+    c = a + b
+    m = a / c
+    m_s = (b / (c * c), -a / (c * c))
+    m_ss = ((-2.0 * b / c ** 3, (a - b) / c ** 3), ((a - b) / c ** 3, 2.0 * a / c ** 3))
+    v = a * b / (c * c * (c + 1.0))
+    log_s = (1.0 / a - 2.0 / c - 1.0 / (c + 1.0), 1.0 / b - 2.0 / c - 1.0 / (c + 1.0))
+    both = 2.0 / (c * c) + 1.0 / (c + 1.0) ** 2
+    log_ss = ((both - 1.0 / (a * a), both), (both, both - 1.0 / (b * b)))
+    v_ss = tuple(tuple(v * (log_s[i] * log_s[j] + log_ss[i][j]) for j in range(2))
+                 for i in range(2))
+    return m, m_s, m_ss, v, (v * log_s[0], v * log_s[1]), v_ss
+
+
+def _lognorm_moments(s):
+    e, e2 = np.exp(s * s / 2.0), np.exp(s * s)
+    return e, (s * e,), (((1.0 + s * s) * e,),), e2 * e2 - e2, \
+        (4.0 * s * e2 * e2 - 2.0 * s * e2,), \
+        (((4.0 + 16.0 * s * s) * e2 * e2 - (2.0 + 4.0 * s * s) * e2,),)
+
+
+MOMENTS = {
+    "norm": _constant_moments(0.0, 1.0), "expon": _constant_moments(1.0, 1.0),
+    "laplace": _constant_moments(0.0, 2.0), "logistic": _constant_moments(0.0, np.pi ** 2 / 3),
+    "t": _t_moments, "gamma": _gamma_moments, "beta": _beta_moments,
+    "lognorm": _lognorm_moments,
+}
+MOMENT_METHODS = ("mean", "var", "std")
+
+
+def _moment(dist: str, method: str, a: int, b: int | None, shapes: tuple, scale):
+    """The first (``b`` None) or second derivative of ``mean``, ``var`` or ``std`` in arguments
+    ``a`` (and ``b``) of ``(*shapes, loc, scale)``, numbered from 1 as in ``derivative``."""
+    if dist not in MOMENTS:
+        _refuse(dist, method, "its parameters (its moments do not exist)")
+    n = len(shapes)
+    m, m_s, m_ss, v, v_s, v_ss = MOMENTS[dist](*shapes)
+    scale = asarray(scale, float)
+    if method == "std":  # r = sqrt(v0)
+        r = np.sqrt(v)
+        m, m_s = r, tuple(dv / (2.0 * r) for dv in v_s)
+        m_ss = tuple(tuple(v_ss[i][j] / (2.0 * r) - v_s[i] * v_s[j] / (4.0 * r ** 3)
+                           for j in range(n)) for i in range(n))
+    if method in ("mean", "std"):  # loc (mean only) + scale * m
+        if b is None:
+            return [*(scale * d for d in m_s), 1.0 if method == "mean" else 0.0, m][a - 1]
+        pair = sorted((a, b))
+        if n + 1 in pair or pair == [n + 2, n + 2]:
+            return 0.0
+        if pair[1] == n + 2:
+            return m_s[pair[0] - 1]
+        return scale * m_ss[a - 1][b - 1]
+    if b is None:  # var: scale**2 * v
+        return [*(scale * scale * d for d in v_s), 0.0, 2.0 * scale * v][a - 1]
+    pair = sorted((a, b))
+    if n + 1 in pair:
+        return 0.0
+    if pair == [n + 2, n + 2]:
+        return 2.0 * v
+    if pair[1] == n + 2:
+        return 2.0 * scale * v_s[pair[0] - 1]
+    return scale * scale * v_ss[a - 1][b - 1]
+
+
+ENTROPY = {  # name -> (h0's derivatives in the shapes, its second derivatives)
+    "norm": (_no_shapes, _no_shapes), "expon": (_no_shapes, _no_shapes),
+    "laplace": (_no_shapes, _no_shapes), "cauchy": (_no_shapes, _no_shapes),
+    "logistic": (_no_shapes, _no_shapes), "t": (_t_entropy, _t_entropy2),
+    "gamma": (_gamma_entropy, _gamma_entropy2), "beta": (_beta_entropy, _beta_entropy2),
+    "lognorm": (lambda s: (1.0 / s,), lambda s: ((-1.0 / (s * s),),)),
+}
+
+
 def _refuse(dist: str, method: str, what: str):
     raise NotImplementedError(f"scipy.stats.{dist}.{method} is not differentiated with "
                               f"respect to {what}")
@@ -196,6 +341,12 @@ def derivative(dist: str, method: str, wrt: int, ans, x, shapes: tuple, loc=0.0,
     argument ``wrt`` (0: ``x``, then the shapes, then ``loc`` and ``scale``)."""
     if dist in DISCRETE:
         return _discrete(dist, method, wrt, ans, x, shapes, loc)
+    if method in QUANTILES:
+        return _quantile(dist, method, wrt, ans, shapes, loc, scale)
+    if method == "entropy":
+        return _entropy(dist, wrt, shapes, scale)
+    if method in MOMENT_METHODS:
+        return _moment(dist, method, wrt, None, shapes, scale)
     frozen = getattr(_stats(), dist)
     x, loc, scale = asarray(x, float), asarray(loc, float), asarray(scale, float)
     z = (x - loc) / scale
@@ -227,7 +378,41 @@ def _tails(frozen, method: str, dcdf, x, shapes, where: dict):
     return -dcdf * np.exp(-frozen.logsf(x, *shapes, **where))
 
 
+def _quantile(dist: str, method: str, wrt: int, ans, shapes: tuple, loc, scale):
+    """A quantile's derivative (``ppf``, ``isf``: ``wrt`` 0 is ``q``; ``median`` has none)."""
+    n = len(shapes)
+    ans, loc, scale = asarray(ans, float), asarray(loc, float), asarray(scale, float)
+    y = (ans - loc) / scale
+    if wrt == n + 1:
+        return np.ones(np.shape(y))
+    if wrt == n + 2:
+        return y
+    f0 = getattr(_stats(), dist).pdf(y, *shapes)
+    if wrt == 0:
+        return (-scale if method == "isf" else scale) / f0
+    closed = CONTINUOUS[dist][1]
+    if closed is None:
+        _refuse(dist, method, f"its shape parameter {wrt} (its cdf's has no closed form)")
+    return -scale * closed(y, *shapes)[wrt - 1] / f0
+
+
+def _entropy(dist: str, wrt: int, shapes: tuple, scale):
+    """The entropy's derivative in a shape (the table) or ``scale``; ``loc``'s is 0."""
+    n = len(shapes)
+    if dist not in ENTROPY:
+        _refuse(dist, "entropy", "its parameters (no closed form)")
+    if wrt == n + 1:
+        return 0.0
+    if wrt == n + 2:
+        return 1.0 / asarray(scale, float)
+    return ENTROPY[dist][0](*shapes)[wrt - 1]
+
+
 def _discrete(dist: str, method: str, wrt: int, ans, k, shapes: tuple, loc):
+    if method == "entropy":
+        _refuse(dist, method, "its parameters (a series: no closed form)")
+    if method in QUANTILES and wrt != len(shapes) + 1:
+        return np.zeros(np.shape(ans))  # a step function of q and of the shapes
     if wrt == 0 or wrt == len(shapes) + 1:
         _refuse(dist, method, "its count k or its loc (integers)")
     frozen = getattr(_stats(), dist)
@@ -379,12 +564,69 @@ def _discrete_second(dist: str, method: str, a: int, b: int, k, shapes: tuple):
     return second, fa, fb
 
 
+def _quantile_or_entropy_second(dist: str, method: str, a: int, b: int, ans, shapes: tuple,
+                                loc, scale):
+    """``d2/da db`` of a quantile, ``x = loc + scale * y(q; shapes)`` (``x_qq = scale y_qq``,
+    ``x_q,scale = y_q``; none in a shape: refused, as the tail's), or of the entropy
+    (``h0_ss`` from the table, ``-1 / scale**2``)."""
+    n = len(shapes)
+    if dist in DISCRETE:
+        if method == "entropy":
+            _refuse(dist, method, "its parameters (a series: no closed form)")
+        if n + 1 in (a, b):
+            _refuse(dist, method, "its loc (an integer)")
+        return np.zeros(np.shape(ans))
+    if method == "entropy":
+        if dist not in ENTROPY:
+            _refuse(dist, method, "its parameters (no closed form)")
+        if a == b == n + 2:
+            return -1.0 / asarray(scale, float) ** 2
+        if 1 <= a <= n and 1 <= b <= n:
+            return ENTROPY[dist][1](*shapes)[a - 1][b - 1]
+        return 0.0
+    if dist == "lognorm" and 1 in (a, b):
+        return _lognorm_quantile_second(method, a, b, ans, shapes[0], loc, scale)
+    if 1 <= a <= n or 1 <= b <= n:
+        _refuse(dist, method, "its shape parameters, twice (no closed form)")
+    pair = sorted((a, b))
+    if n + 1 in pair or pair == [n + 2, n + 2]:
+        return np.zeros(np.shape(ans))
+    y = (asarray(ans, float) - asarray(loc, float)) / asarray(scale, float)
+    f0 = getattr(_stats(), dist).pdf(y, *shapes)
+    if pair == [0, n + 2]:
+        return (-1.0 if method == "isf" else 1.0) / f0
+    dz, _ = CONTINUOUS[dist][0](y, *shapes)
+    return -asarray(scale, float) * dz / (f0 * f0)
+
+
+def _lognorm_quantile_second(method: str, a: int, b: int, ans, s, loc, scale):
+    """lognorm's quantile ``x = loc + scale * exp(s w)``, ``w = ±ndtri(q)`` (``isf``: minus),
+    in ``(q, s, loc, scale)`` with ``s`` in the pair: ``y_ss = w**2 y``, ``y_qs = w_q y (1 +
+    s w)`` with ``w_q = ±1 / phi(w)``, and ``x_{s,scale} = y_s = w y``."""
+    scale = asarray(scale, float)
+    y = (asarray(ans, float) - asarray(loc, float)) / scale
+    w = np.log(y) / s
+    other = b if a == 1 else a
+    if other == 1:
+        return scale * w * w * y
+    if other == 3:
+        return w * y
+    if other == 2:
+        return np.zeros(np.shape(y))
+    w_q = np.sqrt(2.0 * np.pi) * np.exp(0.5 * w * w) * (-1.0 if method == "isf" else 1.0)
+    return scale * w_q * y * (1.0 + s * w)
+
+
 def second_derivative(dist: str, method: str, a: int, b: int, ans, x, shapes: tuple, loc=0.0,
                       scale=1.0):
     """The elementwise ``d2/da db`` of ``<dist>.<method>(x, *shapes, loc, scale)`` (arguments
     numbered as in ``derivative``): from ``l0``'s second derivatives (the table above) for the
     log density; the density ``p (l_a l_b + l_ab)``; the cdf ``f0 (l0' z_a z_b + z_ab)``, the
     sf its negative, their logs ``F_ab / F - F_a F_b / F^2``."""
+    if method in MOMENT_METHODS:
+        return _moment(dist, method, a, b, shapes, scale)
+    if method in QUANTILES or method == "entropy":
+        return _quantile_or_entropy_second(dist, method, a, b, ans, shapes, loc, scale)
     frozen = getattr(_stats(), dist)
     if dist in DISCRETE:
         n = len(shapes)

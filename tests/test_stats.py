@@ -10,6 +10,7 @@ import pytest
 
 from tests.util import run_readme_block
 from transpiler import check_grad, grad, hvp, jvp
+from transpiler.errors import NoRuleError
 
 stats = pytest.importorskip("scipy.stats")
 Y = np.array([0.4, 1.3, 2.2, 0.9, 3.1])
@@ -121,6 +122,43 @@ def test_a_tail_s_second_derivative_in_a_shape_is_refused_when_asked_for():
     with pytest.raises(NotImplementedError, match="t.cdf is not differentiated with respect to "
                        "its shape"):
         hvp(lambda df: stats.t.cdf(1.0, df))(3.0, 1.0)
+
+
+def _quantiles_and_entropies(theta):
+    """Quantiles (a value-at-risk, a lognormal's upper tail, a median), entropies (a maximum
+    entropy prior's terms) and moments (a moment match) in every parameter at once."""
+    q, mu, s, a, b = theta
+    levels = np.array([0.05, q, 0.9])
+    var = np.sum(stats.norm.ppf(levels, mu, s) ** 2) + np.sum(stats.lognorm.isf(levels, s, mu))
+    var = var + stats.lognorm.ppf(q, s, scale=a) * stats.gamma(2.0, mu, scale=a).median()
+    spread = stats.beta.entropy(a, b) + stats.t(a + b, loc=mu, scale=s).entropy()
+    moments = stats.beta(a, b).var() * 3.0 + stats.lognorm(s, loc=mu, scale=a).std() \
+        + stats.t.var(a + 2.0, scale=s) + stats.gamma(a, scale=s).mean() * stats.beta.std(a, b)
+    return var + spread * stats.gamma.entropy(a, scale=s) + stats.t.isf(q, 4.0, mu, s) + moments
+
+
+def test_quantiles_entropies_and_moments_in_every_mode():
+    theta = np.array([0.3, 1.1, 0.7, 2.5, 1.8])
+    check_grad(_quantiles_and_entropies, theta)
+    _tangent_check(_quantiles_and_entropies, (theta,), (np.array([0.1, 1.0, -0.5, 0.3, 0.2]),))
+    gradient, h = grad(_quantiles_and_entropies), 1e-5
+    for v in np.eye(5):  # (every pair of parameters: lognorm's quantile in its shape, too)
+        np.testing.assert_allclose(
+            hvp(_quantiles_and_entropies)(theta, v),
+            (gradient(theta + h * v) - gradient(theta - h * v)) / (2 * h), rtol=1e-6, atol=1e-8)
+
+
+def test_a_quantile_in_a_shape_without_a_closed_form_is_refused_a_discrete_one_is_a_step():
+    with pytest.raises(NotImplementedError, match="gamma.ppf is not differentiated with "
+                       "respect to its shape"):
+        grad(lambda a: stats.gamma.ppf(0.3, a))(2.0)
+    with pytest.raises(NotImplementedError, match="t.median is not differentiated"):
+        grad(lambda df: stats.t.median(df))(3.0)
+    assert grad(lambda q, mu: stats.poisson.ppf(q, mu), wrt=(0, 1))(0.4, 3.2) == (0.0, 0.0)
+    with pytest.raises(NoRuleError, match="cauchy.mean"):  # (it does not exist)
+        grad(lambda s: stats.cauchy.mean(scale=s))(2.0)
+    assert grad(lambda q: stats.norm.ppf(q))(0.975) == pytest.approx(
+        1.0 / stats.norm.pdf(stats.norm.ppf(0.975)), rel=1e-12)
 
 
 def test_readme_stats_example(capsys):

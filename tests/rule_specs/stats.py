@@ -6,7 +6,7 @@ the discrete ones), on arrays of values with parameters broadcast against them.
 
 from __future__ import annotations
 
-from runtime.stats import CONTINUOUS, CONTINUOUS_METHODS, DISCRETE_METHODS
+from runtime.stats import CONTINUOUS, CONTINUOUS_METHODS, DISCRETE_METHODS, MOMENT_METHODS, MOMENTS
 from tests.rule_specs.common import OpSpec
 
 try:
@@ -45,6 +45,42 @@ if stats is not None:
                 args = "a, b" if n == 1 else "a, b, b + 0.4"
                 SPECS.append(OpSpec(key, f"stats.{dist}.{method}({args})", 2, shaped,
                                     shapes=(((3,), ()),)))
+    # quantiles (probabilities in (0.05, 0.95)) and the functions of the parameters alone
+    for dist, (_, numbers, shaped) in CONTINUOUS_CASES.items():
+        for method in ("ppf", "isf"):
+            key = getattr(getattr(stats, dist), method)
+            SPECS.append(OpSpec(key, f"stats.{dist}.{method}(a, {numbers}loc=b, scale=c)", 3,
+                                ((0.05, 0.95), LOCATED, (1.0, 1.5)), shapes=VALUES))
+            if shaped is not None and CONTINUOUS[dist][1] is not None:
+                SPECS.append(OpSpec(key, f"stats.{dist}.{method}(a, b)", 2,
+                                    ((0.05, 0.95), shaped[1]), shapes=(((3,), ()),)))
+        for method in ("median", "entropy") + (MOMENT_METHODS if dist in MOMENTS else ()):
+            key = getattr(getattr(stats, dist), method)
+            SPECS.append(OpSpec(key, f"stats.{dist}.{method}({numbers}loc=a, scale=b)", 2,
+                                (LOCATED, (1.0, 1.5)), shapes=(((), ()), ((3,), ()),
+                                                               ((2, 1), (3,)))))
+        if shaped is not None:
+            n = numbers.count(",")
+            args = "a" if n == 1 else "a, a + 0.4"
+            SPECS.append(OpSpec(stats.__dict__[dist].entropy, f"stats.{dist}.entropy({args})",
+                                1, shaped[1], shapes=(((),), ((3,),))))
+            for method in MOMENT_METHODS:  # (t's variance: df > 2)
+                SPECS.append(OpSpec(getattr(getattr(stats, dist), method),
+                                    f"stats.{dist}.{method}({args}, scale=1.3)", 1,
+                                    (2.5, 5.0) if dist == "t" else shaped[1],
+                                    shapes=(((),), ((3,),))))
+            if CONTINUOUS[dist][1] is not None:
+                SPECS.append(OpSpec(stats.__dict__[dist].median,
+                                    f"stats.{dist}.median({args})", 1, shaped[1],
+                                    shapes=(((),), ((3,),))))
+    for dist, numbers, domain in (("poisson", "", (1.0, 4.0)), ("binom", "7, ", (0.2, 0.8)),
+                                  ("nbinom", "2.5, ", (0.2, 0.8))):
+        for method in ("ppf", "isf"):  # steps: 0 in q and in the shapes
+            SPECS.append(OpSpec(getattr(getattr(stats, dist), method),
+                                f"stats.{dist}.{method}(a, {numbers}b)", 2,
+                                ((0.05, 0.95), domain), shapes=(((3,), ()),)))
+        SPECS.append(OpSpec(getattr(stats, dist).median, f"stats.{dist}.median({numbers}a)", 1,
+                            domain, shapes=(((),), ((3,),))))
     for method in DISCRETE_METHODS:
         SPECS += [
             OpSpec(getattr(stats.poisson, method), f"stats.poisson.{method}({K}, a)", 1,

@@ -19,7 +19,15 @@ Before (the user's line) and after (its adjoint, for ``mu`` and ``sigma``)::
 import linecache
 
 import runtime as rt  # noqa: F401  (the templates' rt)
-from runtime.stats import CONTINUOUS, CONTINUOUS_METHODS, DISCRETE, DISCRETE_METHODS
+from runtime.stats import (
+    CONTINUOUS,
+    CONTINUOUS_METHODS,
+    DISCRETE,
+    DISCRETE_METHODS,
+    MOMENT_METHODS,
+    MOMENTS,
+    QUANTILES,
+)
 from transpiler.rules.registry import adjoint, d, tangent  # noqa: F401  (the templates' d)
 
 try:
@@ -27,6 +35,7 @@ try:
 except ImportError:  # no SciPy: no rules
     stats = None
 
+PARAMETERS = ("median", "entropy", *MOMENT_METHODS)  # methods of the parameters alone
 _ADJOINT = '''
 def adj_{name}({params}):
 {partials}
@@ -38,18 +47,21 @@ def tan_{name}({params}):
 
 
 def _instantiate(dist: str, method: str, shapes: list[str], discrete: bool) -> None:
-    """Register the adjoint and tangent templates of ``<dist>.<method>``."""
-    first = "k" if discrete else "x"
+    """Register the adjoint and tangent templates of ``<dist>.<method>``: its first argument
+    the values (``x``, ``k``), a quantile's probabilities (``q``) or none (``median``,
+    ``entropy``: functions of the parameters alone), then the shapes, ``loc`` and ``scale``."""
+    first = None if method in PARAMETERS else "q" if method in QUANTILES \
+        else "k" if discrete else "x"
     tail = ["loc=0"] if discrete else ["loc=0.0", "scale=1.0"]
     names = [first, *shapes, "loc"] + ([] if discrete else ["scale"])
-    params = ", ".join(["ans", first, *shapes, *tail])
+    params = ", ".join(["ans", *([first] if first else []), *shapes, *tail])
     packed = f"({', '.join(shapes)}{',' if shapes else ''})"
     call = f"{first}, {packed}, loc" + ("" if discrete else ", scale")
     name = f"{dist}_{method}"
     partials = "\n".join(
         f'    d[{p}] = rt.stats_partial(d[ans], "{dist}", "{method}", {i}, ans, {call})'
-        for i, p in enumerate(names))
-    tangents = ", ".join(f"d[{p}]" for p in names)
+        for i, p in enumerate(names) if p)
+    tangents = ", ".join(f"d[{p}]" if p else "0.0" for p in names)
     source = _ADJOINT.format(name=name, params=params, partials=partials) + _TANGENT.format(
         name=name, params=params, tangents=tangents, dist=dist, method=method, call=call)
     filename = f"<scipy.stats rules: {name}>"
@@ -63,11 +75,12 @@ def _instantiate(dist: str, method: str, shapes: list[str], discrete: bool) -> N
 
 if stats is not None:
     for _dist in CONTINUOUS:
-        for _method in CONTINUOUS_METHODS:
+        for _method in CONTINUOUS_METHODS + QUANTILES + ("entropy",) \
+                + (MOMENT_METHODS if _dist in MOMENTS else ()):
             _shapes = (getattr(stats, _dist).shapes or "").replace(" ", "").split(",")
             _instantiate(_dist, _method, [s for s in _shapes if s], False)
     for _dist in DISCRETE:
-        for _method in DISCRETE_METHODS:
+        for _method in DISCRETE_METHODS + QUANTILES:
             _shapes = (getattr(stats, _dist).shapes or "").replace(" ", "").split(",")
             _instantiate(_dist, _method, [s for s in _shapes if s], True)
 
