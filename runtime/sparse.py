@@ -540,21 +540,29 @@ def _selector(index, n: int) -> np.ndarray:
     return np.where(chosen < 0, chosen + n, chosen)
 
 
-def _rows_and_cols(index, shape):
-    """``(I, J)``: ``A[index]`` is ``A[np.ix_(I, J)]`` (slices, or one integer array beside a
-    slice; two arrays pair up, which is refused)."""
+def _rows_and_cols(index, a):
+    """``(I, J, paired)``: ``A[index]`` is ``A[np.ix_(I, J)]`` (slices, integer or boolean
+    arrays, an integer beside a slice of a ``*_matrix``: a row or column of it), or, paired,
+    ``A[I, J]`` (numbers, or two integer arrays: the entries at ``(I[k], J[k])``)."""
     if not isinstance(index, tuple):
         index = (index, slice(None))
     if len(index) == 1:
         index = (index[0], slice(None))
+    if len(index) == 2 and all(not isinstance(i, slice) and np.ndim(i) <= 1
+                               and np.asarray(i).dtype.kind in "iu" for i in index):
+        rows, cols = (np.atleast_1d(np.asarray(i, dtype=np.intp)) for i in index)
+        if rows.shape != cols.shape:
+            raise NotImplementedError("A[rows, cols] of integer arrays of different lengths is "
+                                      "not differentiated (they pair up)")
+        return (np.where(rows < 0, rows + a.shape[0], rows),
+                np.where(cols < 0, cols + a.shape[1], cols), True)
+    if len(index) == 2 and isinstance(a, _sp().spmatrix):  # (a row or column: a 1 x n matrix)
+        index = tuple([i] if np.ndim(i) == 0 and not isinstance(i, slice) else i for i in index)
     if len(index) != 2 or not all(isinstance(i, slice) or np.ndim(i) == 1 for i in index):
-        raise NotImplementedError("a scipy.sparse matrix indexed by anything but two slices, "
-                                  "or an integer array and a slice, is not differentiated "
-                                  "(A[i, j] of numbers: A.toarray()[i, j] of a small one)")
-    if not any(isinstance(i, slice) for i in index):
-        raise NotImplementedError("A[rows, cols] of two arrays pairs them up (an np.matrix); "
-                                  "select rows and columns in turn: A[rows][:, cols]")
-    return _selector(index[0], shape[0]), _selector(index[1], shape[1])
+        raise NotImplementedError("a scipy.sparse array indexed by anything but numbers, two "
+                                  "slices, or integer arrays and slices is not differentiated "
+                                  "(A[i, :] of a *_array, a 1-D sparse array: write A[[i], :])")
+    return _selector(index[0], a.shape[0]), _selector(index[1], a.shape[1]), False
 
 
 def _where(chosen: np.ndarray, at: np.ndarray):
@@ -585,15 +593,34 @@ class _Selected:
         return np.bincount(q[q2], self.g.at(i[q2], j), minlength=rows.size)
 
 
+class _Paired:
+    """The gradient of ``b = A[I, J]`` (entries at ``(I[k], J[k])``: numbers, an np.matrix or
+    a 1-D array of them) at ``A``'s coordinates: ``b``'s at every ``k`` reading ``(r, c)``,
+    summed (zero where none)."""
+
+    __slots__ = ("g", "keys", "width")
+
+    def __init__(self, g, rows, cols, width: int):
+        self.g = np.ravel(np.asarray(g, dtype=float))
+        self.keys, self.width = rows * width + cols, width
+
+    def __call__(self, rows, cols):
+        q, k = _where(self.keys, rows * self.width + cols)
+        return np.bincount(q, self.g[k], minlength=rows.size)
+
+
 def sparse_index_adjoint(g, a, index):
-    """The gradient of ``A[index]`` (rows and columns by slices or integer arrays)."""
+    """The gradient of ``A[index]`` (rows and columns by slices or integer arrays, or entries
+    by numbers or paired integer arrays)."""
     if is_zero(g):
         return g
     if not is_sparse(a):
         from runtime.broadcast import unindex
 
         return unindex(g, a, index)
-    rows, cols = _rows_and_cols(index, a.shape)
+    rows, cols, paired = _rows_and_cols(index, a)
+    if paired:
+        return SparseGrad(a.shape, _Paired(g, rows, cols, a.shape[1]))
     return SparseGrad(a.shape, _Selected(g, rows, cols))
 
 

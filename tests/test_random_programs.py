@@ -71,7 +71,8 @@ before the change, called again, must give the changed program's finite differen
 look past a known bug (``library`` keeps complex intermediates to arithmetic and functions of
 complex numbers, no FFTs, convolutions or linear algebra: what Numba compiles), and
 ``TRANSPILER_GEN_COMPLEX=0.2`` sets the chance that an expression is computed through complex
-values (most programs then are: the soak counts them); ``--shrink`` reduces a failing program by deleting statements and
+values (most programs then are: the soak counts them), and ``TRANSPILER_SOAK_SECONDS=1200``
+stops a soak after that long, with its summary; ``--shrink`` reduces a failing program by deleting statements and
 simplifying expressions while it keeps failing the same way. A soak of 1000 programs or more
 (any soak with Numba or checkpointing) prints a progress line every 500 programs (100) and each
 failure as it is found.
@@ -1871,6 +1872,7 @@ ONE_TANGENT_SHARE = 0.3
 # TRANSPILER_SOAK_BACKEND=numba also differentiates every program checked with backend="numba"
 # (=auto: with backend="auto", which runs Numba's code or, where Numba refuses, the Python code)
 BACKEND = os.environ.get("TRANSPILER_SOAK_BACKEND", "python") or "python"
+SECONDS = float(os.environ.get("TRANSPILER_SOAK_SECONDS", "0"))  # a soak's time box (0: none)
 if BACKEND not in ("python", "numba", "auto"):
     raise ValueError(f"TRANSPILER_SOAK_BACKEND={BACKEND!r}: expected numba or auto (or python)")
 NUMBA_RTOL, NUMBA_ATOL = 1e-12, 1e-300
@@ -2352,6 +2354,10 @@ def run(seeds, target: int | None = None, report: Report | None = None,
             print(f"  {report.checked} programs, {len(report.failures)} disagreements"
                   f"{compared}, seed {seed}, {time.time() - t0:.0f} s", flush=True)
         if target is not None and report.checked >= target:
+            break
+        if SECONDS and time.time() - t0 > SECONDS:
+            print(f"  stopped after {SECONDS:.0f} s (TRANSPILER_SOAK_SECONDS), seed {seed}",
+                  flush=True)
             break
     return report
 

@@ -174,6 +174,35 @@ def test_an_operation_without_a_sparse_rule_is_refused_at_its_line():
         assert e.value.lineno == 3
 
 
+def test_entries_read_in_a_loop_and_the_indexing_left_refused():
+    rows, cols = np.array([0, 1, 2, 0, 1, 1]), np.array([0, 1, 2, 1, 2, 2])
+
+    def trace_and_corner(d, w):
+        A = sp.csr_array((d, (rows, cols)), shape=(3, 3))
+        total = 0.0
+        for k in range(3):
+            total = total + A[k, k] * w[k]
+        return total + A[1, -1] ** 2 + A[2, 0]  # ((1, 2) stored twice; (2, 0) not stored)
+
+    d, w = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 0.5]), np.array([0.3, -1.0, 2.0])
+    check_grad(trace_and_corner, d, w, wrt=(0, 1))
+    np.testing.assert_allclose(grad(trace_and_corner)(d, w), [0.3, -1.0, 2.0, 0.0, 11.0, 11.0])
+    _, tangent = jvp(trace_and_corner, (d, w), (np.ones(6), np.zeros(3)))
+    assert tangent == pytest.approx(0.3 - 1.0 + 2.0 + 22.0)
+
+    def pairs(d):  # (an np.matrix of a *_matrix, an array of a *_array: may be sparse here)
+        return np.sum(sp.csr_matrix((d, (rows, cols)), shape=(3, 3))[[0, 1], [1, 2]])
+
+    with pytest.raises(TranspileError, match="np.sum is not differentiated for scipy.sparse"):
+        grad(pairs)(d)
+
+    def row(d):  # (a 1-D sparse array)
+        return np.sum(sp.csr_array((d, (rows, cols)), shape=(3, 3))[1, :] @ np.ones(3))
+
+    with pytest.raises(NotImplementedError, match=r"write A\[\[i\], :\]"):
+        grad(row)(d)
+
+
 def test_second_derivatives_through_sparse_matrices_are_refused():
     def f(x):
         A = sp.diags([x[1:], x + 3.0, x[1:]], [-1, 0, 1], format="csr")

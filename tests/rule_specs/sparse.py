@@ -145,6 +145,14 @@ if sp is not None:
                shapes=(((5,), (3,)),)),
         OpSpec(operator.getitem, TRI + "A[:, np.array([True, False, True, True, False])] @ b",
                2, UNIT, shapes=(((5,), (3,)),)),
+        # entries (numbers: an off-diagonal, a diagonal one twice, by a negative index, one
+        # not stored), a row of a *_matrix (a 1 x n matrix)
+        OpSpec(operator.getitem, TRI + "A[1, 2] * b + A[3, 3] * A[-2, 3] - A[0, 4]", 2, UNIT,
+               shapes=(((5,), ()), ((5,), (3,)))),
+        OpSpec(operator.getitem, f"A = sp.csc_array((a, {COORDS}), shape=(4, 4)); "
+               "A[0, 0] * b + A[2, 3]", 2, UNIT, shapes=(((6,), (2,)),)),
+        OpSpec(operator.getitem, TRI + "A[2, :] @ b + A[:, 1].sum()", 2, UNIT,
+               shapes=(((5,), (5,)),)),
         # --- solves ---
         OpSpec(spla.spsolve, TRI + "spla.spsolve(A, b)", 2, UNIT, shapes=TRI_VEC),
         OpSpec(spla.spsolve, TRI + "spla.spsolve(A.tocsc(), b)", 2, UNIT,

@@ -50,6 +50,7 @@ import numpy as np
 
 from transpiler import ast_util as A
 from transpiler.analysis.activity import activity
+from transpiler.analysis.scalars import is_scalar
 from transpiler.anno import Anno, getanno, hasanno
 from transpiler.errors import TranspileError, error_at
 from transpiler.frontend import parse_function
@@ -387,6 +388,8 @@ class _Found:
             return None
         if isinstance(node, (gast.Compare, gast.BoolOp)):
             return None
+        if self.kind is SPARSE and isinstance(node, gast.Subscript) and self._entry(node):
+            return None  # (A[i, j] of numbers is a number)
         if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
                 and isinstance(node.slice, gast.Constant) and node.value.id in self.calls \
                 and node.slice.value in self.kind.items(
@@ -408,6 +411,14 @@ class _Found:
             if found is not None:
                 return found
         return None
+
+    def _entry(self, node: gast.Subscript) -> bool:
+        """Whether ``node`` reads one entry of a matrix: two indices known to be numbers."""
+        index = node.slice
+        scalars = getattr(getattr(self.ctx, "facts", None), "scalars", None) \
+            if self.depth == 0 else None
+        return isinstance(index, gast.Tuple) and len(index.elts) == 2 \
+            and all(is_scalar(e, scalars or frozenset()) for e in index.elts)
 
     def _returns_kind(self, func, call: gast.Call) -> bool:
         """Whether a call of the user's function ``func`` may return a value of the kind, given
