@@ -842,6 +842,19 @@ def _transposed(a, symmetric: bool):
     return a.T
 
 
+def _transposed_preconditioner(m, symmetric: bool):
+    """A preconditioner for the transposed system: ``M.T``, or none where ``M`` is an operator
+    of a ``matvec`` alone (``LinearOperator(shape, ilu.solve)``: no ``rmatvec``), so that the
+    adjoint solve runs unpreconditioned (a solve that then fails to converge raises)."""
+    if m is None or symmetric or not hasattr(m, "rmatvec"):
+        return _transposed(m, symmetric)
+    try:
+        m.rmatvec(np.zeros(m.shape[0]))
+    except NotImplementedError:
+        return None
+    return m.T
+
+
 def _options(name: str, atol, options: dict, transposed: bool) -> dict:
     """The keywords beside ``rtol`` and ``maxiter`` the method is called with: ``options`` (its
     preconditioners ``M``, or qmr's left and right ``M1``, ``M2``, and its own settings), and
@@ -852,7 +865,7 @@ def _options(name: str, atol, options: dict, transposed: bool) -> dict:
         symmetric = name in _SYMMETRIC
         for key in ("M", "M1", "M2"):
             if key in out:
-                out[key] = _transposed(options[key], symmetric)
+                out[key] = _transposed_preconditioner(options[key], symmetric)
         if name == "qmr":
             out["M1"], out["M2"] = out["M2"], out["M1"]
     return out

@@ -203,6 +203,34 @@ def test_entries_read_in_a_loop_and_the_indexing_left_refused():
         grad(row)(d)
 
 
+def _preconditioned(d):
+    A = sp.diags([d[1:], d + 4.0, d[:-1] * 0.5], [-1, 0, 1], format="csc")
+    jacobi = A.diagonal()
+    x, _ = spla.gmres(A, np.ones(4) + d, rtol=1e-13, atol=0.0,
+                      M=spla.LinearOperator(A.shape, matvec=lambda v: v / jacobi))
+    ilu = spla.spilu(A, drop_tol=1e-2)
+    y, _ = spla.bicgstab(A, x, M=spla.LinearOperator(A.shape, ilu.solve), rtol=1e-13, atol=0.0)
+    both = spla.LinearOperator(A.shape, ilu.solve, rmatvec=lambda v: ilu.solve(v, "T"))
+    z, _ = spla.lgmres(A, y * d, M=both, rtol=1e-13, atol=0.0)
+    return np.sum(x ** 2) + np.sum(y) + z @ d
+
+
+def test_preconditioners_made_of_differentiated_values_are_not_differentiated():
+    d = np.array([1.0, 2.0, 3.0, 4.0])
+    check_grad(_preconditioned, d)
+    direction, h = np.array([0.5, -1.0, 0.3, 2.0]), 1e-6
+    _, tangent = jvp(_preconditioned, (d,), (direction,))
+    assert tangent == pytest.approx((_preconditioned(d + h * direction)
+                                     - _preconditioned(d - h * direction)) / (2 * h), rel=1e-7)
+
+    def factors_as_values(d):
+        A = sp.diags([d[1:], d + 4.0], [-1, 0], format="csc")
+        return np.sum(spla.spilu(A).solve(np.ones(4)))  # (an approximate solve: no rule)
+
+    with pytest.raises(TranspileError, match=r"ilu|spilu|solve"):
+        grad(factors_as_values)(d)
+
+
 def test_second_derivatives_through_sparse_matrices_are_refused():
     def f(x):
         A = sp.diags([x[1:], x + 3.0, x[1:]], [-1, 0, 1], format="csr")

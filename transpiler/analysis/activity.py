@@ -15,6 +15,7 @@ import gast
 from transpiler import ast_util as A
 from transpiler.anno import Anno, getanno
 from transpiler.rules.nondiff import NONDIFF
+from transpiler.rules.registry import UNDIFFERENTIATED
 
 SHAPE_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype"})
 NONDIFF_METHODS = frozenset({"argmax", "argmin", "argsort", "nonzero", "any", "all"})
@@ -54,6 +55,14 @@ def reads(value) -> set[str]:
         return set(A.load_names(value.value))
     if isinstance(value, gast.Call) and getanno(value, Anno.FUNC) is operator.setitem:
         return set(A.load_names(value.args[0])) | set(A.load_names(value.args[2]))
+    if isinstance(value, gast.Call) and value.keywords:
+        try:
+            unread = UNDIFFERENTIATED.get(getanno(value, Anno.FUNC), ())
+        except TypeError:  # unhashable callable
+            unread = ()
+        if unread:  # (a solver's preconditioner M=...: the solution does not depend on it)
+            return set().union(*(A.load_names(n) for n in [value.func, *value.args] + [
+                k.value for k in value.keywords if k.arg not in unread]))
     return set(A.load_names(value))
 
 

@@ -96,6 +96,10 @@ COMPLEX_TANGENTS: dict[Any, Rule] = {}
 # an operand or the result may be sparse (transpiler/rules/sparse_rules.py)
 SPARSE_ADJOINTS: dict[Any, Rule] = {}
 SPARSE_TANGENTS: dict[Any, Rule] = {}
+# keywords a function's result does not depend on (to the function's own tolerance), which the
+# activity analysis does not follow: an iterative solver's preconditioners (the values made
+# only to precondition need no derivative, and no rule)
+UNDIFFERENTIATED: dict[Any, frozenset[str]] = {}
 NEEDS_NEWER: dict[str, str] = {}  # 'math.exp2' -> 'Python 3.11': rules this interpreter lacks
 REQUIREMENTS: dict[str, str] = {}  # every rule registered only where its function exists
 

@@ -19,7 +19,7 @@ import operator
 import gast
 
 import runtime as rt
-from transpiler.rules.registry import SparseMethod, adjoint, d, tangent
+from transpiler.rules.registry import UNDIFFERENTIATED, SparseMethod, adjoint, d, tangent
 
 try:
     import scipy.sparse as sp
@@ -313,6 +313,12 @@ if sp is not None:
     @tangent(SparseMethod("__call__"), of_sparse=True)
     def tan_factorized_solve(ans, solve, rhs):
         d[ans] = rt.factor_solve_tangent(d[solve], d[rhs], solve, ans)
+
+    # the iterative solvers: their solution does not depend on their preconditioners, which are
+    # not differentiated (values made only to precondition need no rule: spilu's factors)
+    for _solver in (spla.cg, spla.bicgstab, spla.cgs, spla.bicg, spla.tfqmr, spla.qmr,
+                    spla.gmres, spla.lgmres, spla.gcrotmk, spla.minres):
+        UNDIFFERENTIATED[_solver] = frozenset({"M", "M1", "M2", "callback"})
 
     # the iterative solvers: the same method on the transposed system, the caller's tolerances
     # and preconditioners (a sparse A here; an array A in the dense table; a LinearOperator A
