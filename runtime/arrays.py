@@ -131,6 +131,14 @@ def unflattened(flat, values, active) -> tuple:
     return tuple(out)
 
 
+def zero_parts(values, active) -> tuple:
+    """The gradients of ``values`` when nothing reaches them: zeros shaped like each one where
+    ``active`` (a float for a number, never None: the caller adds to them), None elsewhere
+    (data, which has no gradient)."""
+    return tuple((np.zeros(np.shape(v)) if np.ndim(v) else 0.0) if on else None
+                 for v, on in zip(values, active, strict=True))
+
+
 def float_dtype(x):
     """The dtype a gradient of ``x`` has: its own when floating, else float64."""
     kind = asarray(x).dtype

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.arrays import asarray, is_zero
+from runtime.arrays import asarray, is_zero, zero_parts
 
 
 def implicit_root(root, residual, slope):
@@ -167,7 +167,7 @@ def _minimum_solve(minimum, fun, args, stationary, rhs):
 def implicit_minimum_adjoint(g, minimum, fun, args: tuple, stationary):
     """The arguments' gradients: ``-d/dp (grad_x f . w)``, ``w = H^-1 g``."""
     if is_zero(g):
-        return (None,) * len(args)
+        return zero_parts(args, stationary.active(args))
     w = _minimum_solve(minimum, fun, args, stationary, g)
     parts = stationary.mixed_vjp(fun, minimum, args, w if np.ndim(w) else float(w))
     return tuple(None if p is None else _negated(p) for p in parts)

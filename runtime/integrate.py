@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from runtime.arrays import asarray, is_zero, unflattened
+from runtime.arrays import asarray, is_zero, unflattened, zero_parts
 
 _FOURIER = {"cos": (np.cos, "sin", -1.0), "sin": (np.sin, "cos", 1.0)}  # w, w' as weight, sign
 
@@ -77,11 +77,9 @@ def integral_limit_adjoint(g, fun, limit, args: tuple, wvar, options: dict, sign
 def integral_adjoint(g, fun, a, b, args: tuple, wvar, integrand, options: dict) -> tuple:
     """The arguments' gradients: ``integral_a^b grad_p (g . f(t, p)) w(t) dt``, all of them
     one vector-valued quadrature."""
-    if is_zero(g):
-        return (None,) * len(args)
     active = integrand.active(args)
-    if not any(active):
-        return (None,) * len(args)
+    if is_zero(g) or not any(active):
+        return zero_parts(args, active)
     g = asarray(g, float)
     g = float(g) if g.ndim == 0 else g
 

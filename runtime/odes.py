@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime import runge_kutta
-from runtime.arrays import asarray, is_zero, unflattened
+from runtime.arrays import asarray, is_zero, unflattened, zero_parts
 
 
 def ode_solution(ys, ts, fun, t0, t1, y0, args: tuple, times, ode, options: dict):
@@ -207,8 +207,8 @@ def ode_adjoint(g, ys, ts, fun, t0, t1, y0, args: tuple, times, ode, options: di
     """``(dL/dt0, dL/dt1, dL/dy0, (dL/dp for each argument), dL/dtimes)`` by the adjoint."""
     if is_zero(g):
         zero = np.zeros(np.shape(y0)) if np.ndim(y0) else 0.0
-        return 0.0, 0.0, zero, (None,) * len(args), None if times is None else np.zeros(
-            np.shape(times))
+        return 0.0, 0.0, zero, zero_parts(args, _active(args, ode)), \
+            None if times is None else np.zeros(np.shape(times))
     problem = _Problem(ys, ts, fun, t0, y0, args, times, ode, options, t1)
     g = problem.outputs_of(g)
     outputs = problem.ts

@@ -368,3 +368,23 @@ def test_the_runtime_is_not_bound_under_a_global_name_of_the_module():
             return o + z
     """, name="f", converged=converged)
     check_grad(f, np.array([0.3, 0.9, -0.4]))
+
+
+# Seed 4638869: an integral whose value was computed, then popped from its list unread: its
+# adjoint, given a zero gradient, gave None for its arguments' gradients, to which the gradient
+# of another use was added (TypeError). So did a minimum's and an ODE's. Zeros now.
+def test_a_solve_or_integral_whose_value_is_not_read_gives_zero_gradients():
+    si = pytest.importorskip("scipy.integrate")
+    so = pytest.importorskip("scipy.optimize")
+    f = make("""
+        def f(x):
+            u = np.sum(x)
+            xs = [u.mean(), 2.0, si.quad(lambda t: u * t, 0.0, 1.5)[0]]
+            xs.pop()
+            m = so.minimize_scalar(lambda z: (z - u) ** 2, bracket=(-3.0, 3.0)).x
+            y = si.solve_ivp(lambda t, y: -u * y, (0.0, 1.0), [1.0]).y
+            ms = [m, y[0, -1], u * 2.0]
+            return sum(xs) + ms[2]
+    """, name="f", si=si, so=so)
+    check_grad(f, np.array([0.3, 0.8]))
+    np.testing.assert_allclose(grad(f)(np.array([0.3, 0.8])), [3.0, 3.0])
