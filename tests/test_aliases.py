@@ -273,6 +273,19 @@ SPELLED = {
                                            "            v[:] *= 3.0\n    s = np.sum(w * w)",
     "numbers_of_a_mean_walked": "y = np.mean(x.reshape(2, 3), 0)\n    s = 0.0\n"
                                 "    for a in y:\n        a *= 2.0\n        s = s + a * a",
+    # (joins, np.where, masks: known ranks, so their views are certified)
+    "row_of_a_stack": "y = np.stack([x, x * 2.0])\n    r = y[0]\n    r *= 3.0\n"
+                      "    s = np.sum(y * y)",
+    "row_of_a_vstack_written": "y = np.vstack([x, np.sin(x)])\n    row = y[1]\n"
+                               "    row[0] = 5.0 * x[1]\n    s = np.sum(y * y)",
+    "numbers_of_a_concatenation_walked": "y = np.concatenate([x, x * 2.0], axis=0)\n"
+                                         "    s = 0.0\n    for e in y[:4]:\n        e += 1.0\n"
+                                         "        s = s + e * e\n    s = s + np.sum(y * y)",
+    "slice_of_a_where_written": "y = np.where(x > 0.37, x, 0.5 * x)\n    v = y[1:]\n"
+                                "    v -= np.clip(x, 0.2, None)[0]\n    s = np.sum(y * y)",
+    "rows_of_an_hstack_walked": "y = np.hstack([np.outer(x, x[:2]), np.outer(x, x[2:4])])\n"
+                                "    s = 0.0\n    for r in y:\n        r += 0.5\n"
+                                "        s = s + np.sum(r * r)\n    s = s + np.sum(y)",
 }
 
 

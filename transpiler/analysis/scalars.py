@@ -77,8 +77,9 @@ def known_ranks(body: list, params: frozenset[str] = frozenset(),
     arrays of one number of dimensions at every assignment (from parameters ``arrays`` and
     what is built here: ``np.zeros(n)``, ``x.copy()``, ``np.zeros_like(x)``, element writes,
     elementwise arithmetic, basic indexing, ``np.array`` of a (nested) list, a reduction along
-    one axis, ``x.sum(axis=0)``, the array a loop walks, ``rt.sequence(x)``; ``x[i]`` of a 1-D
-    one is a scalar)."""
+    one axis, ``x.sum(axis=0)``, the array a loop walks, ``rt.sequence(x)``, a mask ``x > 0``,
+    ``np.where``, ``np.clip``, the joins of a list ``np.concatenate([a, b])``, ``np.stack``,
+    ``np.vstack``, ``np.hstack``...; ``x[i]`` of a 1-D one is a scalar)."""
     assigned = _assignments(body)
     # Greatest fixed point: every assigned name starts with a rank not yet known, then takes
     # the one all its assignments agree on, or none, until nothing changes. Loop-carried values
@@ -125,6 +126,8 @@ def _rank(node, ranks: dict):
         return _rank(node.operand, ranks)
     if isinstance(node, gast.BinOp) and not isinstance(node.op, gast.MatMult):
         return _broadcast([node.left, node.right], ranks)
+    if isinstance(node, gast.Compare):  # (a mask; of numbers a bool, which no index reads
+        return _array_rank(_broadcast([node.left, *node.comparators], ranks))  # as a number)
     if isinstance(node, gast.Attribute) and node.attr == "shape":
         base = _rank(node.value, ranks)
         return base if base is _TOP else _SHAPE if type(base) is int else None
@@ -192,7 +195,50 @@ def _call_rank(node: gast.Call, ranks: dict):
         return None if base == 0 or base is _SHAPE else base
     if isinstance(func, np.ufunc) and func.nout == 1 and not node.keywords:
         return _broadcast(node.args, ranks)
+    if func is np.clip and len(node.args) == 3 and not node.keywords:
+        return _broadcast([a for a in node.args if not _is_none(a)], ranks)
+    if func is np.where and len(node.args) == 3 and not node.keywords:  # (of numbers: a 0-d
+        return _array_rank(_broadcast(node.args, ranks))  # array, whose += writes in place)
+    if func in _JOINS and len(node.args) == 1 \
+            and isinstance(node.args[0], (gast.List, gast.Tuple)):
+        return _joined(func, node, ranks)
     return None
+
+
+def _array_rank(rank):
+    """``rank``, but unknown where it is 0."""
+    return None if rank == 0 and type(rank) is int else rank
+
+
+def _is_none(node) -> bool:
+    return isinstance(node, gast.Constant) and node.value is None
+
+
+# joins of a list of arrays of one rank r: the rank of the result from r
+_JOINS = {np.concatenate: lambda r: r, np.stack: lambda r: r + 1,
+          np.vstack: lambda r: max(r, 2), np.hstack: lambda r: max(r, 1),
+          np.column_stack: lambda r: 2 if r <= 2 else None, np.dstack: lambda r: max(r, 3)}
+
+
+def _joined(func, node: gast.Call, ranks: dict):
+    """The rank of ``np.concatenate([a, b])``, ``np.stack(...)``, ``np.vstack(...)``...: of
+    elements of one known rank (``concatenate``'s at least 1; its ``axis=None`` flattens), with
+    an ``axis`` given as a number or none."""
+    found = [_rank(e, ranks) for e in node.args[0].elts]
+    axis = [k.value for k in node.keywords if k.arg == "axis"]
+    if not found or any(k.arg != "axis" for k in node.keywords) or any(
+            r is None or r is _SHAPE for r in found):
+        return None
+    if func is np.concatenate and axis and _is_none(axis[0]):
+        return 1
+    if axis and not (isinstance(axis[0], gast.Constant) and type(axis[0].value) is int
+                     or isinstance(axis[0], gast.UnaryOp) and is_number(axis[0].operand)):
+        return None
+    if _TOP in found:
+        return _TOP
+    if len(set(found)) > 1 or func is np.concatenate and found[0] == 0:
+        return None
+    return _JOINS[func](found[0])
 
 
 def _nested_rank(node, ranks: dict):
