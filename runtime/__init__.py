@@ -460,6 +460,8 @@ from runtime.sparse import (
     spdiags_adjoint,
     spdiags_tangent,
     spsolve_adjoint,
+    expm_multiply_adjoint,
+    expm_multiply_tangent,
     spsolve_b_tangent,
     spsolve_tangent,
 )
@@ -835,6 +837,8 @@ __all__ = [
     "spdiags_adjoint",
     "spdiags_tangent",
     "spsolve_adjoint",
+    "expm_multiply_adjoint",
+    "expm_multiply_tangent",
     "spsolve_b_tangent",
     "spsolve_tangent",
     "stats_partial",

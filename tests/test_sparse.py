@@ -231,6 +231,23 @@ def test_preconditioners_made_of_differentiated_values_are_not_differentiated():
         grad(factors_as_values)(d)
 
 
+def _propagated(k):
+    n = k.size - 1
+    u0 = np.exp(-((np.arange(n) - n / 3.0) / 3.0) ** 2)
+    main = -np.concatenate([[k[0]], k[1:-1] + k[2:]])
+    A = sp.diags([k[1:-1], main, k[1:-1]], [-1, 0, 1], format="csr") * (n * n / 40.0)
+    u = spla.expm_multiply(A, u0)  # (a diffusion's propagator: |A| ~ 40, stiff)
+    return np.sum((u - 0.1) ** 2) + u @ spla.expm_multiply(0.5 * A.T, np.sin(u0))
+
+
+def test_a_stiff_propagator_s_gradient_in_the_conductivities():
+    k = 1.0 + 0.5 * np.sin(np.arange(21) / 7.0)
+    check_grad(_propagated, k)
+    v = np.random.default_rng(2).normal(size=k.size)
+    _, tangent = jvp(_propagated, (k,), (v,))  # (exact: the block matrix's action)
+    assert tangent == pytest.approx(grad(_propagated)(k) @ v, rel=1e-10)
+
+
 def test_second_derivatives_through_sparse_matrices_are_refused():
     def f(x):
         A = sp.diags([x[1:], x + 3.0, x[1:]], [-1, 0, 1], format="csr")

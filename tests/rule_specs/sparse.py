@@ -188,6 +188,12 @@ if sp is not None:
                shapes=(((5,), (5,)),)),
         OpSpec(spla.qmr, TRI + "spla.qmr(A, b, rtol=1e-13, atol=0.0)[0]", 2, UNIT,
                shapes=(((5,), (5,)),)),
+        # the exponential's action: of a sparse A (its gradient a quadrature at the data), of
+        # a vector and of a matrix
+        OpSpec(spla.expm_multiply, TRI + "spla.expm_multiply(0.3 * A, b)", 2, UNIT,
+               shapes=TRI_VEC),
+        OpSpec(spla.expm_multiply, TRI + "spla.expm_multiply(-2.0 * A, b, traceA=-2.0 * "
+               "np.sum(a + 4.0))", 2, UNIT, shapes=(((5,), (5,)),)),
         # left and right preconditioners (of a LinearOperator, as qmr needs), transposed and
         # swapped for the transposed system
         OpSpec(spla.qmr, TRI + "spla.qmr(A, b, rtol=1e-13, atol=0.0, M1=spla.aslinearoperator("
@@ -215,6 +221,8 @@ if sp is not None:
                shapes=SQ),
         OpSpec(spla.qmr, SHIFTED + "spla.qmr(m, b, rtol=1e-13, atol=0.0)[0]", 2, UNIT,
                shapes=SQ),
+        OpSpec(spla.expm_multiply, "spla.expm_multiply(0.5 * a, b)", 2, UNIT,
+               shapes=(((3, 3), (3,)), ((3, 3), (3, 2)))),
     ]
     if hasattr(sp, "diags_array"):
         SPARSE_SPECS.append(OpSpec(sp.diags_array, "sp.diags_array([a, b], offsets=[0, 1]) "

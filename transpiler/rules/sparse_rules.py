@@ -314,6 +314,20 @@ if sp is not None:
     def tan_factorized_solve(ans, solve, rhs):
         d[ans] = rt.factor_solve_tangent(d[solve], d[rhs], solve, ans)
 
+    # the matrix exponential's action e^A B: B's gradient e^{A^T} G, A's the Fréchet
+    # derivative's adjoint (exact for a dense A; a quadrature in s to 1e-12 for a sparse one)
+    @adjoint(spla.expm_multiply, of_sparse=True)  # (a grid of times, start=..., has no rule)
+    @adjoint(spla.expm_multiply)
+    def adj_expm_multiply(ans, A, B, traceA=None):
+        ga, gb = rt.expm_multiply_adjoint(d[ans], A, B, ans, traceA)
+        d[A] = ga
+        d[B] = gb
+
+    @tangent(spla.expm_multiply, of_sparse=True)
+    @tangent(spla.expm_multiply)
+    def tan_expm_multiply(ans, A, B, traceA=None):
+        d[ans] = rt.expm_multiply_tangent(d[A], d[B], A, B, ans, traceA)
+
     # the iterative solvers: their solution does not depend on their preconditioners, which are
     # not differentiated (values made only to precondition need no rule: spilu's factors)
     for _solver in (spla.cg, spla.bicgstab, spla.cgs, spla.bicg, spla.tfqmr, spla.qmr,
