@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import inspect
 import types
 
@@ -45,9 +46,21 @@ def is_object(x) -> bool:
     if isinstance(x, tuple):
         return hasattr(type(x), "_fields")
     if isinstance(x, (float, int, complex, str, bytes, list, dict, np.ndarray, np.generic,
-                      type, types.ModuleType)) or x is None or callable(x) or is_array(x):
+                      type, types.ModuleType)) or x is None or is_array(x) \
+            or callable(x) and not _called_object(x):
         return False
     return hasattr(x, "__dict__") or hasattr(type(x), "__slots__")
+
+
+_LIBRARIES = frozenset({"builtins", "numpy", "scipy", "functools", "math", "operator",
+                        "collections", "typing", "transpiler", "runtime", "dask", "numba"})
+
+
+def _called_object(x) -> bool:
+    """Whether a callable ``x`` is an instance of a class of the user's with a ``__call__``
+    (a layer, a model): an object with fields, not a function."""
+    return not inspect.isroutine(x) and not isinstance(x, functools.partial) \
+        and (type(x).__module__ or "").split(".")[0] not in _LIBRARIES
 
 
 def field_names(x) -> tuple[str, ...]:
@@ -281,6 +294,15 @@ def constructed_tangent(ans, names, t_values):
             out[type(ans)._fields.index(n)] = t
         return GradTuple(out)
     return GradFields(zip(names, t_values, strict=True))
+
+
+def of_class(x, cls, where):
+    """``x``, checked to be of class ``cls``: the class the field it was read from declares,
+    whose method a call of it was compiled as (``self.spring.force(x)``)."""
+    if type(x) is cls:
+        return x
+    raise TypeError(f"{where} holds a {type(x).__qualname__}, not the {cls.__qualname__} its "
+                    "class declares: its methods were compiled as that class's")
 
 
 def data(x, where):

@@ -777,3 +777,131 @@ def test_a_list_a_helper_grows_with_another_class_is_not_taken_for_the_first():
     ks = np.array([2.0, 0.7])
     with pytest.raises(TranspileError, match=r"s\.tension"):
         grad(f)(ks, np.array([0.0, 1.3, 2.1, 3.4]))
+
+
+# --- objects held in another object's fields: their methods --------------------------------
+
+class _Coil:
+    def __init__(self, k):
+        self.k = k
+
+    def force(self, x):
+        return -self.k * x
+
+    def energy(self, x):
+        return 0.5 * self.k * np.sum(x * x)
+
+
+class _StiffCoil(_Coil):
+    def force(self, x):
+        return -self.k * x ** 3
+
+
+class _Oscillator:
+    def __init__(self, k, m):
+        self.spring = _Coil(k)  # (the field's class: what every assignment of it builds)
+        self.m = m
+
+    def step(self, x, v, dt):
+        v = v + dt * self.spring.force(x) / self.m
+        return x + dt * v, v
+
+    def energy(self, x, v):
+        return self.spring.energy(x) + 0.5 * self.m * np.sum(v * v)
+
+
+def _oscillate(k, x0):
+    system = _Oscillator(k, 2.0)
+    x, v = x0, np.zeros_like(x0)
+    for _ in range(5):
+        x, v = system.step(x, v, 0.1)
+    return system.energy(x, v)
+
+
+@dataclass
+class _Layer:
+    w: np.ndarray
+    b: float
+
+    def __call__(self, x):
+        return np.tanh(self.w * x + self.b)
+
+
+@dataclass
+class _Net:
+    first: _Layer  # (the field's class: its annotation)
+    second: _Layer
+
+    def forward(self, x):
+        return self.second(self.first(x))
+
+
+def _fit(w, x):
+    net = _Net(_Layer(w, 0.1), _Layer(w * 2.0, -0.3))
+    return np.sum(net.forward(x) ** 2)
+
+
+class _Parts(typing.NamedTuple):
+    spring: _Coil
+    scale: float
+
+
+def _held_in_a_tuple(x, k):
+    parts = _Parts(_Coil(k), 2.0)
+    return parts.scale * parts.spring.energy(x)
+
+
+def _given(x, system):
+    return system.energy(x, x * 0.5) * 2.0
+
+
+@pytest.mark.parametrize("f, args", [
+    (_oscillate, (1.5, np.array([0.3, -0.2]))),
+    (_fit, (np.array([0.5, -1.0]), np.array([0.3, 0.7]))),
+    (_held_in_a_tuple, (np.array([0.3, -0.2, 0.5]), 1.3)),
+], ids=["built_in_its_constructor", "dataclass_layers_called", "namedtuple_field"])
+def test_methods_of_objects_held_in_fields_in_both_modes(f, args):
+    check_grad(f, *args, wrt=tuple(range(len(args))))
+    tangents = tuple(np.ones_like(a) if np.ndim(a) else 0.5 for a in args)
+    _, tangent = jvp(f, args, tangents)
+    gradient = grad(f, wrt=tuple(range(len(args))))(*args)
+    assert tangent == pytest.approx(sum(np.sum(g * t) for g, t in zip(gradient, tangents,
+                                                                         strict=True)),
+                                    rel=1e-10)
+
+
+def test_an_object_held_in_a_field_of_an_argument_and_its_gradient():
+    x, system = np.array([0.3, -0.2, 0.5]), _Oscillator(1.5, 2.0)
+    check_grad(_given, x, system, wrt=(0,))
+    g = grad(_given, wrt=1)(x, system)
+    assert g.spring.k == pytest.approx(np.sum(x * x))  # (d/dk of 2 * k |x|^2 / 2)
+    assert g.m == pytest.approx(0.25 * np.sum(x * x))
+    swapped = _Oscillator(1.5, 2.0)
+    swapped.spring = _StiffCoil(1.5)  # (not the class its constructor builds: checked when run)
+    with pytest.raises(TypeError, match="self.spring holds a _StiffCoil, not the _Coil"):
+        grad(_given)(x, swapped)
+
+
+class _Tally:
+    def __init__(self):
+        self.total = 0.0
+
+    def add(self, v):
+        self.total = self.total + v
+
+
+class _Holder:
+    def __init__(self):
+        self.tally = _Tally()
+
+
+def test_a_method_changing_an_object_held_in_a_field_is_refused():
+    def f(x):
+        holder = _Holder()
+        for v in x:
+            holder.tally.add(v * v)
+        return holder.tally.total
+
+    with pytest.raises(TranspileError, match=r"holder.tally.add\(...\) changes the object held "
+                       "in holder.tally"):
+        grad(f)(np.array([0.5, -1.0]))

@@ -24,4 +24,6 @@ SPECS = [
     OpSpec(runtime.owned, "p = Rec(a, b); q = rt.owned(p); rt.field(q, 'k') * rt.field(q, 'c')",
            2, shapes=BOTH),
     OpSpec(runtime.data, "np.sum(rt.data(a, 'self.a') * b)", 2, shapes=BOTH),
+    OpSpec(runtime.of_class, "p = rt.of_class(Rec(a, b), Rec, 'o.p'); rt.field(p, 'k') * "
+           "rt.field(p, 'c')", 2, shapes=BOTH),
 ]

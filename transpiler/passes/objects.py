@@ -477,7 +477,16 @@ def _expression(node, known: dict, ctx):
             and isinstance(node.func.ctx, gast.Load):  # s.energy(x), Spring.unit().energy(x)
         cls = _class_of(node.func.value, known)
         if cls is not None:
+            held = _held(node.func, known)  # self.layer(x): an object in a field, called
+            if held is not None and inspect.isfunction(
+                    inspect.getattr_static(held[2], "__call__", None)):
+                return _held_method(gast.copy_location(gast.Call(
+                    func=gast.Attribute(value=node.func, attr="__call__", ctx=gast.Load()),
+                    args=node.args, keywords=node.keywords), node), held, known, ctx) or node
             return _method(node, cls, known, ctx) or node
+        held = _held(node.func.value, known)
+        if held is not None:  # self.spring.force(x): a method of an object in a field
+            return _held_method(node, held, known, ctx) or node
     if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Load) \
             and isinstance(node.value, gast.Name) and node.value.id in known:
         if node.attr in getattr(known[node.value.id], "_fields", ()):  # a NamedTuple's field
@@ -511,6 +520,79 @@ def _expression(node, known: dict, ctx):
         if user_class(func) and _record(func, ctx, node):
             return _construct(node, func, ctx)
     return node
+
+
+def _held(node, known: dict):
+    """``(owner, field, class)`` of ``o.f`` (or NamedTuple ``rt.field(o, "f")``) where ``o`` is
+    of a known class that declares ``f``'s class (``_declared_class``), else None."""
+    if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) \
+            and node.value.id in known and isinstance(node.ctx, gast.Load):
+        owner, name = node.value.id, node.attr
+    elif isinstance(node, gast.Call) and getanno(node, Anno.FUNC) is runtime.field \
+            and len(node.args) == 2 and isinstance(node.args[0], gast.Name) \
+            and node.args[0].id in known and isinstance(node.args[1], gast.Constant):
+        owner, name = node.args[0].id, node.args[1].value
+    else:
+        return None
+    cls = _declared_class(known[owner], name)
+    return None if cls is None else (owner, name, cls)
+
+
+def _declared_class(owner: type, name: str):
+    """The user class field ``name`` of ``owner`` holds by declaration: a dataclass's or
+    NamedTuple's annotation, or, in a plain class, every ``self.<name> = C(...)`` of its
+    methods building one class ``C``; None if not one class."""
+    if not isinstance(owner, type) or callable(inspect.getattr_static(owner, name, None)):
+        return None
+    hints = {}
+    for klass in reversed(owner.__mro__):
+        hints.update(getattr(klass, "__annotations__", {}))
+    if name in hints:
+        hint = getattr(hints[name], "__forward_arg__", hints[name])  # (a NamedTuple's string)
+        if isinstance(hint, str):
+            module = inspect.getmodule(owner)
+            hint = getattr(module, hint, None) if hint.isidentifier() else None
+        return hint if user_class(hint) else None
+    found = set()
+    for klass in owner.__mro__:
+        for func in vars(klass).values():
+            if not (inspect.isfunction(func) and is_user_function(func) and _has_source(func)):
+                continue
+            try:
+                tree, _, _ = parse_function(func)
+            except Exception:  # noqa: BLE001 (no source)
+                continue
+            first = _first(func)
+            for n in A.walk(tree):
+                targets = n.targets if isinstance(n, gast.Assign) else [n.target] \
+                    if isinstance(n, (gast.AugAssign, gast.AnnAssign)) else []
+                for t in targets:
+                    if isinstance(t, gast.Attribute) and t.attr == name \
+                            and isinstance(t.value, gast.Name) and t.value.id == first:
+                        value = n.value if isinstance(n, gast.Assign) else None
+                        made = func.__globals__.get(value.func.id) if isinstance(
+                            value, gast.Call) and isinstance(value.func, gast.Name) else None
+                        found.add(made if user_class(made) else None)
+    return found.pop() if len(found) == 1 else None
+
+
+def _held_method(call, held: tuple, known: dict, ctx):
+    """``o.f.m(args)``: ``C.m(rt.of_class(o.f, C, "o.f"), args)``, the object checked when it
+    runs to be of the class its field declares. A method that changes the held object is
+    refused (its changes would have to be written back into ``o``)."""
+    owner, name, cls = held
+    method = inspect.getattr_static(cls, call.func.attr, None)
+    if inspect.isfunction(method) and is_user_function(method) \
+            and _first(method) in changed_parameters(method, {_first(method): cls}, 0):
+        raise error_at(call, ctx, f"{owner}.{name}.{call.func.attr}(...) changes the object "
+                       f"held in {owner}.{name}, which is not supported yet",
+                       f"take it out, change it and put it back: c = {owner}.{name}; "
+                       f"c.{call.func.attr}(...); {owner}.{name} = c")
+    where = A.const(f"{owner}.{name}")
+    checked = _helper_call(call.func.value, "of_class", [
+        call.func.value, A.name(ctx.bind(cls.__name__, cls)), where], ctx)
+    call.func.value = checked
+    return _method(call, cls, known, ctx)
 
 
 def _field_of_known(node, known: dict) -> bool:
@@ -677,9 +759,10 @@ def _statement(stmt, known: dict, written: set, ctx) -> list:
             if isinstance(stmt, gast.Assign) and len(stmt.targets) > 1:
                 raise error_at(stmt, ctx, "a chained assignment to an attribute is not "
                                "supported", "assign it on a line of its own")
+            before, stmt = _constructors(stmt, known, written, ctx)  # self.s = Spring(k)
             value = stmt.value if isinstance(stmt, gast.Assign) else gast.copy_location(
                 gast.BinOp(left=_load(target), op=stmt.op, right=stmt.value), stmt)
-            return [_write(target, value, stmt, known, written, ctx)]
+            return before + [_write(target, value, stmt, known, written, ctx)]
     before, stmt = _constructors(stmt, known, written, ctx)
     if before and stmt is not None:  # Spring(k).energy(x): the method of the object built
         _rewrite_expressions(stmt, known, ctx)

@@ -88,6 +88,16 @@ def tan_constructed_tangent(ans, obj, names, t):
 NONDIFF.add(rt.new)  # an instance before its __init__: no values yet
 
 
+@adjoint(rt.of_class)  # self.spring.force(x): the field checked to be of its class
+def adj_of_class(ans, x, cls, where):
+    d[x] = d[ans]
+
+
+@tangent(rt.of_class)
+def tan_of_class(ans, x, cls, where):
+    d[ans] = d[x]
+
+
 @adjoint(rt.data)  # self.u.copy(): the field checked to be data, then NumPy's method
 def adj_data(ans, x, where):
     d[x] = d[ans]
