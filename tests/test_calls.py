@@ -128,12 +128,12 @@ class _Scaler:
         return 2.0 * y
 
 
+def test_an_object_with_call_given_is_called_as_its_class_s_method():
+    f = make("def f(y0, rhs):\n    return np.sum(rhs(y0) ** 2)\n")
+    check_grad(f, np.array([0.5, -1.5]), _Scaler(), wrt=(0,))
+
+
 REFUSED = [
-    ("""
-        def f(y0, rhs):
-            return np.sum(rhs(y0))
-    """, (np.ones(2), _Scaler()), "calling rhs, a function not known when the gradient is "
-     "compiled"),
     ("""
         def f(y0, k):
             g = functools.partial(np.multiply, k)

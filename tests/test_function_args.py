@@ -211,13 +211,16 @@ def test_a_parameter_given_a_function_and_rebound_is_refused():
         grad(helper)(Y0, True)
 
 
-def test_an_object_with_call_is_refused_at_its_line():
+def test_an_object_with_call_is_called_as_its_class_s_method():
     class Scale:
-        def __call__(self, y, k):
-            return k * y
+        def __init__(self, c):
+            self.c = c
 
-    with pytest.raises(TranspileError, match="calling rhs, a function not known"):
-        grad(explicit_euler)(Y0, 0.7, Scale())
+        def __call__(self, y, k):
+            return self.c * k * y
+
+    check_grad(explicit_euler, Y0, 0.7, Scale(1.3), wrt=(0, 1))
+    assert grad(explicit_euler, wrt=2)(Y0, 0.7, Scale(1.3)).c != 0.0  # (its field's gradient)
 
 
 def test_lambdas_are_read_from_their_line():

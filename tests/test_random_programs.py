@@ -794,6 +794,15 @@ class Gen:
                                  f"{r.choice(src)}.copy()"])
             else:
                 init = r.choice([f"np.zeros({shape})", f"np.ones({shape})"])
+            vectors = [n for n in sc.vars if sc.vars[n] == V3]
+            if vectors and self.chg.random() < 0.2:  # a join or np.where (its rank is known)
+                self.features.add("joined-array")
+                a, b = self.chg.choice(vectors), self.chg.choice(vectors)
+                init = self.chg.choice([
+                    f"np.concatenate([{a}[:1], {b}[1:] * 1.0])", f"np.hstack([{a}[:2], {b}[2:]])",
+                    f"np.where({a} > 0.2, {b}, 0.5 * {a})"] if kind == V3 else [
+                    f"np.stack([{a}, {b} * 1.0])", f"np.vstack([{a} * 1.0, {b}])",
+                    f"np.concatenate([{a}[None], {b}[None]], axis=0)"])
             lines.append(f"{name} = {init}")
             sc.vars[name] = kind
             sc.owned.add(name)

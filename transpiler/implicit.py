@@ -26,6 +26,7 @@ import linecache
 import numpy as np
 
 from runtime.arrays import asarray
+from runtime.objects import is_object
 from transpiler import cache
 from transpiler.context import Options
 from transpiler.errors import TranspileError
@@ -87,7 +88,8 @@ def _differentiated(value) -> bool:
     if isinstance(value, np.ndarray) and value.dtype.kind == "f":
         return True
     if isinstance(value, (bool, int, str, bytes, slice, range, type(None), type(Ellipsis),
-                          np.integer, np.bool_, np.dtype)) or callable(value) \
+                          np.integer, np.bool_, np.dtype)) \
+            or callable(value) and not is_object(value) \
             or isinstance(value, np.ndarray) and value.dtype.kind in "biuUS":
         return False
     if isinstance(value, (tuple, list)) and not any(_differentiated(v) for v in value):

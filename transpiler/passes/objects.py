@@ -487,6 +487,13 @@ def _expression(node, known: dict, ctx):
         held = _held(node.func.value, known)
         if held is not None:  # self.spring.force(x): a method of an object in a field
             return _held_method(node, held, known, ctx) or node
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+            and node.func.id in known and inspect.isfunction(
+                inspect.getattr_static(known[node.func.id], "__call__", None)):
+        return _method(gast.copy_location(gast.Call(  # model(x): Model.__call__(model, x)
+            func=gast.Attribute(value=node.func, attr="__call__", ctx=gast.Load()),
+            args=node.args, keywords=node.keywords), node), known[node.func.id], known,
+            ctx) or node
     if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Load) \
             and isinstance(node.value, gast.Name) and node.value.id in known:
         if node.attr in getattr(known[node.value.id], "_fields", ()):  # a NamedTuple's field
