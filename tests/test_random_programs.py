@@ -72,8 +72,8 @@ look past a known bug (``library`` keeps complex intermediates to arithmetic and
 complex numbers, no FFTs, convolutions or linear algebra: what Numba compiles), and
 ``TRANSPILER_GEN_COMPLEX=0.2`` sets the chance that an expression is computed through complex
 values (most programs then are: the soak counts them), and ``TRANSPILER_SOAK_SECONDS=1200``
-stops a soak after that long, with its summary; ``--shrink`` reduces a failing program by deleting statements and
-simplifying expressions while it keeps failing the same way. A soak of 1000 programs or more
+stops a soak after that long, with its summary; ``--shrink`` reduces a failing program by
+deleting statements and simplifying expressions while it keeps failing the same way. A soak of 1000 programs or more
 (any soak with Numba or checkpointing) prints a progress line every 500 programs (100) and each
 failure as it is found.
 
