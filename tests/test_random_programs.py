@@ -73,9 +73,9 @@ complex numbers, no FFTs, convolutions or linear algebra: what Numba compiles), 
 ``TRANSPILER_GEN_COMPLEX=0.2`` sets the chance that an expression is computed through complex
 values (most programs then are: the soak counts them), and ``TRANSPILER_SOAK_SECONDS=1200``
 stops a soak after that long, with its summary; ``--shrink`` reduces a failing program by
-deleting statements and simplifying expressions while it keeps failing the same way. A soak of 1000 programs or more
-(any soak with Numba or checkpointing) prints a progress line every 500 programs (100) and each
-failure as it is found.
+deleting statements and simplifying expressions while it keeps failing the same way. A soak of
+1000 programs or more (any soak with Numba or checkpointing) prints a progress line every 500
+programs (100) and each failure as it is found.
 
     python -m pytest tests/test_random_programs.py                      # 200 programs
     TRANSPILER_SOAK=3000 python -m pytest tests/test_random_programs.py -k soak -s
@@ -199,6 +199,7 @@ class Gen:
         self.guarded = 0
         self.cplx = random.Random(f"complex {seed}")  # complex intermediates: a stream too
         self.chg = random.Random(f"changing {seed}")  # a helper changing an array: one too
+        self.obj = random.Random(f"objects {seed}")  # objects holding objects: one too
 
     # -- names -------------------------------------------------------------------------------
     def fresh(self, prefix: str) -> str:
@@ -1099,6 +1100,41 @@ class Gen:
         return "\n".join([f"def {name}({sig}):"] + ["    " + ln for ln in body]
                          + [f"    return {', '.join(rets)}"])
 
+    def classes(self) -> str:
+        """Classes of objects holding objects: ``H1`` builds a ``K1`` into a field in its
+        ``__init__`` and calls its method; the dataclass ``D1`` declares its field's class and
+        is called (``__call__``)."""
+        o = self.obj
+        k = o.choice(["np.tanh(self.a * v)", "self.a * v * v", "np.sin(v) * self.a + v",
+                      "v / (1.0 + self.a * self.a)"])
+        h = o.choice(["self.k.m(v) * self.b + np.cos(v)", "self.k.m(v * self.b)",
+                      "self.k.m(v) + self.k.m(v * 0.5) * self.b"])
+        self.features.add("objects")
+        return "\n".join([
+            "from dataclasses import dataclass", "",
+            "__name__ = '__main__'  # (the classes' module: not builtins)", "", "",
+            "class K1:", "    def __init__(self, a):", "        self.a = a", "",
+            "    def m(self, v):", f"        return {k}", "", "",
+            "class H1:", "    def __init__(self, a, b):", "        self.k = K1(a)",
+            "        self.b = b", "", "    def m(self, v):", f"        return {h}", "", "",
+            "@dataclass", "class D1:", "    k: K1", "    s: float", "",
+            "    def __call__(self, v):", "        return self.k.m(v) * self.s"])
+
+    def objects(self, sc: Scope) -> tuple[list[str], str]:
+        """Lines building one of ``classes``' objects from live numbers and calling its
+        methods on a live vector, and the scalar they add to the result."""
+        o = self.obj
+        numbers = sorted(n for n in sc.vars if sc.vars[n] in (PF, NF)) or ["0.7"]
+        vectors = sorted(n for n in sc.vars if sc.vars[n] == V3) \
+            or ["np.array([0.5, -1.0, 2.0])"]
+        a, b, v = o.choice(numbers), o.choice(numbers), o.choice(vectors)
+        ob, u = self.fresh("ob"), self.fresh("u")
+        lines = o.choice([
+            [f"{ob} = H1({a}, 0.5)", f"{u} = {ob}.m({v})"],
+            [f"{ob} = D1(K1({a}), 1.5)", f"{u} = {ob}({v}) + {ob}.k.m({v} * 0.5)"],
+            [f"{ob} = H1({a}, {b} * 0.3)", f"{u} = {ob}.k.m({v}) + {ob}.m({v} * 0.5)"]])
+        return lines, f"np.sum({u})"
+
     def program(self) -> tuple[str, tuple]:
         r = self.rng
         n_args = r.randint(1, 3)
@@ -1130,7 +1166,13 @@ class Gen:
                 body.append(f"{a}, {b} = {name}({', '.join(args)})")
                 sc.vars[a], sc.vars[b] = outs
         body += self.block(sc, r.randint(2, 6), 0, False, True, 0)
-        body.append(f"return {self.result(sc)}")
+        result = self.result(sc)
+        if "objects" not in self.disabled and self.obj.random() < 0.2:
+            chunks.insert(0, self.classes())
+            used, value = self.objects(sc)
+            body += used
+            result = f"{result} + {value}"
+        body.append(f"return {result}")
         chunks.append("\n".join([f"def f({', '.join(arg_names)}):"] + ["    " + ln for ln in body]))
         values = []
         for k in arg_kinds:

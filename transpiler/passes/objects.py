@@ -556,9 +556,8 @@ def _declared_class(owner: type, name: str):
         hints.update(getattr(klass, "__annotations__", {}))
     if name in hints:
         hint = getattr(hints[name], "__forward_arg__", hints[name])  # (a NamedTuple's string)
-        if isinstance(hint, str):
-            module = inspect.getmodule(owner)
-            hint = getattr(module, hint, None) if hint.isidentifier() else None
+        if isinstance(hint, str):  # (from __future__ import annotations): in the class's module
+            hint = _class_globals(owner).get(hint) if hint.isidentifier() else None
         return hint if user_class(hint) else None
     found = set()
     for klass in owner.__mro__:
@@ -581,6 +580,18 @@ def _declared_class(owner: type, name: str):
                             value, gast.Call) and isinstance(value.func, gast.Name) else None
                         found.add(made if user_class(made) else None)
     return found.pop() if len(found) == 1 else None
+
+
+def _class_globals(owner: type) -> dict:
+    """The globals ``owner`` was defined in: its functions' (a module's, or the namespace a
+    source was run in), else its module's."""
+    for klass in owner.__mro__:
+        for value in vars(klass).values():
+            function = getattr(value, "__func__", value)
+            if inspect.isfunction(function) and function.__code__.co_filename != "<string>" \
+                    and function.__module__ == klass.__module__:
+                return function.__globals__  # (not a dataclass's or NamedTuple's own)
+    return vars(inspect.getmodule(owner) or types)
 
 
 def _held_method(call, held: tuple, known: dict, ctx):
