@@ -202,6 +202,13 @@ def test_entries_read_in_a_loop_and_the_indexing_left_refused():
     with pytest.raises(NotImplementedError, match=r"write A\[\[i\], :\]"):
         grad(row)(d)
 
+    def held(d):  # (d[i, j] of a dict may be a matrix: still may be sparse)
+        mats = {(0, 0): sp.csr_matrix((d, (rows, cols)), shape=(3, 3))}
+        return np.sum(mats[0, 0])
+
+    with pytest.raises(TranspileError, match="np.sum is not differentiated for scipy.sparse"):
+        grad(held)(d)
+
 
 def _preconditioned(d):
     A = sp.diags([d[1:], d + 4.0, d[:-1] * 0.5], [-1, 0, 1], format="csc")

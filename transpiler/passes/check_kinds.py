@@ -344,6 +344,10 @@ def _reads(value) -> set[str]:
             and isinstance(n.ctx, gast.Load)}
 
 
+_CONTAINERS = (gast.Dict, gast.List, gast.Tuple, gast.Set, gast.DictComp, gast.ListComp,
+               gast.SetComp)
+
+
 class _Found:
     """The names of ``fn`` that may hold a value of ``kind``, each with the node it comes
     from (``fn`` itself for a parameter)."""
@@ -358,6 +362,12 @@ class _Found:
         assigns = [s for s in A.walk(fn) if isinstance(s, gast.Assign)]
         stores = Counter(n.id for n in A.walk(fn) if isinstance(n, gast.Name)
                          and isinstance(n.ctx, gast.Store))
+        self.containers = {n.id for s in assigns if isinstance(s.value, _CONTAINERS) or (
+            isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Name)
+            and s.value.func.id in ("dict", "list", "tuple")) for t in s.targets
+            for n in A.walk(t) if isinstance(n, gast.Name)} | {
+            n.id for loop in A.walk(fn) if isinstance(loop, (gast.For, gast.comprehension))
+            for n in A.walk(loop.target) if isinstance(n, gast.Name)}
         self.calls = {s.targets[0].id: s.value for s in assigns if isinstance(s.value, gast.Call)
                       and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
                       and stores[s.targets[0].id] == 1}  # (names bound once, to a call)
@@ -413,11 +423,13 @@ class _Found:
         return None
 
     def _entry(self, node: gast.Subscript) -> bool:
-        """Whether ``node`` reads one entry of a matrix: two indices known to be numbers."""
+        """Whether ``node`` reads one entry of a matrix: a name never bound to a container
+        (``d[i, j]`` of a dict may hold a matrix), indexed by two numbers."""
         index = node.slice
         scalars = getattr(getattr(self.ctx, "facts", None), "scalars", None) \
             if self.depth == 0 else None
         return isinstance(index, gast.Tuple) and len(index.elts) == 2 \
+            and isinstance(node.value, gast.Name) and node.value.id not in self.containers \
             and all(is_scalar(e, scalars or frozenset()) for e in index.elts)
 
     def _returns_kind(self, func, call: gast.Call) -> bool:
