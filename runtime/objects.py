@@ -57,10 +57,13 @@ _LIBRARIES = frozenset({"builtins", "numpy", "scipy", "functools", "math", "oper
 
 
 def _called_object(x) -> bool:
-    """Whether a callable ``x`` is an instance of a class of the user's with a ``__call__``
-    (a layer, a model): an object with fields, not a function."""
+    """Whether a callable ``x`` is an instance of a class whose ``__call__`` is the user's
+    (a layer, a model): an object with fields, not a function (nor a library's operator
+    subclassed)."""
+    call = getattr(type(x), "__call__", None)
     return not inspect.isroutine(x) and not isinstance(x, functools.partial) \
-        and (type(x).__module__ or "").split(".")[0] not in _LIBRARIES
+        and inspect.isfunction(call) \
+        and (call.__module__ or "").split(".")[0] not in _LIBRARIES
 
 
 def field_names(x) -> tuple[str, ...]:
