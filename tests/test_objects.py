@@ -870,6 +870,31 @@ def test_methods_of_objects_held_in_fields_in_both_modes(f, args):
                                     rel=1e-10)
 
 
+def _aliased(x, system):
+    spring = system.spring  # (checked when bound: its methods are the declared class's)
+    return np.sum(spring.force(x) ** 2) + spring.energy(x)
+
+
+def test_an_object_held_in_a_field_under_a_name_of_its_own():
+    x, system = np.array([0.3, -0.2, 0.5]), _Oscillator(1.5, 2.0)
+    check_grad(_aliased, x, system, wrt=(0,))
+    assert grad(_aliased, wrt=1)(x, system).spring.k == pytest.approx(
+        2.0 * 1.5 * np.sum(x * x) + 0.5 * np.sum(x * x))
+    swapped = _Oscillator(1.5, 2.0)
+    swapped.spring = _StiffCoil(1.5)
+    with pytest.raises(TypeError, match="system.spring holds a _StiffCoil"):
+        grad(_aliased)(x, swapped)
+
+    def changed(x):
+        system = _Oscillator(1.5, 2.0)
+        tally = system.spring  # (changed through this name, seen through the field in Python)
+        tally.k = tally.k * 2.0
+        return np.sum(system.spring.force(x))
+
+    with pytest.raises(TranspileError, match="shared here with another name"):
+        grad(changed)(x)
+
+
 def test_an_object_held_in_a_field_of_an_argument_and_its_gradient():
     x, system = np.array([0.3, -0.2, 0.5]), _Oscillator(1.5, 2.0)
     check_grad(_given, x, system, wrt=(0,))

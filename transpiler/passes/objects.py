@@ -398,6 +398,9 @@ def _types(fn, ctx) -> dict[str, type]:
 def _class_of(value, known: dict):
     if isinstance(value, gast.Name):
         return known.get(value.id)
+    held = _held(value, known)
+    if held is not None:  # s = self.spring: checked when bound (_statement)
+        return held[2]
     if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) \
             and not isinstance(value.slice, gast.Slice):  # an item of a list of objects
         return getattr(known, "elements", {}).get(value.value.id)
@@ -475,6 +478,9 @@ def _rewrite_expressions(fn, known: dict, ctx) -> None:
 def _expression(node, known: dict, ctx):
     if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
             and isinstance(node.func.ctx, gast.Load):  # s.energy(x), Spring.unit().energy(x)
+        held = _held(node.func.value, known)
+        if held is not None:  # self.spring.force(x): a method of an object in a field
+            return _held_method(node, held, known, ctx) or node
         cls = _class_of(node.func.value, known)
         if cls is not None:
             held = _held(node.func, known)  # self.layer(x): an object in a field, called
@@ -484,9 +490,6 @@ def _expression(node, known: dict, ctx):
                     func=gast.Attribute(value=node.func, attr="__call__", ctx=gast.Load()),
                     args=node.args, keywords=node.keywords), node), held, known, ctx) or node
             return _method(node, cls, known, ctx) or node
-        held = _held(node.func.value, known)
-        if held is not None:  # self.spring.force(x): a method of an object in a field
-            return _held_method(node, held, known, ctx) or node
     if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
             and node.func.id in known and inspect.isfunction(
                 inspect.getattr_static(known[node.func.id], "__call__", None)):
@@ -781,6 +784,13 @@ def _statement(stmt, known: dict, written: set, ctx) -> list:
             value = stmt.value if isinstance(stmt, gast.Assign) else gast.copy_location(
                 gast.BinOp(left=_load(target), op=stmt.op, right=stmt.value), stmt)
             return before + [_write(target, value, stmt, known, written, ctx)]
+    if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+            and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id in known:
+        held = _held(stmt.value, known)
+        if held is not None:  # s = self.spring: checked to be of the class its methods assume
+            stmt.value = _helper_call(stmt.value, "of_class", [
+                stmt.value, A.name(ctx.bind(held[2].__name__, held[2])),
+                A.const(f"{held[0]}.{held[1]}")], ctx)
     before, stmt = _constructors(stmt, known, written, ctx)
     if before and stmt is not None:  # Spring(k).energy(x): the method of the object built
         _rewrite_expressions(stmt, known, ctx)
