@@ -1132,7 +1132,9 @@ class Gen:
         lines = o.choice([
             [f"{ob} = H1({a}, 0.5)", f"{u} = {ob}.m({v})"],
             [f"{ob} = D1(K1({a}), 1.5)", f"{u} = {ob}({v}) + {ob}.k.m({v} * 0.5)"],
-            [f"{ob} = H1({a}, {b} * 0.3)", f"{u} = {ob}.k.m({v}) + {ob}.m({v} * 0.5)"]])
+            [f"{ob} = H1({a}, {b} * 0.3)", f"{u} = {ob}.k.m({v}) + {ob}.m({v} * 0.5)"],
+            [f"{ob} = D1(K1({a}), {b})", f"{ob}_k = {ob}.k",  # (a held object, named)
+             f"{u} = {ob}_k.m({v}) * {ob}.s + {ob}({v})"]])
         return lines, f"np.sum({u})"
 
     def program(self) -> tuple[str, tuple]:
