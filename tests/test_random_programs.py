@@ -389,7 +389,7 @@ class Gen:
             if src == M23:
                 m = self.leaf(M23, sc)
                 forms += [f"{m}[{r.choice(['0, 1', '1, 2', '-1, 0'])}]", f"{m}[1][2]",
-                          f"np.sum({m}[:, 1:])", f"np.sum({a}.T)", f"np.sum({m}[..., 1])",
+                          f"np.sum({m}[:, 1:])", f"np.sum(({a}).T)", f"np.sum({m}[..., 1])",
                           f"np.sum({m}.ravel() * np.arange(6.0))",
                           f"np.sum(np.reshape({a}, (3, 2))[0])", f"np.sum({m}[None])"]
             if src == V2:
