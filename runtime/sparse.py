@@ -62,6 +62,8 @@ class SparseGrad:
         pending = [self]  # (terms linked by +: walked without recursion)
         while pending:
             node = pending.pop()
+            if node is None:  # (a zero gradient: no terms)
+                continue
             if node._term is not None:
                 out = out + node._term(rows, cols)
             else:
@@ -472,6 +474,59 @@ def sparse_multiply_adjoint(g, a, w, wrt: int):
     return unbroadcast(full, w)
 
 
+def _zero_grad(x):
+    """The zero gradient of ``x``: an empty ``SparseGrad`` of a sparse matrix, zeros of an
+    array or a number (a tangent of the gradients of arrays is an array)."""
+    return SparseGrad(x.shape) if is_sparse(x) else np.zeros(np.shape(x))
+
+
+def _other_operand_term(adjoint, g, da, db, a, b, wrt: int):
+    """The term of the tangent of ``adjoint(g, a, b, wrt)`` (a product's gradient: linear in
+    ``g`` and in the other operand, reading the operand ``wrt`` only for its shape and kind)
+    from the other operand's tangent: the same gradient with that operand's tangent."""
+    other = db if wrt == 0 else da
+    operator = _is_operator(a) or _is_operator(b)
+    if operator and not is_zero(other):
+        raise NotImplementedError("a LinearOperator's products are not differentiated: its "
+                                  "tangent must be zero")
+    if is_zero(g) or is_zero(other):
+        x = (a, b)[wrt]
+        return 0.0 if _is_operator(x) else _zero_grad(x)
+    return adjoint(g, a, other, wrt) if wrt == 0 else adjoint(g, other, b, wrt)
+
+
+def sparse_matmul_adjoint_tangent(g, da, db, a, b, wrt: int):
+    """The term of ``sparse_matmul_adjoint(g, a, b, wrt)``'s tangent from the operands'
+    (forward over reverse; the term from ``g``'s is the gradient itself of ``dg``)."""
+    return _other_operand_term(sparse_matmul_adjoint, g, da, db, a, b, wrt)
+
+
+def sparse_mul_adjoint_tangent(g, da, db, a, b, wrt: int):
+    """The term of ``sparse_mul_adjoint(g, a, b, wrt)``'s tangent from the operands'."""
+    return _other_operand_term(sparse_mul_adjoint, g, da, db, a, b, wrt)
+
+
+def sparse_multiply_adjoint_tangent(g, da, dw, a, w, wrt: int):
+    """The term of ``sparse_multiply_adjoint(g, a, w, wrt)``'s tangent from the operands'."""
+    return _other_operand_term(sparse_multiply_adjoint, g, da, dw, a, w, wrt)
+
+
+def sparse_div_adjoint_tangent(dg, da, dc, g, a, c, wrt: int):
+    """The tangent of ``sparse_div_adjoint(g, A, c, wrt)`` (``A / c``, ``c`` a number): ``A``'s
+    ``G / c`` moves as ``dG / c - G dc / c^2``; ``c``'s ``-<G, A> / c^2`` as ``-(<dG, A> +
+    <G, dA>) / c^2 + 2 <G, A> dc / c^3``."""
+    out = _zero_grad((a, c)[wrt]) if is_zero(dg) else sparse_div_adjoint(dg, a, c, wrt)
+    if wrt == 1 and not is_zero(da):
+        out = out + sparse_div_adjoint(g, da, c, 1)
+    if not is_zero(dc) and not is_zero(g):
+        if wrt == 0:
+            out = out + sparse_div_adjoint(g, a, c, 0).scaled(-dc / c) if is_sparse(a) \
+                else out - _dense_partial(g * dc / c ** 2, a)
+        else:
+            out = out + sparse_div_adjoint(g, a, c, 1) * (-2.0 * dc / c)
+    return out
+
+
 def sparse_add_adjoint(g, a, b, wrt: int, sign: float = 1.0):
     """The gradient of ``a + b`` (``sign`` -1: ``a - b``) with respect to operand ``wrt``, both
     sparse."""
@@ -742,6 +797,11 @@ def sparse_kron_adjoint(g, a, b, wrt: int):
     return term(rows.ravel(), cols.ravel()).reshape(np.shape(x))
 
 
+def sparse_kron_adjoint_tangent(g, da, db, a, b, wrt: int):
+    """The term of ``sparse_kron_adjoint(g, a, b, wrt)``'s tangent from the other factor's."""
+    return _other_operand_term(sparse_kron_adjoint, g, da, db, a, b, wrt)
+
+
 def sparse_kron_tangent(ta, tb, a, b, ans):
     """The tangent of ``kron(A, B)``: ``kron(dA, B) + kron(A, dB)``."""
     sp = _sp()
@@ -769,6 +829,37 @@ def spsolve_adjoint(g, a, b, x):
     xs = np.asarray(x)
     ga = SparseGrad(a.shape, _Outer(-lam, xs))
     return ga, lam.reshape(np.shape(b))
+
+
+def _solve_adjoint_tangent(solve_t, t_g, t_a, t_x, g, a, b, x, outer=True):
+    """Tangent of ``(ga, gb)`` of a solve ``x = A^-1 b`` whose adjoint is ``gb = lam =
+    solve_t(g)`` (``A^-T g``) and ``ga = -lam x^T`` (``outer=False``: ``-x lam^T``, a solve
+    with ``A^T``): ``dlam = solve_t(dg - dA^T lam)``, ``dga = -(dlam x^T + lam dx^T)``, read at
+    the data of a sparse ``A`` (or its factorization), dense for an array."""
+    xs = np.asarray(x)
+    lam = np.asarray(solve_t(np.asarray(g, dtype=float).reshape(xs.shape))).reshape(xs.shape)
+    rhs = np.zeros(xs.shape) if is_zero(t_g) else np.asarray(t_g, dtype=float).reshape(xs.shape)
+    if not is_zero(t_a):
+        rhs = rhs - np.asarray((t_a.T if outer else t_a) @ lam).reshape(xs.shape)
+    dlam = np.asarray(solve_t(rhs)).reshape(xs.shape)
+
+    def term(u, v):  # (-u v^T, or -v u^T, read at the data; dense for an array A)
+        u, v = (u, v) if outer else (v, u)
+        if isinstance(a, np.ndarray):
+            return -(np.outer(u, v) if u.ndim == 1 else u @ v.T)
+        return SparseGrad(a.shape, _Outer(-u, v))
+
+    dga = term(dlam, xs)
+    if not is_zero(t_x):
+        dga = dga + term(lam, np.broadcast_to(np.asarray(t_x, dtype=float), xs.shape))
+    return GradTuple((dga, dlam.reshape(np.shape(b))))
+
+
+def spsolve_adjoint_tangent(t_g, t_a, t_x, g, a, b, x):
+    """Tangent of ``(ga, gb) = spsolve_adjoint(g, A, b, x)`` (forward over reverse): the
+    transposed solve of ``dg - dA^T lam``."""
+    at = a.T.tocsc()
+    return _solve_adjoint_tangent(lambda r: _spsolve()(at, r), t_g, t_a, t_x, g, a, b, x)
 
 
 def spsolve_tangent(t_a, a, x):
@@ -823,6 +914,18 @@ def factor_solve_tangent(t_lu, t_b, lu, x, trans="N"):
     if is_zero(rhs):
         return np.zeros(np.shape(x))
     return lu.solve(np.ascontiguousarray(np.broadcast_to(rhs, np.shape(x))), trans)
+
+
+def factor_solve_adjoint_tangent(t_g, t_lu, t_x, g, lu, b, x, trans="N"):
+    """Tangent of ``factor_solve_adjoint(g, lu, b, x, trans)``: the same factors' transposed
+    solve of ``dg - dA^T lam`` (the factor's tangent is the matrix's)."""
+    lu = _factors(lu)
+    back = "T" if trans == "N" else "N"
+
+    def solve_t(r):
+        return lu.solve(np.ascontiguousarray(r, dtype=float), back)
+
+    return _solve_adjoint_tangent(solve_t, t_g, t_lu, t_x, g, lu, b, x, outer=trans == "N")
 
 
 _SYMMETRIC = frozenset({"cg", "minres"})  # (the methods for symmetric A: A.T is A)
@@ -905,6 +1008,35 @@ def iterative_adjoint(g, name: str, a, b, ans, rtol, atol, maxiter, options: dic
     return ga, lam.reshape(np.shape(b))
 
 
+def iterative_adjoint_tangent(t_g, t_a, t_ans, g, name: str, a, b, ans, rtol, atol, maxiter,
+                              options: dict):
+    """Tangent of ``iterative_adjoint(g, name, A, b, ans, ...)``: the same method on the
+    transposed system, of ``dg - dA^T lam``, with the caller's tolerances (its error is the
+    solver's, as the gradient's)."""
+    x, info = ans
+    gx = g[0] if isinstance(g, tuple) else g
+    if is_zero(gx):
+        return GradTuple((0.0, 0.0))
+    dgx = t_g[0] if isinstance(t_g, tuple) else t_g
+    dx = t_ans[0] if isinstance(t_ans, tuple) else t_ans
+    _converged(info, name, "the primal solve")
+    if not (is_sparse(a) or isinstance(a, np.ndarray)):
+        t_a, dx = 0.0, 0.0  # (a LinearOperator: its products are not differentiated)
+    method = _iterative(name)
+    at = _transposed(a, name in _SYMMETRIC)
+    settings = _options(name, atol, options, True)
+
+    def solve_t(r):
+        if not np.any(r):
+            return np.zeros(np.shape(r))
+        lam, back = method(at, r, rtol=rtol, maxiter=maxiter, **settings)
+        _converged(back, name, "the adjoint solve (with A.T)")
+        return lam
+
+    ga, gb = _solve_adjoint_tangent(solve_t, dgx, t_a, dx, gx, a, b, x)
+    return GradTuple((ga if is_sparse(a) or isinstance(a, np.ndarray) else 0.0, gb))
+
+
 def iterative_tangent(t_a, t_b, name: str, a, ans, rtol, atol, maxiter, options: dict):
     """The tangent of ``x, info = <name>(A, b, ...)``: ``(<name>(A, db - dA x), 0)``, with the
     caller's tolerances, settings and preconditioners."""
@@ -967,19 +1099,15 @@ def _marched(a, b, times, trace) -> list:
     return out
 
 
-def _exponential_frechet(a, g, b, trace) -> _Integrated:
-    """``L(A^T, G B^T) = integral_0^1 e^{s A^T} G (e^{(1-s) A} B)^T ds``, the gradient of
-    ``e^A B`` in a sparse ``A``, by Gauss-Legendre quadrature in ``s`` (the integrand is an
-    entire function of ``s``): the nodes doubled from 8 until the values at ``A``'s entries
-    agree to 1e-12 of the largest; RuntimeError if 512 nodes do not."""
-    at, coo = a.T.tocsr(), a.tocoo()
+def _converged_quadrature(integrated, a) -> _Integrated:
+    """``integrated(s, w)`` (an ``_Integrated`` on Gauss-Legendre nodes ``s`` in [0, 1], weights
+    ``w``; its integrand an entire function of ``s``) with the nodes doubled from 8 until its
+    values at ``A``'s entries agree to 1e-12 of the largest; RuntimeError if 512 nodes do not."""
+    coo = a.tocoo()
     previous = None
     for m in (8, 16, 32, 64, 128, 256, 512):
         s, w = np.polynomial.legendre.leggauss(m)
-        s, w = 0.5 * (s + 1.0), 0.5 * w
-        us = _marched(at, g, s, trace)  # e^{s A^T} G, node to node
-        vs = _marched(a, b, (1.0 - s)[::-1], trace)[::-1]  # e^{(1-s) A} B
-        term = _Integrated(us, vs, w)
+        term = integrated(0.5 * (s + 1.0), 0.5 * w)
         values = term(coo.row, coo.col)
         if previous is not None and np.max(np.abs(values - previous), initial=0.0) <= 1e-12 \
                 * max(np.max(np.abs(values), initial=0.0), np.finfo(float).tiny):
@@ -988,6 +1116,45 @@ def _exponential_frechet(a, g, b, trace) -> _Integrated:
     raise RuntimeError("the gradient of expm_multiply(A, B) in a sparse A did not converge "
                        "with 512 quadrature nodes (A's norm is too large): scale A down and "
                        "square the result, or pass A.toarray()")
+
+
+def _exponential_frechet(a, g, b, trace) -> _Integrated:
+    """``L(A^T, G B^T) = integral_0^1 e^{s A^T} G (e^{(1-s) A} B)^T ds``, the gradient of
+    ``e^A B`` in a sparse ``A``, by Gauss-Legendre quadrature in ``s``."""
+    at = a.T.tocsr()
+
+    def integrated(s, w):
+        us = _marched(at, g, s, trace)  # e^{s A^T} G, node to node
+        vs = _marched(a, b, (1.0 - s)[::-1], trace)[::-1]  # e^{(1-s) A} B
+        return _Integrated(us, vs, w)
+
+    return _converged_quadrature(integrated, a)
+
+
+def _marched_with_tangent(a, da, b, db, times, trace):
+    """``(e^{t A} B, its tangent)`` at increasing ``times``: the halves of ``e^{t K} [dB; B]``
+    for the block matrix ``K = [[A, dA], [0, A]]`` (its upper right block is the Fréchet
+    derivative ``L(tA, t dA)``)."""
+    block = _sp().bmat([[a, da], [None, a]], format="csr")
+    start = np.concatenate([np.broadcast_to(np.asarray(db, dtype=float), np.shape(b)), b])
+    both = _marched(block, start, times, None if trace is None else 2.0 * trace)
+    n = a.shape[0]
+    return [x[n:] for x in both], [x[:n] for x in both]
+
+
+def _exponential_frechet_tangent(a, da, g, dg, b, db, trace) -> _Integrated:
+    """The tangent of ``_exponential_frechet(a, g, b)``: ``integral_0^1 (du v^T + u dv^T) ds``,
+    each factor's tangent marched with it (``_marched_with_tangent``)."""
+    at, dat = a.T.tocsr(), _sp().csr_matrix(da.T) if is_sparse(da) else da
+
+    def integrated(s, w):
+        us, dus = _marched_with_tangent(at, dat, g, dg, s, trace)
+        back = (1.0 - s)[::-1]
+        vs, dvs = _marched_with_tangent(a, _sp().csr_matrix(da), b, db, back, trace)
+        vs, dvs = vs[::-1], dvs[::-1]
+        return _Integrated(dus + us, vs + dvs, np.concatenate([w, w]))
+
+    return _converged_quadrature(integrated, a)
 
 
 def expm_multiply_adjoint(g, a, b, ans, trace=None):
@@ -1009,6 +1176,41 @@ def expm_multiply_adjoint(g, a, b, ans, trace=None):
 
     outer = np.outer(g, b) if b.ndim == 1 else g @ b.T
     return matrix_function_adjoint(outer, None, np.asarray(a, dtype=float), "expm"), gb
+
+
+def expm_multiply_adjoint_tangent(t_g, t_a, t_b, g, a, b, ans, trace=None):
+    """Tangent of ``expm_multiply_adjoint(g, A, B, Y)`` (forward over reverse): ``B``'s
+    ``e^{A^T} G`` moves as ``expm_multiply``'s tangent at ``A^T``; ``A``'s Fréchet adjoint as
+    ``L(A^T, dG B^T + G dB^T)`` plus the second Fréchet derivative along ``dA^T``: for a sparse
+    ``A`` the same quadrature of each factor and its tangent, marched as block matrices; for a
+    dense one the exact block form (``matrix_function_adjoint_tangent``)."""
+    if is_zero(g):
+        return GradTuple((0.0, 0.0))
+    g = np.asarray(g, dtype=float).reshape(np.shape(ans))
+    b = np.asarray(b, dtype=float)
+    dg = np.zeros(g.shape) if is_zero(t_g) else np.asarray(t_g, dtype=float).reshape(g.shape)
+    db = np.zeros(b.shape) if is_zero(t_b) else np.broadcast_to(np.asarray(t_b, dtype=float),
+                                                                  b.shape)
+    operator = _is_operator(a)
+    da = 0.0 if operator or is_zero(t_a) else t_a
+    gb = np.asarray(_expm_multiply()(a.T, g, traceA=trace))
+    dgb = expm_multiply_tangent(0.0 if is_zero(da) else da.T, dg, a.T, g, gb, trace)
+    dgb = dgb.reshape(np.shape(b))
+    if operator:
+        return GradTuple((0.0, dgb))
+    if is_sparse(a):
+        if is_zero(da):
+            da = _sp().csr_matrix(a.shape)
+        return GradTuple((SparseGrad(a.shape, _exponential_frechet_tangent(a, da, g, dg, b, db,
+                                                                           trace)), dgb))
+    from runtime.linalg import matrix_function_adjoint_tangent
+
+    def outer(u, v):
+        return np.outer(u, v) if u.ndim == 1 else u @ v.T
+
+    return GradTuple((matrix_function_adjoint_tangent(outer(dg, b) + outer(g, db), da,
+                                                      outer(g, b), None,
+                                                      np.asarray(a, dtype=float), "expm"), dgb))
 
 
 def expm_multiply_tangent(t_a, t_b, a, b, ans, trace=None):

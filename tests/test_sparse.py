@@ -13,10 +13,11 @@ import numpy as np
 import pytest
 
 from tests.rule_specs import build, case_seed, discovered, make_args
+from tests.test_hvp_rules import test_rule_hvp as check_hvp_case
 from tests.test_rules import same_key
 from tests.test_tangent_rules import check_jvp_case
 from tests.util import make, readme_block, run_readme_block
-from transpiler import TranspileError, check_grad, grad, hvp, jvp, vjp
+from transpiler import TranspileError, check_grad, grad, hessian, hvp, jvp, vjp
 from transpiler.rules.registry import SPARSE_ADJOINTS, SPARSE_TANGENTS, key_name
 
 sp = pytest.importorskip("scipy.sparse")
@@ -43,11 +44,19 @@ def test_sparse_rule_jvp(spec, shapes):
     check_jvp_case(spec, shapes)
 
 
+@pytest.mark.parametrize("spec, shapes", CASES)
+def test_sparse_rule_hvp(spec, shapes):
+    for i in spec.diff_positions:
+        check_hvp_case(spec, shapes, i)
+
+
 def test_every_sparse_rule_has_a_spec_and_a_tangent():
     missing = [key_name(k) for k in SPARSE_ADJOINTS
                if not any(s.key == k or same_key(s.key, k) for s in SPECS)]
     assert not missing, f"sparse rules without a spec: {missing}"
-    assert set(SPARSE_ADJOINTS) == set(SPARSE_TANGENTS)
+    # (and the tangents of the gradients' helpers: second derivatives)
+    assert set(SPARSE_ADJOINTS) == {k for k in SPARSE_TANGENTS
+                                    if (getattr(k, "__module__", "") or "") != "runtime.sparse"}
 
 
 # --- a realistic function: a 1-D diffusion operator from per-cell conductivities ------------------
@@ -255,13 +264,46 @@ def test_a_stiff_propagator_s_gradient_in_the_conductivities():
     assert tangent == pytest.approx(grad(_propagated)(k) @ v, rel=1e-10)
 
 
-def test_second_derivatives_through_sparse_matrices_are_refused():
-    def f(x):
-        A = sp.diags([x[1:], x + 3.0, x[1:]], [-1, 0, 1], format="csr")
-        return np.sum(spla.spsolve(A, np.ones(4)) ** 2)
+def _assembled(k, f):
+    """A 1-D finite-element stiffness matrix assembled from per-element conductivities (COO data
+    with duplicates), solved three ways; a loss of the solutions."""
+    n = len(f)
+    rows = np.concatenate([np.arange(n), np.arange(n), np.arange(n - 1), np.arange(1, n)])
+    cols = np.concatenate([np.arange(n), np.arange(n), np.arange(1, n), np.arange(n - 1)])
+    data = np.concatenate([k[:-1], k[1:], -k[1:-1], -k[1:-1]])
+    A = sp.coo_matrix((data, (rows, cols)), shape=(n, n)).tocsc()
+    u = spla.spsolve(A, f)
+    w = spla.splu(A).solve(f * u)
+    v, info = spla.cg(A, u, rtol=1e-13, atol=0.0)
+    return np.sum((u - 0.1) ** 2) + w @ v + A.multiply(np.outer(u, f)).sum() / 3.0
 
-    with pytest.raises(TranspileError, match="second derivatives"):
-        hvp(f)(np.ones(4), np.ones(4))
+
+@pytest.mark.parametrize("wrt", [0, 1])
+def test_second_derivatives_through_sparse_assembly_and_solves(wrt):
+    k = np.linspace(1.0, 2.0, 7)
+    f = np.sin(np.arange(6.0)) + 0.5
+    args = [k, f]
+    v = np.cos(np.arange(args[wrt].size) * 1.3)
+    product = hvp(_assembled, wrt=wrt)(k, f, v)
+    gradient = grad(_assembled, wrt=wrt)
+    h = 1e-5
+    up, down = list(args), list(args)
+    up[wrt], down[wrt] = args[wrt] + h * v, args[wrt] - h * v
+    expected = (gradient(*up) - gradient(*down)) / (2 * h)
+    np.testing.assert_allclose(product, expected, rtol=1e-6, atol=1e-8)
+    # (the Hessian's columns are its products with the unit vectors: symmetric)
+    H = hessian(_assembled, wrt=wrt)(k, f)
+    np.testing.assert_allclose(H @ v, product, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(H, H.T, rtol=1e-9, atol=1e-12)
+
+
+def test_second_derivatives_through_a_stiff_propagator():
+    k = 1.0 + 0.5 * np.sin(np.arange(11) / 7.0)
+    v = np.random.default_rng(3).normal(size=k.size)
+    product = hvp(_propagated)(k, v)
+    gradient, h = grad(_propagated), 1e-5
+    expected = (gradient(k + h * v) - gradient(k - h * v)) / (2 * h)
+    np.testing.assert_allclose(product, expected, rtol=1e-6, atol=1e-9)
 
 
 def test_the_column_sums_of_a_sparse_matrix_np_matrix_are_refused_when_run():

@@ -948,3 +948,4 @@ def tan_put_grad(ans, g, a, ind, v, mode="raise"):
 def tan_histogram_grad(ans, g, a, bins, range_, density, weights, result):
     d[ans] = rt.histogram_grad_tangent(d[g], d[weights], d[bins], d[result], g, a, bins,
                                        range_, density, weights, result)
+

@@ -515,3 +515,98 @@ if sp is not None:
                    callback=None, show=False, check=False):
         d[ans] = rt.iterative_tangent(d[A], d[b], "minres", A, ans, rtol, 0.0, maxiter,
                                       {"M": M, "shift": shift})
+
+    # --- the sparse adjoints' helpers differentiated again (forward over reverse: hvp,
+    # hessian). A SparseGrad's tangent is a SparseGrad. A helper reading its g only at
+    # coordinates, its other arguments for their shapes, is linear in g: its tangent is itself on
+    # d[g]. A product's gradient is also linear in the other operand (a second term); a solve's
+    # moves with its adjoint solve (one term for the tuple). Each in both tables: a helper given
+    # only SparseGrad values reads no matrix.
+
+    def _both(key):
+        return lambda rule: tangent(key)(tangent(key, of_sparse=True)(rule))
+
+    @_both(rt.sparse_made_adjoint)
+    def tan_sparse_made_adjoint(ans, g, arg1, res):
+        d[ans] = rt.sparse_made_adjoint(d[g], arg1, res)
+
+    @_both(rt.diags_adjoint)
+    def tan_diags_adjoint(ans, g, diagonals, offsets, res):
+        d[ans] = rt.diags_adjoint(d[g], diagonals, offsets, res)
+
+    @_both(rt.spdiags_adjoint)
+    def tan_spdiags_adjoint(ans, g, data, diags, res):
+        d[ans] = rt.spdiags_adjoint(d[g], data, diags, res)
+
+    @_both(rt.sparse_blocks_adjoint)
+    def tan_sparse_blocks_adjoint(ans, g, blocks, how):
+        d[ans] = rt.sparse_blocks_adjoint(d[g], blocks, how)
+
+    @_both(rt.sparse_add_adjoint)
+    def tan_sparse_add_adjoint(ans, g, a, b, wrt, sign=1.0):
+        d[ans] = rt.sparse_add_adjoint(d[g], a, b, wrt, sign)
+
+    @_both(rt.sparse_transpose_adjoint)
+    def tan_sparse_transpose_adjoint(ans, g):
+        d[ans] = rt.sparse_transpose_adjoint(d[g])
+
+    @_both(rt.sparse_dense_adjoint)
+    def tan_sparse_dense_adjoint(ans, g, a):
+        d[ans] = rt.sparse_dense_adjoint(d[g], a)
+
+    @_both(rt.sparse_sum_adjoint)
+    def tan_sparse_sum_adjoint(ans, g, a, axis=None):
+        d[ans] = rt.sparse_sum_adjoint(d[g], a, axis)
+
+    @_both(rt.sparse_diagonal_adjoint)
+    def tan_sparse_diagonal_adjoint(ans, g, a, k=0):
+        d[ans] = rt.sparse_diagonal_adjoint(d[g], a, k)
+
+    @_both(rt.sparse_index_adjoint)
+    def tan_sparse_index_adjoint(ans, g, a, index):
+        d[ans] = rt.sparse_index_adjoint(d[g], a, index)
+
+    @_both(rt.sparse_grad_like)
+    def tan_sparse_grad_like(ans, g, a):
+        d[ans] = rt.sparse_grad_like(d[g], a)
+
+    @_both(rt.sparse_matmul_adjoint)
+    def tan_sparse_matmul_adjoint(ans, g, a, b, wrt):
+        d[ans] = rt.sparse_matmul_adjoint(d[g], a, b, wrt)
+        d[ans] = rt.sparse_matmul_adjoint_tangent(g, d[a], d[b], a, b, wrt)
+
+    @_both(rt.sparse_mul_adjoint)
+    def tan_sparse_mul_adjoint(ans, g, a, b, wrt):
+        d[ans] = rt.sparse_mul_adjoint(d[g], a, b, wrt)
+        d[ans] = rt.sparse_mul_adjoint_tangent(g, d[a], d[b], a, b, wrt)
+
+    @_both(rt.sparse_multiply_adjoint)
+    def tan_sparse_multiply_adjoint(ans, g, a, w, wrt):
+        d[ans] = rt.sparse_multiply_adjoint(d[g], a, w, wrt)
+        d[ans] = rt.sparse_multiply_adjoint_tangent(g, d[a], d[w], a, w, wrt)
+
+    @_both(rt.sparse_kron_adjoint)
+    def tan_sparse_kron_adjoint(ans, g, a, b, wrt):
+        d[ans] = rt.sparse_kron_adjoint(d[g], a, b, wrt)
+        d[ans] = rt.sparse_kron_adjoint_tangent(g, d[a], d[b], a, b, wrt)
+
+    @_both(rt.sparse_div_adjoint)
+    def tan_sparse_div_adjoint(ans, g, a, c, wrt):
+        d[ans] = rt.sparse_div_adjoint_tangent(d[g], d[a], d[c], g, a, c, wrt)
+
+    @_both(rt.spsolve_adjoint)  # a tuple (ga, gb): one term
+    def tan_spsolve_adjoint(ans, g, a, b, x):
+        d[ans] = rt.spsolve_adjoint_tangent(d[g], d[a], d[x], g, a, b, x)
+
+    @_both(rt.factor_solve_adjoint)
+    def tan_factor_solve_adjoint(ans, g, lu, b, x, trans="N"):
+        d[ans] = rt.factor_solve_adjoint_tangent(d[g], d[lu], d[x], g, lu, b, x, trans)
+
+    @_both(rt.iterative_adjoint)
+    def tan_iterative_adjoint(ans, g, name, a, b, res, rtol, atol, maxiter, options):
+        d[ans] = rt.iterative_adjoint_tangent(d[g], d[a], d[res], g, name, a, b, res, rtol,
+                                              atol, maxiter, options)
+
+    @_both(rt.expm_multiply_adjoint)
+    def tan_expm_multiply_adjoint(ans, g, a, b, res, trace=None):
+        d[ans] = rt.expm_multiply_adjoint_tangent(d[g], d[a], d[b], g, a, b, res, trace)
