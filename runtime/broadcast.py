@@ -27,7 +27,7 @@ from runtime.arrays import (
     size,
     zeros,
 )
-from runtime.containers import CONTAINERS, unindex_container, zero_entry, zeros_of
+from runtime.containers import CONTAINERS, GradTuple, unindex_container, zero_entry, zeros_of
 from runtime.objects import (
     GradFields,
     differentiable_value,
@@ -253,6 +253,53 @@ def multiplied_at_grad(g, a, index, b):
     g = asarray(g)
     gb = (g.ravel()[pos] * asarray(a).ravel()[pos] * others).reshape(shape)
     return g * whole, unbroadcast(gb, b)
+
+
+def _others_tangent(pos, factors, dfactors):
+    """For each factor ``k`` of ``np.multiply.at``, the tangent of the product of the others
+    multiplying its element: ``sum_{j != k} df_j prod_{i != k, j} f_i``, as the dual part of
+    the products before and after it in its element's group (exact where factors are zero)."""
+    order = np.argsort(pos, kind="stable")
+    p, f, df = pos[order], factors[order], dfactors[order]
+    n = p.size
+    start = np.ones(n, dtype=bool)
+    start[1:] = p[1:] != p[:-1]
+    end = np.ones(n, dtype=bool)
+    end[:-1] = start[1:]
+    rank = np.arange(n) - np.maximum.accumulate(np.where(start, np.arange(n), 0))
+    back = np.minimum.accumulate(np.where(end, np.arange(n), n)[::-1])[::-1] - np.arange(n)
+    before, dbefore = np.ones(n), np.zeros(n)  # (the dual product of the factors before)
+    for r in range(1, int(rank.max(initial=0)) + 1):
+        t = np.flatnonzero(rank == r)
+        before[t] = before[t - 1] * f[t - 1]
+        dbefore[t] = dbefore[t - 1] * f[t - 1] + before[t - 1] * df[t - 1]
+    after, dafter = np.ones(n), np.zeros(n)  # (and after)
+    for r in range(1, int(back.max(initial=0)) + 1):
+        t = np.flatnonzero(back == r)
+        after[t] = after[t + 1] * f[t + 1]
+        dafter[t] = dafter[t + 1] * f[t + 1] + after[t + 1] * df[t + 1]
+    out = np.empty(n)
+    out[order] = dbefore * after + before * dafter
+    return out
+
+
+def multiplied_at_grad_tangent(dg, da, db, g, a, index, b):
+    """Tangent of ``multiplied_at_grad(g, a, index, b)`` (forward over reverse): ``a``'s
+    ``g * whole`` moves as ``dg * whole + g * dwhole``; each factor's ``g a others`` as the
+    product's, ``others``' tangent the dual part of the other factors' product."""
+    pos, shape, whole, others = _factors(a, index, b)
+    a = asarray(a)
+    g = asarray(g)
+    dg = np.zeros(a.shape) if is_zero(dg) else asarray(dg)
+    da = np.zeros(a.shape) if is_zero(da) else asarray(da)
+    dfactors = np.zeros(pos.size) if is_zero(db) else \
+        np.broadcast_to(db, shape).ravel().astype(float)
+    factors = np.broadcast_to(b, shape).ravel().astype(float)
+    dwhole = np.bincount(pos, others * dfactors, minlength=a.size).reshape(a.shape)
+    dothers = _others_tangent(pos, factors, dfactors)
+    gf, af = g.ravel()[pos], a.ravel()[pos]
+    dgb = (dg.ravel()[pos] * af * others + gf * da.ravel()[pos] * others + gf * af * dothers)
+    return GradTuple((dg * whole + g * dwhole, unbroadcast(dgb.reshape(shape), b)))
 
 
 def multiplied_at_tangent(da, db, a, index, b):

@@ -2269,6 +2269,57 @@ def lu_solve_tangent(dlp, db, lu_and_piv, b, x, trans=0):
     return _uncolumns(sla.lu_solve((lu, piv), rhs, trans=trans), b)
 
 
+def _packed_tangent(dlp, lu):
+    """``(dL, dU)`` of a tangent of ``lu_factor``'s ``(lu, piv)`` (zeros where it has none)."""
+    dlu = tangent_array(dlp[0] if isinstance(dlp, (tuple, list)) else dlp, lu)
+    return np.tril(dlu, -1), np.triu(dlu)
+
+
+def lu_factor_adjoint_tangent(dg, dans, g, ans, a):
+    """Tangent of ``lu_factor_adjoint(g, (lu, piv), a)`` (forward over reverse): with ``x =
+    tril(L^T gL, -1) + triu(gU U^T)`` and ``gm = L^-T x U^-T``, ``dgm = L^-T dx U^-T -
+    L^-T dL^T gm - gm dU^T U^-T``, ``dx`` the same of the factors' and ``g``'s tangents."""
+    _scipy_linalg("lu_factor", a)
+    low, up, perm = _lu_parts(*ans)
+    glu = _full(g[0] if isinstance(g, (tuple, list)) else g, ans[0])
+    dglu = tangent_array(dg[0] if isinstance(dg, (tuple, list)) else dg, ans[0])
+    dlow, dup = _packed_tangent(dans, ans[0])
+    gl, gu, dgl, dgu = np.tril(glu, -1), np.triu(glu), np.tril(dglu, -1), np.triu(dglu)
+    x = np.tril(_t(low) @ gl, -1) + np.triu(gu @ _t(up))
+    dx = np.tril(_t(dlow) @ gl + _t(low) @ dgl, -1) + np.triu(dgu @ _t(up) + gu @ _t(dup))
+
+    def inner(m):  # L^-T m U^-T
+        return _t(np.linalg.solve(up, _t(np.linalg.solve(_t(low), m))))
+
+    gm = inner(x)
+    dgm = inner(dx) - np.linalg.solve(_t(low), _t(dlow) @ gm) \
+        - _t(np.linalg.solve(up, dup @ _t(gm)))
+    return _unpermuted(dgm, perm)
+
+
+def lu_solve_adjoint_tangent(dg, dlp, dx, g, lu_and_piv, b, x, trans=0):
+    """Tangent of ``lu_solve_adjoint(g, (lu, piv), b, x, trans)``: ``gb = op(a)^-T g`` moves as
+    ``op(a)^-T (dg - op(da)^T gb)`` (the same factors), ``ga = -gb x^T`` as its product, and
+    the factors' gradient ``tril(P^T ga U^T, -1) + triu(L^T P^T ga)`` with ``ga``, ``L``, ``U``."""
+    lu, piv = lu_and_piv
+    sla = _scipy_linalg("lu_solve", lu, b)
+    op = _TRANS[trans]
+    back = 0 if op != "N" else 1
+    low, up, perm = _lu_parts(lu, piv)
+    dlow, dup = _packed_tangent(dlp, lu)
+    da = _unpermuted(dlow @ up + low @ dup, perm)
+    dop = da if op == "N" else _t(da)
+    gm, xm = _columns(_full(g, b), b), _columns(x, b)
+    dgm, dxm = _columns(tangent_array(dg, b), b), _columns(tangent_array(dx, x), b)
+    gb = sla.lu_solve((lu, piv), gm, trans=back)
+    dgb = sla.lu_solve((lu, piv), dgm - _t(dop) @ gb, trans=back)
+    gop, dgop = -gb @ _t(xm), -dgb @ _t(xm) - gb @ _t(dxm)
+    ga, dga = (gop, dgop) if op == "N" else (_t(gop), _t(dgop))
+    gp, dgp = ga[perm], dga[perm]
+    dglu = np.tril(dgp @ _t(up) + gp @ _t(dup), -1) + np.triu(_t(dlow) @ gp + _t(low) @ dgp)
+    return GradTuple((GradTuple((dglu, 0.0)), _uncolumns(dgb, b)))
+
+
 # --- scipy.linalg's banded solves (the matrix stored by diagonals; never made dense) ----------
 
 def _band_span(offset: int, n: int):

@@ -32,18 +32,16 @@ _DEGENERATE = ("equal eigen- or singular values: the gradient depends on the cho
                "vectors, its derivative is undefined (the tangent divides by their gaps: NaN)")
 
 # second derivatives not supported yet, refused: through the singular vectors of a complex matrix
-# (NotImplementedError when run: its singular values are fine), scipy.linalg's LU and
-# scipy.sparse.linalg's iterative solvers, np.multiply.at, a root whose function is read only as
-# called (rt.implicit_root) (NoRuleError, at the gradient's line), np.histogram's density
+# (NotImplementedError when run: its singular values are fine), a root whose function is read
+# only as called (rt.implicit_root) (NoRuleError, at the gradient's line), np.histogram's density
 # (NotImplementedError when run)
 _NO_SECOND = "second derivatives through these are not supported yet: refused"
 
 
 def _second_order_refusal(spec):
     """The exception hvp raises for ``spec`` (None: it computes the product)."""
-    if "sla.lu_" in spec.expr or "np.multiply.at" in spec.expr \
-            or "rt.implicit_root(" in spec.expr or "rt.implicit_system(" in spec.expr:
-        return NoRuleError  # (iterative solvers, np.multiply.at, roots read only as called)
+    if "rt.implicit_root(" in spec.expr or "rt.implicit_system(" in spec.expr:
+        return NoRuleError  # (roots read only as called)
     if "np.histogram" in spec.expr and "density=True" in spec.expr:
         return NotImplementedError
     if spec.expr.startswith("q, r = sla.qr(a); r * r"):  # (forward mode refuses it)

@@ -203,6 +203,8 @@ SPECS: list[OpSpec] = here([
            shapes=(((3,), (4,)), ((3,), ()), ((3, 2), (4, 2)))),
     OpSpec(runtime.multiplied_at, "c = a * 1.0; np.multiply.at(c, [1, 1, 1], b * "
            "np.array([1.0, 0.0, 1.0])); c * a", 2, shapes=(((3,), (3,)),)),  # a factor is 0
+    OpSpec(runtime.multiplied_at, "c = a * 1.0; np.multiply.at(c, [2, 0, 2, 2, 0], b * "
+           "np.array([0.0, 1.0, 1.0, 0.0, 1.0])); c * a", 2, shapes=(((3,), (5,)),)),  # two 0s
     OpSpec(runtime.put, "c = a * 1.0; np.put(c, [0, -1, 2, 0], b); c", 2,
            shapes=(((5,), (3,)), ((2, 3), (4,)), ((5,), ()))),
     OpSpec(runtime.put, "c = a * 1.0; np.put(c, [7, 1], b, mode='wrap'); c * a", 2,

@@ -166,6 +166,11 @@ def tan_multiplied_at(ans, a, index, b):
     d[ans] = rt.multiplied_at_tangent(d[a], d[b], a, index, b)
 
 
+@tangent(rt.multiplied_at_grad)  # (forward over reverse; a tuple (ga, gb): one term)
+def tan_multiplied_at_grad(ans, g, a, index, b):
+    d[ans] = rt.multiplied_at_grad_tangent(d[g], d[a], d[b], g, a, index, b)
+
+
 @adjoint(rt.put)  # a = <np.put>(a, ind, v, mode): flat writes, v repeated in turn, last kept
 def adj_put(ans, a, ind, v, mode="raise"):
     ga, gv = rt.put_grad(d[ans], a, ind, v, mode)

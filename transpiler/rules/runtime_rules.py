@@ -411,6 +411,16 @@ def tan_solve_triangular_adjoint(ans, g, a, b, x, trans=0, lower=False, unit_dia
                                                  unit_diagonal)
 
 
+@tangent(rt.lu_factor_adjoint)  # (its primal's result, ``ans``, renamed ``res``)
+def tan_lu_factor_adjoint(ans, g, res, a):
+    d[ans] = rt.lu_factor_adjoint_tangent(d[g], d[res], g, res, a)
+
+
+@tangent(rt.lu_solve_adjoint)  # a tuple ((glu, 0), gb): one term
+def tan_lu_solve_adjoint(ans, g, lu_and_piv, b, x, trans=0):
+    d[ans] = rt.lu_solve_adjoint_tangent(d[g], d[lu_and_piv], d[x], g, lu_and_piv, b, x, trans)
+
+
 @tangent(rt.scipy_cholesky_adjoint)
 def tan_scipy_cholesky_adjoint(ans, g, factor, a, lower=False):
     d[ans] = rt.scipy_cholesky_adjoint_tangent(d[g], d[factor], g, factor, a, lower)
