@@ -475,6 +475,7 @@ from runtime.sparse import (
     sparse_matmul_adjoint_tangent,
     expm_multiply_adjoint,
     expm_multiply_tangent,
+    expm_multiply_times_tangent,
     spsolve_b_tangent,
     spsolve_tangent,
 )
@@ -865,6 +866,7 @@ __all__ = [
     "iterative_adjoint_tangent",
     "expm_multiply_adjoint",
     "expm_multiply_tangent",
+    "expm_multiply_times_tangent",
     "spsolve_b_tangent",
     "spsolve_tangent",
     "stats_partial",

@@ -194,6 +194,12 @@ if sp is not None:
                shapes=TRI_VEC),
         OpSpec(spla.expm_multiply, TRI + "spla.expm_multiply(-2.0 * A, b, traceA=-2.0 * "
                "np.sum(a + 4.0))", 2, UNIT, shapes=(((5,), (5,)),)),
+        # on a grid of times (its ends differentiated too)
+        OpSpec(spla.expm_multiply, TRI + "spla.expm_multiply(0.3 * A, b, start=0.05 * (1.0 + c), "
+               "stop=0.6 + 0.2 * c, num=4)", 3, UNIT,
+               shapes=(((5,), (5,), ()), ((5,), (5, 2), ()))),
+        OpSpec(spla.expm_multiply, TRI + "spla.expm_multiply(A, b, start=0.0, stop=0.5 + 0.1 * c, "
+               "num=3, endpoint=False)", 3, UNIT, shapes=(((5,), (5,), ()),)),
         # left and right preconditioners (of a LinearOperator, as qmr needs), transposed and
         # swapped for the transposed system
         OpSpec(spla.qmr, TRI + "spla.qmr(A, b, rtol=1e-13, atol=0.0, M1=spla.aslinearoperator("
@@ -223,6 +229,8 @@ if sp is not None:
                shapes=SQ),
         OpSpec(spla.expm_multiply, "spla.expm_multiply(0.5 * a, b)", 2, UNIT,
                shapes=(((3, 3), (3,)), ((3, 3), (3, 2)))),
+        OpSpec(spla.expm_multiply, "spla.expm_multiply(0.5 * a, b, start=0.0, stop=0.5 + 0.25 * c, "
+               "num=3)", 3, UNIT, shapes=(((3, 3), (3,), ()), ((3, 3), (3, 2), ()))),
     ]
     if hasattr(sp, "diags_array"):
         SPARSE_SPECS.append(OpSpec(sp.diags_array, "sp.diags_array([a, b], offsets=[0, 1]) "

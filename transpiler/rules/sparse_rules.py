@@ -315,18 +315,27 @@ if sp is not None:
         d[ans] = rt.factor_solve_tangent(d[solve], d[rhs], solve, ans)
 
     # the matrix exponential's action e^A B: B's gradient e^{A^T} G, A's the Fréchet
-    # derivative's adjoint (exact for a dense A; a quadrature in s to 1e-12 for a sparse one)
-    @adjoint(spla.expm_multiply, of_sparse=True)  # (a grid of times, start=..., has no rule)
+    # derivative's adjoint (exact for a dense A; a quadrature in s to 1e-12 for a sparse one); on
+    # a grid of times (start=, stop=, num=) the same, summed over the times, and the times'
+    @adjoint(spla.expm_multiply, of_sparse=True)
     @adjoint(spla.expm_multiply)
-    def adj_expm_multiply(ans, A, B, traceA=None):
-        ga, gb = rt.expm_multiply_adjoint(d[ans], A, B, ans, traceA)
+    def adj_expm_multiply(ans, A, B, start=None, stop=None, num=None, endpoint=None,
+                          traceA=None):
+        ga, gb, gstart, gstop = rt.expm_multiply_adjoint(d[ans], A, B, ans, traceA, start, stop,
+                                                         num, endpoint)
         d[A] = ga
         d[B] = gb
+        d[start] = gstart
+        d[stop] = gstop
 
     @tangent(spla.expm_multiply, of_sparse=True)
     @tangent(spla.expm_multiply)
-    def tan_expm_multiply(ans, A, B, traceA=None):
-        d[ans] = rt.expm_multiply_tangent(d[A], d[B], A, B, ans, traceA)
+    def tan_expm_multiply(ans, A, B, start=None, stop=None, num=None, endpoint=None,
+                          traceA=None):
+        d[ans] = rt.expm_multiply_tangent(d[A], d[B], A, B, ans, traceA, start, stop, num,
+                                          endpoint)
+        d[ans] = rt.expm_multiply_times_tangent(d[start], d[stop], A, ans, start, stop, num,
+                                                endpoint)
 
     # the iterative solvers: their solution does not depend on their preconditioners, which are
     # not differentiated (values made only to precondition need no rule: spilu's factors)
@@ -608,5 +617,8 @@ if sp is not None:
                                               atol, maxiter, options)
 
     @_both(rt.expm_multiply_adjoint)
-    def tan_expm_multiply_adjoint(ans, g, a, b, res, trace=None):
-        d[ans] = rt.expm_multiply_adjoint_tangent(d[g], d[a], d[b], g, a, b, res, trace)
+    def tan_expm_multiply_adjoint(ans, g, a, b, res, trace=None, start=None, stop=None, num=None,
+                                  endpoint=None):
+        # (the times and the result are read on a grid: their tangents make the term too)
+        d[ans] = rt.expm_multiply_adjoint_tangent(d[g], d[a], d[b], g, a, b, res, trace, start,
+                                                  stop, num, endpoint, d[start], d[stop], d[res])
