@@ -958,12 +958,20 @@ def _transposed_preconditioner(m, symmetric: bool):
     return m.T
 
 
-def _options(name: str, atol, options: dict, transposed: bool) -> dict:
-    """The keywords beside ``rtol`` and ``maxiter`` the method is called with: ``options`` (its
-    preconditioners ``M``, or qmr's left and right ``M1``, ``M2``, and its own settings), and
-    ``atol`` but for ``minres``, which has none. For the transposed system the preconditioners
-    are transposed, and qmr's swap sides: ``(M1 A M2)^T = M2^T A^T M1^T``."""
-    out = dict(options) if name == "minres" else {"atol": atol, **options}
+def _options(name: str, rtol, atol, maxiter, options: dict, transposed: bool) -> dict:
+    """The keywords the method is called with: the relative tolerance (``tol`` where the caller
+    gave that, SciPy before 1.12's name; passed by the name this SciPy takes), ``maxiter``,
+    ``atol`` but for ``minres``, which has none, and ``options`` (its preconditioners ``M``, or
+    qmr's left and right ``M1``, ``M2``, and its own settings). For the transposed system the
+    preconditioners are transposed, and qmr's swap sides: ``(M1 A M2)^T = M2^T A^T M1^T``."""
+    import inspect
+
+    options = dict(options)
+    tol = options.pop("tol", None)
+    keyword = "rtol" if "rtol" in inspect.signature(_iterative(name)).parameters else "tol"
+    out = {keyword: rtol if tol is None else tol, "maxiter": maxiter, **options}
+    if name != "minres":
+        out["atol"] = atol
     if transposed:
         symmetric = name in _SYMMETRIC
         for key in ("M", "M1", "M2"):
@@ -995,8 +1003,8 @@ def iterative_adjoint(g, name: str, a, b, ans, rtol, atol, maxiter, options: dic
         return 0.0, 0.0
     _converged(info, name, "the primal solve")
     gx = np.asarray(gx, dtype=float)
-    lam, back = _iterative(name)(_transposed(a, name in _SYMMETRIC), gx, rtol=rtol,
-                                 maxiter=maxiter, **_options(name, atol, options, True))
+    lam, back = _iterative(name)(_transposed(a, name in _SYMMETRIC), gx,
+                                 **_options(name, rtol, atol, maxiter, options, True))
     _converged(back, name, "the adjoint solve (with A.T)")
     x = np.asarray(x)
     if is_sparse(a):
@@ -1024,12 +1032,12 @@ def iterative_adjoint_tangent(t_g, t_a, t_ans, g, name: str, a, b, ans, rtol, at
         t_a, dx = 0.0, 0.0  # (a LinearOperator: its products are not differentiated)
     method = _iterative(name)
     at = _transposed(a, name in _SYMMETRIC)
-    settings = _options(name, atol, options, True)
+    settings = _options(name, rtol, atol, maxiter, options, True)
 
     def solve_t(r):
         if not np.any(r):
             return np.zeros(np.shape(r))
-        lam, back = method(at, r, rtol=rtol, maxiter=maxiter, **settings)
+        lam, back = method(at, r, **settings)
         _converged(back, name, "the adjoint solve (with A.T)")
         return lam
 
@@ -1049,8 +1057,7 @@ def iterative_tangent(t_a, t_b, name: str, a, ans, rtol, atol, maxiter, options:
         rhs = rhs - t_a @ np.asarray(x)
     if not np.any(rhs):
         return GradTuple((np.zeros(np.shape(x)), 0.0))
-    dx, done = _iterative(name)(a, rhs, rtol=rtol, maxiter=maxiter,
-                                **_options(name, atol, options, False))
+    dx, done = _iterative(name)(a, rhs, **_options(name, rtol, atol, maxiter, options, False))
     _converged(done, name, "the tangent solve")
     return GradTuple((dx, 0.0))
 

@@ -68,3 +68,23 @@ def test_math_cbrt_where_python_lacks_it_is_an_error_of_the_users_code():
     f = make("def f(x):\n    return math.cbrt(x) * x\n")
     with pytest.raises((AttributeError, TranspileError)):
         grad(f)(8.0)
+
+
+def test_an_iterative_solver_s_tolerance_by_the_name_this_scipy_takes():
+    """SciPy before 1.12 names the relative tolerance ``tol`` (1.12 and 1.13 take both): the
+    adjoint and tangent solves run with the caller's, passed by the name SciPy takes."""
+    import inspect
+
+    spla = pytest.importorskip("scipy.sparse.linalg")
+    keyword = "rtol" if "rtol" in inspect.signature(spla.cg).parameters else "tol"
+    f = make("import scipy.sparse as sp\nimport scipy.sparse.linalg as spla\n"
+             "def f(a, b):\n"
+             "    A = sp.diags([a[1:], a + 4.0, a[1:]], [-1, 0, 1], format='csr')\n"
+             f"    x, info = spla.cg(A, b, {keyword}=1e-13, atol=0.0)\n"
+             "    return np.sum(x ** 2)\n")
+    a, b = np.linspace(0.5, 1.0, 4), np.cos(np.arange(4.0))
+    ga = grad(f)(a, b)
+    h, v = 1e-6, np.sin(np.arange(4.0) + 1.0)
+    assert ga @ v == pytest.approx((f(a + h * v, b) - f(a - h * v, b)) / (2 * h), rel=1e-7)
+    _, tangent = jvp(f, (a, b), (v, np.zeros(4)))
+    assert tangent == pytest.approx(ga @ v, rel=1e-9)

@@ -348,10 +348,10 @@ if sp is not None:
     # is not differentiated); x0 only starts the iteration
     @adjoint(spla.cg, of_sparse=True)
     @adjoint(spla.cg)
-    def adj_cg(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=None, M=None,
+    def adj_cg(ans, A, b, x0=None, *, rtol=1e-05, tol=None, atol=0.0, maxiter=None, M=None,
                callback=None):
         ga, gb = rt.iterative_adjoint(d[ans], "cg", A, b, ans, rtol, atol, maxiter,
-                                      {"M": M})
+                                      {"tol": tol, "M": M})
         d[A] = ga
         d[b] = gb
         if x0 is not None:
@@ -359,16 +359,16 @@ if sp is not None:
 
     @tangent(spla.cg, of_sparse=True)
     @tangent(spla.cg)
-    def tan_cg(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=None, M=None,
+    def tan_cg(ans, A, b, x0=None, *, rtol=1e-05, tol=None, atol=0.0, maxiter=None, M=None,
                callback=None):
-        d[ans] = rt.iterative_tangent(d[A], d[b], "cg", A, ans, rtol, atol, maxiter, {"M": M})
+        d[ans] = rt.iterative_tangent(d[A], d[b], "cg", A, ans, rtol, atol, maxiter, {"tol": tol, "M": M})
 
     @adjoint(spla.bicgstab, of_sparse=True)
     @adjoint(spla.bicgstab)
-    def adj_bicgstab(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=None, M=None,
+    def adj_bicgstab(ans, A, b, x0=None, *, rtol=1e-05, tol=None, atol=0.0, maxiter=None, M=None,
                      callback=None):
         ga, gb = rt.iterative_adjoint(d[ans], "bicgstab", A, b, ans, rtol, atol, maxiter,
-                                      {"M": M})
+                                      {"tol": tol, "M": M})
         d[A] = ga
         d[b] = gb
         if x0 is not None:
@@ -376,17 +376,17 @@ if sp is not None:
 
     @tangent(spla.bicgstab, of_sparse=True)
     @tangent(spla.bicgstab)
-    def tan_bicgstab(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=None, M=None,
+    def tan_bicgstab(ans, A, b, x0=None, *, rtol=1e-05, tol=None, atol=0.0, maxiter=None, M=None,
                      callback=None):
         d[ans] = rt.iterative_tangent(d[A], d[b], "bicgstab", A, ans, rtol, atol, maxiter,
-                                      {"M": M})
+                                      {"tol": tol, "M": M})
 
     @adjoint(spla.cgs, of_sparse=True)
     @adjoint(spla.cgs)
-    def adj_cgs(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=None, M=None,
+    def adj_cgs(ans, A, b, x0=None, *, rtol=1e-05, tol=None, atol=0.0, maxiter=None, M=None,
                 callback=None):
         ga, gb = rt.iterative_adjoint(d[ans], "cgs", A, b, ans, rtol, atol, maxiter,
-                                      {"M": M})
+                                      {"tol": tol, "M": M})
         d[A] = ga
         d[b] = gb
         if x0 is not None:
@@ -394,16 +394,16 @@ if sp is not None:
 
     @tangent(spla.cgs, of_sparse=True)
     @tangent(spla.cgs)
-    def tan_cgs(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=None, M=None,
+    def tan_cgs(ans, A, b, x0=None, *, rtol=1e-05, tol=None, atol=0.0, maxiter=None, M=None,
                 callback=None):
-        d[ans] = rt.iterative_tangent(d[A], d[b], "cgs", A, ans, rtol, atol, maxiter, {"M": M})
+        d[ans] = rt.iterative_tangent(d[A], d[b], "cgs", A, ans, rtol, atol, maxiter, {"tol": tol, "M": M})
 
     @adjoint(spla.bicg, of_sparse=True)
     @adjoint(spla.bicg)
-    def adj_bicg(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=None, M=None,
+    def adj_bicg(ans, A, b, x0=None, *, rtol=1e-05, tol=None, atol=0.0, maxiter=None, M=None,
                  callback=None):
         ga, gb = rt.iterative_adjoint(d[ans], "bicg", A, b, ans, rtol, atol, maxiter,
-                                      {"M": M})
+                                      {"tol": tol, "M": M})
         d[A] = ga
         d[b] = gb
         if x0 is not None:
@@ -411,16 +411,16 @@ if sp is not None:
 
     @tangent(spla.bicg, of_sparse=True)
     @tangent(spla.bicg)
-    def tan_bicg(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=None, M=None,
+    def tan_bicg(ans, A, b, x0=None, *, rtol=1e-05, tol=None, atol=0.0, maxiter=None, M=None,
                  callback=None):
-        d[ans] = rt.iterative_tangent(d[A], d[b], "bicg", A, ans, rtol, atol, maxiter, {"M": M})
+        d[ans] = rt.iterative_tangent(d[A], d[b], "bicg", A, ans, rtol, atol, maxiter, {"tol": tol, "M": M})
 
     @adjoint(spla.tfqmr, of_sparse=True)
     @adjoint(spla.tfqmr)
-    def adj_tfqmr(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=None, M=None,
+    def adj_tfqmr(ans, A, b, x0=None, *, rtol=1e-05, tol=None, atol=0.0, maxiter=None, M=None,
                   callback=None, show=False):
         ga, gb = rt.iterative_adjoint(d[ans], "tfqmr", A, b, ans, rtol, atol, maxiter,
-                                      {"M": M})
+                                      {"tol": tol, "M": M})
         d[A] = ga
         d[b] = gb
         if x0 is not None:
@@ -428,17 +428,17 @@ if sp is not None:
 
     @tangent(spla.tfqmr, of_sparse=True)
     @tangent(spla.tfqmr)
-    def tan_tfqmr(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=None, M=None,
+    def tan_tfqmr(ans, A, b, x0=None, *, rtol=1e-05, tol=None, atol=0.0, maxiter=None, M=None,
                   callback=None, show=False):
         d[ans] = rt.iterative_tangent(d[A], d[b], "tfqmr", A, ans, rtol, atol, maxiter,
-                                      {"M": M})
+                                      {"tol": tol, "M": M})
 
     @adjoint(spla.qmr, of_sparse=True)
     @adjoint(spla.qmr)
-    def adj_qmr(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=None, M1=None, M2=None,
+    def adj_qmr(ans, A, b, x0=None, *, rtol=1e-05, tol=None, atol=0.0, maxiter=None, M1=None, M2=None,
                 callback=None):
         ga, gb = rt.iterative_adjoint(d[ans], "qmr", A, b, ans, rtol, atol, maxiter,
-                                      {"M1": M1, "M2": M2})
+                                      {"tol": tol, "M1": M1, "M2": M2})
         d[A] = ga
         d[b] = gb
         if x0 is not None:
@@ -446,17 +446,17 @@ if sp is not None:
 
     @tangent(spla.qmr, of_sparse=True)
     @tangent(spla.qmr)
-    def tan_qmr(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=None, M1=None, M2=None,
+    def tan_qmr(ans, A, b, x0=None, *, rtol=1e-05, tol=None, atol=0.0, maxiter=None, M1=None, M2=None,
                 callback=None):
         d[ans] = rt.iterative_tangent(d[A], d[b], "qmr", A, ans, rtol, atol, maxiter,
-                                      {"M1": M1, "M2": M2})
+                                      {"tol": tol, "M1": M1, "M2": M2})
 
     @adjoint(spla.gmres, of_sparse=True)
     @adjoint(spla.gmres)
-    def adj_gmres(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, restart=None, maxiter=None,
+    def adj_gmres(ans, A, b, x0=None, *, rtol=1e-05, tol=None, atol=0.0, restart=None, maxiter=None,
                   M=None, callback=None, callback_type=None):
         ga, gb = rt.iterative_adjoint(d[ans], "gmres", A, b, ans, rtol, atol, maxiter,
-                                      {"M": M, "restart": restart})
+                                      {"tol": tol, "M": M, "restart": restart})
         d[A] = ga
         d[b] = gb
         if x0 is not None:
@@ -464,18 +464,18 @@ if sp is not None:
 
     @tangent(spla.gmres, of_sparse=True)
     @tangent(spla.gmres)
-    def tan_gmres(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, restart=None, maxiter=None,
+    def tan_gmres(ans, A, b, x0=None, *, rtol=1e-05, tol=None, atol=0.0, restart=None, maxiter=None,
                   M=None, callback=None, callback_type=None):
         d[ans] = rt.iterative_tangent(d[A], d[b], "gmres", A, ans, rtol, atol, maxiter,
-                                      {"M": M, "restart": restart})
+                                      {"tol": tol, "M": M, "restart": restart})
 
     @adjoint(spla.lgmres, of_sparse=True)
     @adjoint(spla.lgmres)
-    def adj_lgmres(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=1000, M=None,
+    def adj_lgmres(ans, A, b, x0=None, *, rtol=1e-05, tol=None, atol=0.0, maxiter=1000, M=None,
                    callback=None, inner_m=30, outer_k=3, outer_v=None, store_outer_Av=True,
                    prepend_outer_v=False):
         ga, gb = rt.iterative_adjoint(d[ans], "lgmres", A, b, ans, rtol, atol, maxiter,
-                                      {"M": M, "inner_m": inner_m, "outer_k": outer_k})
+                                      {"tol": tol, "M": M, "inner_m": inner_m, "outer_k": outer_k})
         d[A] = ga
         d[b] = gb
         if x0 is not None:
@@ -483,18 +483,18 @@ if sp is not None:
 
     @tangent(spla.lgmres, of_sparse=True)
     @tangent(spla.lgmres)
-    def tan_lgmres(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=1000, M=None,
+    def tan_lgmres(ans, A, b, x0=None, *, rtol=1e-05, tol=None, atol=0.0, maxiter=1000, M=None,
                    callback=None, inner_m=30, outer_k=3, outer_v=None, store_outer_Av=True,
                    prepend_outer_v=False):
         d[ans] = rt.iterative_tangent(d[A], d[b], "lgmres", A, ans, rtol, atol, maxiter,
-                                      {"M": M, "inner_m": inner_m, "outer_k": outer_k})
+                                      {"tol": tol, "M": M, "inner_m": inner_m, "outer_k": outer_k})
 
     @adjoint(spla.gcrotmk, of_sparse=True)
     @adjoint(spla.gcrotmk)
-    def adj_gcrotmk(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=1000, M=None,
+    def adj_gcrotmk(ans, A, b, x0=None, *, rtol=1e-05, tol=None, atol=0.0, maxiter=1000, M=None,
                     callback=None, m=20, k=None, CU=None, discard_C=False, truncate="oldest"):
         ga, gb = rt.iterative_adjoint(d[ans], "gcrotmk", A, b, ans, rtol, atol, maxiter,
-                                      {"M": M, "m": m, "k": k, "truncate": truncate})
+                                      {"tol": tol, "M": M, "m": m, "k": k, "truncate": truncate})
         d[A] = ga
         d[b] = gb
         if x0 is not None:
@@ -502,17 +502,17 @@ if sp is not None:
 
     @tangent(spla.gcrotmk, of_sparse=True)
     @tangent(spla.gcrotmk)
-    def tan_gcrotmk(ans, A, b, x0=None, *, rtol=1e-05, atol=0.0, maxiter=1000, M=None,
+    def tan_gcrotmk(ans, A, b, x0=None, *, rtol=1e-05, tol=None, atol=0.0, maxiter=1000, M=None,
                     callback=None, m=20, k=None, CU=None, discard_C=False, truncate="oldest"):
         d[ans] = rt.iterative_tangent(d[A], d[b], "gcrotmk", A, ans, rtol, atol, maxiter,
-                                      {"M": M, "m": m, "k": k, "truncate": truncate})
+                                      {"tol": tol, "M": M, "m": m, "k": k, "truncate": truncate})
 
     @adjoint(spla.minres, of_sparse=True)
     @adjoint(spla.minres)
-    def adj_minres(ans, A, b, x0=None, *, rtol=1e-05, shift=0.0, maxiter=None, M=None,
+    def adj_minres(ans, A, b, x0=None, *, rtol=1e-05, tol=None, shift=0.0, maxiter=None, M=None,
                    callback=None, show=False, check=False):
         ga, gb = rt.iterative_adjoint(d[ans], "minres", A, b, ans, rtol, 0.0, maxiter,
-                                      {"M": M, "shift": shift})
+                                      {"tol": tol, "M": M, "shift": shift})
         d[A] = ga
         d[b] = gb
         if x0 is not None:
@@ -520,10 +520,10 @@ if sp is not None:
 
     @tangent(spla.minres, of_sparse=True)
     @tangent(spla.minres)
-    def tan_minres(ans, A, b, x0=None, *, rtol=1e-05, shift=0.0, maxiter=None, M=None,
+    def tan_minres(ans, A, b, x0=None, *, rtol=1e-05, tol=None, shift=0.0, maxiter=None, M=None,
                    callback=None, show=False, check=False):
         d[ans] = rt.iterative_tangent(d[A], d[b], "minres", A, ans, rtol, 0.0, maxiter,
-                                      {"M": M, "shift": shift})
+                                      {"tol": tol, "M": M, "shift": shift})
 
     # --- the sparse adjoints' helpers differentiated again (forward over reverse: hvp,
     # hessian). A SparseGrad's tangent is a SparseGrad. A helper reading its g only at
