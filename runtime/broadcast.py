@@ -467,9 +467,11 @@ def seed(out):
         kind = type(out).__name__ if not is_array(out) or isinstance(out, np.ndarray) else \
             f"{library(out)} array"
         shape = f" of shape {np.shape(out)}" if hasattr(out, "shape") else ""
+        pair = "; for a function returning (value, aux), pass has_aux=True" \
+            if isinstance(out, tuple) else ""
         raise TypeError(
             f"grad needs a function returning a scalar, but it returned a {kind}{shape}; "
-            "reduce it first (e.g. np.sum) or use a Jacobian"
+            f"reduce it first (e.g. np.sum) or use a Jacobian{pair}"
         )
     if is_array(out):
         return np.ones_like(out)

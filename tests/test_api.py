@@ -544,3 +544,168 @@ def test_the_seed_of_a_small_reduction_is_the_broadcast_it_stands_for():
             want = np.broadcast_to(np.asarray(g), like.shape)
             assert got.shape == want.shape and got.dtype == want.dtype
             np.testing.assert_array_equal(got, want)
+
+
+# --- JAX's spellings, blocks of second derivatives, structured Hessians, pickling -----------------
+
+def _scaled_loss(x, sigma):
+    y = np.sin(x) * sigma
+    return np.sum(y ** 2) + np.sum(x) * sigma ** 3, {"y": y, "calls": 1, "note": "aux"}
+
+
+def _branchy(x, s):
+    if s > 0.0:
+        return np.sum(x ** 2) * s, "positive"
+    return np.sum(x), "other"
+
+
+def _joint(x, sigma):
+    return np.sum(np.sin(x) ** 2) * sigma ** 3 + np.sum(x) * sigma
+
+
+def test_argnums_is_wrt_s_alias():
+    x = np.array([0.3, 0.5, 0.9])
+    g = grad(_joint, argnums=1)(x, 1.7)
+    assert g == pytest.approx(grad(_joint, wrt=1)(x, 1.7), rel=1e-15)
+    gx, gs = value_and_grad(_joint, argnums=("x", "sigma"))(x, 1.7)[1]
+    np.testing.assert_allclose(gx, grad(_joint)(x, 1.7))
+    assert gs == pytest.approx(g)
+    assert grad(argnums=1)(_joint)(x, 1.7) == pytest.approx(g)  # (the decorator form)
+    with pytest.raises(TypeError, match="not both"):
+        grad(_joint, wrt=0, argnums=1)
+
+
+def test_has_aux_returns_the_auxiliary_value_as_jax_does():
+    x = np.array([0.3, -0.5, 0.9])
+    (value, aux), (gx, gs) = value_and_grad(_scaled_loss, wrt=(0, 1), has_aux=True)(x, 1.3)
+    assert value == pytest.approx(_scaled_loss(x, 1.3)[0], rel=1e-15)
+    assert aux["calls"] == 1 and aux["note"] == "aux"
+    np.testing.assert_allclose(aux["y"], np.sin(x) * 1.3)
+    g, aux2 = grad(_scaled_loss, has_aux=True)(x, 1.3)
+    np.testing.assert_allclose(g, gx, rtol=1e-15)
+    h = 1e-6
+    fd = [(_scaled_loss(x + h * e, 1.3)[0] - _scaled_loss(x - h * e, 1.3)[0]) / (2 * h)
+          for e in np.eye(3)]
+    np.testing.assert_allclose(g, fd, rtol=1e-7)
+    assert gs == pytest.approx((_scaled_loss(x, 1.3 + h)[0] - _scaled_loss(x, 1.3 - h)[0])
+                               / (2 * h), rel=1e-7)
+    assert aux2["note"] == "aux"
+    # returns merged from two branches: the pair taken apart after them
+    assert grad(_branchy, has_aux=True)(x, 2.0)[1] == "positive"
+    np.testing.assert_allclose(grad(_branchy, has_aux=True)(x, -1.0)[0], np.ones(3))
+    np.testing.assert_allclose(grad(_branchy, has_aux=True)(x, 2.0)[0], 4.0 * x)
+
+
+def test_has_aux_needs_a_pair_and_a_tuple_result_points_at_it():
+    f = make("def f(x):\n    return np.sum(x), 1, 2\n")
+    with pytest.raises(TranspileError, match="pair"):
+        grad(f, has_aux=True)(np.ones(2))
+    with pytest.raises(TranspileError, match="has_aux=True"):
+        grad(make("def g(x):\n    return np.sum(x), 'aux'\n"))(np.ones(2))
+    with pytest.raises(TypeError, match="has_aux=True"):  # (returns merged: seen when run)
+        grad(_branchy)(np.ones(2), 1.0)
+
+
+def test_hessian_and_hvp_take_names_and_blocks():
+    from transpiler import hessian, hvp
+
+    x, s = np.array([0.3, 0.5, 0.9]), 1.7
+    (hxx, hxs), (hsx, hss) = hessian(_joint, wrt=("x", "sigma"))(x, s)
+    assert hxx.shape == (3, 3) and hxs.shape == (3,) and np.shape(hss) == ()
+    g, h = grad(_joint, wrt=(0, 1)), 1e-6
+    for k, e in enumerate(np.eye(3)):
+        up, down = g(x + h * e, s), g(x - h * e, s)
+        np.testing.assert_allclose(hxx[:, k], (up[0] - down[0]) / (2 * h), rtol=1e-6)
+        assert hsx[k] == pytest.approx((up[1] - down[1]) / (2 * h), rel=1e-6)
+    up, down = g(x, s + h), g(x, s - h)
+    np.testing.assert_allclose(hxs, (up[0] - down[0]) / (2 * h), rtol=1e-6)
+    assert hss == pytest.approx((up[1] - down[1]) / (2 * h), rel=1e-6)
+    np.testing.assert_allclose(hxs, hsx, rtol=1e-12)
+    assert hessian(_joint, argnums="sigma")(x, s) == pytest.approx(hss, rel=1e-12)
+    assert hvp(_joint, wrt="sigma")(x, s, 2.0) == pytest.approx(2.0 * hss, rel=1e-12)
+    v = (np.array([1.0, -1.0, 0.5]), 0.25)
+    px, ps = hvp(_joint, wrt=(0, 1))(x, s, v)
+    np.testing.assert_allclose(px, hxx @ v[0] + hxs * v[1], rtol=1e-12)
+    assert ps == pytest.approx(hsx @ v[0] + hss * v[1], rel=1e-12)
+    with pytest.raises(TypeError, match="tuple of 2 directions"):
+        hvp(_joint, wrt=(0, 1))(x, s, np.ones(3))
+    np.testing.assert_allclose(hvp(_joint, backend="auto")(x, s, v[0]), hxx @ v[0], rtol=1e-12)
+
+
+def test_hessian_and_jacobian_of_a_structured_argument_are_dicts_of_blocks():
+    import dataclasses
+    from typing import NamedTuple
+
+    from transpiler import hessian, jacobian
+
+    @dataclasses.dataclass
+    class Layer:
+        w: np.ndarray
+        b: float
+        width: int = 3  # (not a float: no block)
+
+    class Pair(NamedTuple):
+        w: np.ndarray
+        b: float
+
+    f = make("def f(p, x):\n    return np.sum(np.tanh(p.w * x + p.b) ** 2) * 1.5\n")
+    d = make("def d(p, x):\n    return np.sum(np.tanh(p['w'] * x + p['b']) ** 2) * 1.5\n")
+    x, w = np.array([0.5, -0.3, 1.2]), np.array([0.1, 0.2, 0.3])
+    blocks = [hessian(f)(Layer(w, 0.4), x), hessian(f)(Pair(w, 0.4), x),
+              hessian(d)({"w": w, "b": 0.4}, x)]
+    g, h = grad(d), 1e-6
+    for H in blocks:
+        assert set(H) == {("w", "w"), ("w", "b"), ("b", "w"), ("b", "b")}
+        assert H["w", "w"].shape == (3, 3) and H["w", "b"].shape == (3,)
+        up, down = g({"w": w, "b": 0.4 + h}, x), g({"w": w, "b": 0.4 - h}, x)
+        np.testing.assert_allclose(H["w", "b"], (up["w"] - down["w"]) / (2 * h), rtol=1e-6)
+        assert H["b", "b"] == pytest.approx((up["b"] - down["b"]) / (2 * h), rel=1e-6)
+        for k, e in enumerate(np.eye(3)):
+            up, down = g({"w": w + h * e, "b": 0.4}, x), g({"w": w - h * e, "b": 0.4}, x)
+            np.testing.assert_allclose(H["w", "w"][:, k], (up["w"] - down["w"]) / (2 * h),
+                                       rtol=1e-6, atol=1e-9)
+        np.testing.assert_allclose(H["w", "b"], H["b", "w"], rtol=1e-12)
+    v = make("def v(p, x):\n    return np.tanh(p['w'] * x + p['b'])\n")
+    J = jacobian(v)({"w": w, "b": 0.4}, x)
+    s = 1.0 - np.tanh(w * x + 0.4) ** 2
+    np.testing.assert_allclose(J["w"], np.diag(s * x), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(J["b"], s, rtol=1e-12)
+
+
+class _Model:
+    def __init__(self, c: float):
+        self.c = c
+
+    def loss(self, x):
+        return np.sum(x ** 2) * self.c
+
+
+def _twice(x):  # (a picklable function for a worker process: module level)
+    import pickle
+
+    g = pickle.loads(x[0])
+    return g(x[1], 1.7)
+
+
+def test_gradient_objects_pickle_after_their_first_call():
+    import concurrent.futures
+    import multiprocessing
+    import pickle
+
+    from transpiler import forward, hessian, hvp, jacobian
+
+    x, s = np.array([0.3, 0.5, 0.9]), 1.7
+    made = [(grad(_joint), (x, s), {}), (value_and_grad(_joint, wrt=(0, 1)), (x, s), {}),
+            (grad(_scaled_loss, has_aux=True), (x, s), {}), (grad(_Model(2.0).loss), (x,), {}),
+            (grad(grad(_joint, wrt=1), wrt=1), (x, s), {}), (hvp(_joint), (x, s, x), {}),
+            (hessian(_joint, wrt=(0, 1)), (x, s), {}), (jacobian(_joint), (x, s), {}),
+            (forward(_joint), (x, s), {"dx": x})]
+    for g, args, kwargs in made:
+        g(*args, **kwargs)
+        g(*args, **kwargs)  # (a gradient called twice installs a fast path of its own)
+        again = pickle.loads(pickle.dumps(g))
+        assert repr(again(*args, **kwargs)) == repr(g(*args, **kwargs)), g
+    context = multiprocessing.get_context("fork")
+    with concurrent.futures.ProcessPoolExecutor(1, mp_context=context) as pool:
+        remote = pool.submit(_twice, (pickle.dumps(made[0][0]), x)).result()
+    np.testing.assert_allclose(remote, made[0][0](x, s), rtol=1e-15)

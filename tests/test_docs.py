@@ -125,3 +125,9 @@ def test_readme_checkpoint_example_is_what_the_compiler_prints():
     shown = next(b for b in blocks if b.startswith("def grad_loss(u0, D):"))
     f = make(user, checkpoint=checkpoint)
     assert grad(f, wrt=(0, 1)).source_for(np.ones(4), 0.2) == shown.strip()
+
+
+def test_readme_jax_spellings_block_runs(capsys):
+    from tests.util import run_readme_block
+
+    run_readme_block("# argnums, has_aux and Hessian blocks", capsys)

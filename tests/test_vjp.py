@@ -67,9 +67,14 @@ def test_jacobian_of_a_scalar_function_is_its_gradient():
     np.testing.assert_allclose(jacobian(f)(X), grad(f)(X))
 
 
-def test_jacobian_wrt_must_be_a_position():
-    with pytest.raises(TypeError, match="position"):
-        jacobian(LOOP, wrt="x")
+def test_jacobian_by_name_by_argnums_and_in_blocks():
+    np.testing.assert_allclose(jacobian(LOOP, wrt="x")(X, W, 2), jacobian(LOOP)(X, W, 2))
+    np.testing.assert_allclose(jacobian(LOOP, argnums=1)(X, W, 2), jacobian(LOOP, 1)(X, W, 2))
+    jx, jw = jacobian(LOOP, wrt=("x", "W"))(X, W, 2)
+    np.testing.assert_allclose(jx, _fd_jacobian(LOOP, (X, W, 2), 0), rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(jw, _fd_jacobian(LOOP, (X, W, 2), 1), rtol=1e-6, atol=1e-9)
+    with pytest.raises(TypeError, match="not both"):
+        jacobian(LOOP, wrt=0, argnums=1)
 
 
 def test_hessian_and_hvp_by_differentiating_the_gradient():

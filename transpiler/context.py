@@ -37,6 +37,7 @@ class Options:
     value: bool = True  # forward mode: return the value with the tangent (hvp: the tangent)
     backend: str = "python"  # the module of transpiler/backends/ that prints, loads and calls
     checkpoint: bool = True  # reverse marked loops by checkpointing (off: tape them whole)
+    aux: bool = False  # grad: the function returns (value, aux); aux is passed through as is
 
 
 @dataclass

@@ -110,6 +110,21 @@ class GradientFunction:
             return self
         return GradientFunction(self.__wrapped__, self._given_wrt, self._mode, options)
 
+    def __reduce__(self):
+        """Pickled as the call that made it (for ``multiprocessing`` and Dask workers): the
+        function by reference (a module-level one), ``wrt`` and the options; compiled again
+        where it is unpickled, on its first call there."""
+        cls = next(k for k in type(self).__mro__ if "_own_class" not in k.__dict__)
+        return cls, self._made_from()
+
+    def _made_from(self) -> tuple:
+        return self.__wrapped__, self._given_wrt, self._mode, self._options
+
+    @property
+    def has_aux(self) -> bool:
+        """Whether ``f`` returns ``(value, aux)``, ``aux`` passed through (``has_aux=True``)."""
+        return self._options.aux
+
     @property
     def mode(self) -> str:
         """``"grad"`` or ``"value_and_grad"``."""
@@ -334,6 +349,7 @@ class BoundGradient:
     passed first (``wrt`` positions count the method's own arguments, as the caller sees them)."""
 
     def __init__(self, method, wrt, mode: str, options: Options):
+        self._made_with = (method, wrt, mode, options)  # (what pickles it)
         self.__self__ = method.__self__
         def shift(w):  # a position past the receiver
             return w + 1 if isinstance(w, int) and not isinstance(w, bool) and w >= 0 else w
@@ -345,6 +361,9 @@ class BoundGradient:
 
     def __call__(self, *args, **kwargs):
         return self._gradient(self.__self__, *args, **kwargs)
+
+    def __reduce__(self):
+        return BoundGradient, self._made_with
 
     @property
     def source(self) -> str:

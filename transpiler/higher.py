@@ -17,6 +17,7 @@ class GradientOfGradient:
     compiled by the backend it was asked for), with checkpointed loops taped whole."""
 
     def __init__(self, inner, wrt, mode: str, options: Options):
+        self._made_with = (inner, wrt, mode, options)  # (what pickles it)
         self._inner = inner.with_options(backend="python", checkpoint=False)
         self._mode, self._options = mode, options
         fn = inner.__wrapped__
@@ -24,6 +25,9 @@ class GradientOfGradient:
         self.__name__ = f"{mode}_{inner.__name__}"
         self.__qualname__ = f"{mode}({inner.__qualname__})"
         self._made: dict = {}  # id of a generated gradient -> what differentiates it
+
+    def __reduce__(self):
+        return GradientOfGradient, self._made_with
 
     def __call__(self, *args, **kwargs):
         gradient = self._inner.compiled_for(*args, **kwargs).function  # (Python's source)

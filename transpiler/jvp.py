@@ -33,6 +33,9 @@ class ForwardFunction(GradientFunction):
         self.__name__ = f"jvp_{fn.__name__}"
         self.__qualname__ = f"forward({fn.__qualname__})"
 
+    def _made_from(self) -> tuple:
+        return self.__wrapped__, self._given_wrt, self._options
+
     def _call(self, *args, **kwargs):
         tangents = {k: kwargs.pop(k) for k in list(kwargs) if k in self.tangent_names.values()}
         kinds = kinds_of(self.__wrapped__, args, kwargs)

@@ -293,7 +293,10 @@ def _refuse_complex_result(fn, ctx) -> None:
     ret = fn.body[-1] if fn.body and isinstance(fn.body[-1], gast.Return) else None
     if ret is None or ret.value is None:
         return
-    name = next((n.id for n in A.walk(ret.value) if isinstance(n, gast.Name)
+    value = ret.value
+    if getattr(ctx.options, "aux", False) and isinstance(value, gast.Tuple) and value.elts:
+        value = value.elts[0]  # (has_aux: the value, then anything)
+    name = next((n.id for n in A.walk(value) if isinstance(n, gast.Name)
                  and n.id in ctx.facts.complex), None)
     if name is None:
         return

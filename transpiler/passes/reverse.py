@@ -46,11 +46,15 @@ from transpiler.templates import instantiate
 
 def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     *primal, ret = fn.body
+    aux = None
+    if ctx.options.aux and ctx.mode != Mode.SPLIT:
+        primal, ret, aux = _auxiliary(primal, ret, ctx)
     elements = ret.value.elts if isinstance(ret.value, gast.Tuple) else [ret.value]
     assert all(A.is_atom(e) for e in elements), "ANF returns names or constants"
     if len(elements) > 1 and ctx.mode != Mode.SPLIT:
         raise error_at(ret, ctx, "grad needs a function returning one scalar; this one returns "
-                       "a tuple", "return a single value (e.g. the sum of the parts)")
+                       "a tuple", "return a single value (e.g. the sum of the parts), or pass "
+                       "has_aux=True for a function returning (value, aux)")
     results = [e.id if isinstance(e, gast.Name) else None for e in elements]
     active, varied = activity(primal, ctx.wrt, results)
     refuse_discarded_calls(primal, varied, ctx)
@@ -74,8 +78,29 @@ def reverse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
         value = ctx.namer.fresh(f"{results[0]}_value")
         primal.append(A.assign(value, A.name(results[0]), like=ret))
         ret = gast.copy_location(gast.Return(value=A.name(value)), ret)
-    fn.body = primal + adjoint + [_return(ctx, ret)]
+    fn.body = primal + adjoint + [_return(ctx, ret, aux)]
     return fn
+
+
+def _auxiliary(primal: list, ret, ctx):
+    """``has_aux``: the function returns ``(value, aux)``; the gradient is the value's and
+    ``aux`` is passed through, not differentiated. ``return (v, a)`` -> ``return v`` and
+    ``a``; a pair held by one name (``return pair``, returns merged) is taken apart first
+    (``v = pair[0]; a = pair[1]``)."""
+    value = ret.value
+    if isinstance(value, gast.Tuple):
+        if len(value.elts) != 2:
+            raise error_at(ret, ctx, f"has_aux=True needs a function returning a pair (value, "
+                           f"aux); this one returns {len(value.elts)} values",
+                           "return (loss, aux), aux holding everything else")
+        loss, aux = value.elts
+    else:
+        pair = value
+        loss, aux = (A.name(ctx.namer.fresh(n)) for n in ("_value", "_aux"))
+        primal = primal + [A.assign(target.id, gast.Subscript(value=A.copy_node(pair),
+                                                              slice=A.const(i), ctx=gast.Load()),
+                                    like=ret) for i, target in enumerate((loss, aux))]
+    return primal, gast.copy_location(gast.Return(value=loss), ret), aux
 
 
 def _seed_from(ctx, ret, results: list, active: set[str]) -> list:
@@ -100,7 +125,7 @@ def _line(ctx, node) -> str:
     return linecache.getline(ctx.filename, node.lineno).strip()
 
 
-def _return(ctx, ret) -> gast.Return:
+def _return(ctx, ret, aux=None) -> gast.Return:
     rt = ctx.bind("rt", runtime)
     if ctx.mode == Mode.SPLIT:  # raw gradients, always a tuple; the caller accumulates them
         grads = gast.Tuple(elts=[A.name(ctx.namer.grad(w)) for w in ctx.wrt], ctx=gast.Load())
@@ -116,8 +141,11 @@ def _return(ctx, ret) -> gast.Return:
     if sum(w not in ctx.scalars for w in ctx.wrt) > 1:  # two gradients may be one array
         value = A.call(A.dotted(f"{rt}.distinct"), value)  # (x + y; grad_like sees to a
         # container's entries)
-    if ctx.mode == Mode.VALUE_AND_GRAD:
-        value = gast.Tuple(elts=[ret.value, value], ctx=gast.Load())
+    result = ret.value if aux is None else gast.Tuple(elts=[ret.value, aux], ctx=gast.Load())
+    if ctx.mode == Mode.VALUE_AND_GRAD:  # ((value, aux), gradient) with has_aux, as JAX's
+        value = gast.Tuple(elts=[result, value], ctx=gast.Load())
+    elif aux is not None:  # (gradient, aux)
+        value = gast.Tuple(elts=[value, aux], ctx=gast.Load())
     return gast.copy_location(gast.Return(value=value), ret)
 
 
