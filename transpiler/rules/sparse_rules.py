@@ -361,7 +361,8 @@ if sp is not None:
     @tangent(spla.cg)
     def tan_cg(ans, A, b, x0=None, *, rtol=1e-05, tol=None, atol=0.0, maxiter=None, M=None,
                callback=None):
-        d[ans] = rt.iterative_tangent(d[A], d[b], "cg", A, ans, rtol, atol, maxiter, {"tol": tol, "M": M})
+        d[ans] = rt.iterative_tangent(d[A], d[b], "cg", A, ans, rtol, atol, maxiter,
+                                      {"tol": tol, "M": M})
 
     @adjoint(spla.bicgstab, of_sparse=True)
     @adjoint(spla.bicgstab)
@@ -396,7 +397,8 @@ if sp is not None:
     @tangent(spla.cgs)
     def tan_cgs(ans, A, b, x0=None, *, rtol=1e-05, tol=None, atol=0.0, maxiter=None, M=None,
                 callback=None):
-        d[ans] = rt.iterative_tangent(d[A], d[b], "cgs", A, ans, rtol, atol, maxiter, {"tol": tol, "M": M})
+        d[ans] = rt.iterative_tangent(d[A], d[b], "cgs", A, ans, rtol, atol, maxiter,
+                                      {"tol": tol, "M": M})
 
     @adjoint(spla.bicg, of_sparse=True)
     @adjoint(spla.bicg)
@@ -413,7 +415,8 @@ if sp is not None:
     @tangent(spla.bicg)
     def tan_bicg(ans, A, b, x0=None, *, rtol=1e-05, tol=None, atol=0.0, maxiter=None, M=None,
                  callback=None):
-        d[ans] = rt.iterative_tangent(d[A], d[b], "bicg", A, ans, rtol, atol, maxiter, {"tol": tol, "M": M})
+        d[ans] = rt.iterative_tangent(d[A], d[b], "bicg", A, ans, rtol, atol, maxiter,
+                                      {"tol": tol, "M": M})
 
     @adjoint(spla.tfqmr, of_sparse=True)
     @adjoint(spla.tfqmr)
@@ -435,8 +438,8 @@ if sp is not None:
 
     @adjoint(spla.qmr, of_sparse=True)
     @adjoint(spla.qmr)
-    def adj_qmr(ans, A, b, x0=None, *, rtol=1e-05, tol=None, atol=0.0, maxiter=None, M1=None, M2=None,
-                callback=None):
+    def adj_qmr(ans, A, b, x0=None, *, rtol=1e-05, tol=None, atol=0.0, maxiter=None, M1=None,
+                M2=None, callback=None):
         ga, gb = rt.iterative_adjoint(d[ans], "qmr", A, b, ans, rtol, atol, maxiter,
                                       {"tol": tol, "M1": M1, "M2": M2})
         d[A] = ga
@@ -446,8 +449,8 @@ if sp is not None:
 
     @tangent(spla.qmr, of_sparse=True)
     @tangent(spla.qmr)
-    def tan_qmr(ans, A, b, x0=None, *, rtol=1e-05, tol=None, atol=0.0, maxiter=None, M1=None, M2=None,
-                callback=None):
+    def tan_qmr(ans, A, b, x0=None, *, rtol=1e-05, tol=None, atol=0.0, maxiter=None, M1=None,
+                M2=None, callback=None):
         d[ans] = rt.iterative_tangent(d[A], d[b], "qmr", A, ans, rtol, atol, maxiter,
                                       {"tol": tol, "M1": M1, "M2": M2})
 
