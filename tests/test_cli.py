@@ -517,3 +517,35 @@ def test_error_in_the_recomputed_primal_is_located(tmp_path):
         grad(module.mismatch)(np.ones(3), np.ones(4))
     assert caught.value.__notes__ == [
         f"in {path}:6 (computed again by the gradient): return np.sum(z @ y)"]
+
+
+# --- the user's module sees its own argv; coverage --update says what it changed ---------------
+
+def test_the_user_s_module_sees_its_own_path_as_argv(tmp_path, capsys):
+    script = tmp_path / "reads_argv.py"
+    script.write_text("import sys\nimport numpy as np\n"
+                      "SEEN = list(sys.argv)\n"
+                      "N = int(sys.argv[1]) if len(sys.argv) > 1 else 3\n"
+                      "def loss(x):\n    return np.sum(x ** 2) * N\n")
+    before = list(sys.argv)
+    for command in (["show", f"{script}:loss"],
+                    ["memory", f"{script}:loss", "--args", "np.ones(3)"],
+                    ["check", f"{script}:loss", "--args", "np.ones(3)"]):
+        assert main(command) == 0, capsys.readouterr().err
+        assert sys.modules["reads_argv"].SEEN == [str(script)]
+        assert sys.argv == before  # (restored)
+
+
+def test_coverage_update_says_what_it_changed(tmp_path, capsys):
+    from transpiler.coverage import markdown
+
+    page = tmp_path / "page.md"
+    section = markdown()
+    page.write_text("# page\n" + section + "\nafter\n")
+    assert main(["coverage", "--update", str(page)]) == 0
+    assert "up to date" in capsys.readouterr().out
+    page.write_text("# page\n" + section.replace("`sinc`, ", "", 1) + "\nafter\n")
+    assert main(["coverage", "--update", str(page)]) == 0
+    out = capsys.readouterr().out
+    assert "updated" in out and "+1: sinc" in out
+    assert page.read_text() == "# page\n" + section + "\nafter\n"

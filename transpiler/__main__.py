@@ -16,6 +16,7 @@ import keyword
 import math
 import os
 import pathlib
+import re
 import shlex
 import sys
 import tokenize
@@ -58,11 +59,14 @@ def _load(target: str):
         raise UsageError(f"cannot import {path}: not a Python file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[file.stem] = module
+    argv, sys.argv = sys.argv, [str(file)]  # (the module sees its own path, not our options)
     try:
         spec.loader.exec_module(module)
     except (Exception, SystemExit) as e:  # the user's module failed (or exited) on import
         sys.modules.pop(file.stem, None)
         raise UsageError(f"cannot import {path}: {type(e).__name__}: {e}") from e
+    finally:
+        sys.argv = argv
     fn = getattr(module, name, None)
     if not callable(fn):
         functions = sorted(n for n, v in vars(module).items() if inspect.isfunction(v)
@@ -328,10 +332,30 @@ def _coverage(args) -> int:
         if BEGIN not in text or END not in text:
             raise UsageError(f"{args.update} has no {BEGIN} ... {END} section")
         start, end = text.index(BEGIN), text.index(END) + len(END)
-        path.write_text(text[:start] + markdown() + text[end:])
+        section = markdown()
+        print(_changes(args.update, text[start:end], section))
+        if section != text[start:end]:
+            path.write_text(text[:start] + section + text[end:])
     else:
         print(markdown())
     return 0
+
+
+def _changes(where: str, old: str, new: str) -> str:
+    """What ``coverage --update`` changed: the names added to and removed from the section."""
+    if old == new:
+        return f"{where}: the coverage section is up to date"
+    before, after = (set(re.findall(r"`([^`]+)`", text)) for text in (old, new))
+    added, removed = sorted(after - before), sorted(before - after)
+    parts = [f"{where}: the coverage section updated"]
+    for sign, names in (("+", added), ("-", removed)):
+        if names:
+            shown = ", ".join(names[:20]) + (f", ... ({len(names) - 20} more)"
+                                             if len(names) > 20 else "")
+            parts.append(f"{sign}{len(names)}: {shown}")
+    if not added and not removed:
+        parts.append("(the same names, rearranged)")
+    return "\n".join(parts)
 
 
 # --- the parser -----------------------------------------------------------------------------------
