@@ -209,12 +209,16 @@ def test_forward_mode_refusal_speaks_of_the_tangent():
     assert info.value.filename == __file__
 
 
-def test_auto_runs_python_where_numba_refuses_and_says_so():
+def test_auto_runs_python_where_numba_refuses_and_says_so(caplog):
     x = np.array([0.3, 0.7])
     auto = grad(holds_mixed_dict, backend="auto")
-    np.testing.assert_array_equal(auto(x), grad(holds_mixed_dict)(x))
+    with caplog.at_level("INFO", logger="transpiler"):
+        np.testing.assert_array_equal(auto(x), grad(holds_mixed_dict)(x))
     assert auto.compiled_for(x).backend == "python"
-    assert auto.compiled_for(x).function.reason  # why Numba refused it
+    reason = auto.compiled_for(x).function.reason  # why Numba refused it
+    assert reason
+    said = [r.getMessage() for r in caplog.records if r.name == "transpiler"]
+    assert any("runs as Python" in m and reason in m for m in said), said
     fast = grad(rk4, wrt=0, backend="auto")
     assert fast.compiled_for(1.0, 0.1, 1.0).backend == "numba"
     assert fast(1.0, 0.1, 1.0) == pytest.approx(grad(rk4)(1.0, 0.1, 1.0), rel=RTOL)

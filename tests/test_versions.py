@@ -88,3 +88,20 @@ def test_an_iterative_solver_s_tolerance_by_the_name_this_scipy_takes():
     assert ga @ v == pytest.approx((f(a + h * v, b) - f(a - h * v, b)) / (2 * h), rel=1e-7)
     _, tangent = jvp(f, (a, b), (v, np.zeros(4)))
     assert tangent == pytest.approx(ga @ v, rel=1e-9)
+
+
+def test_the_changelog_names_the_version_and_the_type_hints_ship():
+    import pathlib
+    import re
+
+    from transpiler import __version__
+
+    tomllib = pytest.importorskip("tomllib")  # (Python 3.11+)
+
+    root = pathlib.Path(__file__).resolve().parent.parent
+    first = re.search(r"^## (.+)$", (root / "CHANGELOG.md").read_text(), re.M).group(1)
+    assert first.split()[0] == __version__, first
+    data = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+    for package in ("transpiler", "runtime"):
+        assert (root / package / "py.typed").is_file()
+        assert "py.typed" in data["package-data"][package]

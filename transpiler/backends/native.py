@@ -35,6 +35,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import inspect
+import logging
 import os
 import re
 import types
@@ -73,15 +74,21 @@ def available() -> bool:
     return True
 
 
+LOG = logging.getLogger("transpiler")  # (backend="auto" says here why code runs as Python)
+
+
 class Backend:
     """``backend="numba"`` (``fallback=False``: what Numba cannot compile is refused) or
-    ``backend="auto"`` (``fallback=True``: it runs as Python)."""
+    ``backend="auto"`` (``fallback=True``: it runs as Python, and says why on the ``transpiler``
+    logger, at INFO)."""
 
     def __init__(self, name: str, fallback: bool):
         self.NAME, self.fallback = name, fallback
 
     def source(self, tree, bindings: dict) -> str:
         if self.fallback and not available():
+            LOG.info("backend='auto': Numba is not installed, so %s runs as Python (pip "
+                     "install numba)", getattr(tree, "name", "the generated code"))
             return python.source(tree, bindings)
         _Rewrite(bindings, {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)}).visit(tree)
         return emit.to_source(tree)
@@ -164,6 +171,8 @@ class NativeFunction:
         if not self.fallback:
             raise self.refusal(e) from None
         self._run, self.backend, self.reason = self.python, "python", _reason(str(e))
+        LOG.info("backend='auto': %s runs as Python, as Numba cannot compile it: %s",
+                 self.__name__, self.reason)
 
     def refusal(self, e: Exception) -> TranspileError:
         """Numba's refusal of this code, at the user's line the refused statement came from."""
