@@ -454,16 +454,24 @@ def test_generated_names_never_capture_a_helper_s_globals():
     assert jvp(f, (0.3,), (1.0,))[1] == pytest.approx(_fd(f, 0.3), rel=1e-7)
 
 
-def test_hessian_and_jacobian_of_a_structured_argument_are_refused_by_name():
+def test_hessian_and_jacobian_of_a_structured_argument_are_blocks_and_mixed_ones_refused():
     from transpiler import hessian, hvp, jacobian
     f = make("def f(d):\n    return d['a'] ** 2 * np.sum(d['b'] ** 2)\n")
     d = {"a": 1.5, "b": np.ones(2)}
-    for op in (hessian, jacobian):
-        with pytest.raises(TypeError, match=f"{op.__name__} of f with respect to 'd': it is a "
-                                            "dict"):
-            op(f)(d)
+    H = hessian(f)(d)  # (a dict of blocks keyed by pairs of keys)
+    assert H["a", "a"] == pytest.approx(4.0)
+    np.testing.assert_allclose(H["a", "b"], [6.0, 6.0])
+    np.testing.assert_allclose(H["b", "b"], 4.5 * np.eye(2))
+    J = jacobian(f)(d)
+    assert J["a"] == pytest.approx(6.0)
+    np.testing.assert_allclose(J["b"], [4.5, 4.5])
     product = hvp(f)(d, d)  # (hvp keeps the argument's structure)
     assert product["a"] == pytest.approx(18.0)
+    g = make("def g(d, x):\n    return d['a'] * np.sum(x ** 2)\n")
+    for op in (hessian, jacobian):  # (a structure beside another argument: by name)
+        with pytest.raises(TypeError, match=f"{op.__name__} of g with respect to 'd': it is a "
+                                            "dict"):
+            op(g, wrt=(0, 1))(d, np.ones(2))
 
 
 def test_the_memory_report_of_a_preallocated_tape():
