@@ -28,8 +28,8 @@ REFUSED = [
     # the loop walks rows of x while x changes in place: each row seen is the updated one in
     # NumPy (a 1-D array's items are numbers, read as the loop reaches them, and rows of an
     # array of two axes, views: differentiated; here its number of axes is not known)
-    ("y = 0.0\n    x = np.reshape(np.outer(x, x), (3, 3))\n    for r in x:\n        x += 0.5\n"
-     "        y = y + np.sum(r)", "would also change", 5),
+    ("y = 0.0\n    x = np.reshape(np.outer(x, x), x.shape * 2)\n    for r in x:\n"
+     "        x += 0.5\n        y = y + np.sum(r)", "would also change", 5),
     ("y = x.tolist()", "method call x.tolist(...)", 2),
     ("import math\n    y = x", "'import' inside the function", 2),
     ("y = undefined_function(x)", "name 'undefined_function' is not defined", 2),

@@ -272,3 +272,20 @@ def test_containers_of_other_types_are_containers_unless_their_methods_differ():
     k = make("def k(ps, x):\n    return np.sum(ps[0].dot(x))\n")
     with pytest.raises(TranspileError, match="NumPy's dot"):
         grad(k, wrt=1)(objects, np.ones(2))
+
+
+def test_library_results_are_data_given_functions_or_sparse_matrices():
+    """The product of a scipy.sparse matrix and an array is an array, and so is what a solver
+    given a function returns: their methods are NumPy's (``.mean()``)."""
+    pytest.importorskip("scipy")
+    f = make("""
+import scipy.sparse as sp
+import scipy.integrate as si
+
+def f(w, c):
+    b = sp.coo_matrix((w, ([0, 1, 2], [2, 0, 2])), shape=(3, 3)).tocsr()[[2, 0, 1]] @ w
+    y = si.solve_ivp(lambda t, y: -c * y, (0.0, 1.0), w, rtol=1e-11, atol=1e-12).y[:, -1]
+    return np.sin(b.mean()) + y.mean() * c
+""")
+    w = np.array([0.3, -0.2, 0.5])
+    check_grad(f, w, 0.7, wrt=(0, 1), rtol=1e-5)

@@ -23,11 +23,13 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 import gast
+import numpy as np
 
 from transpiler.analysis.receivers import Receivers
 from transpiler.analysis.scalars import known_ranks
 from transpiler.analysis.shapes import ShapeKeys
 from transpiler.anno import Anno, getanno
+from transpiler.passes.tape import is_generated
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,8 @@ NONE = Facts(MappingProxyType({}), frozenset(), MappingProxyType({}), None, None
 def analyse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     """Compute the facts of ``fn``'s SSA form (``ctx.facts``); the tree is left as it is."""
     primal = fn.body[:-1] if fn.body and isinstance(fn.body[-1], gast.Return) else fn.body
-    numeric = {p: ndim for p, (ndim, dtype) in ctx.arrays.items() if dtype[1] in "biuf"}
+    numeric = {**_global_ranks(primal, ctx),
+               **{p: ndim for p, (ndim, dtype) in ctx.arrays.items() if dtype[1] in "biuf"}}
     scalars, ranks = known_ranks(primal, ctx.scalars, numeric)
     scalars = frozenset(scalars)
     spelled = getattr(ctx, "spelled", {})  # (a comprehension's variable, renamed)
@@ -62,3 +65,30 @@ def analyse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
                       receivers=Receivers(fn, ctx).solved(),
                       shapes=ShapeKeys(list(primal), scalars, ctx.arrays, ctx.namer, ranks))
     return fn
+
+
+def _global_ranks(primal: list, ctx) -> dict[str, int]:
+    """The ranks of the module's numbers and NumPy arrays the function reads (``_g =
+    np.array([...])``, ``dt = 0.01``): 0 for a number, ``ndim`` for an array. Each is a snapshot
+    (``ctx.snapshots``): rebinding the global compiles the gradient again (an array changed in
+    place keeps its number of dimensions)."""
+    fn = getattr(ctx, "fn", None)
+    globals_ = getattr(fn, "__globals__", None)
+    if globals_ is None or is_generated(fn):
+        return {}
+    local = set(ctx.locals) | set(fn.__code__.co_freevars)
+    out: dict[str, int] = {}
+    for node in (n for stmt in primal for n in gast.walk(stmt)):
+        if not isinstance(node, gast.Name) or not isinstance(node.ctx, gast.Load) \
+                or node.id in local or node.id in out or node.id not in globals_:
+            continue
+        value = globals_[node.id]
+        if type(value) in (float, int) or isinstance(value, (np.floating, np.integer)):
+            rank = 0
+        elif type(value) is np.ndarray and value.dtype.kind in "biuf":
+            rank = value.ndim
+        else:
+            continue
+        out[node.id] = rank
+        ctx.snapshots.setdefault(node.id, value)
+    return out

@@ -55,6 +55,8 @@ _DATA_CLASSES = frozenset({float, int, bool, complex, str, bytes, tuple, list, d
 _NOT_DATA = frozenset({builtins.type, builtins.object, builtins.super, builtins.vars,
                        builtins.iter, builtins.globals, builtins.locals})
 _UNKNOWN = object()
+# library functions that make a callable of the function they are given (not data)
+_MAKE_CALLABLES = frozenset({np.vectorize, np.frompyfunc})
 
 
 _DEPTH = 8  # how deep calls of the user's functions are followed (deeper: may be objects)
@@ -139,10 +141,12 @@ class Receivers:
         if func is runtime.data:  # an object's field, checked to be data (passes/objects.py)
             return False
         if func in (runtime.implicit_root, runtime.implicit_system, runtime.implicit_minimum,
-                    runtime.fixed_point, runtime.root_of) \
+                    runtime.fixed_point, runtime.root_of, runtime.ode_solution,
+                    runtime.step_times, runtime.integral) \
                 or solver_kinds().get(func, (None, "?"))[1] is None:
-            # a scipy.optimize solution (passes/solvers.py) or a converged loop's state
-            # (passes/converged.py): a number or an array, or a tuple of them
+            # a scipy.optimize solution, an ODE's or an integral's (passes/solvers.py) or a
+            # converged loop's state (passes/converged.py): a number or an array, or a tuple
+            # of them
             return False
         if func is runtime.index_join:  # np.r_[...]: the join of its items (np.r_ is no data)
             args = args[1:]
@@ -159,6 +163,8 @@ class Receivers:
         if is_user_function(func):
             return self._returns_object(func, node.args, node.keywords,
                                         getanno(node, Anno.KNOWN, ()))
+        if _keeps_data(func) and func not in _MAKE_CALLABLES:  # (a lambda given to a library
+            args = [a for a in args if not isinstance(a, gast.Lambda)]  # function: called by it)
         return not _keeps_data(func) or any(self._object(a) for a in args)
 
     def _returns_object(self, func, args: list, keywords: list, known: tuple = ()) -> bool:
@@ -252,8 +258,9 @@ def _keeps_data(func) -> bool:
     """Whether ``func`` returns data when given data: a function with rules, NumPy (but for its
     other array kinds), SciPy, ``math``, the runtime, a builtin; a class only if it is a data
     type."""
-    if isinstance(func, type):
-        return func in _DATA_CLASSES or issubclass(func, np.generic)
+    if isinstance(func, type):  # (a scipy.sparse matrix: data, whose methods the sparse
+        return func in _DATA_CLASSES or issubclass(func, np.generic) \
+            or (getattr(func, "__module__", None) or "").startswith("scipy.sparse")  # rules')
     try:
         if func in _NOT_DATA or func is np.asmatrix or func is np.bmat:
             return False

@@ -103,10 +103,30 @@ def known_ranks(body: list, params: frozenset[str] = frozenset(),
 
 
 _TOP = object()  # a rank not yet known (optimistic)
+_ZERO_D = "0-d"  # not a rank: 0-d, but not a number to rely on: a comparison of numbers (a
+# bool, which no index reads as a number) or np.where of numbers (a 0-d array, which += writes
+# in place); arithmetic with it gives numbers
+_MATRIX = "matrix"  # not a rank: a 2-D scipy.sparse matrix (no views; its products with arrays
+# have the arrays' ranks)
+# the scipy.sparse calls that make a 2-D matrix (coo_array may be 1-D: not among them), and the
+# methods of one that give one
+_MATRIX_MAKERS = frozenset({"csr_matrix", "csc_matrix", "coo_matrix", "lil_matrix", "dok_matrix",
+                            "bsr_matrix", "dia_matrix", "csr_array", "csc_array", "diags",
+                            "diags_array", "spdiags", "eye", "identity", "kron", "hstack",
+                            "vstack", "bmat", "block_diag"})
+_SAME_MATRIX = frozenset({"tocsr", "tocsc", "tocoo", "copy", "transpose", "asformat"})
+
+
+def _makes_matrix(func) -> bool:
+    module = getattr(func, "__module__", None) or ""
+    return module.startswith("scipy.sparse") and getattr(func, "__name__", "") in _MATRIX_MAKERS \
+        and not module.startswith(("scipy.sparse.linalg", "scipy.sparse.csgraph"))
 _SHAPE = "shape"  # not a rank: the value is the shape tuple of an array of known rank
 _SHAPED = frozenset({np.zeros, np.ones, np.empty, np.full})  # (shape, ...) -> an array of it
 _LIKE = frozenset({np.zeros_like, np.ones_like, np.empty_like, np.full_like, np.copy,
-                   operator.setitem})  # shaped like the first argument
+                   operator.setitem, runtime.added_at, runtime.subtracted_at,
+                   runtime.multiplied_at, runtime.put, runtime.put_along})  # shaped like the
+# first argument (the writes in place of np.add.at, np.put ..., as new values)
 
 
 def _join(ranks: list):
@@ -126,6 +146,11 @@ def _rank(node, ranks: dict):
         return _rank(node.operand, ranks)
     if isinstance(node, gast.BinOp) and not isinstance(node.op, gast.MatMult):
         return _broadcast([node.left, node.right], ranks)
+    if isinstance(node, gast.BinOp):
+        return _product_rank(_rank(node.left, ranks), _rank(node.right, ranks))
+    if isinstance(node, gast.Attribute) and node.attr == "T":
+        base = _rank(node.value, ranks)
+        return base if base is _TOP or base is _MATRIX or base in (1, 2) else None
     if isinstance(node, gast.Compare):  # (a mask; of numbers a bool, which no index reads
         return _array_rank(_broadcast([node.left, *node.comparators], ranks))  # as a number)
     if isinstance(node, gast.Attribute) and node.attr == "shape":
@@ -138,9 +163,34 @@ def _rank(node, ranks: dict):
     return None
 
 
+def _product_rank(left, right):
+    """The rank of ``a @ b`` of operands of ranks ``left`` and ``right`` (at most 2; a sparse
+    matrix's product with an array has the array's rank)."""
+    if left is None or right is None or left is _SHAPE or right is _SHAPE:
+        return None
+    if left is _TOP or right is _TOP:
+        return _TOP
+    if left is _MATRIX or right is _MATRIX:
+        other = right if left is _MATRIX else left
+        return other if other in (1, 2) and type(other) is int else None
+    return {(1, 1): 0, (1, 2): 1, (2, 1): 1, (2, 2): 2}.get((left, right))
+
+
 def _element_rank(node: gast.Subscript, ranks: dict):
     base = _rank(node.value, ranks)
     parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+    added = sum(_is_none(p) for p in parts)  # (np.newaxis: an axis more, none consumed)
+    if added:
+        if type(base) is not int:
+            return base if base is _TOP else None
+        rest = [p for p in parts if not _is_none(p)]
+        if not rest:
+            return base + added
+        inner = gast.Subscript(value=node.value, ctx=gast.Load(),
+                               slice=rest[0] if len(rest) == 1 else gast.Tuple(
+                                   elts=rest, ctx=gast.Load()))
+        found = _element_rank(inner, ranks)
+        return found + added if type(found) is int else found
     kinds = [None if isinstance(p, gast.Slice) else _rank(p, ranks) for p in parts]
     if base is _TOP or _TOP in kinds:
         return _TOP
@@ -154,6 +204,11 @@ def _element_rank(node: gast.Subscript, ranks: dict):
 
 def _call_rank(node: gast.Call, ranks: dict):
     func = getanno(node, Anno.FUNC)
+    if _makes_matrix(func):
+        return _MATRIX
+    if isinstance(node.func, gast.Attribute) and node.func.attr in _SAME_MATRIX \
+            and _rank(node.func.value, ranks) is _MATRIX:
+        return _MATRIX
     if getattr(func, "__module__", None) == "math" or _is(func, _SCALAR_FUNCTIONS - {abs}):
         return 0
     if func in (np.outer, np.eye, np.identity):  # (always two axes)
@@ -186,9 +241,18 @@ def _call_rank(node: gast.Call, ranks: dict):
         if _TOP in found:
             return _TOP
         return len(parts) if all(r == 0 for r in found) else None
+    shape = _reshaped(node, func)
+    if shape is not None and func is None:  # (a method: of an array)
+        base = _rank(node.func.value, ranks)
+        shape = shape if base is _TOP or type(base) is int and base > 0 else None
+    if shape is not None:  # (np.reshape(a, (2, 3)), a.reshape(n, -1), np.ravel(a))
+        found = [_rank(e, ranks) for e in shape]
+        if _TOP in found:
+            return _TOP
+        return len(shape) if all(r == 0 and type(r) is int for r in found) else None
     if _is(func, _LIKE) and node.args and not node.keywords:
         base = _rank(node.args[0], ranks)
-        return None if base == 0 or base is _SHAPE else base
+        return base if base is _TOP or type(base) is int and base > 0 else None
     if isinstance(node.func, gast.Attribute) and node.func.attr == "copy" \
             and not node.args and func is None:
         base = _rank(node.func.value, ranks)
@@ -205,9 +269,29 @@ def _call_rank(node: gast.Call, ranks: dict):
     return None
 
 
+def _reshaped(node: gast.Call, func) -> list | None:
+    """The numbers of the shape ``node`` reshapes an array to (``np.reshape(a, (m, n))``,
+    ``a.reshape(m, n)``, ``a.reshape((m, n))``; one number for ``np.ravel(a)``, ``a.ravel()``,
+    ``a.flatten()``), or None."""
+    if node.keywords:
+        return None
+    method = isinstance(node.func, gast.Attribute) and func is None
+    if func is np.ravel and len(node.args) == 1 or method and node.func.attr in (
+            "ravel", "flatten") and not node.args:
+        return [gast.Constant(value=-1, kind=None)]
+    if func is np.reshape and len(node.args) == 2:
+        given = node.args[1]
+    elif method and node.func.attr == "reshape" and node.args:
+        given = node.args[0] if len(node.args) == 1 else gast.Tuple(elts=node.args,
+                                                                     ctx=gast.Load())
+    else:
+        return None
+    return list(given.elts) if isinstance(given, gast.Tuple) else [given]
+
+
 def _array_rank(rank):
-    """``rank``, but unknown where it is 0."""
-    return None if rank == 0 and type(rank) is int else rank
+    """``rank``, but ``_ZERO_D`` where it is 0."""
+    return _ZERO_D if rank == 0 and type(rank) is int else rank
 
 
 def _is_none(node) -> bool:
@@ -227,7 +311,7 @@ def _joined(func, node: gast.Call, ranks: dict):
     found = [_rank(e, ranks) for e in node.args[0].elts]
     axis = [k.value for k in node.keywords if k.arg == "axis"]
     if not found or any(k.arg != "axis" for k in node.keywords) or any(
-            r is None or r is _SHAPE for r in found):
+            r is not _TOP and type(r) is not int for r in found):
         return None
     if func is np.concatenate and axis and _is_none(axis[0]):
         return 1
@@ -283,8 +367,8 @@ def _reduction(node: gast.Call, func):
 
 
 def _broadcast(operands: list, ranks: dict):
-    found = [_rank(o, ranks) for o in operands]
-    if any(r is None or r is _SHAPE for r in found):
+    found = [0 if r is _ZERO_D else r for r in (_rank(o, ranks) for o in operands)]
+    if any(r is not _TOP and type(r) is not int for r in found):  # (None, a shape, a matrix)
         return None
     if any(r is _TOP for r in found):
         return _TOP
