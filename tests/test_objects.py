@@ -855,11 +855,28 @@ def _given(x, system):
     return system.energy(x, x * 0.5) * 2.0
 
 
+class _Mount:
+    def __init__(self, k, m, scale):
+        self.oscillator = _Oscillator(k, m)  # (which holds a _Coil in its field)
+        self.scale = scale
+
+    def energy(self, x):
+        return self.scale * self.oscillator.spring.energy(x) \
+            + np.sum(self.oscillator.spring.force(x * self.oscillator.m))
+
+
+def _nested(x, k):
+    mount = _Mount(k, 2.0, 0.5)
+    return mount.energy(x) + mount.oscillator.spring.energy(x * x)
+
+
 @pytest.mark.parametrize("f, args", [
     (_oscillate, (1.5, np.array([0.3, -0.2]))),
     (_fit, (np.array([0.5, -1.0]), np.array([0.3, 0.7]))),
     (_held_in_a_tuple, (np.array([0.3, -0.2, 0.5]), 1.3)),
-], ids=["built_in_its_constructor", "dataclass_layers_called", "namedtuple_field"])
+    (_nested, (np.array([0.3, -0.2, 0.5]), 1.3)),
+], ids=["built_in_its_constructor", "dataclass_layers_called", "namedtuple_field",
+        "a_field_of_a_field"])
 def test_methods_of_objects_held_in_fields_in_both_modes(f, args):
     check_grad(f, *args, wrt=tuple(range(len(args))))
     tangents = tuple(np.ones_like(a) if np.ndim(a) else 0.5 for a in args)

@@ -534,18 +534,27 @@ def _expression(node, known: dict, ctx):
 
 def _held(node, known: dict):
     """``(owner, field, class)`` of ``o.f`` (or NamedTuple ``rt.field(o, "f")``) where ``o`` is
-    of a known class that declares ``f``'s class (``_declared_class``), else None."""
-    if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) \
-            and node.value.id in known and isinstance(node.ctx, gast.Load):
-        owner, name = node.value.id, node.attr
+    of a known class that declares ``f``'s class (``_declared_class``), else None; ``o`` may be
+    such a field itself (``m.cell.spring``: the owner ``m.cell``)."""
+    if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Load):
+        owner, name = node.value, node.attr
     elif isinstance(node, gast.Call) and getanno(node, Anno.FUNC) is runtime.field \
-            and len(node.args) == 2 and isinstance(node.args[0], gast.Name) \
-            and node.args[0].id in known and isinstance(node.args[1], gast.Constant):
-        owner, name = node.args[0].id, node.args[1].value
+            and len(node.args) == 2 and isinstance(node.args[1], gast.Constant):
+        owner, name = node.args[0], node.args[1].value
     else:
         return None
-    cls = _declared_class(known[owner], name)
-    return None if cls is None else (owner, name, cls)
+    base = _chain_class(owner, known)
+    cls = None if base is None else _declared_class(base, name)
+    return None if cls is None else (gast.unparse(owner).strip(), name, cls)
+
+
+def _chain_class(node, known: dict):
+    """The class of ``o`` (an object of a known class) or of ``o.f.g`` (fields declared to hold
+    objects of classes of yours, each by its owner's class), else None."""
+    if isinstance(node, gast.Name):
+        return known.get(node.id)
+    held = _held(node, known)
+    return None if held is None else held[2]
 
 
 def _declared_class(owner: type, name: str):
