@@ -109,7 +109,7 @@ def test_readme_dataclass_example_is_what_the_compiler_prints():
     from dataclasses import dataclass
 
     blocks = re.findall(r"```python\n(.*?)```", README, re.S)
-    user = next(b for b in blocks if b.startswith("@dataclass\nclass Oscillator"))
+    user = next(b for b in blocks if "@dataclass\nclass Oscillator" in b)
     shown = next(b for b in blocks if b.startswith("def grad_energy"))
     f = make(user, name="energy", dataclass=dataclass)
     p = make(user, name="Oscillator", dataclass=dataclass)(4.0, 0.3)
@@ -131,3 +131,29 @@ def test_readme_jax_spellings_block_runs(capsys):
     from tests.util import run_readme_block
 
     run_readme_block("# argnums, has_aux and Hessian blocks", capsys)
+
+
+def _readme_blocks():
+    """Every Python block of the README but those a ``<!-- excerpt: why -->`` line marks."""
+    for m in re.finditer(r"```python\n(.*?)```", README, re.S):
+        line = README[:m.start()].count("\n") + 1
+        before = README[:m.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        marks = [pytest.mark.skip(reason=before)] if before.startswith("<!-- excerpt") else []
+        yield pytest.param(m.group(1), line, id=f"line{line}", marks=marks)
+
+
+@pytest.mark.parametrize("block, line", list(_readme_blocks()))
+def test_every_readme_block_runs_and_prints_what_it_shows(block, line, capsys):
+    """Each self-contained block runs in a namespace of its own; a ``print(...)  # text`` line
+    prints ``text`` (in order, from the start of the output)."""
+    import linecache
+
+    filename = f"<README line {line}>"
+    linecache.cache[filename] = (len(block), None, block.splitlines(True), filename)
+    exec(compile(block, filename, "exec"), {"__name__": f"readme_line_{line}"})
+    shown = [text.split("# ", 1)[1] if "# " in text else None for text in block.splitlines()
+             if text.startswith("print(")]
+    out = capsys.readouterr().out.split("\n")
+    for printed, expected in zip(out, shown, strict=False):
+        if expected is not None:
+            assert printed == expected, f"README line {line}: printed {printed!r}"
