@@ -484,19 +484,12 @@ def _expression(node, known: dict, ctx):
         cls = _class_of(node.func.value, known)
         if cls is not None:
             held = _held(node.func, known)  # self.layer(x): an object in a field, called
-            if held is not None and inspect.isfunction(
-                    inspect.getattr_static(held[2], "__call__", None)):
-                return _held_method(gast.copy_location(gast.Call(
-                    func=gast.Attribute(value=node.func, attr="__call__", ctx=gast.Load()),
-                    args=node.args, keywords=node.keywords), node), held, known, ctx) or node
+            if held is not None and _callable_class(held[2]):
+                return _held_method(_dunder_call(node), held, known, ctx) or node
             return _method(node, cls, known, ctx) or node
     if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
-            and node.func.id in known and inspect.isfunction(
-                inspect.getattr_static(known[node.func.id], "__call__", None)):
-        return _method(gast.copy_location(gast.Call(  # model(x): Model.__call__(model, x)
-            func=gast.Attribute(value=node.func, attr="__call__", ctx=gast.Load()),
-            args=node.args, keywords=node.keywords), node), known[node.func.id], known,
-            ctx) or node
+            and node.func.id in known and _callable_class(known[node.func.id]):
+        return _method(_dunder_call(node), known[node.func.id], known, ctx) or node  # model(x)
     if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Load) \
             and isinstance(node.value, gast.Name) and node.value.id in known:
         if node.attr in getattr(known[node.value.id], "_fields", ()):  # a NamedTuple's field
@@ -530,6 +523,18 @@ def _expression(node, known: dict, ctx):
         if user_class(func) and _record(func, ctx, node):
             return _construct(node, func, ctx)
     return node
+
+
+def _callable_class(cls) -> bool:
+    """Whether instances of ``cls`` are called through a ``__call__`` written in Python."""
+    return inspect.isfunction(inspect.getattr_static(cls, "__call__", None))
+
+
+def _dunder_call(call: gast.Call) -> gast.Call:
+    """``o(args)`` -> ``o.__call__(args)``: the call of an object as its class's method."""
+    return gast.copy_location(gast.Call(
+        func=gast.Attribute(value=call.func, attr="__call__", ctx=gast.Load()),
+        args=call.args, keywords=call.keywords), call)
 
 
 def _held(node, known: dict):
