@@ -17,7 +17,8 @@ family's adjoint helpers next to their tangents:
 - ``special``: elementwise partials that do not fit in a template (``digamma``...);
 - ``spectral``: the FFT adjoints that are not one FFT call (``unrfftn``, ``fitted``...);
 - ``sparse``: the gradients of scipy.sparse matrices, read at their data's coordinates
-  (``SparseGrad``, ``spsolve_adjoint``...), SciPy imported on first use;
+  (``SparseGrad``, ``spsolve_adjoint``...), SciPy imported on first use; ``exponential``: the
+  matrix exponential's action (``expm_multiply_adjoint``...);
 - ``stats``: the derivatives of ``scipy.stats`` distributions' densities and tails, by a
   table of each one's standard density;
 - ``custom``: what ``stop_gradient``, ``on_gradient`` and ``black_box`` compile to;
@@ -435,6 +436,12 @@ from runtime.shapes import (
     untile,
     unview,
 )
+from runtime.exponential import (
+    expm_multiply_adjoint,
+    expm_multiply_adjoint_tangent,
+    expm_multiply_tangent,
+    expm_multiply_times_tangent,
+)
 from runtime.sparse import (
     SparseGrad,
     diags_adjoint,
@@ -465,7 +472,6 @@ from runtime.sparse import (
     spdiags_tangent,
     spsolve_adjoint,
     spsolve_adjoint_tangent,
-    expm_multiply_adjoint_tangent,
     iterative_adjoint_tangent,
     factor_solve_adjoint_tangent,
     sparse_kron_adjoint_tangent,
@@ -473,9 +479,6 @@ from runtime.sparse import (
     sparse_multiply_adjoint_tangent,
     sparse_mul_adjoint_tangent,
     sparse_matmul_adjoint_tangent,
-    expm_multiply_adjoint,
-    expm_multiply_tangent,
-    expm_multiply_times_tangent,
     spsolve_b_tangent,
     spsolve_tangent,
 )
