@@ -6,7 +6,7 @@ there. The loss is ordinary NumPy code; ``value_and_grad`` of it, called on the 
 NumPy parameters, returns a float and NumPy gradients from one pass over the chunks, and drives
 SciPy's L-BFGS-B. At the solution the gradient is checked against the same call on NumPy arrays.
 
-Run:  python samples/dask_cluster_fit.py [--rows N]
+Run:  pip install -e ".[scipy,dask]" && python samples/dask_cluster_fit.py [--rows N]
 (needs the Dask extra: pip install -e ".[dask]")
 """
 
@@ -14,7 +14,11 @@ import argparse
 import time
 
 import numpy as np
-from scipy.optimize import minimize
+
+try:
+    from scipy.optimize import minimize
+except ImportError:  # (the plain install is NumPy alone)
+    raise SystemExit('this sample needs SciPy: pip install -e ".[scipy,dask]"') from None
 
 from transpiler import value_and_grad
 

@@ -10,12 +10,16 @@ target field, and ``grad`` gives its derivative with respect to every ``k[e]`` a
 transposed sparse solve, the outer product of the adjoint and the solution read only where the
 matrix has data, and the assembly taken back to the elements. The matrix is never dense.
 
-Run:  python samples/fem_poisson.py
+Run:  pip install -e ".[scipy]" && python samples/fem_poisson.py
 """
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.linalg import spsolve
+
+try:
+    import scipy.sparse as sp
+    from scipy.sparse.linalg import spsolve
+except ImportError:  # (the plain install is NumPy alone)
+    raise SystemExit('this sample needs SciPy: pip install -e ".[scipy]"') from None
 
 from transpiler import check_grad, grad
 

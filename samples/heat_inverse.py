@@ -10,14 +10,18 @@ posed as least squares on the final state plus a small Tikhonov term on the slop
 condition, and solved with SciPy's L-BFGS-B; ``value_and_grad`` compiles the exact gradient of
 that objective (the adjoint heat equation, in effect) from the forward code.
 
-Run:  python samples/heat_inverse.py [plot.png]
+Run:  pip install -e ".[scipy]" && python samples/heat_inverse.py [plot.png]
 (the plot is written only when a PNG path is given and matplotlib is installed)
 """
 
 import sys
 
 import numpy as np
-from scipy.optimize import minimize
+
+try:
+    from scipy.optimize import minimize
+except ImportError:  # (the plain install is NumPy alone)
+    raise SystemExit('this sample needs SciPy: pip install -e ".[scipy]"') from None
 
 from transpiler import check_grad, value_and_grad
 

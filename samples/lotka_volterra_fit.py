@@ -6,12 +6,16 @@ solved by SciPy's RK45 at the observation times. The loss is the squared distanc
 solution and noisy synthetic counts; its exact gradient in (a, b, c, d) comes from the ODE's
 adjoint, solved backwards by SciPy (never through the solver's steps), and drives L-BFGS-B.
 
-Run:  python samples/lotka_volterra_fit.py
+Run:  pip install -e ".[scipy]" && python samples/lotka_volterra_fit.py
 """
 
 import numpy as np
-from scipy.integrate import solve_ivp
-from scipy.optimize import minimize
+
+try:
+    from scipy.integrate import solve_ivp
+    from scipy.optimize import minimize
+except ImportError:  # (the plain install is NumPy alone)
+    raise SystemExit('this sample needs SciPy: pip install -e ".[scipy]"') from None
 
 from transpiler import value_and_grad
 

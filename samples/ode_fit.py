@@ -5,14 +5,18 @@ method in an ordinary Python loop. The loss is the mean squared distance between
 positions and noisy synthetic measurements; its exact gradient with respect to (k, c) comes from
 ``value_and_grad`` and drives SciPy's L-BFGS-B.
 
-Run:  python samples/ode_fit.py [plot.png]
+Run:  pip install -e ".[scipy]" && python samples/ode_fit.py [plot.png]
 (the plot is written only when a PNG path is given and matplotlib is installed)
 """
 
 import sys
 
 import numpy as np
-from scipy.optimize import minimize
+
+try:
+    from scipy.optimize import minimize
+except ImportError:  # (the plain install is NumPy alone)
+    raise SystemExit('this sample needs SciPy: pip install -e ".[scipy]"') from None
 
 from transpiler import check_grad, value_and_grad
 

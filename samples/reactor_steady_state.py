@@ -9,12 +9,16 @@ differences.
 - The iterated steady state is the same fixed point: its gradient is the same, with nothing
   taped however many iterations the loop takes.
 
-Run:  python samples/reactor_steady_state.py
+Run:  pip install -e ".[scipy]" && python samples/reactor_steady_state.py
 """
 
 import numpy as np
-from scipy.integrate import solve_ivp
-from scipy.optimize import fsolve
+
+try:
+    from scipy.integrate import solve_ivp
+    from scipy.optimize import fsolve
+except ImportError:  # (the plain install is NumPy alone)
+    raise SystemExit('this sample needs SciPy: pip install -e ".[scipy]"') from None
 
 from transpiler import converged, grad
 

@@ -11,14 +11,18 @@ The gradient is checked against central finite differences; the fit recovers the
 the observations were made with. ``python samples/spring_chain_fit.py --source`` prints the
 generated gradient.
 
-Run:  python samples/spring_chain_fit.py [--source]
+Run:  pip install -e ".[scipy]" && python samples/spring_chain_fit.py [--source]
 """
 
 import sys
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.optimize
+
+try:
+    import scipy.optimize
+except ImportError:  # (the plain install is NumPy alone)
+    raise SystemExit('this sample needs SciPy: pip install -e ".[scipy]"') from None
 
 from transpiler import check_grad, grad, value_and_grad
 

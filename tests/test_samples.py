@@ -203,3 +203,25 @@ def test_spring_chain_fit_recovers_the_stiffnesses_and_its_adjoint_is_the_readme
     assert code in path.read_text()  # (the sample as it is)
     adjoint = next(b for b in blocks if b.startswith("def grad_misfit("))
     assert adjoint.strip() in out
+
+
+_BLOCK_SCIPY = ("import sys, runpy\n"
+                "class _NoSciPy:\n"
+                "    def find_spec(self, name, path=None, target=None):\n"
+                "        if name == 'scipy' or name.startswith('scipy.'):\n"
+                "            raise ImportError('no SciPy here')\n"
+                "sys.meta_path.insert(0, _NoSciPy())\n"
+                "sys.argv = [sys.argv[1]]\n"
+                "runpy.run_path(sys.argv[0], run_name='__main__')\n")
+
+
+@pytest.mark.parametrize("path", [p for p in SAMPLES if "scipy" in p.read_text()],
+                         ids=lambda p: p.stem)
+def test_a_sample_that_needs_scipy_says_how_to_install_it(path):
+    """The plain install is NumPy alone: a sample using SciPy says which extra it needs (and
+    its docstring's Run: line installs it)."""
+    result = subprocess.run([sys.executable, "-c", _BLOCK_SCIPY, str(path)], capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "this sample needs SciPy: pip install -e \".[scipy" in result.stderr
+    assert re.search(r'^Run:  pip install -e "\.\[scipy', path.read_text(), re.M)
