@@ -105,3 +105,5 @@ def test_the_changelog_names_the_version_and_the_type_hints_ship():
     for package in ("transpiler", "runtime"):
         assert (root / package / "py.typed").is_file()
         assert "py.typed" in data["package-data"][package]
+    name = tomllib.loads((root / "pyproject.toml").read_text())["project"]["name"]
+    assert name != "transpiler" and f"`{name}`" in (root / "README.md").read_text()
