@@ -157,3 +157,14 @@ def test_every_readme_block_runs_and_prints_what_it_shows(block, line, capsys):
     for printed, expected in zip(out, shown, strict=False):
         if expected is not None:
             assert printed == expected, f"README line {line}: printed {printed!r}"
+
+
+def test_the_public_api_s_type_hints_check():
+    """The modules users call (py.typed ships them) type-check with mypy."""
+    api = pytest.importorskip("mypy.api")
+    root = pathlib.Path(__file__).parent.parent
+    files = [str(root / "transpiler" / name) for name in
+             ("__init__.py", "api.py", "vjp.py", "jvp.py", "checking.py")]
+    out, err, status = api.run(["--follow-imports=silent", "--ignore-missing-imports",
+                                "--cache-dir=/dev/null", *files])
+    assert status == 0, out + err

@@ -138,6 +138,6 @@ def defaults_left(fn, given) -> Functions:
                      if name not in given and is_function(value))
 
 
-def known(functions: Functions) -> tuple:
+def known(functions: Functions | tuple) -> tuple:
     """``Context.known`` for a variant: each parameter's function, binding nothing more."""
     return tuple((name, passed.function, 0, ()) for name, passed in functions)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+from typing import Any, cast
 
 import numpy as np
 
@@ -234,7 +235,7 @@ def _replaced(x, path: tuple, value):
     if isinstance(x, dict):
         return {**x, key: _replaced(x[key], rest, value)}
     if isinstance(x, tuple) and is_object(x):  # a NamedTuple
-        return x._replace(**{key: _replaced(getattr(x, key), rest, value)})
+        return cast(Any, x)._replace(**{key: _replaced(getattr(x, key), rest, value)})
     if isinstance(x, (list, tuple)):
         items = list(x)
         items[key] = _replaced(items[key], rest, value)
@@ -326,7 +327,7 @@ def _forward_jacobian(f, args: tuple, wrt: int, optimize: bool,
     for i in range(max(np.size(x), 1) if np.ndim(x) else 1):
         unit = np.zeros(np.shape(x))
         unit.flat[i] = 1.0
-        tangents = [None] * len(args)
+        tangents: list = [None] * len(args)
         tangents[wrt] = unit if isinstance(x, np.ndarray) else 1.0
         value, column = jvp(f, args, tangents, optimize=optimize, backend=backend)
         if np.iscomplexobj(value) or isinstance(value, (tuple, list, dict)):
@@ -411,7 +412,7 @@ def hessian(f, wrt=None, optimize: bool = True, *, argnums=None, backend: str = 
                     for i in range(np.size(x))]
             return np.stack(rows).reshape(np.shape(x) + np.shape(x))
         zeros = [np.zeros(np.shape(x)) if np.ndim(x) else 0.0 for x in xs]
-        blocks = [[None] * len(xs) for _ in xs]
+        blocks: list[list] = [[None] * len(xs) for _ in xs]
         for j, xj in enumerate(xs):
             columns = []  # H[:, j-th argument's element k], as a tuple over the arguments
             for k in range(max(np.size(xj), 1) if np.ndim(xj) else 1):
