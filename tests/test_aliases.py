@@ -516,3 +516,16 @@ def test_views_of_arrays_whose_axes_are_known_are_written_through():
     v = np.cos(np.arange(3.0))
     _, tangent = jvp(f, (x,), (v,))
     assert tangent == pytest.approx(grad(f)(x) @ v, rel=1e-12)
+
+
+def test_a_module_array_s_rank_is_a_snapshot_rebinding_it_compiles_again():
+    f = make("def f(x):\n    w = W * x\n    v = w[0]\n    v[0] = v[0] * 3.0\n"
+             "    return np.sum(w * w)\n", W=np.ones((2, 3)))
+    x = np.array([0.3, -0.4, 0.8])
+    check_grad(f, x)  # (W 2-D: w[0] a row, a view; the write changes w)
+    np.testing.assert_allclose(grad(f)(x), 2.0 * x * np.array([10.0, 2.0, 2.0]))
+    f.__globals__["W"] = np.ones(3)  # (1-D now: w[0] a number, v[0] an error in NumPy)
+    with pytest.raises((TypeError, IndexError, TranspileError)):
+        grad(f)(x)
+    f.__globals__["W"] = np.full((2, 3), 2.0)
+    check_grad(f, x)
