@@ -148,9 +148,22 @@ def test_every_readme_block_runs_and_prints_what_it_shows(block, line, capsys):
     prints ``text`` (in order, from the start of the output)."""
     import linecache
 
+    from transpiler.rules import registry
+
+    tables = (registry.ADJOINTS, registry.TANGENTS, registry.COMPLEX_ADJOINTS,
+              registry.COMPLEX_TANGENTS, registry.SPARSE_ADJOINTS, registry.SPARSE_TANGENTS)
+    before = [dict(t) for t in tables]
     filename = f"<README line {line}>"
     linecache.cache[filename] = (len(block), None, block.splitlines(True), filename)
-    exec(compile(block, filename, "exec"), {"__name__": f"readme_line_{line}"})
+    try:
+        exec(compile(block, filename, "exec"), {"__name__": f"readme_line_{line}"})
+    finally:
+        changed = [t != b for t, b in zip(tables, before, strict=True)]
+        for table, saved in zip(tables, before, strict=True):
+            table.clear()
+            table.update(saved)
+    assert not any(changed), (f"README line {line} registers rules: mark it an excerpt and "
+                              "run it in a test that removes them after")
     shown = [text.split("# ", 1)[1] if "# " in text else None for text in block.splitlines()
              if text.startswith("print(")]
     out = capsys.readouterr().out.split("\n")

@@ -708,7 +708,7 @@ def test_a_tangent_parameter_never_shadows_a_global_a_helper_reads():
 def test_the_version_is_the_package_s():
     import importlib.metadata
     import transpiler
-    assert transpiler.__version__ == importlib.metadata.version("transpiler")
+    assert transpiler.__version__ == importlib.metadata.version("transpiler-ad")
     run = _cli(_root(), "--version")
     assert run.returncode == 0 and run.stdout.strip() == f"python -m transpiler {transpiler.__version__}"
 
