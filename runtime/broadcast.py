@@ -35,7 +35,7 @@ from runtime.objects import (
     gradient_object,
     is_object,
 )
-from runtime.sparse import is_sparse, sparse_grad_like
+from runtime.sparse import SparseGrad, is_sparse, sparse_grad_like, sparse_unindex
 
 _SCALARS = (float, int)
 
@@ -137,6 +137,8 @@ def unindex(g, like, index):
         return out
     if isinstance(like, CONTAINERS):
         return unindex_container(g, like, index)
+    if isinstance(like, SparseGrad):  # (a sparse gradient's tangent: rt.add_into's)
+        return SparseGrad(like.shape).added(index, g)
     kind = getattr(like, "dtype", None)
     out = zeros(np.shape(like), np.result_type(g, kind if kind is not None and kind.kind == "f"
                                                else float), like=_foreign(like, g))
@@ -161,6 +163,8 @@ def written(g, index):
     """``g[index]``, the gradient of the value ``v`` of ``a[index] = v``, where an element the
     index selects several times (a repeated integer) passes its gradient to its last write
     only: the one NumPy keeps. An array comes back as a copy (``g`` is zeroed there next)."""
+    if isinstance(g, SparseGrad):  # (a sparse matrix's gradient: read at coordinates)
+        return g.written(index)
     part = g[index]
     if isinstance(g, CONTAINERS):
         return part
@@ -407,6 +411,8 @@ def zero_index(g, index):
         out = g.copy()
     elif isinstance(g, CONTAINERS):
         return zero_entry(g, index)
+    elif isinstance(g, SparseGrad) or is_sparse(g):  # (a sparse gradient or tangent)
+        out = g.copy()
     else:
         kind = getattr(g, "dtype", np.dtype(float))
         out = array_copy(g, kind if kind.kind in "fc" else np.dtype(float))
@@ -426,6 +432,10 @@ def add_into(g, index, part):
         else:
             np.add.at(g, index, part)
         return g
+    if isinstance(g, SparseGrad):
+        return g.added(index, part)
+    if is_sparse(g):  # (a sparse tangent: no in-place update of its pattern)
+        return g + sparse_unindex(part, g, index)
     if is_array(g):  # (another library's array: no in-place update)
         return g + unindex(part, g, index)
     return g + unindex_container(part, g, index)
@@ -487,13 +497,17 @@ def zeros_like_grad(x):
         return zeros(x.shape, x.dtype if x.dtype.kind in "fc" else float, like=_foreign(x))
     if isinstance(x, CONTAINERS):
         return zeros_of(x)
+    if is_sparse(x):  # (a sparse matrix's gradient: one with no terms, read at coordinates)
+        return SparseGrad(x.shape)
     return 0.0
 
 
 def zero_tangent(x):
     """A zero tangent for value ``x``, of its type: an object's (a dataclass, a NamedTuple) is an
     instance of it with zero fields, as jvp returns tangents of objects; otherwise
-    ``zeros_like_grad(x)``."""
+    ``zeros_like_grad(x)`` (a sparse matrix's: an empty one of its format)."""
+    if type(x) is not np.ndarray and type(x) is not float and is_sparse(x):
+        return type(x)(x.shape, dtype=float)
     if type(x) is not np.ndarray and type(x) is not float and is_object(x):
         return gradient_object(0.0, x, tangent_like)
     return zeros_like_grad(x)

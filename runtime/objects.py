@@ -23,6 +23,7 @@ import numpy as np
 
 from runtime.arrays import is_array, is_zero, zeros
 from runtime.containers import CONTAINERS, GradTuple, unindex_container
+from runtime.sparse import is_sparse
 
 
 class GradFields(dict):
@@ -275,7 +276,10 @@ def differentiable_value(v) -> bool:
 
 def owned(obj):
     """A shallow copy of an argument that a call changes (the caller's object never is), or of
-    an array a loop then writes into in place (passes/inplace.py): a writable one, of its own."""
+    an array a loop then writes into in place (passes/inplace.py): a writable one, of its own
+    (a scipy.sparse matrix's storage too: a shallow copy of a lil_matrix shares its rows)."""
+    if is_sparse(obj):
+        return obj.copy()
     return copy.copy(obj)
 
 

@@ -75,31 +75,234 @@ class SparseGrad:
         coo = like.tocoo()
         return float(np.dot(self.at(coo.row, coo.col), coo.data))
 
+    # (a sum, a multiple, a transpose holds a snapshot of its operands, never the operand
+    # itself: a gradient the adjoint changes in place later must not change them)
     def __add__(self, other):
         if is_zero(other):
-            return self
+            return self.snapshot()
         if isinstance(other, SparseGrad):
-            return SparseGrad(self.shape, left=self, right=other)
+            return SparseGrad(self.shape, left=self.snapshot(), right=other.snapshot())
         return NotImplemented
 
     __radd__ = __add__
 
     def scaled(self, c) -> SparseGrad:
-        return SparseGrad(self.shape, _Scaled(c, self))
+        return SparseGrad(self.shape, _Scaled(c, self.snapshot()))
 
     def __neg__(self) -> SparseGrad:
         return self.scaled(-1.0)
 
     @property
     def T(self) -> SparseGrad:
-        return SparseGrad(self.shape[::-1], _Transposed(self))
+        return SparseGrad(self.shape[::-1], _Transposed(self.snapshot()))
+
+    def snapshot(self) -> SparseGrad:
+        """This gradient as it is now, whatever is later written into this one: the same terms
+        (they never change), or of a table of written entries a copy sharing the table until
+        one of them is written (O(1))."""
+        if type(self._term) is _Entries:
+            return self.copy()
+        return SparseGrad(self.shape, self._term, self._left, self._right)
 
     def __array__(self, *args, **kwargs):
         raise TypeError("the gradient of a scipy.sparse matrix is read at coordinates "
                         "(SparseGrad.at), never made a dense array")
 
+    # --- entries, for the adjoint of writes into the matrix (``A[i, j] += v`` of a lil_matrix) ---
+
+    def __getitem__(self, index):
+        """The gradient's entries ``A[index]`` selects: a number for ``A[i, j]`` of two numbers,
+        else an array of the selection's shape (NumPy's indexing of a 2-D array)."""
+        if type(self._term) is _Entries and _pair(index):
+            return self._term.entry(index[0] % self.shape[0], index[1] % self.shape[1])
+        rows, cols = _entry_coordinates(index, self.shape)
+        values = self.at(rows.ravel(), cols.ravel())
+        return float(values[0]) if rows.shape == () else values.reshape(rows.shape)
+
+    def __setitem__(self, index, value) -> None:
+        """Overwrite the entries ``A[index]`` selects (a repeated one: its last value), in place:
+        only for a gradient the adjoint owns (a copy it made, ``rt.zero_index``)."""
+        table = self._own_entries()
+        if _pair(index):
+            table.values[(index[0] % self.shape[0]) * self.shape[1] + index[1] % self.shape[1]] \
+                = float(value)
+            return
+        rows, cols = _entry_coordinates(index, self.shape)
+        values = np.broadcast_to(np.asarray(value, dtype=float), rows.shape)
+        keys = (rows * self.shape[1] + cols).ravel().tolist()
+        for key, v in zip(keys, values.ravel().tolist(), strict=True):
+            table.values[key] = v
+
+    def added(self, index, part) -> SparseGrad:
+        """``self[index] += part`` in place, an entry selected twice receiving both parts
+        (``part`` the gradient of ``A[index]``: numbers, or a ``SparseGrad`` of a selection that
+        is a sparse matrix itself, read at each of its entries)."""
+        table = self._own_entries()
+        rows, cols = _entry_coordinates(index, self.shape)
+        if isinstance(part, SparseGrad):
+            if int(np.prod(part.shape)) != rows.size:
+                raise ValueError(f"a gradient of shape {part.shape} added at {rows.size} entries")
+            inner = np.indices(part.shape).reshape(2, -1)
+            part = part.at(inner[0], inner[1])
+        part = np.asarray(part, dtype=float)  # (as many as the entries, or broadcast to them)
+        parts = (part.reshape(-1) if part.size == rows.size
+                 else np.broadcast_to(part, rows.shape).reshape(-1)).tolist()
+        keys = (rows * self.shape[1] + cols).ravel().tolist()
+        for key, row, col, v in zip(keys, rows.ravel().tolist(), cols.ravel().tolist(), parts,
+                                    strict=True):
+            table.values[key] = table.entry(row, col) + v
+        return self
+
+    def written(self, index):
+        """``self[index]`` where an entry selected several times keeps its last selection's value
+        and the others read zero: the gradient of ``v`` in ``A[index] = v`` (the last write
+        stays, as SciPy keeps it)."""
+        if _pair(index):
+            return self[index]
+        rows, cols = _entry_coordinates(index, self.shape)
+        keys = (rows * self.shape[1] + cols).ravel()
+        last = np.zeros(keys.size, dtype=bool)
+        last[keys.size - 1 - np.unique(keys[::-1], return_index=True)[1]] = True
+        values = np.where(last, self.at(rows.ravel(), cols.ravel()), 0.0)
+        return float(values[0]) if rows.shape == () else values.reshape(rows.shape)
+
+    def copy(self) -> SparseGrad:
+        """A gradient of the same entries that can be changed in place without changing this
+        one: a table of written entries is shared until either is written (copy on write: the
+        copy the adjoint makes of a gradient it then writes into, ``rt.owned``, costs O(1) once
+        the old name is dropped)."""
+        table = self._term
+        if type(table) is _Entries:
+            table.sharers[0] += 1
+            return SparseGrad(self.shape, _Entries(table.base, table.values, table.width,
+                                                   table.sharers))
+        return SparseGrad(self.shape, _Entries(self.snapshot(), {}, self.shape[1]))
+
+    __copy__ = copy  # (rt.owned: a gradient of its own, whose table changes alone)
+
+    def _own_entries(self) -> _Entries:
+        """This gradient's table of changed entries, made now if it has none (its terms become
+        the table's base: the object stays the same, as an array written in place does), and
+        its own: a table another gradient still shares is copied first."""
+        table = self._term
+        if type(table) is not _Entries:
+            base = SparseGrad(self.shape, self._term, self._left, self._right)
+            self._term, self._left, self._right = _Entries(base, {}, self.shape[1]), None, None
+        elif table.sharers[0] > 1:
+            table.sharers[0] -= 1
+            self._term = _Entries(table.base, dict(table.values), table.width)
+        return self._term
+
+    def __del__(self):
+        table = self._term  # (a table this gradient shared is one sharer shorter)
+        if type(table) is _Entries:
+            table.sharers[0] -= 1
+
     def __repr__(self) -> str:
         return f"SparseGrad(shape={self.shape})"
+
+
+class _Entries:
+    """The term of a gradient whose entries the adjoint of element writes changed: ``values``
+    (keyed ``row * width + col``) where it says, ``base``'s entries elsewhere. Reading or
+    changing one entry costs O(1) beside one read of ``base``, so an assembly loop's adjoint
+    is O(1) per write."""
+
+    __slots__ = ("base", "values", "width", "sharers")
+
+    def __init__(self, base: SparseGrad, values: dict, width: int, sharers: list | None = None):
+        self.base, self.values, self.width = base, values, width
+        self.sharers = sharers or [1]  # (how many gradients hold these values: copy on write)
+
+    def entry(self, row: int, col: int) -> float:
+        found = self.values.get(row * self.width + col)
+        if found is not None:
+            return found
+        return float(self.base.at(np.array([row]), np.array([col]))[0])
+
+    def __call__(self, rows, cols):
+        out = self.base.at(rows, cols)
+        if self.values:
+            keys = np.fromiter(self.values, dtype=np.intp, count=len(self.values))
+            values = np.fromiter(self.values.values(), dtype=float, count=len(self.values))
+            query, found = _where(keys, rows * self.width + cols)
+            out = np.array(out, dtype=float)
+            out[query] = values[found]
+        return out
+
+
+def sparse_written(g, index, value):
+    """The gradient of ``value`` in ``A[index] = value`` (``g`` the matrix's after the write):
+    its entries at the selection, an entry selected twice from its last write; as many as
+    ``value`` has, in its shape (a row of a ``*_matrix`` is 1 x n where NumPy's is n)."""
+    if is_zero(g):
+        return g
+    part = g.written(index)
+    if np.size(part) == np.size(value) and np.shape(part) != np.shape(value):
+        return np.reshape(part, np.shape(value))
+    return part
+
+
+def _matrix_index(index, a):
+    """``index`` of ``a`` as NumPy reads it: for a ``*_matrix`` (not a ``*_array``), a number
+    beside a slice or an array becomes a one-item list (SciPy keeps its axis)."""
+    if type(index) is not tuple or len(index) != 2 or _pair(index) \
+            or not isinstance(a, scipy_sparse().spmatrix):
+        return index
+    return tuple([i] if np.ndim(i) == 0 and not isinstance(i, slice) else i for i in index)
+
+
+def sparse_unindex(t, like, index):
+    """A sparse matrix of ``like``'s format and shape holding ``t`` (broadcast) at the entries
+    ``like[index]`` selects, an entry selected twice the sum: the tangent of a write into a
+    sparse matrix."""
+    if is_zero(t):
+        return t
+    rows, cols = _entry_coordinates(_matrix_index(index, like), like.shape)
+    values = np.broadcast_to(np.asarray(t, dtype=float), rows.shape).ravel()
+    made = scipy_sparse().coo_matrix((values, (rows.ravel(), cols.ravel())), shape=like.shape)
+    return type(like)(made.asformat(like.format))
+
+
+def _pair(index) -> bool:
+    """``A[i, j]`` of two Python or NumPy integers."""
+    return type(index) is tuple and len(index) == 2 and all(
+        isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in index)
+
+
+def _entry_coordinates(index, shape: tuple):
+    """The coordinates ``A[index]`` selects in a matrix of ``shape``: two integer arrays of the
+    selection's shape, by NumPy's rules for a 2-D array (integer arrays pair up, broadcast; a
+    slice spans its range; one integer array beside a slice keeps its axis in place)."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    if len(index) == 1:
+        index = (index[0], slice(None))
+    if len(index) != 2 or any(i is None or i is Ellipsis for i in index):
+        raise NotImplementedError(f"a sparse matrix's entries selected by {index!r} are not "
+                                  "differentiated: select them by two indices (numbers, slices "
+                                  "or integer arrays)")
+    (rows, fancy_rows), (cols, fancy_cols) = (_axis_positions(i, n)
+                                               for i, n in zip(index, shape, strict=True))
+    if fancy_rows and fancy_cols:
+        return np.broadcast_arrays(rows, cols)
+    if fancy_rows:  # (an integer array, or a number, beside a slice)
+        return np.broadcast_arrays(rows[..., None], cols)
+    if fancy_cols:
+        return np.broadcast_arrays(rows.reshape(rows.shape + (1,) * cols.ndim), cols)
+    return np.broadcast_arrays(rows[:, None], cols[None, :])
+
+
+def _axis_positions(index, n: int):
+    """``(positions, fancy)``: what one index selects along an axis of length ``n``."""
+    if isinstance(index, slice):
+        return np.arange(*index.indices(n)), False
+    chosen = np.asarray(index)
+    if chosen.dtype == bool:
+        return np.flatnonzero(chosen), True
+    if chosen.dtype.kind not in "iu":
+        raise NotImplementedError(f"a sparse matrix indexed by {index!r} is not differentiated")
+    return np.where(chosen < 0, chosen + n, chosen).astype(np.intp), True
 
 
 class _Scaled:
@@ -165,6 +368,8 @@ class _SparseProduct:
                                shape=reach.shape)
             a, b = sp.csr_matrix(self.a), sp.csr_matrix(self.b)
             self._m = (gc @ b.T if self.wrt == 0 else a.T @ gc).tocsr()
+        if rows.size == 0:  # (SciPy gives an empty matrix, not an empty array)
+            return np.zeros(0)
         return np.asarray(self._m[np.asarray(rows), np.asarray(cols)]).ravel()
 
 

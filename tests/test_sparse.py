@@ -486,3 +486,111 @@ def test_a_transpose_no_gradient_reaches_and_diagonals_given_as_rows():
 
     check_grad(g, np.arange(6.0).reshape(2, 3) + 1.0)
     assert grad(g)(np.ones((2, 3)))[1, 2] == 0.0
+
+
+# --- writes into a sparse matrix: assembly loops ---------------------------------------------
+
+def _assembled_1d(k, f):
+    """A 1-D finite-element stiffness matrix written entry by entry into a lil_matrix."""
+    n = k.shape[0] + 1
+    A = sp.lil_matrix((n, n))
+    for e in range(n - 1):
+        A[e, e] += k[e]
+        A[e + 1, e + 1] += k[e]
+        A[e, e + 1] -= k[e]
+        A[e + 1, e] -= k[e]
+    A[0, 0] += 1.0  # (a spring to ground: nonsingular)
+    u = spla.spsolve(A.tocsr(), f)
+    return np.sum(u ** 2)
+
+
+def _assembled_2d(kappa, conn, f):
+    """Linear triangles on a 3 x 3 grid of squares: element matrices scattered into a
+    dok_matrix by the connectivity, the bottom row's nodes held by zeroing rows."""
+    n = f.shape[0]
+    A = sp.dok_matrix((n, n))
+    for e in range(conn.shape[0]):
+        nodes = conn[e]
+        Ke = kappa[e] * np.array([[1.0, -0.5, -0.5], [-0.5, 0.5, 0.0], [-0.5, 0.0, 0.5]])
+        for a in range(3):
+            for b in range(3):
+                A[nodes[a], nodes[b]] += Ke[a, b]
+    for i in range(4):
+        A[i, :] = 0.0
+        A[i, i] = 1.0
+    rhs = f.copy()
+    rhs[:4] = 0.0
+    u = spla.spsolve(A.tocsr(), rhs)
+    return np.sum(u ** 2) + u @ f
+
+
+def _triangles(m: int = 3) -> np.ndarray:
+    out = []
+    for i in range(m):
+        for j in range(m):
+            c = [i * (m + 1) + j, i * (m + 1) + j + 1, (i + 1) * (m + 1) + j + 1,
+                 (i + 1) * (m + 1) + j]
+            out += [[c[0], c[1], c[2]], [c[0], c[2], c[3]]]
+    return np.array(out)
+
+
+def _directional(f, args, wrt, v, h=1e-6):
+    up, down = list(args), list(args)
+    up[wrt], down[wrt] = args[wrt] + h * v, args[wrt] - h * v
+    return (f(*up) - f(*down)) / (2 * h)
+
+
+@pytest.mark.parametrize("case", ["1d", "2d"])
+def test_an_assembly_loop_writing_into_a_sparse_matrix_in_both_modes(case):
+    if case == "1d":
+        f, args, wrt = _assembled_1d, (np.linspace(1.0, 2.0, 6), np.cos(np.arange(7.0))), (0, 1)
+    else:
+        f, args, wrt = _assembled_2d, (np.linspace(1.0, 2.0, 18), _triangles(),
+                                       np.cos(np.arange(16.0))), (0, 2)
+    check_grad(f, *args, wrt=wrt)
+    v = np.sin(np.arange(args[0].size) + 1.0)
+    tangents = (v,) + (None,) * (len(args) - 1)
+    _, tangent = jvp(f, args, tangents)
+    assert tangent == pytest.approx(_directional(f, args, 0, v), rel=1e-6)
+    product = hvp(f)(*args, v)
+    gradient = grad(f)
+    np.testing.assert_allclose(product, _directional(gradient, args, 0, v, 1e-5),
+                               rtol=1e-5, atol=1e-7)
+
+
+def test_an_assembly_loop_s_adjoint_writes_its_table_in_place():
+    source = grad(_assembled_1d).source_for(np.ones(4), np.ones(5))
+    loop = source.split("reversed(")[1]
+    # (each write's gradient read and zeroed in place: no copy of the gradient per write)
+    assert "rt.zero_index" not in loop and "bA_1[e, e] = 0.0" in loop, source
+    assert ".copy()" not in source.split("for e in")[1].split("_tape.append")[0], source
+
+
+def test_a_sparse_matrix_argument_written_into_is_left_as_it_was():
+    def loss(k, A):
+        for i in range(k.size):
+            A[i, i] += k[i]
+        return np.sum(spla.spsolve(A.tocsc(), np.ones(k.size)) ** 2)
+
+    A = sp.lil_matrix(np.eye(4) * 3.0 + 0.5)
+    before = A.toarray().copy()
+    k = np.array([1.0, 2.0, 0.5, 1.5])
+    g = grad(loss)(k, A)
+    np.testing.assert_array_equal(A.toarray(), before)
+    h = 1e-6  # (the function itself writes into what it is given: a fresh matrix each call)
+    expected = [(loss(k + h * e, sp.lil_matrix(before)) - loss(k - h * e, sp.lil_matrix(before)))
+                / (2 * h) for e in np.eye(k.size)]
+    np.testing.assert_allclose(g, expected, rtol=1e-6)
+
+
+def test_a_written_zero_keeps_its_gradient():
+    def loss(x):
+        A = sp.lil_matrix((2, 2))
+        A[0, 0] = 2.0
+        A[1, 1] = 3.0
+        A[0, 1] = x[0] - 1.0  # (zero at x[0] = 1: SciPy stores nothing there)
+        return np.sum(spla.spsolve(A.tocsr(), np.array([1.0, 1.0])))
+
+    x = np.array([1.0])
+    check_grad(loss, x)
+    assert grad(loss)(x)[0] == pytest.approx(-1.0 / 6.0)

@@ -20,7 +20,7 @@ import numpy as np
 
 import runtime
 from transpiler import ast_util as A
-from transpiler.analysis.scalars import is_number, is_scalar, selects_once
+from transpiler.analysis.scalars import is_number, is_scalar, selects_entry, selects_once
 from transpiler.anno import Anno, getanno, setanno
 from transpiler.rules.registry import Rule
 
@@ -51,6 +51,7 @@ class _Builder:
         self.replaced = replaced  # a call's function, where its dotted name now means another
         self.tangents = tangents  # forward mode: parameter -> its tangent's expression
         self.slopes: set[int] = set()  # ids of folded constant pow_slopes, y * x ** (y - 1)
+        self.entries: set[int] = set()  # ids of g[i, j] read of a sparse matrix's gradient
 
     def build(self, node):
         if isinstance(node, list):
@@ -103,6 +104,15 @@ class _Builder:
                     part = A.call(A.attr(A.name(self.names("np")), "copy"), part)  # which is
                     setanno(part, Anno.FUNC, np.copy)  # zeroed next, in place
                 return part
+            if getanno(new, Anno.FUNC) is runtime.sparse_written and len(new.args) == 3 \
+                    and selects_entry(new.args[1], self.scalars):  # one entry: g[i, j]
+                entry = gast.Subscript(value=new.args[0], slice=A.index_syntax(new.args[1]),
+                                       ctx=gast.Load())
+                self.entries.add(id(entry))  # (a number)
+                return entry
+            if getanno(new, Anno.FUNC) is runtime.unbroadcast and id(new.args[0]) in \
+                    self.entries and is_scalar(new.args[1], self.scalars):
+                return new.args[0]  # (a number's gradient is a number)
             if self.replaced is not None:
                 new.func = self.replaced(node) or new.func
             _drop_default_arguments(new)

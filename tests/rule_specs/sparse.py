@@ -153,6 +153,36 @@ if sp is not None:
                "A[0, 0] * b + A[2, 3]", 2, UNIT, shapes=(((6,), (2,)),)),
         OpSpec(operator.getitem, TRI + "A[2, :] @ b + A[:, 1].sum()", 2, UNIT,
                shapes=(((5,), (5,)),)),
+        # --- writes (an assembly): entries added to and overwritten, one written zero (stored
+        # as nothing, yet its value has a gradient), a row and a column, paired integer arrays
+        # with a repeated entry (its last write kept), a lil and dok matrix and array, a csr
+        OpSpec(operator.setitem, "A = sp.lil_matrix(sp.diags(a + 4.0, 0)); A[0, 1] += a[2]; "
+               "A[1, 0] = a[3] * b[0]; A[2, 3] = 0.0 * a[1] * b[1]; A[3, 3] += a[0] ** 2; "
+               "A[1, 0] -= b[2]; spla.spsolve(A.tocsr(), b)", 2, UNIT, shapes=(((4,), (4,)),)),
+        OpSpec(operator.setitem, "A = sp.dok_matrix((4, 4)); A[1, :] = a; "
+               "A[:, 2] = b[:, None] * 2.0; A[3, 1] -= b[2]; A[0, 0] = 3.0; A[3, 3] = a[0] * b[1]; A.tocsr() @ b", 2, UNIT,
+               shapes=(((4,), (4,)),)),
+        OpSpec(operator.setitem, "A = sp.lil_array((3, 4)); "
+               "A[[0, 0, 2, 1], [1, 1, 3, 0]] = a * b; A[1:, ::2] = b[0]; A.toarray()", 2, UNIT,
+               shapes=(((4,), (4,)),)),
+        OpSpec(operator.setitem, TRI + "A[0, 4] = a[1] * b[0]; A[2, 2] = b[1]; "
+               "spla.spsolve(A.tocsc(), b)", 2, UNIT, shapes=(((5,), (5,)),)),
+        OpSpec(operator.setitem, "A = sp.dok_array((3, 3)); A[1, 2] = a[0]; A[0, 1] += a[1]; "
+               "A[2, 0] = a[0] * a[1]; (A @ b).sum() + A.diagonal(1).sum()", 2, UNIT,
+               shapes=(((2,), (3,)),)),
+        # made to be written into: from a dense array or a sparse matrix, or a change of format
+        OpSpec(sp.lil_matrix, "A = sp.lil_matrix(np.outer(a, a) + 3.0 * np.eye(3)); "
+               "A[0, 1] = b[0]; A.tocsr() @ b", 2, UNIT, shapes=(((3,), (3,)),)),
+        OpSpec(sp.dok_matrix, "sp.dok_matrix(sp.diags([a[1:], a], [1, 0])) @ b", 2, UNIT,
+               shapes=(((3,), (3,)),)),
+        OpSpec(sp.lil_array, "A = sp.lil_array(sp.diags(a, 0).tocsr()); A[2, 0] += b[1]; "
+               "A @ b", 2, UNIT, shapes=(((3,), (3,)),)),
+        OpSpec(sp.dok_array, "sp.dok_array(np.diag(a)).tocsc() @ b", 2, UNIT,
+               shapes=(((3,), (3,)),)),
+        OpSpec(SparseMethod("tolil"), TRI + "A = A.tolil(); A[0, 0] = b[1] * b[2]; A @ b", 2,
+               UNIT, shapes=(((5,), (5,)),)),
+        OpSpec(SparseMethod("todok"), TRI + "A = A.todok(); A[4, 0] -= a[0]; A.T @ b", 2,
+               UNIT, shapes=(((5,), (5,)),)),
         # --- solves ---
         OpSpec(spla.spsolve, TRI + "spla.spsolve(A, b)", 2, UNIT, shapes=TRI_VEC),
         OpSpec(spla.spsolve, TRI + "spla.spsolve(A.tocsc(), b)", 2, UNIT,

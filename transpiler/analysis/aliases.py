@@ -99,6 +99,10 @@ _FRESH_METHODS = frozenset({
     "clip", "repeat", "take", "flatten", "round", "argmax", "argmin", "all", "any", "tolist",
     "item", "conj", "conjugate", "nonzero", "argsort", "sort_values", "count", "index",
     "keys", "__len__", "__contains__"})
+# a scipy.sparse matrix's changes of format: a new matrix, or the matrix itself (A.tolil() of a
+# lil_matrix; A.tocoo() of a csr_matrix may share its data)
+_FORMAT_METHODS = frozenset({"tocsr", "tocsc", "tocoo", "tolil", "todok", "tobsr", "todia",
+                             "asformat", "toarray", "todense"})
 _LITERALS = (gast.List, gast.Tuple, gast.Set, gast.Dict, gast.ListComp, gast.SetComp,
              gast.DictComp, gast.GeneratorExp)
 _SHAPED = frozenset({np.zeros, np.ones, np.empty, np.full})  # the shape first
@@ -724,6 +728,8 @@ class Aliases:
             return self.fresh(node, state, held, kind=None)
         if name in _FRESH_METHODS and not maybe_object:
             return self.fresh(node, state)
+        if name in _FORMAT_METHODS and not maybe_object:
+            return self.fresh(node, state) | receiver
         reached = self.reach(state, everything)
         return self.fresh(node, state, reached) | reached | {GLOBAL}
 

@@ -7,7 +7,7 @@ later pass (``ctx.facts``) instead of being recomputed or set piecemeal on the c
 - ``versions``: each SSA name -> the user's variable it is a version of (``ssa``);
 - ``scalars``: every value known to be 0-d, a number (``analysis.scalars``), and ``ranks``:
   those known to be NumPy arrays of one number of dimensions (an element ``x[i]`` of a 1-D
-  array is a scalar);
+  array is a scalar), and ``matrices``: those known to be 2-D scipy.sparse matrices;
 - ``receivers``: which expressions may evaluate to objects (``analysis.receivers``), solved
   before the mode's pass adds statements whose names are not yet defined;
 - ``shapes``: the symbolic shape of each value (``analysis.shapes``), which the lowering uses to
@@ -41,6 +41,7 @@ class Facts:
     shapes: ShapeKeys
     complex: frozenset[str] = frozenset()  # names that may hold complex values
     sparse: frozenset[str] = frozenset()  # names that may hold scipy.sparse matrices
+    matrices: frozenset[str] = frozenset()  # names certainly 2-D scipy.sparse matrices
 
     def variable(self, name: str) -> str:
         """The user's variable an SSA name is a version of (itself if not a version)."""
@@ -55,13 +56,14 @@ def analyse(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     primal = fn.body[:-1] if fn.body and isinstance(fn.body[-1], gast.Return) else fn.body
     numeric = {**_global_ranks(primal, ctx),
                **{p: ndim for p, (ndim, dtype) in ctx.arrays.items() if dtype[1] in "biuf"}}
-    scalars, ranks = known_ranks(primal, ctx.scalars, numeric)
+    scalars, ranks, matrices = known_ranks(primal, ctx.scalars, numeric)
     scalars = frozenset(scalars)
     spelled = getattr(ctx, "spelled", {})  # (a comprehension's variable, renamed)
     versions = {k: spelled.get(v, v) for k, v in getanno(fn, Anno.VERSIONS, {}).items()}
     versions.update({k: v for k, v in spelled.items() if k not in versions})
     ctx.facts = Facts(versions=MappingProxyType(versions),
                       scalars=scalars, ranks=MappingProxyType(ranks),
+                      matrices=frozenset(matrices),
                       receivers=Receivers(fn, ctx).solved(),
                       shapes=ShapeKeys(list(primal), scalars, ctx.arrays, ctx.namer, ranks))
     return fn

@@ -63,6 +63,12 @@ def selects_once(index, scalars) -> bool:
     return is_scalar(index, scalars)
 
 
+def selects_entry(index, scalars) -> bool:
+    """Whether an index is two known scalars: ``A[i, j]``, one entry of a matrix."""
+    return isinstance(index, gast.Tuple) and len(index.elts) == 2 \
+        and all(is_scalar(e, scalars) for e in index.elts)
+
+
 def known_scalars(body: list, params: frozenset[str] = frozenset(),
                   arrays: Mapping[str, int] | None = None) -> set[str]:
     """Known scalars of ``body``, given parameters ``params`` known to be numbers and
@@ -72,14 +78,17 @@ def known_scalars(body: list, params: frozenset[str] = frozenset(),
 
 
 def known_ranks(body: list, params: frozenset[str] = frozenset(),
-                arrays: Mapping[str, int] | None = None) -> tuple[set[str], dict[str, int]]:
-    """``(scalars, ranks)`` of ``body``: the names certainly 0-d, and the names certainly NumPy
-    arrays of one number of dimensions at every assignment (from parameters ``arrays`` and
+                arrays: Mapping[str, int] | None = None
+                ) -> tuple[set[str], dict[str, int], set[str]]:
+    """``(scalars, ranks, matrices)`` of ``body``: the names certainly 0-d, the names certainly
+    NumPy arrays of one number of dimensions at every assignment (from parameters ``arrays`` and
     what is built here: ``np.zeros(n)``, ``x.copy()``, ``np.zeros_like(x)``, element writes,
     elementwise arithmetic, basic indexing, ``np.array`` of a (nested) list, a reduction along
     one axis, ``x.sum(axis=0)``, the array a loop walks, ``rt.sequence(x)``, a mask ``x > 0``,
     ``np.where``, ``np.clip``, the joins of a list ``np.concatenate([a, b])``, ``np.stack``,
-    ``np.vstack``, ``np.hstack``...; ``x[i]`` of a 1-D one is a scalar)."""
+    ``np.vstack``, ``np.hstack``...; ``x[i]`` of a 1-D one is a scalar), and the names certainly
+    2-D scipy.sparse matrices (``lil_matrix((n, n))``, its writes, ``A.tocsr()``; ``A[i, j]`` of
+    two numbers is a number)."""
     assigned = _assignments(body)
     # Greatest fixed point: every assigned name starts with a rank not yet known, then takes
     # the one all its assignments agree on, or none, until nothing changes. Loop-carried values
@@ -99,7 +108,8 @@ def known_ranks(body: list, params: frozenset[str] = frozenset(),
                 if rank != ranks[name]:
                     ranks[name], changed = rank, True
     scalars = {n for n, r in ranks.items() if r == 0 and type(r) is int}
-    return scalars, {n: r for n, r in ranks.items() if type(r) is int and r > 0}
+    return (scalars, {n: r for n, r in ranks.items() if type(r) is int and r > 0},
+            {n for n, r in ranks.items() if r is _MATRIX})
 
 
 _TOP = object()  # a rank not yet known (optimistic)
@@ -121,6 +131,8 @@ def _makes_matrix(func) -> bool:
     module = getattr(func, "__module__", None) or ""
     return module.startswith("scipy.sparse") and getattr(func, "__name__", "") in _MATRIX_MAKERS \
         and not module.startswith(("scipy.sparse.linalg", "scipy.sparse.csgraph"))
+_RANGE = "range"  # not a rank: a range object (or the sequence a loop walks of one): its items
+# are ints
 _SHAPE = "shape"  # not a rank: the value is the shape tuple of an array of known rank
 _SHAPED = frozenset({np.zeros, np.ones, np.empty, np.full})  # (shape, ...) -> an array of it
 _LIKE = frozenset({np.zeros_like, np.ones_like, np.empty_like, np.full_like, np.copy,
@@ -196,6 +208,10 @@ def _element_rank(node: gast.Subscript, ranks: dict):
         return _TOP
     if base is _SHAPE:  # x.shape[0]
         return 0 if kinds == [0] else None
+    if base is _RANGE:  # (an item of a range)
+        return 0 if kinds == [0] else None
+    if base is _MATRIX:  # (an entry of a sparse matrix, A[i, j], is a NumPy number)
+        return 0 if kinds == [0, 0] else None
     if type(base) is not int or len(parts) > base or not all(
             isinstance(p, gast.Slice) or k == 0 for p, k in zip(parts, kinds, strict=True)):
         return None
@@ -213,9 +229,11 @@ def _call_rank(node: gast.Call, ranks: dict):
         return 0
     if func in (np.outer, np.eye, np.identity):  # (always two axes)
         return 2
+    if func is range:
+        return _RANGE
     if func is runtime.sequence and len(node.args) == 1:  # (what a loop walks: an array itself)
         rank = _rank(node.args[0], ranks)
-        return rank if rank is _TOP or type(rank) is int and rank > 0 else None
+        return rank if rank is _TOP or rank is _RANGE or type(rank) is int and rank > 0 else None
     if func in (np.array, np.asarray) and len(node.args) == 1 and not node.keywords \
             and isinstance(node.args[0], (gast.List, gast.Tuple)):
         return _nested_rank(node.args[0], ranks)
@@ -252,6 +270,8 @@ def _call_rank(node: gast.Call, ranks: dict):
         return len(shape) if all(r == 0 and type(r) is int for r in found) else None
     if _is(func, _LIKE) and node.args and not node.keywords:
         base = _rank(node.args[0], ranks)
+        if base is _MATRIX:  # (a write into a sparse matrix gives the matrix)
+            return base if func is operator.setitem else None
         return base if base is _TOP or type(base) is int and base > 0 else None
     if isinstance(node.func, gast.Attribute) and node.func.attr == "copy" \
             and not node.args and func is None:

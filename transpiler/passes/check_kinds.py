@@ -185,10 +185,11 @@ def _leaves_sparse(node, func, of_kind) -> bool:
     product with an array (``A @ u`` and ``A.dot(u)`` are arrays), a solve with one
     (``spsolve(A, b)``, ``solve(b)`` of ``solve = factorized(A)``), a sum and a diagonal. A
     gradient's helper gives arrays and ``SparseGrad`` values, not matrices (but
-    ``rt.sparse_grad_like``, the gradient of a sparse argument): a gradient differentiated
+    ``rt.sparse_grad_like``, the gradient of a sparse argument, and ``rt.owned``, a copy of a
+    matrix an assembly loop writes into): a gradient differentiated
     again takes the sparse rules only where a helper reads a matrix."""
-    if isinstance(node, gast.Call) and _in_modules(func, ("runtime",)):
-        return getattr(func, "__name__", "") != "sparse_grad_like"
+    if isinstance(node, gast.Call) and _in_modules(func, ("runtime",)):  # (rt.owned: a copy)
+        return getattr(func, "__name__", "") not in ("sparse_grad_like", "owned")
     if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and of_kind(node.func):
         return not any(of_kind(a) for a in node.args)
     if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute):

@@ -43,7 +43,7 @@ import gast
 
 import runtime
 from transpiler import ast_util as A
-from transpiler.analysis.scalars import selects_once
+from transpiler.analysis.scalars import selects_entry, selects_once
 from transpiler.anno import Anno, getanno, hasanno, setanno
 
 
@@ -64,6 +64,11 @@ def fix_grads(fn: gast.FunctionDef, ctx) -> gast.FunctionDef:
     return fn
 
 
+# rt.unindex(p, x, i) and its sparse kin (the gradient of reading entries of a sparse x, the
+# tangent of writing them): each ``bx[i] += p`` into a bx the adjoint owns
+_SPREADS = ("unindex", "sparse_index_adjoint", "sparse_unindex")
+
+
 def _rt_call(node, rt: str, name: str) -> bool:
     return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
         and isinstance(node.func.value, gast.Name) and node.func.value.id == rt \
@@ -82,7 +87,7 @@ class _Fixer:
     def fresh(self, value) -> bool:
         """Whether ``value`` creates a new array that nothing else refers to."""
         rt = self.ctx.bind("rt", runtime)
-        return _rt_call(value, rt, "unindex") or _rt_call(value, rt, "zero_index")
+        return any(_rt_call(value, rt, name) for name in _SPREADS + ("zero_index",))
 
     def basic(self, index) -> bool:
         """An index selecting each element at most once (analysis.scalars.selects_once)."""
@@ -91,17 +96,28 @@ class _Fixer:
     def spread(self, value, grad: str):
         """``rt.unindex(p, x, i)`` with ``x`` the variable of ``grad``: ``(p, i)``, else None."""
         rt = self.ctx.bind("rt", runtime)
-        if _rt_call(value, rt, "unindex") and len(value.args) == 3 \
+        if any(_rt_call(value, rt, name) for name in _SPREADS) and len(value.args) == 3 \
                 and isinstance(value.args[1], gast.Name) \
                 and self.ctx.namer.grad(value.args[1].id) == grad:
             return value.args[0], value.args[2]
         return None
 
+    def increment(self, value) -> bool:
+        """Whether ``bx = bx + spread(p, x, i)`` may be written ``bx[i] += p``: an index
+        selecting each element once; of a sparse matrix, one entry (``p`` a number: the
+        gradient of a row of one is a ``SparseGrad``, added by ``rt.add_into``)."""
+        index = value.args[2]
+        if _rt_call(value, self.ctx.bind("rt", runtime), "unindex"):
+            return self.basic(index)
+        return selects_entry(index, self.ctx.facts.scalars)
+
     def accumulate(self, grad: str, value, in_place: bool):
         if in_place:
             part, index = self.spread(value, grad)
             add_into = A.dotted(f"{self.ctx.bind('rt', runtime)}.add_into")
-            return A.call(add_into, A.name(grad), index, part)
+            call = A.call(add_into, A.name(grad), index, part)
+            setanno(call, Anno.FUNC, runtime.add_into)
+            return call
         op = gast.Add()
         if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
             value, op = value.operand, gast.Sub()  # bx + -e -> bx - e
@@ -171,7 +187,7 @@ class _Fixer:
                 in_place = False
                 if hasanno(stmt, Anno.ACCUMULATE) and grad in defined:
                     in_place = grad in owned and self.spread(stmt.value, grad) is not None
-                    if in_place and grad in arrays and self.basic(self.spread(stmt.value, grad)[1]):
+                    if in_place and grad in arrays and self.increment(stmt.value):
                         part, index = self.spread(stmt.value, grad)
                         owned -= set(A.load_names(part))
                         out.append(gast.copy_location(gast.AugAssign(

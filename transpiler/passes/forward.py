@@ -175,8 +175,9 @@ class _Forward(Lowering):
             return [stmt, gast.copy_location(gast.Expr(value=tangent), stmt)]
         if not isinstance(stmt, gast.Assign):
             return [stmt]
-        stack = tape.popped(stmt.value)
-        if stack is not None and stack in self.stacks:  # popped whether needed or not
+        stack = tape.popped(stmt.value)  # (of a tape an outer tape holds: a version of it)
+        if stack is not None and (stack in self.stacks
+                                  or self.ctx.facts.variable(stack) in self.stacks):
             pop = A.call(A.attr(A.name(self.name(stack)), "pop"))
             tangent = gast.Assign(targets=[self.tangent_target(stmt.targets[0])], value=pop,
                                   type_comment=None)

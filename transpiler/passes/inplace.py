@@ -38,7 +38,7 @@ import numpy as np
 
 import runtime
 from transpiler import ast_util as A
-from transpiler.analysis.scalars import selects_once
+from transpiler.analysis.scalars import selects_entry, selects_once
 from transpiler.anno import Anno, getanno, hasanno, setanno
 from transpiler.passes import tape
 from transpiler.passes.ssa import stored_names
@@ -48,7 +48,12 @@ _FRESH_CALLS = frozenset({np.zeros, np.ones, np.empty, np.full, np.zeros_like, n
                           runtime.zeros_like_grad, runtime.zero_tangent})
 # new arrays when what they spread or select is an array; for a tuple, list or dict a container
 # holding the gradient it was given (unindex, written) or entries of the old one (zero_index)
-_FRESH_FOR_ARRAYS = {runtime.unindex: 1, runtime.zero_index: 0, runtime.written: 0}
+_FRESH_FOR_ARRAYS = {runtime.unindex: 1, runtime.zero_index: 0, runtime.written: 0,
+                     runtime.sparse_index_adjoint: 1, runtime.sparse_unindex: 1,
+                     runtime.sparse_written: 0}
+# rt.unindex(p, x, i) and its sparse kin: the gradient of reading x[i] (a SparseGrad for a sparse
+# x), the tangent of writing it (a sparse matrix), both written bx[i] += p into an owned bx
+_SPREADS = frozenset({runtime.unindex, runtime.sparse_index_adjoint, runtime.sparse_unindex})
 _PASSING = frozenset({runtime.unbroadcast})  # the first argument itself, or a new array
 _LOOPS = (gast.For, gast.While)
 
@@ -85,10 +90,15 @@ class _InPlace:
     # --- what is known of a name ---
 
     def rank(self, name: str) -> int | None:
+        """The number of dimensions of a NumPy array's or a 2-D sparse matrix's value."""
         facts = self.ctx.facts
-        if name not in facts.ranks:
+        if name not in facts.ranks and name not in facts.matrices:
             name = self.variable(name)  # a gradient or tangent has its variable's shape
-        return facts.ranks.get(name)
+        return 2 if name in facts.matrices else facts.ranks.get(name)
+
+    def matrix(self, name: str) -> bool:
+        """Whether ``name`` certainly holds a scipy.sparse matrix (its slices are copies)."""
+        return name in self.ctx.facts.matrices or self.variable(name) in self.ctx.facts.matrices
 
     def scalar(self, name: str) -> bool:
         scalars = self.ctx.facts.scalars
@@ -182,7 +192,9 @@ class _InPlace:
         if self.stack is None:
             self.stack = self.ctx.namer.fresh("_overwritten")
         part = gast.Subscript(value=A.name(new), slice=A.copy_node(index), ctx=gast.Load())
-        if not self.element(part):  # (a slice, a row: a view, which the write would change)
+        if self.matrix(new) and not self.element(part):  # (a sparse matrix's row: a copy,
+            part = A.call(A.attr(part, "copy"))  # which the write puts back as it is)
+        elif not self.element(part):  # (a slice, a row: a view, which the write would change)
             part = A.call(A.attr(A.name(self.ctx.bind("np", np)), "copy"), part)
             setanno(part, Anno.FUNC, np.copy)
         entry = gast.Tuple(elts=[A.name(new), A.index_expression(index), part], ctx=gast.Load())
@@ -214,7 +226,7 @@ class _InPlace:
         if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add) \
                 and isinstance(value.left, gast.Name) and value.left.id == new \
                 and isinstance(value.right, gast.Call) \
-                and getanno(value.right, Anno.FUNC) is runtime.unindex \
+                and getanno(value.right, Anno.FUNC) in _SPREADS \
                 and len(value.right.args) == 3 and self.rank(new) \
                 and isinstance(value.right.args[1], gast.Name) \
                 and self.rank(value.right.args[1].id) == self.rank(new):
@@ -296,6 +308,8 @@ class _InPlace:
                 return None  # (a container's entries may be the gradients it was given)
             if fresh:
                 return []
+            if passing and isinstance(value.args[0], gast.Call):  # (of a call: what it holds)
+                return self.held(value.args[0])
             if passing:
                 return [n for n in A.load_names(value.args[0]) if not self.scalar(n)]
             if func is runtime.add_into:
@@ -319,7 +333,9 @@ class _InPlace:
             return
         # bx = bx + rt.unindex(p, x, i) -> bx[i] += p (or rt.add_into for an integer array)
         grad, (part, _, index) = stmt.targets[0].id, value.right.args
-        if selects_once(index, self.ctx.facts.scalars):
+        if selects_entry(index, self.ctx.facts.scalars) if getanno(
+                value.right, Anno.FUNC) is not runtime.unindex else selects_once(
+                index, self.ctx.facts.scalars):  # (of a sparse matrix: one entry, a number)
             setanno(stmt, Anno.REPLACE, gast.copy_location(gast.AugAssign(
                 target=gast.Subscript(value=A.name(grad), slice=A.index_syntax(index),
                                       ctx=gast.Store()), op=gast.Add(), value=part), stmt))
@@ -566,7 +582,7 @@ def _may_be_site(stmt) -> bool:
     if isinstance(value, gast.BinOp):
         value = value.right
     return isinstance(value, gast.Call) and getanno(value, Anno.FUNC) in (
-        runtime.zero_index, runtime.unindex)
+        _SPREADS | {runtime.zero_index})
 
 
 def _counted(loop: gast.For) -> bool:

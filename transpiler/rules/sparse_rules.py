@@ -29,7 +29,8 @@ except ImportError:  # no SciPy: no rules
 
 if sp is not None:
     MADE = tuple(getattr(sp, name) for name in (
-        "csr_matrix", "csc_matrix", "coo_matrix", "csr_array", "csc_array", "coo_array")
+        "csr_matrix", "csc_matrix", "coo_matrix", "csr_array", "csc_array", "coo_array",
+        "lil_matrix", "dok_matrix", "lil_array", "dok_array")
         if hasattr(sp, name))
 
     @adjoint(*MADE, of_sparse=True)
@@ -199,7 +200,7 @@ if sp is not None:
 
     # a change of format is the same matrix: the same gradient (read at the data's entries)
     @adjoint(SparseMethod("tocsr"), SparseMethod("tocsc"), SparseMethod("tocoo"),
-             SparseMethod("copy"), of_sparse=True)
+             SparseMethod("tolil"), SparseMethod("todok"), SparseMethod("copy"), of_sparse=True)
     def adj_sparse_format(ans, x, copy=False):
         d[x] = d[ans]
 
@@ -214,6 +215,14 @@ if sp is not None:
     @tangent(SparseMethod("tocoo"), of_sparse=True)
     def tan_tocoo(ans, x, copy=False):
         d[ans] = d[x].tocoo()
+
+    @tangent(SparseMethod("tolil"), of_sparse=True)
+    def tan_tolil(ans, x, copy=False):
+        d[ans] = d[x].tolil()
+
+    @tangent(SparseMethod("todok"), of_sparse=True)
+    def tan_todok(ans, x, copy=False):
+        d[ans] = d[x].todok()
 
     @tangent(SparseMethod("copy"), of_sparse=True)
     def tan_sparse_copy(ans, x):
@@ -260,6 +269,20 @@ if sp is not None:
     @tangent(operator.getitem, of_sparse=True)
     def tan_sparse_getitem(ans, x, index):
         d[ans] = d[x][index]
+
+    # a write into a sparse matrix (an assembly loop's A[i, j] += k of a lil_matrix or
+    # dok_matrix): its gradient a copy of the matrix's with the entries changed in place, one
+    # entry at a time (SparseGrad.__setitem__), never on the pattern SciPy stored (a write of
+    # zero stores nothing, but its value has a gradient)
+    @adjoint(operator.setitem, of_sparse=True)
+    def adj_sparse_setitem(ans, a, index, value):
+        d[value] = rt.unbroadcast(rt.sparse_written(d[ans], index, value), value)  # (first)
+        d[a] = rt.zero_index(d[ans], index)
+
+    @tangent(operator.setitem, of_sparse=True)
+    def tan_sparse_setitem(ans, a, index, value):
+        d[ans] = rt.zero_index(d[a], index)
+        d[ans] = rt.sparse_unindex(d[value], ans, index)
 
     # --- solves ---
 
@@ -573,6 +596,14 @@ if sp is not None:
     @_both(rt.sparse_diagonal_adjoint)
     def tan_sparse_diagonal_adjoint(ans, g, a, k=0):
         d[ans] = rt.sparse_diagonal_adjoint(d[g], a, k)
+
+    @tangent(rt.owned, of_sparse=True)  # (a matrix an assembly loop writes into, copied)
+    def tan_sparse_owned(ans, obj):
+        d[ans] = rt.owned(d[obj])
+
+    @_both(rt.sparse_written)
+    def tan_sparse_written(ans, g, index, value):
+        d[ans] = rt.sparse_written(d[g], index, value)
 
     @_both(rt.sparse_index_adjoint)
     def tan_sparse_index_adjoint(ans, g, a, index):
