@@ -160,7 +160,8 @@ if sp is not None:
                "A[1, 0] = a[3] * b[0]; A[2, 3] = 0.0 * a[1] * b[1]; A[3, 3] += a[0] ** 2; "
                "A[1, 0] -= b[2]; spla.spsolve(A.tocsr(), b)", 2, UNIT, shapes=(((4,), (4,)),)),
         OpSpec(operator.setitem, "A = sp.dok_matrix((4, 4)); A[1, :] = a; "
-               "A[:, 2] = b[:, None] * 2.0; A[3, 1] -= b[2]; A[0, 0] = 3.0; A[3, 3] = a[0] * b[1]; A.tocsr() @ b", 2, UNIT,
+               "A[:, 2] = b[:, None] * 2.0; A[3, 1] -= b[2]; A[0, 0] = 3.0; "
+               "A[3, 3] = a[0] * b[1]; A.tocsr() @ b", 2, UNIT,
                shapes=(((4,), (4,)),)),
         OpSpec(operator.setitem, "A = sp.lil_array((3, 4)); "
                "A[[0, 0, 2, 1], [1, 1, 3, 0]] = a * b; A[1:, ::2] = b[0]; A.toarray()", 2, UNIT,
