@@ -138,6 +138,10 @@ class SparseGrad:
         (``part`` the gradient of ``A[index]``: numbers, or a ``SparseGrad`` of a selection that
         is a sparse matrix itself, read at each of its entries)."""
         table = self._own_entries()
+        if _pair(index) and not isinstance(part, SparseGrad):  # (one entry: the common case)
+            row, col = index[0] % self.shape[0], index[1] % self.shape[1]
+            table.values[row * self.shape[1] + col] = table.entry(row, col) + float(part)
+            return self
         rows, cols = _entry_coordinates(index, self.shape)
         if isinstance(part, SparseGrad):
             if int(np.prod(part.shape)) != rows.size:

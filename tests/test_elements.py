@@ -551,3 +551,18 @@ def test_assembly_by_grouped_sums_matches_finite_differences():
     h = 1e-5
     np.testing.assert_allclose(hvp(f)(k, v), (grad(f)(k + h * v) - grad(f)(k - h * v)) / (2 * h),
                                rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["gauss_seidel_sweeps", "grid_sweeps"])
+def test_an_array_written_in_nested_loops_is_copied_once_before_the_outer_one(name):
+    fn, args, _ = CASES[name]
+    source = grad(fn).source_for(*args)
+    primal = source.split("# grad of")[0]
+    # (one private copy of what the loops write, made before them, or none for a new array:
+    # not one per start of the inner loop, which would cost the whole array each time)
+    assert primal.count("rt.owned(") <= 1, source
+    assert "rt.owned(" not in primal.split("for ")[-1], source
+    adjoint = source.split("# grad of", 1)[1]
+    for line in adjoint.splitlines():
+        if "rt.owned(" in line:  # (the gradients' copies: before the outermost loop)
+            assert len(line) - len(line.lstrip()) == 4, source

@@ -690,6 +690,8 @@ class Gen:
             kinds += ["break", "continue"]
         if can_return:
             kinds += ["return"]
+        if SCIPY and "sparse" not in self.disabled and self.chance(0.3):
+            kinds += ["sparse_write"]
         k = r.choice([k for k in kinds if k not in self.disabled] or ["assign_new"])
         existing = list(sc.vars)
         if k == "update" and not existing:
@@ -731,6 +733,8 @@ class Gen:
             return [f"{name} {op} {self.expr(r.choice(SUB[kind]), sc, 2)}"]
         if k == "write":
             return self.write(sc)
+        if k == "sparse_write":
+            return self.sparse_write(sc)
         if k == "tuple":
             return self.tuple_stmt(sc)
         if k == "container":
@@ -752,6 +756,34 @@ class Gen:
             self.features.add("early-return")
             return [f"if {self.cond(sc, 1)}:", f"    return {self.result(sc)}"]
         raise AssertionError(k)
+
+    def sparse_write(self, sc: Scope) -> list[str]:
+        """An assembly: a lil or dok matrix written entry by entry (added to, overwritten, in a
+        loop, a row), made diagonally dominant and solved for a (3,) array."""
+        r = self.rng
+        self.features.add("sparse-write")
+        m, out, i = self.fresh("L"), self.fresh("a"), self.fresh("i")
+        small = lambda: f"0.5 * np.tanh({self.expr(NF, sc, 2)})"  # noqa: E731
+        lines = [f"{m} = sp.{r.choice(['lil_matrix', 'dok_matrix', 'lil_array'])}((3, 3))"]
+        for _ in range(r.randint(1, 3)):
+            form = r.choice(["add", "set", "loop", "row"])
+            row, col = r.randrange(3), r.randrange(3)
+            if form == "add":
+                lines.append(f"{m}[{row}, {col}] += {small()}")
+            elif form == "set":
+                lines.append(f"{m}[{row}, {col}] = {small()}")
+            elif form == "loop":
+                inner = sc.copy()
+                inner.ints.append(i)
+                lines += [f"for {i} in range(3):",
+                          f"    {m}[{i}, ({i} + {col}) % 3] += {small()} * {self.leaf(NF, inner)}"]
+            else:
+                lines.append(f"{m}[{row}, :] = 0.2 * np.tanh({self.expr(V3, sc, 2)})")
+        lines.append(f"{out} = spla.spsolve({m}.tocsr() + 4.0 * sp.identity(3, format='csr'), "
+                     f"{self.expr(V3, sc, 2)})")
+        sc.vars[out] = V3
+        sc.owned.discard(out)
+        return lines
 
     def write(self, sc: Scope) -> list[str]:
         r = self.rng
@@ -1187,7 +1219,7 @@ class Gen:
         head = [f"{n} = {v}" for n, v in self.globals] + [SHADOWS[n] for n in self.shadows]
         if "reduce" in self.features:
             head.insert(0, "import functools\nimport operator")
-        if "sparse" in self.features:
+        if "sparse" in self.features or "sparse-write" in self.features:
             head.insert(0, "import scipy.sparse as sp\nimport scipy.sparse.linalg as spla")
         if "root" in self.features or "minimum" in self.features:
             head.insert(0, "import scipy.optimize as so")

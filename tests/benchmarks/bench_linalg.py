@@ -17,7 +17,11 @@ Not part of the test suite. Workloads:
   3. the same system as a ``scipy.sparse`` matrix made from its 3n - 2 data values
      (``csr_matrix((data, (rows, cols)))``) and solved by ``spsolve``, gradient with respect to
      the data: targets, time within 4x one primal solve and peak memory within 30x the
-     matrix's data and index bytes.
+     matrix's data and index bytes;
+  4. an assembly loop: a 1-D finite-element matrix written element by element into a
+     ``lil_matrix`` by a connectivity (``A[nodes[a], nodes[b]] += ...``, four writes per
+     element) and solved, gradient with respect to the element conductivities, at two sizes:
+     the time per element should not grow with the mesh (the adjoint of a write is O(1)).
 
 Each gradient is checked against the hand-written one before it is timed; rows are timed
 round-robin in one process (the minimum over rounds is reported).
@@ -62,6 +66,19 @@ def sparse_loss(data, rows, cols, b):
     A = sp.csr_matrix((data, (rows, cols)), shape=(b.size, b.size))
     x = spsolve(A, b)
     return np.sum(x * x)
+
+
+def lil_assembled(k, conn, f):
+    n = f.shape[0]
+    A = sp.lil_matrix((n, n))
+    for e in range(k.shape[0]):
+        nodes = conn[e]
+        for a in range(2):
+            for b in range(2):
+                A[nodes[a], nodes[b]] += k[e] * (1.0 if a == b else -1.0)
+    A[0, 0] += 1.0
+    u = spsolve(A.tocsr(), f)
+    return np.sum(u ** 2)
 
 
 def tridiagonal(n: int):
@@ -125,6 +142,17 @@ def main() -> None:
     peak = peak_bytes(dsparse, data, rows, cols, b)
     print(f"  peak allocated by the gradient: {peak / 1e6:.1f} MB, "
           f"{peak / stored:.1f}x the matrix's data and index bytes ({stored / 1e6:.1f} MB)")
+
+    dassembled = grad(lil_assembled)
+    for m in (2_000, 8_000) if quick else (5_000, 20_000):
+        k = np.linspace(1.0, 2.0, m)
+        conn = np.stack([np.arange(m), np.arange(1, m + 1)], axis=1)
+        f = np.ones(m + 1)
+        dassembled(k, conn, f)  # (compiled here, not in the timing)
+        table(f"assembly loop into a lil_matrix, {m:,} elements", {
+            "primal (assemble + solve)": lambda: lil_assembled(k, conn, f),
+            "grad(f) wrt k": lambda: dassembled(k, conn, f),
+        }, 1, rounds, "primal (assemble + solve)")
 
 
 if __name__ == "__main__":

@@ -190,6 +190,31 @@ def nonlinear_read_modify_write(x, a):
     return np.sum(y ** 2)
 
 
+def gauss_seidel_sweeps(b, w):
+    """Sweeps of a Gauss-Seidel smoother: the ends written in the outer loop, the inside by an
+    inner loop reading what it just wrote."""
+    n = b.shape[0]
+    u = np.zeros(n)
+    for sweep in range(3):
+        u[0] = 0.5 * (b[0] + u[1]) * w[0]
+        for i in range(1, n - 1):
+            u[i] = 0.5 * (b[i] + u[i - 1] * w[i] + u[i + 1])
+        u[n - 1] = 0.5 * (b[n - 1] + u[n - 2] * w[n - 1])
+    return np.sum(u ** 2) + u[1] * u[n - 2]
+
+
+def grid_sweeps(g, c):
+    """A 2-D array relaxed row by row, columns in an inner loop, a row's sum read between."""
+    u = g.copy()
+    total = 0.0
+    for t in range(2):
+        for i in range(1, u.shape[0]):
+            for j in range(u.shape[1]):
+                u[i, j] = u[i, j] + c * np.tanh(u[i - 1, j])
+            total = total + u[i, 0] * u[i - 1, 1]
+    return np.sum(u ** 2) + total
+
+
 def overwrite_then_read(x):
     y = np.zeros(len(x))
     for i in range(len(x)):
@@ -543,6 +568,8 @@ _N = 6
 
 CASES = {
     "fill_zeros": (fill_zeros, (_X, 0.7), (0, 1)),
+    "gauss_seidel_sweeps": (gauss_seidel_sweeps, (_X, _X * 0.3 + 0.2), (0, 1)),
+    "grid_sweeps": (grid_sweeps, (_M, 0.6), (0, 1)),
     "fill_empty": (fill_empty, (_X,), (0,)),
     "fill_zeros_like_neighbours": (fill_zeros_like_neighbours, (_X,), (0,)),
     "fill_copy": (fill_copy, (_X,), (0,)),
@@ -606,7 +633,7 @@ CASES = {
 HVP = ("fill_zeros", "nonlinear_read_modify_write", "recurrence", "thomas", "heat_stencil",
        "rosenbrock_elements", "old_element_then_write", "write_into_argument",
        "slice_write_time_loop", "whole_read_inside_loop", "whole_read_in_a_branch",
-       "slice_write_read_whole_each_step")
+       "slice_write_read_whole_each_step", "gauss_seidel_sweeps", "grid_sweeps")
 
 # Constructs that may be refused (a TranspileError at the line of the write) or give NumPy's
 # numbers, never other numbers: name -> (function, args, wrt, the source text of the write,

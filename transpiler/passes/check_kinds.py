@@ -435,11 +435,22 @@ class _Found:
         """Whether ``node`` reads one entry of a matrix: a name never bound to a container
         (``d[i, j]`` of a dict may hold a matrix), indexed by two numbers."""
         index = node.slice
-        scalars = getattr(getattr(self.ctx, "facts", None), "scalars", None) \
-            if self.depth == 0 else None
+        facts = getattr(self.ctx, "facts", None) if self.depth == 0 else None
+        scalars = getattr(facts, "scalars", None) or frozenset()
+        ranks = getattr(facts, "ranks", None) or {}
+
+        def number(e) -> bool:  # (a number, or an element of an array of known rank:
+            if is_scalar(e, scalars):  # A[nodes[a], nodes[b]] of a row of a connectivity)
+                return True
+            parts = e.slice.elts if isinstance(e, gast.Subscript) and isinstance(
+                e.slice, gast.Tuple) else [getattr(e, "slice", None)]
+            return isinstance(e, gast.Subscript) and isinstance(e.value, gast.Name) \
+                and ranks.get(e.value.id) == len(parts) \
+                and all(is_scalar(p, scalars) for p in parts)
+
         return isinstance(index, gast.Tuple) and len(index.elts) == 2 \
             and isinstance(node.value, gast.Name) and node.value.id not in self.containers \
-            and all(is_scalar(e, scalars or frozenset()) for e in index.elts)
+            and all(number(e) for e in index.elts)
 
     def _returns_kind(self, func, call: gast.Call) -> bool:
         """Whether a call of the user's function ``func`` may return a value of the kind, given

@@ -86,6 +86,7 @@ class _InPlace:
                          if hasanno(s, Anno.RESTORE)}
         self.primal_live: dict | None = None
         self.stack: str | None = None  # the stack of overwritten values, once one is needed
+        self.rewritten: set[int] = set()  # the statements written in place so far
 
     # --- what is known of a name ---
 
@@ -158,7 +159,7 @@ class _InPlace:
             copies |= entering & bound[0]
             self.rewrite(stmt, kind)
         if copies:
-            self.own_before(owner, sorted(copies), classes)
+            self.own_before(owner, sorted(copies))
 
     def restorable(self, stmt, old: str, new: str, members: set[str], classes) -> bool:
         """Whether the write may be made in place, the overwritten elements saved and put back
@@ -319,6 +320,7 @@ class _InPlace:
     # --- rewriting ---
 
     def rewrite(self, stmt, kind: str) -> None:
+        self.rewritten.add(id(stmt))
         value = stmt.value
         if kind == "write":  # y_2 = y_1.copy() -> y_2 = y_1 (the write follows)
             stmt.value = A.name(value.func.value.id)
@@ -368,11 +370,16 @@ class _InPlace:
         path(self.fn.body)
         return always, maybe
 
-    def own_before(self, loop, names: list[str], classes) -> None:
-        """A private copy, before the loop, of each array it carries in and writes in place."""
+    def own_before(self, loop, names: list[str]) -> None:
+        """A private copy, before the loop, of each array it carries in and writes in place
+        (once: an inner loop may ask for the copy of an outer one's, see ``hoisted``)."""
+        before = getanno(loop, Anno.BEFORE, [])
+        copied = {A.target_name(s) for s in before if isinstance(s, gast.Assign)
+                  and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Attribute)
+                  and s.value.func.attr == "owned"}
         copies = [gast.copy_location(A.assign(n, A.call(A.dotted(f"{self.rt}.owned"),
                                                         A.name(n))), loop)
-                  for n in names if not self.made_for(loop, n)]
+                  for n in names if n not in copied and not self.made_for(loop, n)]
         if copies:
             setanno(loop, Anno.BEFORE, getanno(loop, Anno.BEFORE, []) + copies)
 
@@ -398,9 +405,74 @@ class _InPlace:
                     and stmt.targets[0].value.id == target and target not in _reads(
                         stmt.value, self.rt) | _reads(stmt.targets[0].slice, self.rt):
                 continue  # an element written into it
+            elif isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Subscript) \
+                    and isinstance(stmt.target.value, gast.Name) \
+                    and stmt.target.value.id == target and target not in _reads(
+                        stmt.value, self.rt) | _reads(stmt.target.slice, self.rt):
+                continue  # an element's gradient added into it (bx[i] += p)
+            elif isinstance(stmt, gast.Assign) and self.element(stmt.value) \
+                    and A.target_name(stmt) != target:
+                continue  # an element read (a number)
             elif target in {n.id for n in A.walk(stmt) if isinstance(n, gast.Name)}:
                 return False  # read (maybe kept) or written on the way
-        return False
+        return self.hoisted(loop, target)
+
+    def hoisted(self, loop, name: str) -> bool:
+        """Whether ``name`` holds, when ``loop`` starts, the array a loop around it carries
+        round its body, which nothing else there refers to: its other names only copy it
+        (``a_2 = a_1``), read its elements or write into it in place. One private copy before
+        that loop then serves every start of this one (none, if the array was just made for
+        it), where a copy at each start would cost the whole array per outer iteration::
+
+            for e in ...:              a_1 = rt.owned(a_1)
+                a_2 = a_1              for e in ...:
+                for b in ...:    ->        a_2 = a_1
+                    a_2[...] = ...         for b in ...:
+                a_1 = a_2                      a_2[...] = ...
+                                           a_1 = a_2
+        """
+        outer = next((s for s in _statements(self.fn.body) if isinstance(s, _LOOPS)
+                      and any(b is loop for b in s.body)), None)
+        if outer is None:
+            return False
+        chain, inside = {name}, {id(s) for s in _statements([loop])}
+        copies = {id(s): s for s in _statements(outer.body) if id(s) not in inside
+                  and isinstance(s, gast.Assign) and len(s.targets) == 1
+                  and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name)}
+        grown = True
+        while grown:
+            grown = False
+            for stmt in copies.values():
+                pair = {stmt.targets[0].id, stmt.value.id}
+                if pair & chain and not pair <= chain:
+                    chain |= pair
+                    grown = True
+        for stmt in _statements(outer.body):
+            if id(stmt) in inside or id(stmt) in copies or id(stmt) in self.rewritten:
+                continue
+            written = stmt.targets[0] if isinstance(stmt, gast.Assign) else getattr(
+                stmt, "target", None)
+            if isinstance(stmt, (gast.Assign, gast.AugAssign)) \
+                    and isinstance(written, gast.Subscript) \
+                    and isinstance(written.value, gast.Name) \
+                    and not chain & (set(A.load_names(stmt.value))
+                                     | set(A.load_names(written.slice))):
+                continue  # an element written in place (y[i] = v, bx[i] += p)
+            if isinstance(stmt, gast.Assign) and self.element(stmt.value) \
+                    and isinstance(stmt.targets[0], gast.Name):
+                continue  # an element read: a number
+            if isinstance(stmt, (gast.For, gast.While, gast.If)):
+                header = [stmt.test] if not isinstance(stmt, gast.For) else [stmt.iter,
+                                                                             stmt.target]
+            else:
+                header = [stmt]
+            if chain & {n.id for h in header for n in A.walk(h) if isinstance(n, gast.Name)}:
+                return False
+        entering = chain & self.live_out.get(("in", id(outer)), set())
+        if len(entering) != 1 or not entering <= self.bound_before(outer)[0]:
+            return False
+        self.own_before(outer, sorted(entering))
+        return True
 
 
 def _expand(fn: gast.FunctionDef) -> gast.FunctionDef:
