@@ -1250,8 +1250,9 @@ UPDATE = """def _update(state, history, v):
 # program): TRANSPILER_GEN_DISABLE=ifexp,return runs the generator without conditional
 # expressions and early returns. Expression choices: bin div neg unary ifexp math float np
 # nonsmooth reduce where comp call higher sparse; statements: assign_new update aug write tuple
-# container if for while converged break continue return; and "odd" (module globals named like generated names,
-# builtins of the program's own).
+# container if for while converged break continue return sparse_write (an assembly into a lil
+# or dok matrix; "sparse" switches it off too); and "odd" (module globals named like generated
+# names, builtins of the program's own).
 DISABLE = frozenset(filter(None, os.environ.get("TRANSPILER_GEN_DISABLE", "").split(",")))
 # The chance that an expression is computed through complex values (module docstring).
 COMPLEX_SHARE = float(os.environ.get("TRANSPILER_GEN_COMPLEX", "0.025"))

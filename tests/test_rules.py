@@ -386,6 +386,18 @@ def test_every_rule_has_a_spec():
     assert not missing, "rules without a spec entry: " + ", ".join(key_name(k) for k in missing)
 
 
+def test_every_built_in_template_parses_and_keeps_the_contract():
+    # (the built-in templates are parsed when first used, the package's import stays quick: a
+    # broken one, or one of a rule no spec reaches, would otherwise go unnoticed until used)
+    from transpiler.rules import registry
+
+    tables = (registry.ADJOINTS, registry.TANGENTS, registry.COMPLEX_ADJOINTS,
+              registry.COMPLEX_TANGENTS, registry.SPARSE_ADJOINTS, registry.SPARSE_TANGENTS)
+    for table in tables:
+        for key, rule in table.items():
+            assert rule.body is not None and rule.params[0] == "ans", key_name(key)
+
+
 def test_every_spec_names_a_rule():
     stale = [s.expr for s in SPECS if not any(same_key(s.key, k) for k in ADJOINTS)]
     assert not stale, f"specs for keys without a rule: {stale}"

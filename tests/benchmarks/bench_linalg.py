@@ -150,8 +150,8 @@ def main() -> None:
         f = np.ones(m + 1)
         dassembled(k, conn, f)  # (compiled here, not in the timing)
         table(f"assembly loop into a lil_matrix, {m:,} elements", {
-            "primal (assemble + solve)": lambda: lil_assembled(k, conn, f),
-            "grad(f) wrt k": lambda: dassembled(k, conn, f),
+            "primal (assemble + solve)": lambda k=k, conn=conn, f=f: lil_assembled(k, conn, f),
+            "grad(f) wrt k": lambda k=k, conn=conn, f=f: dassembled(k, conn, f),
         }, 1, rounds, "primal (assemble + solve)")
 
 

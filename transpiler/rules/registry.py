@@ -60,14 +60,41 @@ class _GradOf:
 d = _GradOf()
 
 
-@dataclass(frozen=True)
 class Rule:
-    key: Any
-    template: Callable
-    body: list  # gast statements of the template body
-    signature: inspect.Signature
-    filename: str
-    lineno: int
+    """A key's template: its body (gast statements), signature and place, parsed and checked
+    against the contract above when the rule is first used. The built-in tables hold some two
+    thousand templates, whose parsing would otherwise be most of the package's import time; a
+    rule registered elsewhere (yours) is parsed at once, so a broken one fails where it is
+    registered (and the tests parse every built-in one)."""
+
+    __slots__ = ("key", "template", "_forward", "_parsed")
+
+    def __init__(self, key: Any, template: Callable, body: list | None = None,
+                 signature: inspect.Signature | None = None, filename: str = "",
+                 lineno: int = 0, *, forward: bool = False):
+        self.key, self.template, self._forward = key, template, forward
+        self._parsed = None if body is None else (body, signature, filename, lineno)
+
+    def _parts(self) -> tuple:
+        if self._parsed is None:
+            self._parsed = parsed_template(self.template, self._forward)
+        return self._parsed
+
+    @property
+    def body(self) -> list:  # gast statements of the template body
+        return self._parts()[0]
+
+    @property
+    def signature(self) -> inspect.Signature:
+        return self._parts()[1]
+
+    @property
+    def filename(self) -> str:
+        return self._parts()[2]
+
+    @property
+    def lineno(self) -> int:
+        return self._parts()[3]
 
     @property
     def params(self) -> list[str]:
@@ -199,18 +226,27 @@ def resolve_calls(stmt, namespace) -> None:
                 setanno(node, Anno.FUNC, obj)
 
 
+@functools.cache
+def parsed_template(template: Callable, forward: bool) -> tuple:
+    """``(body, signature, filename, lineno)`` of a template, checked against the contract and
+    its calls resolved (once per template, however many keys share it)."""
+    body, filename, lineno = _parse(template)
+    signature = inspect.signature(template)
+    check_template(template, body, list(signature.parameters), f"{filename}:{lineno}", forward)
+    for stmt in body:
+        resolve_calls(stmt, namespace_of(template))
+    return body, signature, filename, lineno
+
+
 def _registrar(table: dict, keys: tuple, forward: bool) -> Callable[[Callable], Callable]:
     def register(template: Callable) -> Callable:
-        body, filename, lineno = _parse(template)
-        signature = inspect.signature(template)
-        check_template(template, body, list(signature.parameters), f"{filename}:{lineno}", forward)
-        for stmt in body:
-            resolve_calls(stmt, namespace_of(template))
+        if not (getattr(template, "__module__", "") or "").startswith("transpiler.rules."):
+            parsed_template(template, forward)  # (not ours: checked where it is registered)
         for key in keys:
             if isinstance(key, Newer):
                 NEEDS_NEWER[key.name] = key.needs
             else:
-                table[key] = Rule(key, template, body, signature, filename, lineno)
+                table[key] = Rule(key, template, forward=forward)
         return template
 
     return register

@@ -66,7 +66,7 @@ def _instantiate(dist: str, method: str, shapes: list[str], discrete: bool) -> N
         name=name, params=params, tangents=tangents, dist=dist, method=method, call=call)
     filename = f"<scipy.stats rules: {name}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    scope = {"rt": rt, "d": d}
+    scope = {"rt": rt, "d": d, "__name__": __name__}  # (a built-in rule: parsed when used)
     exec(compile(source, filename, "exec"), scope)
     key = getattr(getattr(stats, dist), method)
     adjoint(key)(scope[f"adj_{name}"])
