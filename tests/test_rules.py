@@ -398,6 +398,30 @@ def test_every_built_in_template_parses_and_keeps_the_contract():
             assert rule.body is not None and rule.params[0] == "ans", key_name(key)
 
 
+def test_a_template_first_parsed_while_a_function_is_rebound_means_what_it_meant(tmp_path):
+    # (in a fresh interpreter, where np.cos's template is not parsed yet: parsed while np.sin is
+    # np.cos, as a test's mock makes it, its np.sin must still be the sine)
+    import pathlib
+    import subprocess
+    import sys
+
+    program = tmp_path / "mocked.py"
+    program.write_text(
+        "import numpy as np\n"
+        "from transpiler import grad\n\n\n"
+        "def f(x):\n"
+        "    return np.sin(x)\n\n\n"
+        "sine = np.sin\n"
+        "np.sin = np.cos\n"
+        "try:\n"
+        "    print(repr(grad(f)(0.7)))\n"
+        "finally:\n"
+        "    np.sin = sine\n")
+    out = subprocess.run([sys.executable, str(program)], capture_output=True, text=True,
+                         check=True, cwd=str(pathlib.Path(__file__).parent.parent)).stdout
+    assert float(out) == pytest.approx(-np.sin(0.7), rel=1e-15)  # (the derivative of cos)
+
+
 def test_every_spec_names_a_rule():
     stale = [s.expr for s in SPECS if not any(same_key(s.key, k) for k in ADJOINTS)]
     assert not stale, f"specs for keys without a rule: {stale}"

@@ -174,6 +174,7 @@ def test_fem_poisson_gradients_match_and_its_adjoint_is_the_readme_s():
     pytest.importorskip("scipy.sparse")
     out = _output("fem_poisson")
     assert "both gradients match central differences" in out
+    assert "assembled in a loop into a lil_matrix, the same: True" in out
     assert _number(r"1-D, 8 elements: loss ([\d.]+)", out) > 0.0
     readme = (pathlib.Path(__file__).parent.parent / "README.md").read_text()
     shown = next(b for b in re.findall(r"```python\n(.*?)```", readme, re.S)

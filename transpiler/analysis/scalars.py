@@ -165,6 +165,9 @@ def _rank(node, ranks: dict):
         return base if base is _TOP or base is _MATRIX or base in (1, 2) else None
     if isinstance(node, gast.Compare):  # (a mask; of numbers a bool, which no index reads
         return _array_rank(_broadcast([node.left, *node.comparators], ranks))  # as a number)
+    if isinstance(node, gast.Attribute) and node.attr in ("size", "ndim"):  # (an int)
+        base = _rank(node.value, ranks)
+        return base if base is _TOP else 0 if type(base) is int or base is _MATRIX else None
     if isinstance(node, gast.Attribute) and node.attr == "shape":
         base = _rank(node.value, ranks)
         return base if base is _TOP else _SHAPE if type(base) is int else None

@@ -309,10 +309,10 @@ class _InPlace:
                 return None  # (a container's entries may be the gradients it was given)
             if fresh:
                 return []
-            if passing and isinstance(value.args[0], gast.Call):  # (of a call: what it holds)
-                return self.held(value.args[0])
-            if passing:
-                return [n for n in A.load_names(value.args[0]) if not self.scalar(n)]
+            if passing:  # (what its argument holds: an element read, a number, holds none)
+                inner = self.held(value.args[0])
+                return inner if inner is not None else [
+                    n for n in A.load_names(value.args[0]) if not self.scalar(n)]
             if func is runtime.add_into:
                 return [n for n in A.load_names(value.args[0])]
         return None

@@ -67,17 +67,17 @@ class Rule:
     rule registered elsewhere (yours) is parsed at once, so a broken one fails where it is
     registered (and the tests parse every built-in one)."""
 
-    __slots__ = ("key", "template", "_forward", "_parsed")
+    __slots__ = ("key", "template", "_source", "_parsed")
 
     def __init__(self, key: Any, template: Callable, body: list | None = None,
                  signature: inspect.Signature | None = None, filename: str = "",
-                 lineno: int = 0, *, forward: bool = False):
-        self.key, self.template, self._forward = key, template, forward
+                 lineno: int = 0, *, source: Template | None = None):
+        self.key, self.template, self._source = key, template, source
         self._parsed = None if body is None else (body, signature, filename, lineno)
 
     def _parts(self) -> tuple:
         if self._parsed is None:
-            self._parsed = parsed_template(self.template, self._forward)
+            self._parsed = self._source.parts()
         return self._parsed
 
     @property
@@ -103,6 +103,61 @@ class Rule:
     @property
     def namespace(self) -> ChainMap:
         return namespace_of(self.template)
+
+
+class Template:
+    """A registered template function, parsed when one of its rules is first used. The objects
+    its calls' dotted names mean are noted at registration (``np.cos`` -> the function): parsed
+    later, while a module's function is rebound (a test's mock), its calls must still resolve
+    to the functions they meant, so that the instantiation sees the rebinding and calls those.
+    """
+
+    __slots__ = ("function", "forward", "meant", "_parts")
+
+    def __init__(self, function: Callable, forward: bool):
+        self.function, self.forward, self._parts = function, forward, None
+        self.meant = _meant(function)
+
+    def parts(self) -> tuple:
+        """``(body, signature, filename, lineno)``, checked against the contract, the calls
+        resolved (once: the rules of the keys a template serves share it)."""
+        if self._parts is None:
+            template = self.function
+            body, filename, lineno = _parse(template)
+            signature = inspect.signature(template)
+            check_template(template, body, list(signature.parameters), f"{filename}:{lineno}",
+                           self.forward)
+            for stmt in body:
+                resolve_calls(stmt, namespace_of(template), self.meant)
+            self._parts = (body, signature, filename, lineno)
+        return self._parts
+
+
+def _meant(function: Callable) -> dict:
+    """What each name and attribute a function's code reads means now: ``(None, name)`` and
+    ``(id(owner), attribute)`` -> the object, through the modules and classes it reaches."""
+    names, codes = set(), [function.__code__]
+    while codes:
+        code = codes.pop()
+        names.update(code.co_names)
+        codes += [c for c in code.co_consts if hasattr(c, "co_names")]
+    namespace = namespace_of(function)
+    meant = {(None, n): namespace[n] for n in names if n in namespace}
+    pending, seen = list(meant.values()), set()
+    while pending:
+        owner = pending.pop()
+        if id(owner) in seen or not isinstance(owner, (type(np), type)):
+            continue
+        seen.add(id(owner))
+        for name in names:
+            value = getattr(owner, name, _MISSING)
+            if value is not _MISSING:
+                meant[(id(owner), name)] = value
+                pending.append(value)
+    return meant
+
+
+_MISSING = object()
 
 
 @functools.cache
@@ -211,8 +266,11 @@ def check_template(template: Callable, body: list, params: list[str], where: str
                     raise RuleError(f"{where}: unknown name '{n.id}' in the rule body")
 
 
-def resolve_calls(stmt, namespace) -> None:
-    """Note on each call in a template the object it calls (``rt.unreduce`` -> the function)."""
+def resolve_calls(stmt, namespace, meant: dict | None = None) -> None:
+    """Note on each call in a template the object it calls (``rt.unreduce`` -> the function):
+    what its name meant when the template was registered (``meant``, see ``Template``), else
+    what it means now."""
+    meant = meant or {}
     for node in A.walk(stmt):
         if isinstance(node, gast.Call):
             path, func = [], node.func
@@ -220,33 +278,23 @@ def resolve_calls(stmt, namespace) -> None:
                 path.append(func.attr)
                 func = func.value
             if isinstance(func, gast.Name) and func.id in namespace:
-                obj = namespace[func.id]
+                obj = meant.get((None, func.id), namespace[func.id])
                 for part in reversed(path):
-                    obj = getattr(obj, part, None)
+                    obj = meant[(id(obj), part)] if (id(obj), part) in meant \
+                        else getattr(obj, part, None)
                 setanno(node, Anno.FUNC, obj)
-
-
-@functools.cache
-def parsed_template(template: Callable, forward: bool) -> tuple:
-    """``(body, signature, filename, lineno)`` of a template, checked against the contract and
-    its calls resolved (once per template, however many keys share it)."""
-    body, filename, lineno = _parse(template)
-    signature = inspect.signature(template)
-    check_template(template, body, list(signature.parameters), f"{filename}:{lineno}", forward)
-    for stmt in body:
-        resolve_calls(stmt, namespace_of(template))
-    return body, signature, filename, lineno
 
 
 def _registrar(table: dict, keys: tuple, forward: bool) -> Callable[[Callable], Callable]:
     def register(template: Callable) -> Callable:
+        source = Template(template, forward)
         if not (getattr(template, "__module__", "") or "").startswith("transpiler.rules."):
-            parsed_template(template, forward)  # (not ours: checked where it is registered)
+            source.parts()  # (not ours: checked where it is registered)
         for key in keys:
             if isinstance(key, Newer):
                 NEEDS_NEWER[key.name] = key.needs
             else:
-                table[key] = Rule(key, template, forward=forward)
+                table[key] = Rule(key, template, source=source)
         return template
 
     return register
