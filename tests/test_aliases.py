@@ -421,6 +421,10 @@ def f(x):
     "W = np.outer(x, x[:3])\n    for r in W:\n        scale_first(r, 2.0)\n    s = np.sum(W * W)",
     "scale_first(x, 2.0)\n    s = np.sum(x * x)",  # (the caller's array is not changed)
     "w = x * 1.5\n    for i in range(3):\n        scale_first(w, x[0])\n    s = np.sum(w * w)",
+    # (the array before the call, read by the gradient after it: the call must not change it)
+    "w = x * 1.0\n    t = w * w.mean()\n    scale_first(w, 0.5)\n    s = np.sum(t) + w[0]",
+    "w = x * 1.0\n    w[1] += x[0]\n    k = w.mean()\n    t = w * k\n    scale_first(w, 0.0)\n"
+    "    s = np.sum(t)",
 ])
 def test_a_helper_changing_the_array_it_is_given_is_a_write_into_it(body):
     f = make(CHANGING.format(body=body), name="f")

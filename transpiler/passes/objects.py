@@ -1070,7 +1070,9 @@ def _changing_call(stmt, known: dict, written: set, ctx) -> list:
         raise error_at(stmt, ctx, f"{func.__qualname__} returns the object it changes, which "
                        "would be shared by two names", f"call it as a statement of its own: "
                        f"{gast.unparse(value).strip()}")
-    changing = changing_copy(func, tuple(changed), result, ctx)
+    copied = () if in_place is None else (next(p for p in changed if bound.get(p) is
+                                               value.args[in_place]),)
+    changing = changing_copy(func, tuple(changed), result, ctx, copied)
     value.func = A.name(ctx.bind(changing.__name__, changing))
     setanno(value, Anno.FUNC, changing)
     if not result and len(names) == 1:  # s.step(dt): s = <step returning s>(s, dt)
@@ -1234,10 +1236,14 @@ def _containers(fn) -> set[str]:
         and v.id.startswith("_changed") for v in vals)}
 
 
-def changing_copy(func, changed: tuple[str, ...], result: bool, ctx):
+def changing_copy(func, changed: tuple[str, ...], result: bool, ctx,
+                  copied: tuple[str, ...] = ()):
     """A copy of ``func`` whose every return is ``return (value, <changed parameters>)``
-    (without ``result``: ``return <changed parameters>``, one alone when there is one)."""
-    key = ("changing copy", changed, result)
+    (without ``result``: ``return <changed parameters>``, one alone when there is one). The
+    parameters ``copied`` (an array the function writes into) are copied first: the caller's
+    array, which the gradient may still read, is left as it was, and the new one returned
+    (the call is a write into the caller's variable, whose views are followed as a write's)."""
+    key = ("changing copy", changed, result, copied)
     found = cache.lookup(func, key)
     if found is not None:
         return found
@@ -1260,6 +1266,11 @@ def changing_copy(func, changed: tuple[str, ...], result: bool, ctx):
     if not (tree.body and isinstance(tree.body[-1], gast.Return)):
         end = gast.Return(value=returned(None))
         tree.body.append(gast.copy_location(end, tree.body[-1]))
+    for p in reversed(copied):  # p = p.copy()
+        first = next((i for i, stmt in enumerate(tree.body) if not (  # (after a docstring)
+            isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant))), 0)
+        tree.body.insert(first, gast.copy_location(
+            A.assign(p, A.call(A.attr(A.name(p), "copy"))), tree.body[first]))
     tree.name = f"{func.__name__.strip('_')}_{'changing' if result else 'returning'}_" \
         f"{'_'.join(changed)}"
     tree.args.defaults = []  # (evaluated in the user's module, and set from func's below)
