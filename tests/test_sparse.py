@@ -594,3 +594,18 @@ def test_a_written_zero_keeps_its_gradient():
     x = np.array([1.0])
     check_grad(loss, x)
     assert grad(loss)(x)[0] == pytest.approx(-1.0 / 6.0)
+
+
+def test_a_factorization_of_a_matrix_not_differentiated_solves_for_a_differentiated_rhs():
+    # (the matrix depends on y only: with wrt=0 it is a constant, and splu(A).solve(b) was
+    # refused as "a method call on a differentiated value")
+    def loss(x, y):
+        A = sp.diags([np.ones(2), 3.0 + np.tanh(y), np.ones(2)], [-1, 0, 1], format="csc")
+        u = spla.splu(A).solve(x * np.array([0.5, -1.0, 2.0]))
+        w = spla.splu(sp.diags(2.0 + y ** 2, 0, format="csc")).solve(u)
+        return np.sum(u ** 2) + np.sum(w)
+
+    x, y = 0.7, np.array([0.1, 0.2, 0.3])
+    check_grad(loss, x, y, wrt=0)
+    check_grad(loss, x, y, wrt=1)
+    check_grad(loss, x, y, wrt=(0, 1))

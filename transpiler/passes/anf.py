@@ -214,8 +214,11 @@ class _ANF:
             array, index, value = node.args
             node.args = [self.atom(array), self.index(index), self.atom(value)]
         elif isinstance(node, gast.Call):
-            if isinstance(node.func, gast.Attribute) and _mentions(node.func, self.varying):
-                node.func.value = self.atom(node.func.value)  # a method's receiver: x.T.dot(w)
+            if isinstance(node.func, gast.Attribute) and (
+                    _mentions(node.func, self.varying) or isinstance(node.func.value, gast.Call)):
+                # a method's receiver: x.T.dot(w); one that is a call's result too, varying or
+                # not (splu(A).solve(b): the rules see the factorization by name)
+                node.func.value = self.atom(node.func.value)
             # a helper of the user's receives a literal's value by name: energy((x, y))
             operand = self.element if _calls_user(node) else self.atom
             node.args = [gast.Starred(value=self.atom(a.value), ctx=gast.Load())

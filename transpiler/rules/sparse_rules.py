@@ -204,25 +204,10 @@ if sp is not None:
     def adj_sparse_format(ans, x, copy=False):
         d[x] = d[ans]
 
-    @tangent(SparseMethod("tocsr"), of_sparse=True)
-    def tan_tocsr(ans, x, copy=False):
-        d[ans] = d[x].tocsr()
-
-    @tangent(SparseMethod("tocsc"), of_sparse=True)
-    def tan_tocsc(ans, x, copy=False):
-        d[ans] = d[x].tocsc()
-
-    @tangent(SparseMethod("tocoo"), of_sparse=True)
-    def tan_tocoo(ans, x, copy=False):
-        d[ans] = d[x].tocoo()
-
-    @tangent(SparseMethod("tolil"), of_sparse=True)
-    def tan_tolil(ans, x, copy=False):
-        d[ans] = d[x].tolil()
-
-    @tangent(SparseMethod("todok"), of_sparse=True)
-    def tan_todok(ans, x, copy=False):
-        d[ans] = d[x].todok()
+    @tangent(SparseMethod("tocsr"), SparseMethod("tocsc"), SparseMethod("tocoo"),
+             SparseMethod("tolil"), SparseMethod("todok"), of_sparse=True)
+    def tan_sparse_format(ans, x, copy=False):
+        d[ans] = d[x].asformat(ans.format)
 
     @tangent(SparseMethod("copy"), of_sparse=True)
     def tan_sparse_copy(ans, x):
