@@ -149,8 +149,9 @@ def _meant(function: Callable) -> dict:
         if id(owner) in seen or not isinstance(owner, (type(np), type)):
             continue
         seen.add(id(owner))
-        for name in names:
-            value = getattr(owner, name, _MISSING)
+        module = isinstance(owner, type(np))  # (a module's own names, not its __getattr__'s,
+        for name in names:  # which may warn or import, as numpy.linalg.linalg does)
+            value = vars(owner).get(name, _MISSING) if module else getattr(owner, name, _MISSING)
             if value is not _MISSING:
                 meant[(id(owner), name)] = value
                 pending.append(value)
